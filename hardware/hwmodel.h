@@ -1,0 +1,127 @@
+/* hwmodel: the hardware model the simulator times work with (docs/hardware-model.md), loaded from the
+ * gpusim-hw/1 YAML schema that `gpusim calibrate` writes and the built-in presets use.
+ * A loaded model is plain data and always complete: every field has a value and a provenance string.
+ * Units: time us in files and s in code where a name ends in _s; bandwidth GB/s = 1e9 B/s; sizes bytes. */
+#ifndef HWMODEL_H
+#define HWMODEL_H
+
+#include <stdbool.h>
+#include "scenario/scenario.h"
+
+enum coll_op {
+	COLL_ALL_REDUCE,
+	COLL_ALL_GATHER,      /* bytes = whole gathered array (n * per-rank part), as nccl-tests */
+	COLL_REDUCE_SCATTER,  /* bytes = whole input array (n * per-rank part) */
+	COLL_BROADCAST,
+	COLL_SEND_RECV,       /* point to point, bytes sent */
+	COLL_ALL_TO_ALL,      /* bytes = whole per-rank send buffer */
+	COLL_NOPS
+};
+enum coll_scope { SCOPE_INTRA, SCOPE_INTER, SCOPE_N };  /* inside a node / across nodes (one GPU per node) */
+enum fabric { FABRIC_NVSWITCH, FABRIC_NVLINK, FABRIC_PCIE };
+
+const char *coll_op_name(enum coll_op op);        /* "all_reduce", ... (the YAML keys) */
+const char *coll_scope_name(enum coll_scope sc);  /* "intra", "inter" */
+
+/* One latency/bandwidth line: t_us = alpha_us + step_us*steps(op,n) + bytes*busfactor(op,n)/(bus_gbps*1e3).
+ * n == 0: valid for every group size; otherwise only for groups of exactly n. The model is the lower envelope
+ * (minimum) of the lines that apply, as NCCL picks the fastest algorithm/protocol. */
+struct coll_line {
+	char algo[32];
+	int n;
+	double alpha_us, step_us, bus_gbps;
+	double max_bytes;     /* 0 = no limit; else the line applies only up to this size */
+};
+
+/* Measured times for one group size, interpolated log-log in bytes inside [bytes[0], bytes[npts-1]]. */
+struct coll_table {
+	int n;
+	int npts;
+	double *bytes, *time_us;
+};
+
+struct coll_model {
+	int nlines, ntables;
+	struct coll_line *lines;
+	struct coll_table *tables;
+	char source[128];
+};
+
+/* GEMM efficiency (achieved / peak) on a log2 grid of m (rows = tokens), n (output features),
+ * k (reduction); eff[(im*nn + in)*nk + ik]. */
+struct gemm_table {
+	bool present;
+	int nm, nn, nk;
+	double *m, *n, *k, *eff;
+	char source[128];
+};
+
+struct hw_gpu {
+	char name[96];
+	int sm_count;
+	double memory_bytes;
+	double hbm_gbps;
+	double peak_tflops[DT_COUNT];
+	double launch_us;           /* per kernel, added to every op */
+	double mem_eff;             /* fraction of hbm_gbps a memory-bound kernel reaches (large sizes) */
+	double mem_half_bytes;      /* size at which a memory-bound kernel reaches half of mem_eff (0 = none) */
+	/* analytic GEMM model, used where no table exists for a dtype:
+	 * eff = gemm_max_eff * wave_quantization(m, n; tile, sm_count) * k/(k + gemm_k_half) */
+	double gemm_max_eff;
+	int gemm_tile_m, gemm_tile_n;
+	double gemm_k_half;
+	struct gemm_table gemm[DT_COUNT];
+	double attn_fwd_eff, attn_bwd_eff;  /* fraction of peak the attention core reaches */
+	char attn_impl[32];                 /* "flash", "cudnn", "cublas_unfused", ... */
+	char source[128];
+};
+
+struct hw_node {
+	int gpus;                 /* GPUs per node */
+	enum fabric fabric;
+	double link_gbps;         /* per GPU per direction (NVLink aggregate, or PCIe) */
+	char source[128];
+};
+
+struct hw_net {
+	int nics;                 /* per node */
+	double nic_gbps;          /* per NIC per direction */
+	double latency_us;
+	double oversubscription;  /* >= 1 */
+	char source[128];
+};
+
+struct hwmodel {
+	char name[64];
+	char path[512];
+	struct hw_gpu gpu;
+	struct hw_node node;
+	struct hw_net net;
+	struct coll_model coll[SCOPE_N][COLL_NOPS];
+	double overlap_compute_slowdown;  /* compute time *= 1+x while a collective runs beside it */
+	double overlap_comm_slowdown;     /* collective time *= 1+x while compute runs beside it */
+	double usd_per_gpu_hour;          /* 0 = unknown */
+};
+
+/* hwmodel_load: name is a preset name ("h100-dgx", see hwmodel_preset_names) or a YAML path.
+ * Returns a new model (caller frees with hwmodel_free) or NULL after printing file:line:col errors;
+ * *err gets GS_EINVAL (bad file or unknown preset) or GS_EENV (cannot read). */
+struct hwmodel *hwmodel_load(const char *name_or_path, int *err);
+struct hwmodel *hwmodel_load_string(const char *name, const char *text, int *err);
+void hwmodel_free(struct hwmodel *hw);
+/* NULL-terminated list of built-in preset names. */
+const char *const *hwmodel_preset_names(void);
+/* The YAML text of a preset, or NULL. */
+const char *hwmodel_preset_text(const char *name);
+
+/* GEMM efficiency in (0, 1] for an m x n x k product in dtype dt: table (log2-trilinear, clamped) or model. */
+double hwmodel_gemm_eff(const struct hwmodel *hw, enum dtype dt, double m, double n, double k);
+/* Memory-bound kernel bandwidth in GB/s for a kernel that moves bytes. */
+double hwmodel_mem_gbps(const struct hwmodel *hw, double bytes);
+/* Time in us of one collective inside one scope, for a group of n ranks (n >= 2), per the lines/table. */
+double hwmodel_coll_us(const struct hwmodel *hw, enum coll_scope sc, enum coll_op op, int n, double bytes);
+/* busfactor(op, n) and steps(op, n) of the line formula. */
+double coll_busfactor(enum coll_op op, int n);
+double coll_steps(enum coll_op op, int n);
+
+#endif

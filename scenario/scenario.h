@@ -1,0 +1,89 @@
+/* scenario: one training job as the user describes it in scenarios/*.yaml (model, training, parallel layout,
+ * hardware reference), loaded and checked with every error reported as file:line:col.
+ * A loaded scenario is plain data and always consistent: gpus == dp*tp*pp, tp divides heads and hidden,
+ * pp*virtual_stages divides layers, global_batch is a multiple of dp*micro_batch. */
+#ifndef SCENARIO_H
+#define SCENARIO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum dtype { DT_FP32, DT_TF32, DT_BF16, DT_FP16, DT_FP8, DT_COUNT };
+enum model_type { MODEL_TRANSFORMER, MODEL_MLP };
+enum ffn_type { FFN_GELU, FFN_SWIGLU };
+enum schedule { SCHED_GPIPE, SCHED_1F1B, SCHED_INTERLEAVED };
+enum optimizer { OPT_ADAM, OPT_SGD };
+enum recompute { RECOMPUTE_NONE, RECOMPUTE_FULL, RECOMPUTE_SELECTIVE };
+
+/* dtype_bytes: bytes per element (fp8 = 1, bf16/fp16 = 2, tf32/fp32 = 4). */
+int dtype_bytes(enum dtype dt);
+/* dtype_name: "fp32", "tf32", "bf16", "fp16", "fp8". */
+const char *dtype_name(enum dtype dt);
+/* dtype_parse: 0 and *out set, or GS_EINVAL for an unknown name. */
+int dtype_parse(const char *s, enum dtype *out);
+
+struct model_cfg {
+	char name[64];
+	enum model_type type;
+	int layers;
+	int hidden;
+	int heads;             /* transformer only */
+	int kv_heads;          /* grouped-query attention; == heads for MHA */
+	int ffn_hidden;        /* default 4*hidden (gelu) or the SwiGLU size given */
+	enum ffn_type ffn;
+	int seq;               /* sequence length; 1 for an MLP (a sample is one token) */
+	int vocab;             /* 0 = no embedding / output head */
+	enum dtype dtype;      /* dtype of weights, activations and GEMMs */
+	bool flash_attention;  /* fused attention: no s*s score tensor stored, default true */
+	bool causal;           /* causal mask: fused attention skips the upper triangle, default true */
+};
+
+struct train_cfg {
+	int global_batch;          /* sequences per optimizer step */
+	int micro_batch;           /* sequences per micro-batch per DP replica */
+	enum optimizer optimizer;
+	enum dtype master_dtype;   /* master weights: DT_FP32 or DT_BF16 (== model dtype: no separate copy) */
+	enum dtype grad_dtype;     /* gradient accumulation dtype: model dtype or DT_FP32 */
+	enum recompute recompute;
+};
+
+struct parallel_cfg {
+	int gpus;              /* == dp*tp*pp */
+	int dp, tp, pp;
+	int virtual_stages;    /* interleaved: model chunks per GPU (v); 1 otherwise */
+	enum schedule schedule;
+	double dp_bucket_bytes; /* DP gradient bucket size, default 25e6 (PyTorch DDP) */
+	bool dp_overlap;        /* all-reduce buckets as backward produces them (default true) */
+};
+
+struct scenario {
+	char path[512];        /* file it came from, for messages */
+	char name[128];
+	struct model_cfg model;
+	struct train_cfg train;
+	struct parallel_cfg par;
+	char hardware[512];    /* preset name or YAML path (relative paths resolved against the scenario's folder) */
+	int hardware_line, hardware_col;
+};
+
+/* Command-line overrides applied before validation, so errors still point into the file. 0 = not set. */
+struct scenario_overrides {
+	int gpus;               /* --gpus N: dp is re-derived as N/(tp*pp) */
+	const char *hardware;   /* --hw FILE|PRESET */
+};
+
+/* scenario_load: parse and check path. Returns 0, or GS_EINVAL after printing every error as
+ * "gpusim: file:line:col: message" on stderr. Nothing is written to stdout. */
+int scenario_load(const char *path, const struct scenario_overrides *ov, struct scenario *out);
+/* scenario_load_string: same, from text in memory; name is used in messages. */
+int scenario_load_string(const char *name, const char *text, const struct scenario_overrides *ov,
+			 struct scenario *out);
+
+/* Derived numbers, all per the whole model unless said otherwise. */
+int scenario_num_microbatches(const struct scenario *s);  /* global_batch / (dp*micro_batch) */
+double scenario_params_per_layer(const struct scenario *s);
+double scenario_params_total(const struct scenario *s);  /* layers + embedding + head */
+/* Model FLOPs for one step (fwd+bwd, no recompute): 6*N*tokens plus attention, used for MFU. */
+double scenario_model_flops(const struct scenario *s);
+
+#endif

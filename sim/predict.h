@@ -1,0 +1,55 @@
+/* predict: the whole path from a loaded scenario and hardware model to one step's prediction:
+ * build tasks (sim/build.c) -> simulate (sim/engine.c) -> collect the result. Reentrant: all state lives in a
+ * struct sim created and freed inside predict_run, so sweeps and tests run many side by side. */
+#ifndef PREDICT_H
+#define PREDICT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "scenario/scenario.h"
+#include "hardware/hwmodel.h"
+
+struct predict_opts {
+	bool all_ranks;        /* simulate every rank instead of one representative per symmetric group */
+	FILE *trace;           /* optional: write a Chrome trace-event JSON timeline here */
+};
+
+struct breakdown {
+	double compute;          /* compute ops on the critical rank's compute stream (incl. recompute) */
+	double tp_comm_exposed;  /* TP collectives on the compute stream (blocking) */
+	double pp_comm_exposed;  /* compute stream idle while a p2p transfer it waits for is in flight */
+	double dp_comm_exposed;  /* waiting for DP gradient all-reduce after the last backward */
+	double pipeline_bubble;  /* compute stream idle for any other reason (schedule warm-up/cool-down) */
+	double optimizer;        /* optimizer step */
+};
+
+struct mem_usage {
+	double weights, gradients, optimizer, activations, total;  /* bytes per GPU, worst stage */
+};
+
+struct result {
+	double step_time_s;
+	double tokens_per_s;
+	double mfu;                /* model FLOPs (no recompute) / (step time * gpus * peak of model dtype) */
+	double model_flops;        /* per step */
+	int gpus, dp, tp, pp, micro_batch, num_microbatches, virtual_stages;
+	enum schedule schedule;
+	struct breakdown breakdown_s;   /* of the critical rank; sums to step_time_s */
+	int critical_stage;
+	struct mem_usage mem;
+	int peak_inflight_microbatches; /* activations held at once on the worst stage */
+	bool fits_in_memory;
+	double memory_capacity_bytes;
+	long long events;
+	long long tasks;
+	int simulated_ranks;
+	double sim_wall_s;
+	char hardware[64];
+	char scenario[128];
+};
+
+/* predict_run: simulate one training step. 0, or a negative GS_* code after printing the reason. */
+int predict_run(const struct scenario *s, const struct hwmodel *hw, const struct predict_opts *opts,
+		struct result *out);
+
+#endif
