@@ -1,0 +1,14 @@
+/* commands: the subcommands of gpusim. Each takes the arguments after its name (argv[0] is the command name)
+ * and returns the process exit status: 0 ok, 1 invalid input or simulation error, 2 usage error,
+ * 3 environment problem. Data goes to stdout, diagnostics to stderr. */
+#ifndef COMMANDS_H
+#define COMMANDS_H
+
+int cmd_predict(int argc, char **argv);    /* cli/cmd_predict.c */
+int cmd_presets(int argc, char **argv);    /* cli/cmd_presets.c: list / show built-in hardware presets */
+int cmd_validate(int argc, char **argv);   /* cli/cmd_validate.c: score predictions against measured runs */
+int cmd_calibrate(int argc, char **argv);  /* calibrate/cmd_calibrate.c: measure GPUs, write a hardware YAML */
+/* 1 when calibrate was compiled with CUDA (calibrate/cmd_calibrate.c), else 0; shown by --version. */
+int calibrate_compiled_in(void);
+
+#endif
