@@ -1,4 +1,4 @@
-/* scenario: one training job as the user describes it in scenarios/*.yaml (model, training, parallel layout,
+/* scenario: one training job as the user describes it in a scenario YAML file (model, training, parallel layout,
  * hardware reference), loaded and checked with every error reported as file:line:col.
  * A loaded scenario is plain data and always consistent: gpus == dp*tp*pp, tp divides heads and hidden,
  * pp*virtual_stages divides layers, global_batch is a multiple of dp*micro_batch. */
@@ -63,7 +63,7 @@ struct scenario {
 	struct train_cfg train;
 	struct parallel_cfg par;
 	char hardware[512];    /* preset name or YAML path (relative paths resolved against the scenario's folder) */
-	int hardware_line, hardware_col;
+	int hardware_line, hardware_col;  /* position of the hardware value; 0 when it came from --hw */
 };
 
 /* Command-line overrides applied before validation, so errors still point into the file. 0 = not set. */
@@ -73,16 +73,25 @@ struct scenario_overrides {
 };
 
 /* scenario_load: parse and check path. Returns 0, or GS_EINVAL after printing every error as
- * "gpusim: file:line:col: message" on stderr. Nothing is written to stdout. */
+ * "gpusim: file:line:col: message" on stderr (GS_EENV when the file cannot be read). Nothing is written to
+ * stdout. Schema and rules: docs/scenario.md. */
 int scenario_load(const char *path, const struct scenario_overrides *ov, struct scenario *out);
 /* scenario_load_string: same, from text in memory; name is used in messages. */
 int scenario_load_string(const char *name, const char *text, const struct scenario_overrides *ov,
 			 struct scenario *out);
 
-/* Derived numbers, all per the whole model unless said otherwise. */
+struct hwmodel;
+/* scenario_load_hardware: hwmodel_load(s->hardware), with the errors placed at the scenario's hardware value:
+ * an unknown preset ("file:line:col: unknown hardware preset 'x' (did you mean ...; presets: ...)"), an
+ * unreadable file, or a GPU without a peak for model.dtype. 0 and *out set (caller frees with hwmodel_free), or
+ * GS_EINVAL / GS_EENV after printing. */
+int scenario_load_hardware(const struct scenario *s, struct hwmodel **out);
+
+/* Derived numbers, all per the whole model unless said otherwise (formulas: docs/scenario.md). */
 int scenario_num_microbatches(const struct scenario *s);  /* global_batch / (dp*micro_batch) */
 double scenario_params_per_layer(const struct scenario *s);
 double scenario_params_total(const struct scenario *s);  /* layers + embedding + head */
+double scenario_params_embedding(const struct scenario *s);  /* input embedding + output head: 2*vocab*hidden */
 /* Model FLOPs for one step (fwd+bwd, no recompute): 6*N*tokens plus attention, used for MFU. */
 double scenario_model_flops(const struct scenario *s);
 

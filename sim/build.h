@@ -1,0 +1,30 @@
+/* build: turns a scenario and a hardware model into the stage programs the engine runs: every micro-batch's
+ * forward and backward on every pipeline stage in the schedule's order, made of the layer's ops; TP
+ * all-reduces on the compute stream; pipeline sends on the send streams and receives before the unit that needs
+ * them; DP gradient buckets on the DP stream as the last micro-batch's backward produces them; the optimizer
+ * step after the last bucket. Also the memory each stage holds. */
+#ifndef BUILD_H
+#define BUILD_H
+
+#include "scenario/scenario.h"
+#include "hardware/hwmodel.h"
+#include "sim/program.h"
+
+struct stage_info {
+	double params;            /* parameters held by one GPU of the stage */
+	double weights, gradients, optimizer, activations;  /* bytes per GPU */
+	int peak_inflight;        /* micro-batches (of all its chunks) alive at once */
+	double peak_units;        /* chunks alive at once */
+};
+
+struct build {
+	int pp;
+	struct program *progs;    /* pp programs */
+	struct stage_info *stages;
+};
+
+/* build_programs: 0 or a negative GS_* code. */
+int build_programs(const struct scenario *sc, const struct hwmodel *hw, struct build *out);
+void build_release(struct build *b);
+
+#endif

@@ -1,0 +1,454 @@
+/* engine: runs the stage programs on simulated ranks in event-time order.
+ * Invariants: a stream executes its instructions strictly in program order; a stream is in exactly one state
+ * (RUN: being advanced now, BUSY: an event will end its current instruction, BLOCKED: waiting for a record, a
+ * transfer or the rest of its collective group, DONE); everything a waiter can be woken by happens at the
+ * current event time, so woken streams continue at that time. The compute stream's timeline of each rank is
+ * split into accounting buckets as it goes, so the buckets sum to the step time. */
+#include "sim/engine.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sim/eventq.h"
+#include "util/diag.h"
+#include "util/gserr.h"
+#include "util/xalloc.h"
+
+enum { ST_RUN, ST_BUSY, ST_BLOCKED, ST_DONE };
+enum { EV_STREAM, EV_COLL_TP, EV_COLL_DP, EV_LINK };
+
+struct sim {
+	struct sim_config cfg;
+	int nranks, maxev, maxslot;
+	/* per rank*NSTREAMS */
+	int32_t *pc;
+	uint8_t *state;
+	double *busy_from, *busy_until;
+	/* per rank */
+	double *ev_t;          /* [rank*maxev + e], -1 until recorded */
+	double *mb_start, *mb_end;  /* [rank*maxslot + slot], transfer into the slot, -1 until landed */
+	double *acc;           /* [rank*ACC_N + i] */
+	double *idle_since;    /* compute stream: since when it is not busy */
+	double *coll_arrive;   /* [rank*NSTREAMS + k]: when the stream arrived at its collective */
+	int8_t *block_cat;     /* compute stream: why it is blocked (-1 none) */
+	int32_t *block_slot;
+	double *end_t;         /* [rank*NSTREAMS + k] when the stream finished */
+	/* per rank*LINK_N */
+	uint8_t *link_busy, *link_nwait;
+	uint8_t *link_wait;    /* [link*2 + i]: waiting stream ids (at most SENDF and SENDB) */
+	double *link_start;
+	/* per group */
+	int32_t *tp_arrived, *dp_arrived;
+	struct eventq q;
+	uint32_t *work, *batch;  /* runnable (rank*NSTREAMS+k); batch: the one being run */
+	size_t nwork, capwork, capbatch;
+	long long events;
+	double step_time;
+	long trace_count;
+};
+
+static inline int rank_stage(const struct sim *s, int r) { return r / (s->cfg.dp_sim * s->cfg.tp_sim); }
+static inline int rank_d(const struct sim *s, int r) { return (r / s->cfg.tp_sim) % s->cfg.dp_sim; }
+static inline int rank_t(const struct sim *s, int r) { return r % s->cfg.tp_sim; }
+static inline int rank_of(const struct sim *s, int st, int d, int t)
+{
+	return (st * s->cfg.dp_sim + d) * s->cfg.tp_sim + t;
+}
+static inline const struct instr *cur(const struct sim *s, int r, int k)
+{
+	const struct program *p = &s->cfg.progs[rank_stage(s, r)];
+	int32_t pc = s->pc[r * NSTREAMS + k];
+	return pc < (int32_t)p->n[k] ? &p->ins[k][pc] : NULL;
+}
+
+struct sim *sim_new(const struct sim_config *cfg)
+{
+	struct sim *s = xcalloc(1, sizeof *s);
+	s->cfg = *cfg;
+	s->nranks = cfg->pp * cfg->dp_sim * cfg->tp_sim;
+	for (int i = 0; i < cfg->pp; i++) {
+		if (cfg->progs[i].nevents > s->maxev)
+			s->maxev = cfg->progs[i].nevents;
+		if (cfg->progs[i].nslots > s->maxslot)
+			s->maxslot = cfg->progs[i].nslots;
+	}
+	size_t rk = (size_t)s->nranks * NSTREAMS, nl = (size_t)s->nranks * LINK_N;
+	s->pc = xcalloc(rk, sizeof *s->pc);
+	s->state = xcalloc(rk, 1);
+	s->busy_from = xcalloc(rk, sizeof(double));
+	s->busy_until = xcalloc(rk, sizeof(double));
+	s->coll_arrive = xcalloc(rk, sizeof(double));
+	s->end_t = xcalloc(rk, sizeof(double));
+	s->ev_t = xmalloc(((size_t)s->nranks * s->maxev + 1) * sizeof(double));
+	s->mb_start = xmalloc(((size_t)s->nranks * s->maxslot + 1) * sizeof(double));
+	s->mb_end = xmalloc(((size_t)s->nranks * s->maxslot + 1) * sizeof(double));
+	s->acc = xcalloc((size_t)s->nranks * ACC_N, sizeof(double));
+	s->idle_since = xcalloc(s->nranks, sizeof(double));
+	s->block_cat = xmalloc(s->nranks);
+	s->block_slot = xcalloc(s->nranks, sizeof(int32_t));
+	s->link_busy = xcalloc(nl, 1);
+	s->link_nwait = xcalloc(nl, 1);
+	s->link_wait = xcalloc(nl * 2, 1);
+	s->link_start = xcalloc(nl, sizeof(double));
+	s->tp_arrived = xcalloc((size_t)cfg->pp * cfg->dp_sim, sizeof(int32_t));
+	s->dp_arrived = xcalloc((size_t)cfg->pp * cfg->tp_sim, sizeof(int32_t));
+	for (size_t i = 0; i < (size_t)s->nranks * s->maxev; i++)
+		s->ev_t[i] = -1;
+	for (size_t i = 0; i < (size_t)s->nranks * s->maxslot; i++)
+		s->mb_start[i] = s->mb_end[i] = -1;
+	memset(s->block_cat, -1, s->nranks);
+	eventq_init(&s->q);
+	return s;
+}
+
+void sim_free(struct sim *s)
+{
+	if (!s)
+		return;
+	free(s->pc); free(s->state); free(s->busy_from); free(s->busy_until); free(s->coll_arrive);
+	free(s->end_t); free(s->ev_t); free(s->mb_start); free(s->mb_end); free(s->acc);
+	free(s->idle_since); free(s->block_cat); free(s->block_slot); free(s->link_busy);
+	free(s->link_nwait); free(s->link_wait); free(s->link_start); free(s->tp_arrived);
+	free(s->dp_arrived); free(s->work); free(s->batch);
+	eventq_release(&s->q);
+	free(s);
+}
+
+static void make_runnable(struct sim *s, int r, int k)
+{
+	if (s->nwork == s->capwork) {
+		s->capwork = s->capwork ? 2 * s->capwork : 64;
+		s->work = xrealloc(s->work, s->capwork * sizeof *s->work);
+	}
+	s->state[r * NSTREAMS + k] = ST_RUN;
+	s->work[s->nwork++] = (uint32_t)(r * NSTREAMS + k);
+}
+
+/* Split the compute stream's idle time up to now by why it was blocked. */
+static void account_idle(struct sim *s, int r, double now)
+{
+	double gap = now - s->idle_since[r];
+	double *acc = &s->acc[(size_t)r * ACC_N];
+	if (gap > 0) {
+		int why = s->block_cat[r];
+		if (why == CAT_PP && s->block_slot[r] >= 0) {
+			double xs = s->mb_start[(size_t)r * s->maxslot + s->block_slot[r]];
+			double pp = now - fmax(s->idle_since[r], xs);
+			pp = fmin(fmax(pp, 0), gap);
+			acc[ACC_PP] += pp;
+			acc[ACC_BUBBLE] += gap - pp;
+		} else if (why == CAT_DP) {
+			acc[ACC_DP] += gap;
+		} else if (why == CAT_TP) {
+			acc[ACC_TP] += gap;
+		} else {
+			acc[ACC_BUBBLE] += gap;
+		}
+	}
+	s->idle_since[r] = now;
+	s->block_cat[r] = -1;
+}
+
+static void block(struct sim *s, int r, int k, int why, int slot)
+{
+	s->state[r * NSTREAMS + k] = ST_BLOCKED;
+	if (k == STREAM_COMPUTE) {
+		s->block_cat[r] = (int8_t)why;
+		s->block_slot[r] = slot;
+	}
+}
+
+static void wake(struct sim *s, int r, int k, double now)
+{
+	if (k == STREAM_COMPUTE)
+		account_idle(s, r, now);
+	make_runnable(s, r, k);
+}
+
+static int overlapping(const struct sim *s, int r, int k, double now)
+{
+	size_t i = (size_t)r * NSTREAMS + k;
+	return s->busy_from[i] < now && s->busy_until[i] > now;
+}
+
+static void trace_span(struct sim *s, int r, int k, const char *name, double t0, double dur)
+{
+	FILE *f = s->cfg.trace;
+	if (!f || rank_d(s, r) != s->cfg.trace_dp || rank_t(s, r) != s->cfg.trace_tp)
+		return;
+	static const char *const tname[NSTREAMS] = { "compute", "dp", "send_fwd", "send_bwd" };
+	fprintf(f, "%s{\"name\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":\"%s\",\"ts\":%.3f,\"dur\":%.3f}",
+		s->trace_count++ ? ",\n" : "", name, rank_stage(s, r), tname[k], t0 * 1e6, dur * 1e6);
+}
+
+static void start_busy(struct sim *s, int r, int k, double now, double dur, uint32_t kind, uint32_t what)
+{
+	size_t i = (size_t)r * NSTREAMS + k;
+	s->state[i] = ST_BUSY;
+	s->busy_from[i] = now;
+	s->busy_until[i] = now + dur;
+	eventq_push(&s->q, now + dur, kind, what);
+}
+
+static void start_transfer(struct sim *s, int r, int k, const struct instr *in, double now)
+{
+	size_t l = (size_t)r * LINK_N + in->scope;
+	s->link_busy[l] = 1;
+	s->link_start[l] = now;
+	start_busy(s, r, k, now, in->dur, EV_LINK, (uint32_t)(r * NSTREAMS + k));
+}
+
+static void start_coll(struct sim *s, int r0, int k, const struct instr *in, double now, int group)
+{
+	double dur = in->dur;
+	if (in->group == GROUP_DP && overlapping(s, r0, STREAM_COMPUTE, now))
+		dur *= 1 + s->cfg.comm_slowdown;
+	int tp = s->cfg.tp_sim, dp = s->cfg.dp_sim;
+	int st = rank_stage(s, r0);
+	if (in->group == GROUP_TP) {
+		for (int t = 0; t < tp; t++) {
+			size_t i = (size_t)rank_of(s, st, rank_d(s, r0), t) * NSTREAMS + k;
+			s->state[i] = ST_BUSY;
+			s->busy_from[i] = now;
+			s->busy_until[i] = now + dur;
+		}
+		eventq_push(&s->q, now + dur, EV_COLL_TP, (uint32_t)((k << 28) | group));
+	} else {
+		for (int d = 0; d < dp; d++) {
+			size_t i = (size_t)rank_of(s, st, d, rank_t(s, r0)) * NSTREAMS + k;
+			s->state[i] = ST_BUSY;
+			s->busy_from[i] = now;
+			s->busy_until[i] = now + dur;
+		}
+		eventq_push(&s->q, now + dur, EV_COLL_DP, (uint32_t)((k << 28) | group));
+	}
+}
+
+/* Advance stream k of rank r from the current time until it is busy, blocked or done. */
+static void run(struct sim *s, int r, int k, double now)
+{
+	size_t si = (size_t)r * NSTREAMS + k;
+	const struct program *prog = &s->cfg.progs[rank_stage(s, r)];
+	for (;;) {
+		const struct instr *in = cur(s, r, k);
+		if (!in) {
+			s->state[si] = ST_DONE;
+			s->end_t[si] = now;
+			return;
+		}
+		switch (in->kind) {
+		case INS_COMPUTE: {
+			double dur = in->dur;
+			if (k == STREAM_COMPUTE && overlapping(s, r, STREAM_DP, now))
+				dur *= 1 + s->cfg.compute_slowdown;
+			if (k == STREAM_COMPUTE) {
+				account_idle(s, r, now);
+				s->acc[(size_t)r * ACC_N + (in->cat == CAT_OPTIMIZER ? ACC_OPTIMIZER : ACC_COMPUTE)] += dur;
+			}
+			if (s->cfg.trace) {
+				double t = now, scale = in->dur > 0 ? dur / in->dur : 1;
+				for (uint32_t o = 0; o < in->op_count; o++) {
+					const struct op *op = &prog->ops[in->op_first + o];
+					trace_span(s, r, k, op->name, t, op->dur * scale);
+					t += op->dur * scale;
+				}
+			}
+			start_busy(s, r, k, now, dur, EV_STREAM, (uint32_t)si);
+			return;
+		}
+		case INS_RECORD: {
+			s->ev_t[(size_t)r * s->maxev + in->arg] = now;
+			for (int k2 = 0; k2 < NSTREAMS; k2++) {
+				const struct instr *w = cur(s, r, k2);
+				if (k2 != k && s->state[r * NSTREAMS + k2] == ST_BLOCKED && w && w->kind == INS_WAIT &&
+				    w->arg == in->arg)
+					wake(s, r, k2, now);
+			}
+			s->pc[si]++;
+			continue;
+		}
+		case INS_WAIT:
+			if (s->ev_t[(size_t)r * s->maxev + in->arg] >= 0) {
+				s->pc[si]++;
+				continue;
+			}
+			block(s, r, k, in->cat, -1);
+			return;
+		case INS_RECV:
+			if (s->mb_end[(size_t)r * s->maxslot + in->arg] >= 0) {
+				s->pc[si]++;
+				continue;
+			}
+			block(s, r, k, CAT_PP, in->arg);
+			return;
+		case INS_COLL: {
+			if (k == STREAM_COMPUTE)
+				account_idle(s, r, now);
+			s->coll_arrive[si] = now;
+			int st = rank_stage(s, r), g, members;
+			int32_t *arrived;
+			if (in->group == GROUP_TP) {
+				g = st * s->cfg.dp_sim + rank_d(s, r);
+				members = s->cfg.tp_sim;
+				arrived = &s->tp_arrived[g];
+			} else {
+				g = st * s->cfg.tp_sim + rank_t(s, r);
+				members = s->cfg.dp_sim;
+				arrived = &s->dp_arrived[g];
+			}
+			s->state[si] = ST_BLOCKED;
+			if (++*arrived == members) {
+				*arrived = 0;
+				start_coll(s, r, k, in, now, g);
+			}
+			return;
+		}
+		case INS_SEND: {
+			size_t l = (size_t)r * LINK_N + in->scope;
+			if (!s->link_busy[l]) {
+				start_transfer(s, r, k, in, now);
+			} else {
+				s->link_wait[l * 2 + s->link_nwait[l]++] = (uint8_t)k;
+				s->state[si] = ST_BLOCKED;
+			}
+			return;
+		}
+		}
+	}
+}
+
+static void finish(struct sim *s, int r, int k, double now)
+{
+	size_t si = (size_t)r * NSTREAMS + k;
+	if (k == STREAM_COMPUTE)
+		s->idle_since[r] = now;
+	s->pc[si]++;
+	make_runnable(s, r, k);
+}
+
+static void coll_done(struct sim *s, const struct event *e)
+{
+	int k = (int)(e->what >> 28), g = (int)(e->what & 0x0fffffff);
+	int tp = s->cfg.tp_sim, dp = s->cfg.dp_sim;
+	int n = e->kind == EV_COLL_TP ? tp : dp;
+	for (int i = 0; i < n; i++) {
+		int r = e->kind == EV_COLL_TP ? g * tp + i
+				: rank_of(s, g / tp, i, g % tp);
+		size_t si = (size_t)r * NSTREAMS + k;
+		const struct instr *in = cur(s, r, k);
+		if (k == STREAM_COMPUTE)
+			s->acc[(size_t)r * ACC_N + (in->cat == CAT_TP ? ACC_TP : in->cat == CAT_DP ? ACC_DP :
+					in->cat == CAT_PP ? ACC_PP : ACC_COMPUTE)] += e->t - s->coll_arrive[si];
+		if (s->cfg.trace)
+			trace_span(s, r, k, s->cfg.progs[rank_stage(s, r)].ops[in->op_first].name,
+				   s->coll_arrive[si], e->t - s->coll_arrive[si]);
+		finish(s, r, k, e->t);
+	}
+}
+
+static void link_done(struct sim *s, const struct event *e)
+{
+	int r = (int)(e->what / NSTREAMS), k = (int)(e->what % NSTREAMS);
+	const struct instr *in = cur(s, r, k);
+	size_t l = (size_t)r * LINK_N + in->scope;
+	int dst = rank_of(s, in->dest, rank_d(s, r), rank_t(s, r));
+	size_t slot = (size_t)dst * s->maxslot + in->arg;
+	s->mb_start[slot] = s->link_start[l];
+	s->mb_end[slot] = e->t;
+	if (s->cfg.trace)
+		trace_span(s, r, k, s->cfg.progs[rank_stage(s, r)].ops[in->op_first].name, s->link_start[l],
+			   e->t - s->link_start[l]);
+	for (int k2 = 0; k2 < NSTREAMS; k2++) {
+		const struct instr *w = cur(s, dst, k2);
+		if (s->state[dst * NSTREAMS + k2] == ST_BLOCKED && w && w->kind == INS_RECV && w->arg == in->arg)
+			wake(s, dst, k2, e->t);
+	}
+	s->link_busy[l] = 0;
+	if (s->link_nwait[l]) {
+		int k2 = s->link_wait[l * 2];
+		s->link_wait[l * 2] = s->link_wait[l * 2 + 1];
+		s->link_nwait[l]--;
+		start_transfer(s, r, k2, cur(s, r, k2), e->t);
+	}
+	finish(s, r, k, e->t);
+}
+
+int sim_run(struct sim *s)
+{
+	for (int r = 0; r < s->nranks; r++)
+		for (int k = 0; k < NSTREAMS; k++)
+			make_runnable(s, r, k);
+	double now = 0;
+	for (;;) {
+		while (s->nwork) {
+			/* FIFO over the batch woken at this time keeps the order deterministic and fair */
+			size_t n = s->nwork;
+			uint32_t *batch = s->work;
+			size_t cap = s->capwork;
+			s->work = s->batch;
+			s->capwork = s->capbatch;
+			s->batch = batch;
+			s->capbatch = cap;
+			s->nwork = 0;
+			for (size_t i = 0; i < n; i++)
+				run(s, (int)(batch[i] / NSTREAMS), (int)(batch[i] % NSTREAMS), now);
+		}
+		struct event e;
+		if (!eventq_pop(&s->q, &e))
+			break;
+		s->events++;
+		now = e.t;
+		switch (e.kind) {
+		case EV_STREAM:
+			finish(s, (int)(e.what / NSTREAMS), (int)(e.what % NSTREAMS), now);
+			break;
+		case EV_COLL_TP:
+		case EV_COLL_DP:
+			coll_done(s, &e);
+			break;
+		case EV_LINK:
+			link_done(s, &e);
+			break;
+		}
+	}
+	s->step_time = 0;
+	for (int r = 0; r < s->nranks; r++)
+		for (int k = 0; k < NSTREAMS; k++) {
+			size_t si = (size_t)r * NSTREAMS + k;
+			if (s->state[si] != ST_DONE) {
+				const struct instr *in = cur(s, r, k);
+				return diag_errorf("internal error: simulation deadlock: stage %d stream %d stuck at "
+						   "instruction %d (kind %d)", rank_stage(s, r), k, s->pc[si],
+						   in ? in->kind : -1);
+			}
+			if (s->end_t[si] > s->step_time)
+				s->step_time = s->end_t[si];
+		}
+	for (int r = 0; r < s->nranks; r++)
+		s->acc[(size_t)r * ACC_N + ACC_BUBBLE] += s->step_time - s->end_t[(size_t)r * NSTREAMS];
+	return 0;
+}
+
+double sim_step_time(const struct sim *s) { return s->step_time; }
+long long sim_events(const struct sim *s) { return s->events; }
+int sim_nranks(const struct sim *s) { return s->nranks; }
+int sim_rank_stage(const struct sim *s, int rank) { return rank_stage(s, rank); }
+
+int sim_critical_rank(const struct sim *s)
+{
+	int best = 0;
+	for (int r = 1; r < s->nranks; r++)
+		if (s->end_t[(size_t)r * NSTREAMS] > s->end_t[(size_t)best * NSTREAMS])
+			best = r;
+	return best;
+}
+
+void sim_rank_breakdown(const struct sim *s, int rank, double acc[ACC_N])
+{
+	memcpy(acc, &s->acc[(size_t)rank * ACC_N], ACC_N * sizeof(double));
+}
+
+double sim_stream_end(const struct sim *s, int rank, enum stream_kind st)
+{
+	return s->end_t[(size_t)rank * NSTREAMS + st];
+}

@@ -1,0 +1,42 @@
+/* engine: the discrete-event simulation of one training step. It runs the stage programs of sim/program.h on
+ * simulated ranks, each with NSTREAMS in-order streams and one outgoing link per scope. Every busy interval
+ * (a compute segment, a collective, a transfer) ends in an event popped from sim/eventq in (time, sequence)
+ * order; waits, records and receives cost no time and need no event.
+ * Ranks: with dp_sim = tp_sim = 1 one rank stands for every symmetric peer of its stage; with dp_sim = dp and
+ * tp_sim = tp every GPU is simulated and collectives wait for all members of their group. */
+#ifndef ENGINE_H
+#define ENGINE_H
+
+#include <stdio.h>
+#include "sim/program.h"
+
+struct sim;
+
+struct sim_config {
+	const struct program *progs;  /* pp programs, not owned; must outlive the sim */
+	int pp, dp_sim, tp_sim;
+	double compute_slowdown;      /* compute segment dur *= 1+x when it starts while the DP stream is busy */
+	double comm_slowdown;         /* DP collective dur *= 1+x when it starts while the compute stream is busy */
+	FILE *trace;                  /* optional Chrome trace-event output (JSON array body), not owned */
+	int trace_tp, trace_dp;       /* ranks to trace: all stages, this dp and tp index (default 0, 0) */
+};
+
+/* Breakdown of one rank's compute-stream timeline; the parts sum to the step time. */
+enum { ACC_COMPUTE, ACC_TP, ACC_PP, ACC_DP, ACC_OPTIMIZER, ACC_BUBBLE, ACC_N };
+
+struct sim *sim_new(const struct sim_config *cfg);
+void sim_free(struct sim *s);
+/* sim_run: 0, or GS_EINVAL (printed) when the programs deadlock, which is a builder bug. */
+int sim_run(struct sim *s);
+double sim_step_time(const struct sim *s);
+long long sim_events(const struct sim *s);
+int sim_nranks(const struct sim *s);
+int sim_rank_stage(const struct sim *s, int rank);
+/* The rank whose compute stream finishes last (lowest rank on ties). */
+int sim_critical_rank(const struct sim *s);
+/* acc[ACC_N] for a rank, in seconds. */
+void sim_rank_breakdown(const struct sim *s, int rank, double acc[ACC_N]);
+/* End time of a rank's stream (when its last instruction finished). */
+double sim_stream_end(const struct sim *s, int rank, enum stream_kind st);
+
+#endif

@@ -1,0 +1,187 @@
+/* ops: per-op costs. Shapes for a micro-batch of T = b*s tokens on one TP rank (t = tp, h = hidden,
+ * f = ffn_hidden, hd = h/heads, kv = 2*kv_heads*hd):
+ *   qkv  (T, (h+kv)/t, h)     proj (T, h, h/t)     fc1 (T, f/t [x2 SwiGLU], h)     fc2 (T, h, f/t)
+ * backward runs a dgrad (T, in, out) and a wgrad (out, in, T) GEMM for each. Element-wise ops move
+ * the bytes they read and write through HBM. */
+#include "sim/ops.h"
+
+#include <math.h>
+
+double ops_gemm_s(const struct hwmodel *hw, enum dtype dt, double m, double n, double k)
+{
+	double eff = hwmodel_gemm_eff(hw, dt, m, n, k);
+	double flops = 2 * m * n * k;
+	double t_math = flops / (hw->gpu.peak_tflops[dt] * 1e12 * eff);
+	double bytes = (m * k + k * n + m * n) * dtype_bytes(dt);
+	double t_mem = bytes / (hwmodel_mem_gbps(hw, bytes) * 1e9);
+	return fmax(t_math, t_mem) + hw->gpu.launch_us * 1e-6;
+}
+
+double ops_mem_s(const struct hwmodel *hw, double bytes)
+{
+	return bytes / (hwmodel_mem_gbps(hw, bytes) * 1e9) + hw->gpu.launch_us * 1e-6;
+}
+
+double ops_attn_s(const struct opctx *c, int backward)
+{
+	const struct model_cfg *m = &c->sc->model;
+	const struct hwmodel *hw = c->hw;
+	double b = c->sc->train.micro_batch, s = m->seq;
+	double heads = (double)m->heads / c->tp, hd = (double)m->hidden / m->heads;
+	/* QK^T and PV: 2 GEMMs of 2*s*s*hd flops per head; a fused causal kernel skips the upper half */
+	double flops = 4 * b * heads * s * s * hd;
+	if (m->flash_attention && m->causal)
+		flops *= 0.5;
+	/* backward: dV, dP, dQ, dK (4 GEMMs) plus recomputing P in a fused kernel (5 vs 2: x2.5) */
+	double eff = backward ? hw->gpu.attn_bwd_eff : hw->gpu.attn_fwd_eff;
+	double t = flops * (backward ? 2.5 : 1.0) / (hw->gpu.peak_tflops[m->dtype] * 1e12 * eff);
+	if (!m->flash_attention) {
+		/* scores, softmax and dropout through HBM: write + read the s*s tensor three times */
+		double sq = b * heads * s * s * dtype_bytes(m->dtype);
+		t += ops_mem_s(hw, 3 * sq * (backward ? 2 : 1)) - hw->gpu.launch_us * 1e-6;
+	}
+	return t + hw->gpu.launch_us * 1e-6;
+}
+
+static int put(struct opcost *out, int n, const char *name, double s)
+{
+	out[n] = (struct opcost){ name, OPK_COMPUTE, s, 0 };
+	return n + 1;
+}
+
+static int put_ar(const struct opctx *c, struct opcost *out, int n, const char *name, double bytes)
+{
+	if (c->tp < 2)
+		return n;
+	out[n] = (struct opcost){ name, OPK_TP_ALLREDUCE, 0, bytes };
+	return n + 1;
+}
+
+struct dims { double T, h, qkv, f_in, f, dtb; enum dtype dt; };
+
+static struct dims dims_of(const struct opctx *c)
+{
+	const struct model_cfg *m = &c->sc->model;
+	struct dims d;
+	d.T = c->tokens;
+	d.h = m->hidden;
+	d.dt = m->dtype;
+	d.dtb = dtype_bytes(m->dtype);
+	double hd = m->type == MODEL_TRANSFORMER ? (double)m->hidden / m->heads : 0;
+	d.qkv = (m->hidden + 2.0 * m->kv_heads * hd) / c->tp;
+	d.f = (double)m->ffn_hidden / c->tp;
+	d.f_in = m->ffn == FFN_SWIGLU ? 2 * d.f : d.f;
+	return d;
+}
+
+static int mlp_fwd(const struct opctx *c, const struct dims *d, struct opcost *out, int n)
+{
+	const struct hwmodel *hw = c->hw;
+	int swiglu = c->sc->model.ffn == FFN_SWIGLU;
+	n = put(out, n, "fc1", ops_gemm_s(hw, d->dt, d->T, d->f_in, d->h));
+	n = put(out, n, swiglu ? "swiglu" : "gelu", ops_mem_s(hw, (swiglu ? 3 : 2) * d->T * d->f * d->dtb));
+	n = put(out, n, "fc2", ops_gemm_s(hw, d->dt, d->T, d->h, d->f));
+	return put_ar(c, out, n, "tp_allreduce_mlp", d->T * d->h * d->dtb);
+}
+
+static int mlp_bwd(const struct opctx *c, const struct dims *d, struct opcost *out, int n)
+{
+	const struct hwmodel *hw = c->hw;
+	int swiglu = c->sc->model.ffn == FFN_SWIGLU;
+	n = put(out, n, "fc2_dgrad", ops_gemm_s(hw, d->dt, d->T, d->f, d->h));
+	n = put(out, n, "fc2_wgrad", ops_gemm_s(hw, d->dt, d->h, d->f, d->T));
+	n = put(out, n, swiglu ? "swiglu_bwd" : "gelu_bwd", ops_mem_s(hw, (swiglu ? 5 : 3) * d->T * d->f * d->dtb));
+	n = put(out, n, "fc1_dgrad", ops_gemm_s(hw, d->dt, d->T, d->h, d->f_in));
+	n = put(out, n, "fc1_wgrad", ops_gemm_s(hw, d->dt, d->f_in, d->h, d->T));
+	return put_ar(c, out, n, "tp_allreduce_mlp_bwd", d->T * d->h * d->dtb);
+}
+
+int ops_layer_fwd(const struct opctx *c, struct opcost *out)
+{
+	const struct hwmodel *hw = c->hw;
+	struct dims d = dims_of(c);
+	int n = 0;
+	if (c->sc->model.type == MODEL_MLP)
+		return mlp_fwd(c, &d, out, 0);
+	double act = d.T * d.h * d.dtb;
+	n = put(out, n, "ln1", ops_mem_s(hw, 2 * act));
+	n = put(out, n, "qkv", ops_gemm_s(hw, d.dt, d.T, d.qkv, d.h));
+	n = put(out, n, "attention", ops_attn_s(c, 0));
+	n = put(out, n, "proj", ops_gemm_s(hw, d.dt, d.T, d.h, d.h / c->tp));
+	n = put_ar(c, out, n, "tp_allreduce_attn", act);
+	n = put(out, n, "residual1", ops_mem_s(hw, 3 * act));
+	n = put(out, n, "ln2", ops_mem_s(hw, 2 * act));
+	n = mlp_fwd(c, &d, out, n);
+	return put(out, n, "residual2", ops_mem_s(hw, 3 * act));
+}
+
+int ops_layer_bwd(const struct opctx *c, int recompute_attn, struct opcost *out)
+{
+	const struct hwmodel *hw = c->hw;
+	struct dims d = dims_of(c);
+	int n = 0;
+	if (c->sc->model.type == MODEL_MLP)
+		return mlp_bwd(c, &d, out, 0);
+	double act = d.T * d.h * d.dtb;
+	n = mlp_bwd(c, &d, out, n);
+	n = put(out, n, "ln2_bwd", ops_mem_s(hw, 4 * act));
+	n = put(out, n, "proj_dgrad", ops_gemm_s(hw, d.dt, d.T, d.h / c->tp, d.h));
+	n = put(out, n, "proj_wgrad", ops_gemm_s(hw, d.dt, d.h, d.h / c->tp, d.T));
+	if (recompute_attn)
+		n = put(out, n, "attention_recompute", ops_attn_s(c, 0));
+	n = put(out, n, "attention_bwd", ops_attn_s(c, 1));
+	n = put(out, n, "qkv_dgrad", ops_gemm_s(hw, d.dt, d.T, d.h, d.qkv));
+	n = put(out, n, "qkv_wgrad", ops_gemm_s(hw, d.dt, d.qkv, d.h, d.T));
+	n = put_ar(c, out, n, "tp_allreduce_attn_bwd", act);
+	return put(out, n, "ln1_bwd", ops_mem_s(hw, 4 * act));
+}
+
+int ops_embed_fwd(const struct opctx *c, struct opcost *out)
+{
+	struct dims d = dims_of(c);
+	int n = put(out, 0, "embedding", ops_mem_s(c->hw, 2 * d.T * d.h * d.dtb));
+	return put_ar(c, out, n, "tp_allreduce_embedding", d.T * d.h * d.dtb);
+}
+
+int ops_embed_bwd(const struct opctx *c, struct opcost *out)
+{
+	struct dims d = dims_of(c);
+	return put(out, 0, "embedding_bwd", ops_mem_s(c->hw, d.T * d.h * (d.dtb + 4)));
+}
+
+int ops_head_fwd(const struct opctx *c, struct opcost *out)
+{
+	struct dims d = dims_of(c);
+	double v = (double)c->sc->model.vocab / c->tp;
+	int n = put(out, 0, "final_ln", ops_mem_s(c->hw, 2 * d.T * d.h * d.dtb));
+	n = put(out, n, "logits", ops_gemm_s(c->hw, d.dt, d.T, v, d.h));
+	n = put(out, n, "cross_entropy", ops_mem_s(c->hw, d.T * v * (d.dtb + 4)));
+	/* vocab-parallel cross entropy: max, sum-exp and target logit, T floats each */
+	return put_ar(c, out, n, "tp_allreduce_loss", 3 * d.T * 4);
+}
+
+int ops_head_bwd(const struct opctx *c, struct opcost *out)
+{
+	struct dims d = dims_of(c);
+	double v = (double)c->sc->model.vocab / c->tp;
+	int n = put(out, 0, "cross_entropy_bwd", ops_mem_s(c->hw, d.T * v * (4 + d.dtb)));
+	n = put(out, n, "logits_dgrad", ops_gemm_s(c->hw, d.dt, d.T, d.h, v));
+	n = put(out, n, "logits_wgrad", ops_gemm_s(c->hw, d.dt, v, d.h, d.T));
+	n = put_ar(c, out, n, "tp_allreduce_head_bwd", d.T * d.h * d.dtb);
+	return put(out, n, "final_ln_bwd", ops_mem_s(c->hw, 4 * d.T * d.h * d.dtb));
+}
+
+double ops_optimizer_bytes_per_param(const struct scenario *sc)
+{
+	double w = dtype_bytes(sc->model.dtype), g = dtype_bytes(sc->train.grad_dtype);
+	double master = sc->train.master_dtype == sc->model.dtype ? 0 : dtype_bytes(sc->train.master_dtype);
+	double state = sc->train.optimizer == OPT_ADAM ? 8 : 4;  /* fp32 m and v, or fp32 momentum */
+	/* read weights, grads, master, state; write weights, master, state */
+	return (w + g + master + state) + (w + master + state);
+}
+
+double ops_optimizer_s(const struct opctx *c, double params)
+{
+	double bytes = params * ops_optimizer_bytes_per_param(c->sc);
+	return bytes / (hwmodel_mem_gbps(c->hw, bytes) * 1e9) + c->hw->gpu.launch_us * 1e-6;
+}

@@ -1,0 +1,48 @@
+/* ops: the operations of one layer (and of the embedding, the output head and the optimizer) for one
+ * micro-batch on one TP rank, each timed from the hardware model by shape and dtype, plus launch overhead.
+ * Megatron's split: QKV and fc1 are column-parallel (output features / tp), proj and fc2 row-parallel
+ * (input features / tp); a row-parallel output and a column-parallel input gradient need a TP all-reduce.
+ * GEMM time = max(2mnk / (peak * eff(m,n,k)), bytes moved / HBM bandwidth) + launch. */
+#ifndef OPS_H
+#define OPS_H
+
+#include "scenario/scenario.h"
+#include "hardware/hwmodel.h"
+
+enum opkind { OPK_COMPUTE, OPK_TP_ALLREDUCE };
+
+struct opcost {
+	const char *name;   /* static */
+	enum opkind kind;
+	double s;           /* OPK_COMPUTE: seconds */
+	double bytes;       /* OPK_TP_ALLREDUCE: bytes all-reduced over the TP group */
+};
+
+struct opctx {
+	const struct hwmodel *hw;
+	const struct scenario *sc;
+	int tp;
+	double tokens;       /* micro_batch * seq */
+};
+
+#define OPS_MAX 32
+
+double ops_gemm_s(const struct hwmodel *hw, enum dtype dt, double m, double n, double k);
+double ops_mem_s(const struct hwmodel *hw, double bytes);
+/* Attention core (scores, softmax, weighted sum) of one micro-batch on one TP rank. */
+double ops_attn_s(const struct opctx *c, int backward);
+
+/* Each fills out[] (at most OPS_MAX) in execution order and returns the count. recompute_attn adds the
+ * attention core's forward to the backward (selective recompute). */
+int ops_layer_fwd(const struct opctx *c, struct opcost *out);
+int ops_layer_bwd(const struct opctx *c, int recompute_attn, struct opcost *out);
+int ops_embed_fwd(const struct opctx *c, struct opcost *out);
+int ops_embed_bwd(const struct opctx *c, struct opcost *out);
+int ops_head_fwd(const struct opctx *c, struct opcost *out);
+int ops_head_bwd(const struct opctx *c, struct opcost *out);
+/* Optimizer step over params (local to the GPU), as one memory-bound pass. */
+double ops_optimizer_s(const struct opctx *c, double params);
+/* Bytes per parameter the optimizer step reads and writes. */
+double ops_optimizer_bytes_per_param(const struct scenario *sc);
+
+#endif

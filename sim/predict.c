@@ -1,0 +1,98 @@
+/* predict: load nothing, decide nothing: glue from (scenario, hardware) to a result.
+ * build tasks -> run the engine -> read the critical rank's breakdown and the worst stage's memory. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include "sim/predict.h"
+
+#include <string.h>
+#include <time.h>
+#include "sim/build.h"
+#include "sim/engine.h"
+#include "util/gserr.h"
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struct predict_opts *opts,
+		struct result *out)
+{
+	double t0 = now_s();
+	const struct parallel_cfg *par = &sc->par;
+	memset(out, 0, sizeof *out);
+
+	struct build b;
+	int rc = build_programs(sc, hw, &b);
+	if (rc < 0)
+		return rc;
+	int all = opts && opts->all_ranks;
+	FILE *trace = opts ? opts->trace : NULL;
+	struct sim_config cfg = {
+		.progs = b.progs, .pp = par->pp, .dp_sim = all ? par->dp : 1, .tp_sim = all ? par->tp : 1,
+		.compute_slowdown = hw->overlap_compute_slowdown, .comm_slowdown = hw->overlap_comm_slowdown,
+		.trace = trace,
+	};
+	struct sim *s = sim_new(&cfg);
+	if (trace)
+		fputs("[\n", trace);
+	rc = sim_run(s);
+	if (trace)
+		fputs("\n]\n", trace);
+	if (rc < 0) {
+		sim_free(s);
+		build_release(&b);
+		return rc;
+	}
+
+	out->step_time_s = sim_step_time(s);
+	double tokens = (double)sc->train.global_batch * sc->model.seq;
+	out->tokens_per_s = tokens / out->step_time_s;
+	out->model_flops = scenario_model_flops(sc);
+	out->mfu = out->model_flops / (out->step_time_s * par->gpus * hw->gpu.peak_tflops[sc->model.dtype] * 1e12);
+	out->gpus = par->gpus;
+	out->dp = par->dp;
+	out->tp = par->tp;
+	out->pp = par->pp;
+	out->micro_batch = sc->train.micro_batch;
+	out->num_microbatches = scenario_num_microbatches(sc);
+	out->virtual_stages = par->schedule == SCHED_INTERLEAVED ? par->virtual_stages : 1;
+	out->schedule = par->schedule;
+
+	int cr = sim_critical_rank(s);
+	double acc[ACC_N];
+	sim_rank_breakdown(s, cr, acc);
+	out->critical_stage = sim_rank_stage(s, cr);
+	out->breakdown_s = (struct breakdown){
+		.compute = acc[ACC_COMPUTE], .tp_comm_exposed = acc[ACC_TP], .pp_comm_exposed = acc[ACC_PP],
+		.dp_comm_exposed = acc[ACC_DP], .pipeline_bubble = acc[ACC_BUBBLE], .optimizer = acc[ACC_OPTIMIZER],
+	};
+
+	int worst = 0;
+	double worst_total = -1;
+	for (int i = 0; i < b.pp; i++) {
+		const struct stage_info *st = &b.stages[i];
+		double total = st->weights + st->gradients + st->optimizer + st->activations;
+		if (total > worst_total) {
+			worst_total = total;
+			worst = i;
+		}
+	}
+	const struct stage_info *w = &b.stages[worst];
+	out->mem = (struct mem_usage){ w->weights, w->gradients, w->optimizer, w->activations, worst_total };
+	out->peak_inflight_microbatches = w->peak_inflight;
+	out->memory_capacity_bytes = hw->gpu.memory_bytes;
+	out->fits_in_memory = worst_total <= hw->gpu.memory_bytes;
+	out->events = sim_events(s);
+	for (int i = 0; i < b.pp; i++)
+		for (int k = 0; k < NSTREAMS; k++)
+			out->tasks += (long long)b.progs[i].n[k] * cfg.dp_sim * cfg.tp_sim;
+	out->simulated_ranks = sim_nranks(s);
+	snprintf(out->hardware, sizeof out->hardware, "%s", hw->name);
+	snprintf(out->scenario, sizeof out->scenario, "%s", sc->name);
+	sim_free(s);
+	build_release(&b);
+	out->sim_wall_s = now_s() - t0;
+	return 0;
+}

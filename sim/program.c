@@ -1,0 +1,122 @@
+/* program: append-only instruction lists per stream. Invariant: at most one segment is open, it is the last
+ * instruction of STREAM_COMPUTE, and its dur is the in-order sum of the durs of its ops. */
+#include "sim/program.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include "util/xalloc.h"
+
+void program_init(struct program *p, int nslots)
+{
+	memset(p, 0, sizeof *p);
+	p->nslots = nslots;
+}
+
+void program_release(struct program *p)
+{
+	for (int s = 0; s < NSTREAMS; s++)
+		free(p->ins[s]);
+	free(p->ops);
+	memset(p, 0, sizeof *p);
+}
+
+static struct instr *push(struct program *p, enum stream_kind st)
+{
+	if (p->n[st] == p->cap[st]) {
+		p->cap[st] = p->cap[st] ? 2 * p->cap[st] : 64;
+		p->ins[st] = xrealloc(p->ins[st], p->cap[st] * sizeof *p->ins[st]);
+	}
+	struct instr *in = &p->ins[st][p->n[st]++];
+	memset(in, 0, sizeof *in);
+	return in;
+}
+
+static uint32_t push_op(struct program *p, const char *name, double dur, int layer, int mb)
+{
+	if (p->nops == p->opcap) {
+		p->opcap = p->opcap ? 2 * p->opcap : 256;
+		p->ops = xrealloc(p->ops, p->opcap * sizeof *p->ops);
+	}
+	p->ops[p->nops] = (struct op){ name, dur, layer, mb };
+	return (uint32_t)p->nops++;
+}
+
+void program_flush(struct program *p)
+{
+	p->open = 0;
+}
+
+void program_op(struct program *p, const char *name, double dur_s, enum cat cat, int layer, int mb)
+{
+	if (p->open && p->open_cat != cat)
+		program_flush(p);
+	uint32_t id = push_op(p, name, dur_s, layer, mb);
+	if (!p->open) {
+		struct instr *in = push(p, STREAM_COMPUTE);
+		in->kind = INS_COMPUTE;
+		in->cat = (uint8_t)cat;
+		in->op_first = id;
+		p->open = 1;
+		p->open_cat = (uint8_t)cat;
+	}
+	struct instr *seg = &p->ins[STREAM_COMPUTE][p->n[STREAM_COMPUTE] - 1];
+	seg->op_count++;
+	seg->dur += dur_s;
+}
+
+int program_record(struct program *p, enum stream_kind st)
+{
+	program_flush(p);
+	struct instr *in = push(p, st);
+	in->kind = INS_RECORD;
+	in->arg = p->nevents++;
+	return in->arg;
+}
+
+void program_wait(struct program *p, enum stream_kind st, int ev, enum cat cat)
+{
+	program_flush(p);
+	struct instr *in = push(p, st);
+	in->kind = INS_WAIT;
+	in->arg = ev;
+	in->cat = (uint8_t)cat;
+}
+
+void program_coll(struct program *p, enum stream_kind st, enum group_kind g, double dur_s, enum cat cat,
+		  const char *name, int layer, int mb)
+{
+	program_flush(p);
+	uint32_t id = push_op(p, name, dur_s, layer, mb);
+	struct instr *in = push(p, st);
+	in->kind = INS_COLL;
+	in->group = (uint8_t)g;
+	in->cat = (uint8_t)cat;
+	in->dur = dur_s;
+	in->op_first = id;
+	in->op_count = 1;
+}
+
+void program_send(struct program *p, enum stream_kind st, int dest_stage, int slot, enum link_scope scope,
+		  double dur_s, const char *name, int mb)
+{
+	program_flush(p);
+	uint32_t id = push_op(p, name, dur_s, -1, mb);
+	struct instr *in = push(p, st);
+	in->kind = INS_SEND;
+	in->cat = CAT_PP;
+	in->dest = dest_stage;
+	in->arg = slot;
+	in->scope = (uint8_t)scope;
+	in->dur = dur_s;
+	in->op_first = id;
+	in->op_count = 1;
+}
+
+void program_recv(struct program *p, enum stream_kind st, int slot, enum cat cat)
+{
+	program_flush(p);
+	struct instr *in = push(p, st);
+	in->kind = INS_RECV;
+	in->arg = slot;
+	in->cat = (uint8_t)cat;
+}

@@ -1,0 +1,75 @@
+/* program: the instruction lists one pipeline stage executes, one list per GPU stream, as the builder
+ * (sim/build.c) emits them and the engine (sim/engine.c) runs them. All ranks of a stage (its TP ranks and
+ * DP replicas) run the same program; only their state differs, so a 16,384-GPU job needs pp programs.
+ * Consecutive compute ops with nothing between them to wait for form one COMPUTE instruction (a segment)
+ * whose duration is the sum of its ops' times in order; the ops stay listed for timelines. */
+#ifndef PROGRAM_H
+#define PROGRAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum stream_kind {
+	STREAM_COMPUTE,  /* compute kernels and the blocking TP collectives, in order */
+	STREAM_DP,       /* DP gradient all-reduce buckets, overlapping backward */
+	STREAM_SENDF,    /* pipeline sends of activations to the next stage */
+	STREAM_SENDB,    /* pipeline sends of gradients to the previous stage */
+	NSTREAMS
+};
+
+enum instr_kind {
+	INS_COMPUTE,  /* busy for dur */
+	INS_COLL,     /* collective over a group; starts when every member has arrived */
+	INS_SEND,     /* transfer over the rank's outgoing link to (dest stage, same dp and tp index) */
+	INS_RECV,     /* wait until the transfer into mailbox slot arg has landed */
+	INS_RECORD,   /* mark event arg as reached (instant) */
+	INS_WAIT,     /* wait until event arg of the same rank has been recorded */
+};
+
+enum cat { CAT_COMPUTE, CAT_TP, CAT_PP, CAT_DP, CAT_OPTIMIZER, CAT_N };
+enum group_kind { GROUP_TP, GROUP_DP };
+enum link_scope { LINK_INTRA, LINK_INTER, LINK_N };
+
+struct instr {
+	uint8_t kind, cat, group, scope;
+	int32_t arg;        /* RECORD/WAIT: event id; RECV/SEND: mailbox slot (at the receiver) */
+	int32_t dest;       /* SEND: destination stage */
+	uint32_t op_first;  /* COMPUTE: its ops in program.ops; COLL/SEND: the op that names it */
+	uint32_t op_count;
+	double dur;         /* seconds */
+};
+
+struct op {
+	const char *name;   /* static string */
+	double dur;         /* seconds */
+	int32_t layer;      /* global layer index, -1 for embedding/head/optimizer */
+	int32_t mb;         /* micro-batch */
+};
+
+struct program {
+	struct instr *ins[NSTREAMS];
+	size_t n[NSTREAMS], cap[NSTREAMS];
+	struct op *ops;
+	size_t nops, opcap;
+	int nevents;        /* RECORD ids are 0..nevents-1 */
+	int nslots;         /* mailbox slots 0..nslots-1 */
+	int open;           /* an open COMPUTE segment on STREAM_COMPUTE */
+	uint8_t open_cat;
+	double open_dur;
+};
+
+void program_init(struct program *p, int nslots);
+void program_release(struct program *p);
+/* Append an op to the open compute segment (a new one if none is open or its category differs). */
+void program_op(struct program *p, const char *name, double dur_s, enum cat cat, int layer, int mb);
+/* Close the open compute segment. Every instruction below closes it first. */
+void program_flush(struct program *p);
+int program_record(struct program *p, enum stream_kind st);  /* returns the event id */
+void program_wait(struct program *p, enum stream_kind st, int ev, enum cat cat);
+void program_coll(struct program *p, enum stream_kind st, enum group_kind g, double dur_s, enum cat cat,
+		  const char *name, int layer, int mb);
+void program_send(struct program *p, enum stream_kind st, int dest_stage, int slot, enum link_scope scope,
+		  double dur_s, const char *name, int mb);
+void program_recv(struct program *p, enum stream_kind st, int slot, enum cat cat);
+
+#endif

@@ -1,0 +1,168 @@
+/* test_sim: whole-step simulations checked against closed forms a person can derive by hand, on a hardware
+ * model built here with free (infinitely fast) links, so only the schedule and the op times matter:
+ *   one GPU:    step = m * L * (fwd + bwd per layer) + optimizer
+ *   GPipe:      step = (m + p - 1) * (tf + tb) + optimizer, tf/tb = a stage's forward/backward of one mb
+ *   1F1B:       the same step, but stage 0 holds p micro-batches instead of m
+ *   interleaved: bubble (p - 1) * (tf + tb) / v
+ *   DP:         free links give the single-GPU time; --all-ranks gives identical results. */
+#include <stdlib.h>
+#include "sim/predict.h"
+#include "sim/ops.h"
+#include "check.h"
+
+static struct coll_line free_line = { "free", 0, 0, 0, 1e15, 0 };
+
+static void make_hw(struct hwmodel *hw)
+{
+	memset(hw, 0, sizeof *hw);
+	snprintf(hw->name, sizeof hw->name, "test");
+	hw->gpu.peak_tflops[DT_BF16] = 1000;
+	hw->gpu.peak_tflops[DT_FP32] = 60;
+	hw->gpu.memory_bytes = 80e9;
+	hw->gpu.hbm_gbps = 3000;
+	hw->gpu.mem_eff = 1;
+	hw->gpu.launch_us = 5;
+	hw->gpu.gemm_max_eff = 0.8;
+	hw->gpu.gemm_tile_m = 128;
+	hw->gpu.gemm_tile_n = 128;
+	hw->gpu.sm_count = 132;
+	hw->gpu.attn_fwd_eff = 0.5;
+	hw->gpu.attn_bwd_eff = 0.4;
+	hw->node.gpus = 8;
+	hw->node.link_gbps = 450;
+	hw->net.nics = 8;
+	hw->net.nic_gbps = 50;
+	hw->net.oversubscription = 1;
+	for (int sc = 0; sc < SCOPE_N; sc++)
+		for (int op = 0; op < COLL_NOPS; op++) {
+			hw->coll[sc][op].nlines = 1;
+			hw->coll[sc][op].lines = &free_line;
+		}
+	hw->net.nic_gbps = 1e15;
+}
+
+static void make_sc(struct scenario *s, int layers, int m, int tp, int pp, int dp, enum schedule sch, int v)
+{
+	memset(s, 0, sizeof *s);
+	snprintf(s->name, sizeof s->name, "test");
+	struct model_cfg *md = &s->model;
+	md->type = MODEL_TRANSFORMER;
+	md->layers = layers;
+	md->hidden = 1024;
+	md->heads = 16;
+	md->kv_heads = 16;
+	md->ffn_hidden = 4096;
+	md->ffn = FFN_GELU;
+	md->seq = 1024;
+	md->dtype = DT_BF16;
+	md->flash_attention = true;
+	md->causal = true;
+	s->train.micro_batch = 2;
+	s->train.global_batch = 2 * m * dp;
+	s->train.optimizer = OPT_ADAM;
+	s->train.master_dtype = DT_FP32;
+	s->train.grad_dtype = DT_FP32;
+	s->par.tp = tp;
+	s->par.pp = pp;
+	s->par.dp = dp;
+	s->par.gpus = tp * pp * dp;
+	s->par.schedule = sch;
+	s->par.virtual_stages = v;
+	s->par.dp_bucket_bytes = 25e6;
+	s->par.dp_overlap = true;
+}
+
+static double sum_ops(const struct opcost *o, int n)
+{
+	double t = 0;
+	for (int i = 0; i < n; i++)
+		t += o[i].s;
+	return t;
+}
+
+static void layer_times(const struct scenario *s, const struct hwmodel *hw, double *tf, double *tb)
+{
+	struct opctx c = { hw, s, s->par.tp, (double)s->train.micro_batch * s->model.seq };
+	struct opcost o[OPS_MAX];
+	*tf = sum_ops(o, ops_layer_fwd(&c, o));
+	*tb = sum_ops(o, ops_layer_bwd(&c, 0, o));
+}
+
+static double optimizer_time(const struct scenario *s, const struct hwmodel *hw, int layers_on_stage)
+{
+	struct opctx c = { hw, s, s->par.tp, (double)s->train.micro_batch * s->model.seq };
+	return ops_optimizer_s(&c, layers_on_stage * scenario_params_per_layer(s) / s->par.tp);
+}
+
+int main(void)
+{
+	struct hwmodel hw;
+	struct scenario s;
+	struct result r, r2;
+	struct predict_opts all = { .all_ranks = true };
+	double tf, tb;
+	make_hw(&hw);
+
+	/* one GPU: 4 layers, 3 micro-batches */
+	make_sc(&s, 4, 3, 1, 1, 1, SCHED_1F1B, 1);
+	layer_times(&s, &hw, &tf, &tb);
+	CHECK_INT(predict_run(&s, &hw, NULL, &r), 0);
+	CHECK_NEAR(r.step_time_s, 3 * 4 * (tf + tb) + optimizer_time(&s, &hw, 4), 1e-12);
+	CHECK_NEAR(r.breakdown_s.compute, 3 * 4 * (tf + tb), 1e-12);
+	CHECK_NEAR(r.breakdown_s.pipeline_bubble, 0, 1e-9);
+	CHECK_INT(r.events, 3 * 2 + 1);  /* one fused segment per fwd and bwd unit, and the optimizer */
+
+	/* GPipe, p = 4 stages of 2 layers, m = 8 */
+	int p = 4, m = 8;
+	make_sc(&s, 8, m, 1, p, 1, SCHED_GPIPE, 1);
+	CHECK_INT(predict_run(&s, &hw, NULL, &r), 0);
+	double t_opt = optimizer_time(&s, &hw, 2);
+	CHECK_NEAR(r.step_time_s, (m + p - 1) * 2 * (tf + tb) + t_opt, 1e-9);
+	CHECK_INT(r.critical_stage, 0);
+	CHECK_NEAR(r.breakdown_s.pipeline_bubble, (p - 1) * 2 * (tf + tb), 1e-6);
+	CHECK_NEAR(r.breakdown_s.compute, m * 2 * (tf + tb), 1e-12);
+	CHECK_INT(r.peak_inflight_microbatches, m);
+	double gpipe_act = r.mem.activations;
+
+	/* 1F1B: same time, stage 0 holds p micro-batches */
+	make_sc(&s, 8, m, 1, p, 1, SCHED_1F1B, 1);
+	CHECK_INT(predict_run(&s, &hw, NULL, &r), 0);
+	CHECK_NEAR(r.step_time_s, (m + p - 1) * 2 * (tf + tb) + t_opt, 1e-9);
+	CHECK_INT(r.peak_inflight_microbatches, p);
+	CHECK_NEAR(r.mem.activations, gpipe_act * p / m, 1e-12);
+
+	/* interleaved, v = 2: the bubble is divided by v */
+	make_sc(&s, 8, m, 1, p, 1, SCHED_INTERLEAVED, 2);
+	CHECK_INT(predict_run(&s, &hw, NULL, &r), 0);
+	CHECK_NEAR(r.step_time_s, m * 2 * (tf + tb) + (p - 1) * 2 * (tf + tb) / 2 + t_opt, 1e-9);
+	CHECK_NEAR(r.breakdown_s.pipeline_bubble, (p - 1) * 2 * (tf + tb) / 2, 1e-6);
+
+	/* DP over free links: the single-GPU time of one replica's share */
+	make_sc(&s, 4, 3, 1, 1, 1, SCHED_1F1B, 1);
+	CHECK_INT(predict_run(&s, &hw, NULL, &r), 0);
+	make_sc(&s, 4, 3, 1, 1, 8, SCHED_1F1B, 1);
+	CHECK_INT(predict_run(&s, &hw, NULL, &r2), 0);
+	CHECK_NEAR(r2.step_time_s, r.step_time_s, 1e-9);
+	CHECK_NEAR(r2.tokens_per_s, 8 * r.tokens_per_s, 1e-9);
+
+	/* every rank simulated gives the same numbers as one rank per symmetric group */
+	hw.coll[SCOPE_INTRA][COLL_ALL_REDUCE].lines = &(struct coll_line){ "ring", 0, 10, 1, 300, 0 };
+	hw.coll[SCOPE_INTER][COLL_ALL_REDUCE].lines = &(struct coll_line){ "ring", 0, 20, 5, 45, 0 };
+	hw.coll[SCOPE_INTRA][COLL_SEND_RECV].lines = &(struct coll_line){ "p2p", 0, 8, 0, 300, 0 };
+	hw.coll[SCOPE_INTER][COLL_SEND_RECV].lines = &(struct coll_line){ "p2p", 0, 15, 0, 45, 0 };
+	hw.net.nic_gbps = 50;
+	enum schedule sch[] = { SCHED_GPIPE, SCHED_1F1B, SCHED_INTERLEAVED };
+	for (int i = 0; i < 3; i++) {
+		make_sc(&s, 8, 8, 4, 4, 4, sch[i], 2);
+		CHECK_INT(predict_run(&s, &hw, NULL, &r), 0);
+		CHECK_INT(predict_run(&s, &hw, &all, &r2), 0);
+		CHECK(r.step_time_s == r2.step_time_s);
+		CHECK(memcmp(&r.breakdown_s, &r2.breakdown_s, sizeof r.breakdown_s) == 0);
+		CHECK_INT(r2.simulated_ranks, 64);
+		double sum = r.breakdown_s.compute + r.breakdown_s.tp_comm_exposed + r.breakdown_s.pp_comm_exposed +
+			     r.breakdown_s.dp_comm_exposed + r.breakdown_s.pipeline_bubble + r.breakdown_s.optimizer;
+		CHECK_NEAR(sum, r.step_time_s, 1e-9);
+		CHECK(r.breakdown_s.tp_comm_exposed > 0);
+	}
+	return check_result();
+}
