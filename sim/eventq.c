@@ -1,65 +1,222 @@
-/* eventq: binary min-heap of events keyed by (t, seq). Invariant: for every i > 0,
- * key(heap[(i-1)/2]) <= key(heap[i]); seq values are unique, so the order is total. */
+/* eventq: FIFO buckets of equal times under a min-heap of distinct times (see eventq.h).
+ * Invariants: every bucket in the heap is non-empty and is in the hash under its time; no two buckets hold
+ * the same time; inside a bucket events are in push order, so their seq increase; the heap is ordered by
+ * time, and distinct times make that order total. Popping a bucket's last event removes the bucket from the
+ * heap (it is the root) and from the hash (backward-shift deletion keeps probe chains intact). */
 #include "sim/eventq.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include "util/xalloc.h"
 
-static inline int before(const struct event *a, const struct event *b)
+#define NIL UINT32_MAX
+
+struct eventq_node {
+	struct event e;
+	uint32_t next;
+};
+
+struct eventq_bucket {
+	uint64_t tbits;
+	uint32_t head, tail;
+};
+
+/* Times are non-negative doubles, whose bit patterns order like the values. */
+static inline uint64_t tbits_of(double t)
 {
-	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+	uint64_t u;
+	memcpy(&u, &t, sizeof u);
+	return u;
+}
+
+static inline uint32_t hash_of(uint64_t x, uint32_t mask)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return (uint32_t)x & mask;
 }
 
 void eventq_init(struct eventq *q)
 {
-	q->heap = NULL;
-	q->len = q->cap = 0;
-	q->next_seq = 0;
+	memset(q, 0, sizeof *q);
+	q->free_node = q->free_bucket = NIL;
 }
 
 void eventq_release(struct eventq *q)
 {
+	free(q->nodes);
+	free(q->buckets);
 	free(q->heap);
+	free(q->hash);
 	eventq_init(q);
 }
 
-void eventq_push(struct eventq *q, double t, uint32_t kind, uint32_t what)
+static void hash_insert(struct eventq *q, uint32_t b);
+
+static void hash_grow(struct eventq *q)
 {
-	if (q->len == q->cap) {
-		q->cap = q->cap ? 2 * q->cap : 256;
-		q->heap = xrealloc(q->heap, q->cap * sizeof *q->heap);
+	uint32_t *old = q->hash, oldcap = q->hashcap;
+	q->hashcap = oldcap ? 2 * oldcap : 1024;
+	q->hash = xcalloc(q->hashcap, sizeof *q->hash);
+	q->hashlen = 0;
+	for (uint32_t i = 0; i < oldcap; i++)
+		if (old[i])
+			hash_insert(q, old[i] - 1);
+	free(old);
+}
+
+static void hash_insert(struct eventq *q, uint32_t b)
+{
+	if (2 * (q->hashlen + 1) > q->hashcap)
+		hash_grow(q);
+	uint32_t mask = q->hashcap - 1, i = hash_of(q->buckets[b].tbits, mask);
+	while (q->hash[i])
+		i = (i + 1) & mask;
+	q->hash[i] = b + 1;
+	q->hashlen++;
+}
+
+static uint32_t hash_find(const struct eventq *q, uint64_t tb)
+{
+	if (!q->hashcap)
+		return NIL;
+	uint32_t mask = q->hashcap - 1, i = hash_of(tb, mask);
+	while (q->hash[i]) {
+		if (q->buckets[q->hash[i] - 1].tbits == tb)
+			return q->hash[i] - 1;
+		i = (i + 1) & mask;
 	}
-	struct event e = { t, q->next_seq++, what, kind };
-	size_t i = q->len++;
+	return NIL;
+}
+
+static void hash_remove(struct eventq *q, uint64_t tb)
+{
+	uint32_t mask = q->hashcap - 1, i = hash_of(tb, mask);
+	while (q->buckets[q->hash[i] - 1].tbits != tb)
+		i = (i + 1) & mask;
+	/* backward-shift: move later entries of the probe chain into the hole when that keeps them findable */
+	uint32_t j = i;
+	for (;;) {
+		q->hash[i] = 0;
+		for (;;) {
+			j = (j + 1) & mask;
+			if (!q->hash[j]) {
+				q->hashlen--;
+				return;
+			}
+			uint32_t home = hash_of(q->buckets[q->hash[j] - 1].tbits, mask);
+			/* the entry at j may fill i unless its home lies cyclically in (i, j] */
+			if (i <= j ? (home <= i || home > j) : (home <= i && home > j))
+				break;
+		}
+		q->hash[i] = q->hash[j];
+		i = j;
+	}
+}
+
+static void heap_up(struct eventq *q, uint32_t i)
+{
+	uint32_t b = q->heap[i];
+	uint64_t tb = q->buckets[b].tbits;
 	while (i > 0) {
-		size_t parent = (i - 1) / 2;
-		if (!before(&e, &q->heap[parent]))
+		uint32_t parent = (i - 1) / 2;
+		if (q->buckets[q->heap[parent]].tbits <= tb)
 			break;
 		q->heap[i] = q->heap[parent];
 		i = parent;
 	}
-	q->heap[i] = e;
+	q->heap[i] = b;
+}
+
+static void heap_pop_root(struct eventq *q)
+{
+	uint32_t n = --q->heaplen;
+	if (n == 0)
+		return;
+	uint32_t b = q->heap[n], i = 0;
+	uint64_t tb = q->buckets[b].tbits;
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && q->buckets[q->heap[c + 1]].tbits < q->buckets[q->heap[c]].tbits)
+			c++;
+		if (q->buckets[q->heap[c]].tbits >= tb)
+			break;
+		q->heap[i] = q->heap[c];
+		i = c;
+	}
+	q->heap[i] = b;
+}
+
+static uint32_t new_bucket(struct eventq *q, uint64_t tb)
+{
+	uint32_t b;
+	if (q->free_bucket != NIL) {
+		b = q->free_bucket;
+		q->free_bucket = q->buckets[b].head;
+	} else {
+		if (q->nbuckets == q->capbuckets) {
+			q->capbuckets = q->capbuckets ? 2 * q->capbuckets : 256;
+			q->buckets = xrealloc(q->buckets, q->capbuckets * sizeof *q->buckets);
+			q->heap = xrealloc(q->heap, q->capbuckets * sizeof *q->heap);
+		}
+		b = q->nbuckets++;
+	}
+	q->buckets[b] = (struct eventq_bucket){ tb, NIL, NIL };
+	hash_insert(q, b);
+	q->heap[q->heaplen++] = b;
+	heap_up(q, q->heaplen - 1);
+	return b;
+}
+
+void eventq_push(struct eventq *q, double t, uint32_t kind, uint32_t what)
+{
+	if (!(t > 0))
+		t = 0;  /* also folds -0.0 into 0.0, which has other bits */
+	uint64_t tb = tbits_of(t);
+	uint32_t b = hash_find(q, tb);
+	if (b == NIL)
+		b = new_bucket(q, tb);
+	uint32_t n;
+	if (q->free_node != NIL) {
+		n = q->free_node;
+		q->free_node = q->nodes[n].next;
+	} else {
+		if (q->nnodes == q->capnodes) {
+			q->capnodes = q->capnodes ? 2 * q->capnodes : 256;
+			q->nodes = xrealloc(q->nodes, q->capnodes * sizeof *q->nodes);
+		}
+		n = q->nnodes++;
+	}
+	q->nodes[n] = (struct eventq_node){ { t, q->next_seq++, what, kind }, NIL };
+	struct eventq_bucket *bk = &q->buckets[b];
+	if (bk->tail == NIL)
+		bk->head = n;
+	else
+		q->nodes[bk->tail].next = n;
+	bk->tail = n;
+	q->len++;
 }
 
 int eventq_pop(struct eventq *q, struct event *out)
 {
 	if (q->len == 0)
 		return 0;
-	*out = q->heap[0];
-	struct event last = q->heap[--q->len];
-	size_t n = q->len, i = 0;
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= n)
-			break;
-		if (c + 1 < n && before(&q->heap[c + 1], &q->heap[c]))
-			c++;
-		if (!before(&q->heap[c], &last))
-			break;
-		q->heap[i] = q->heap[c];
-		i = c;
+	uint32_t b = q->heap[0];
+	struct eventq_bucket *bk = &q->buckets[b];
+	uint32_t n = bk->head;
+	*out = q->nodes[n].e;
+	bk->head = q->nodes[n].next;
+	q->nodes[n].next = q->free_node;
+	q->free_node = n;
+	q->len--;
+	if (bk->head == NIL) {
+		hash_remove(q, bk->tbits);
+		heap_pop_root(q);
+		bk->head = q->free_bucket;
+		q->free_bucket = b;
 	}
-	if (n)
-		q->heap[i] = last;
 	return 1;
 }

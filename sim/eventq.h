@@ -1,6 +1,10 @@
-/* eventq: the simulator's event queue, a binary min-heap ordered by (time, sequence number).
- * The sequence number is the order of insertion, so events at equal times pop in the order they were
- * pushed and a run is deterministic (libuv's timer heap does the same with start_id). */
+/* eventq: the simulator's event queue, ordered by (time, sequence number). The sequence number is the order
+ * of insertion, so events at equal times pop in the order they were pushed and a run is deterministic
+ * (libuv's timer heap does the same with start_id).
+ * Symmetric ranks finish their work at exactly the same times, so a large simulation has far fewer distinct
+ * times than events. The queue keeps one FIFO bucket per distinct time, found through a hash of the time's
+ * bits, and a binary min-heap of the buckets: pushing to an existing time is O(1), and the heap only holds
+ * distinct times. */
 #ifndef EVENTQ_H
 #define EVENTQ_H
 
@@ -8,15 +12,25 @@
 #include <stdint.h>
 
 struct event {
-	double t;        /* seconds since the start of the step */
+	double t;        /* seconds since the start of the step, >= 0 */
 	uint64_t seq;    /* insertion order: the tie-break */
 	uint32_t what;   /* payload: meaning owned by the engine */
 	uint32_t kind;
 };
 
+struct eventq_node;
+struct eventq_bucket;
+
 struct eventq {
-	struct event *heap;
-	size_t len, cap;
+	struct eventq_node *nodes;      /* pool; free ones chained from free_node */
+	uint32_t nnodes, capnodes, free_node;
+	struct eventq_bucket *buckets;  /* pool; free ones chained from free_bucket */
+	uint32_t nbuckets, capbuckets, free_bucket;
+	uint32_t *heap;                 /* bucket ids, min-heap by time */
+	uint32_t heaplen;
+	uint32_t *hash;                 /* open addressing: bucket id + 1, 0 = empty */
+	uint32_t hashcap, hashlen;
+	size_t len;
 	uint64_t next_seq;
 };
 

@@ -30,6 +30,33 @@ int main(void)
 		last_seq = e.seq;
 	}
 	CHECK(sorted);
+
+	/* pushes and pops interleaved, with many equal times: same order as a linear-scan reference */
+	struct event ref[512];
+	int nref = 0, same = 1;
+	uint64_t seq = q.next_seq;
+	unsigned x = 12345;
+	double now = 0;
+	for (int step = 0; step < 20000; step++) {
+		x = x * 1103515245u + 12345u;
+		if ((x >> 16) % 3 != 0 && nref < 512) {
+			double t = now + (double)((x >> 8) % 7);
+			eventq_push(&q, t, 1, (uint32_t)step);
+			ref[nref++] = (struct event){ t, seq++, (uint32_t)step, 1 };
+		} else if (nref > 0) {
+			int best = 0;
+			for (int i = 1; i < nref; i++)
+				if (ref[i].t < ref[best].t || (ref[i].t == ref[best].t && ref[i].seq < ref[best].seq))
+					best = i;
+			CHECK(eventq_pop(&q, &e));
+			if (e.what != ref[best].what || e.t != ref[best].t)
+				same = 0;
+			now = e.t;
+			ref[best] = ref[--nref];
+		}
+	}
+	CHECK(same);
+	CHECK_INT((long long)eventq_len(&q), nref);
 	eventq_release(&q);
 	return check_result();
 }
