@@ -26,15 +26,25 @@ struct ctx {
 	int ndeferred, capdeferred;
 };
 
+/* Emit an op list: each run of compute ops adds its in-order sum to the open segment; TP all-reduces split it. */
 static void emit(struct ctx *c, const struct opcost *ops, int n, int layer, int mb)
 {
-	for (int i = 0; i < n; i++) {
-		if (ops[i].kind == OPK_COMPUTE)
-			program_op(c->prog, ops[i].name, ops[i].s, CAT_COMPUTE, layer, mb);
-		else
-			program_coll(c->prog, STREAM_COMPUTE, GROUP_TP,
-				     comm_coll_s(c->hw, COLL_ALL_REDUCE, ops[i].bytes, c->tp_shape), CAT_TP,
-				     ops[i].name, layer, mb);
+	for (int i = 0; i < n;) {
+		if (ops[i].kind != OPK_COMPUTE) {
+			program_coll(c->prog, STREAM_COMPUTE, GROUP_TP, ops[i].s, CAT_TP, ops[i].name, layer, mb);
+			i++;
+			continue;
+		}
+		double sum = 0;
+		int keep = c->prog->keep_ops;
+		if (!keep)
+			program_op(c->prog, NULL, 0, CAT_COMPUTE, layer, mb);  /* open the segment */
+		for (; i < n && ops[i].kind == OPK_COMPUTE; i++) {
+			if (keep)
+				program_op(c->prog, ops[i].name, ops[i].s, CAT_COMPUTE, layer, mb);
+			sum += ops[i].s;
+		}
+		program_add_time(c->prog, sum);
 	}
 }
 
@@ -99,6 +109,7 @@ static double vocab_params_local(const struct ctx *c)
 static void unit_forward(struct ctx *c, int mb, int chunk)
 {
 	int j = chunk * c->p + c->s, has_vocab = c->sc->model.vocab > 0;
+	program_unit_begin(c->prog);
 	if (j > 0)
 		program_recv(c->prog, STREAM_COMPUTE, slot(c, mb, chunk, 0), CAT_PP);
 	if (j == 0 && has_vocab)
@@ -107,7 +118,6 @@ static void unit_forward(struct ctx *c, int mb, int chunk)
 		emit(c, c->fwd, c->nfwd, j * c->Lv + l, mb);
 	if (j == c->last_j && has_vocab)
 		emit(c, c->hfwd, c->nhfwd, -1, mb);
-	program_flush(c->prog);  /* each micro-batch's pass is at least one task of its own */
 	if (j < c->last_j)
 		send(c, 0, mb, chunk);
 }
@@ -116,6 +126,7 @@ static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 {
 	int j = chunk * c->p + c->s, has_vocab = c->sc->model.vocab > 0;
 	int full = c->sc->train.recompute == RECOMPUTE_FULL;
+	program_unit_begin(c->prog);
 	if (j < c->last_j)
 		program_recv(c->prog, STREAM_COMPUTE, slot(c, mb, chunk, 1), CAT_PP);
 	if (j == c->last_j && has_vocab) {
@@ -136,7 +147,6 @@ static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 		if (last_of_chunk)
 			grads_ready(c, vocab_params_local(c), 1);
 	}
-	program_flush(c->prog);
 	if (j > 0)
 		send(c, 1, mb, chunk);
 }
@@ -196,7 +206,10 @@ static void build_stage(struct ctx *c, struct stage_info *info)
 		if (c->s == c->p - 1)
 			params += vocab_params_local(c);
 	}
-	program_op(c->prog, "optimizer", ops_optimizer_s(&c->oc, params), CAT_OPTIMIZER, -1, -1);
+	double t_opt = ops_optimizer_s(&c->oc, params);
+	program_unit_begin(c->prog);
+	program_op(c->prog, "optimizer", t_opt, CAT_OPTIMIZER, -1, -1);
+	program_add_time(c->prog, t_opt);
 	program_flush(c->prog);
 
 	if (sc->train.recompute == RECOMPUTE_FULL)
@@ -212,7 +225,15 @@ static void build_stage(struct ctx *c, struct stage_info *info)
 	free(last_b);
 }
 
-int build_programs(const struct scenario *sc, const struct hwmodel *hw, struct build *out)
+/* Time the TP all-reduces of an op list for this stage's TP group (the rest was timed by ops.c). */
+static void time_tp(struct ctx *c, struct opcost *ops, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (ops[i].kind == OPK_TP_ALLREDUCE)
+			ops[i].s = comm_coll_s(c->hw, COLL_ALL_REDUCE, ops[i].bytes, c->tp_shape);
+}
+
+int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep_ops, struct build *out)
 {
 	const struct parallel_cfg *par = &sc->par;
 	out->pp = par->pp;
@@ -246,7 +267,12 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, struct b
 		c.dp_shape = comm_shape(gpn, base, par->tp, par->dp);
 		c.pending_bytes = 0;
 		c.ndeferred = 0;
-		program_init(c.prog, 2 * c.m * c.v);
+		time_tp(&c, c.fwd, c.nfwd);
+		time_tp(&c, c.bwd, c.nbwd);
+		time_tp(&c, c.efwd, c.nefwd);
+		time_tp(&c, c.hfwd, c.nhfwd);
+		time_tp(&c, c.hbwd, c.nhbwd);
+		program_init(c.prog, 2 * c.m * c.v, keep_ops);
 		build_stage(&c, &out->stages[s]);
 	}
 	free(c.deferred);

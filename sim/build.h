@@ -23,8 +23,8 @@ struct build {
 	struct stage_info *stages;
 };
 
-/* build_programs: 0 or a negative GS_* code. */
-int build_programs(const struct scenario *sc, const struct hwmodel *hw, struct build *out);
+/* build_programs: 0 or a negative GS_* code. keep_ops: keep every op for a timeline. */
+int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep_ops, struct build *out);
 void build_release(struct build *b);
 
 #endif

@@ -45,6 +45,7 @@ struct sim {
 	long long events;
 	double step_time;
 	long trace_count;
+	int fuse;              /* see run_fused */
 };
 
 static inline int rank_stage(const struct sim *s, int r) { return r / (s->cfg.dp_sim * s->cfg.tp_sim); }
@@ -97,6 +98,7 @@ struct sim *sim_new(const struct sim_config *cfg)
 	for (size_t i = 0; i < (size_t)s->nranks * s->maxslot; i++)
 		s->mb_start[i] = s->mb_end[i] = -1;
 	memset(s->block_cat, -1, s->nranks);
+	s->fuse = cfg->compute_slowdown == 0 && cfg->comm_slowdown == 0;
 	eventq_init(&s->q);
 	return s;
 }
@@ -177,6 +179,8 @@ static void trace_span(struct sim *s, int r, int k, const char *name, double t0,
 	if (!f || rank_d(s, r) != s->cfg.trace_dp || rank_t(s, r) != s->cfg.trace_tp)
 		return;
 	static const char *const tname[NSTREAMS] = { "compute", "dp", "send_fwd", "send_bwd" };
+	if (!name)
+		return;
 	fprintf(f, "%s{\"name\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":\"%s\",\"ts\":%.3f,\"dur\":%.3f}",
 		s->trace_count++ ? ",\n" : "", name, rank_stage(s, r), tname[k], t0 * 1e6, dur * 1e6);
 }
@@ -224,11 +228,63 @@ static void start_coll(struct sim *s, int r0, int k, const struct instr *in, dou
 	}
 }
 
+static void trace_segment(struct sim *s, int r, int k, const struct instr *in, double now, double dur)
+{
+	const struct program *prog = &s->cfg.progs[rank_stage(s, r)];
+	double t = now, scale = in->dur > 0 ? dur / in->dur : 1;
+	for (uint32_t o = 0; o < in->op_count; o++) {
+		const struct op *op = &prog->ops[in->op_first + o];
+		trace_span(s, r, k, op->name, t, op->dur * scale);
+		t += op->dur * scale;
+	}
+}
+
+/* Without interference (both slowdowns 0) nothing outside a rank's compute stream can change how long its
+ * next compute segments and single-member TP collectives take, so a run of them inside one micro-batch's
+ * forward or backward is one busy interval and one event. Times chain exactly as separate events would (t += dur per instruction) and each instruction is
+ * accounted as it would be, so results do not depend on the fusion. */
+static void run_fused(struct sim *s, int r, double now)
+{
+	size_t si = (size_t)r * NSTREAMS + STREAM_COMPUTE;
+	double *acc = &s->acc[(size_t)r * ACC_N];
+	account_idle(s, r, now);
+	double t = now;
+	for (;;) {
+		const struct instr *in = cur(s, r, STREAM_COMPUTE);
+		double end = t + in->dur;
+		if (in->kind == INS_COMPUTE) {
+			acc[in->cat == CAT_OPTIMIZER ? ACC_OPTIMIZER : ACC_COMPUTE] += in->dur;
+			if (s->cfg.trace)
+				trace_segment(s, r, STREAM_COMPUTE, in, t, in->dur);
+		} else {
+			acc[ACC_TP] += end - t;
+			if (s->cfg.trace)
+				trace_span(s, r, STREAM_COMPUTE, s->cfg.progs[rank_stage(s, r)].ops[in->op_first].name, t,
+					   end - t);
+		}
+		t = end;
+		const struct program *p = &s->cfg.progs[rank_stage(s, r)];
+		int32_t next = s->pc[si] + 1;
+		if (next >= (int32_t)p->n[STREAM_COMPUTE])
+			break;
+		const struct instr *nx = &p->ins[STREAM_COMPUTE][next];
+		if (nx->flags & INSF_UNIT_START)
+			break;
+		if (!(nx->kind == INS_COMPUTE || (nx->kind == INS_COLL && nx->group == GROUP_TP && s->cfg.tp_sim == 1)))
+			break;
+		s->pc[si] = next;
+	}
+	/* the event ends the last instruction of the run; finish() steps past it */
+	s->state[si] = ST_BUSY;
+	s->busy_from[si] = now;
+	s->busy_until[si] = t;
+	eventq_push(&s->q, t, EV_STREAM, (uint32_t)si);
+}
+
 /* Advance stream k of rank r from the current time until it is busy, blocked or done. */
 static void run(struct sim *s, int r, int k, double now)
 {
 	size_t si = (size_t)r * NSTREAMS + k;
-	const struct program *prog = &s->cfg.progs[rank_stage(s, r)];
 	for (;;) {
 		const struct instr *in = cur(s, r, k);
 		if (!in) {
@@ -238,6 +294,10 @@ static void run(struct sim *s, int r, int k, double now)
 		}
 		switch (in->kind) {
 		case INS_COMPUTE: {
+			if (s->fuse && k == STREAM_COMPUTE) {
+				run_fused(s, r, now);
+				return;
+			}
 			double dur = in->dur;
 			if (k == STREAM_COMPUTE && overlapping(s, r, STREAM_DP, now))
 				dur *= 1 + s->cfg.compute_slowdown;
@@ -245,14 +305,8 @@ static void run(struct sim *s, int r, int k, double now)
 				account_idle(s, r, now);
 				s->acc[(size_t)r * ACC_N + (in->cat == CAT_OPTIMIZER ? ACC_OPTIMIZER : ACC_COMPUTE)] += dur;
 			}
-			if (s->cfg.trace) {
-				double t = now, scale = in->dur > 0 ? dur / in->dur : 1;
-				for (uint32_t o = 0; o < in->op_count; o++) {
-					const struct op *op = &prog->ops[in->op_first + o];
-					trace_span(s, r, k, op->name, t, op->dur * scale);
-					t += op->dur * scale;
-				}
-			}
+			if (s->cfg.trace)
+				trace_segment(s, r, k, in, now, dur);
 			start_busy(s, r, k, now, dur, EV_STREAM, (uint32_t)si);
 			return;
 		}
@@ -282,6 +336,10 @@ static void run(struct sim *s, int r, int k, double now)
 			block(s, r, k, CAT_PP, in->arg);
 			return;
 		case INS_COLL: {
+			if (s->fuse && k == STREAM_COMPUTE && in->group == GROUP_TP && s->cfg.tp_sim == 1) {
+				run_fused(s, r, now);
+				return;
+			}
 			if (k == STREAM_COMPUTE)
 				account_idle(s, r, now);
 			s->coll_arrive[si] = now;

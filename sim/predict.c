@@ -24,11 +24,11 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 	memset(out, 0, sizeof *out);
 
 	struct build b;
-	int rc = build_programs(sc, hw, &b);
-	if (rc < 0)
-		return rc;
 	int all = opts && opts->all_ranks;
 	FILE *trace = opts ? opts->trace : NULL;
+	int rc = build_programs(sc, hw, trace != NULL, &b);
+	if (rc < 0)
+		return rc;
 	struct sim_config cfg = {
 		.progs = b.progs, .pp = par->pp, .dp_sim = all ? par->dp : 1, .tp_sim = all ? par->tp : 1,
 		.compute_slowdown = hw->overlap_compute_slowdown, .comm_slowdown = hw->overlap_comm_slowdown,

@@ -1,15 +1,17 @@
 /* program: append-only instruction lists per stream. Invariant: at most one segment is open, it is the last
- * instruction of STREAM_COMPUTE, and its dur is the in-order sum of the durs of its ops. */
+ * instruction of STREAM_COMPUTE, and its dur is the in-order sum of the times added to it (each the in-order
+ * sum of a run of its ops). */
 #include "sim/program.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include "util/xalloc.h"
 
-void program_init(struct program *p, int nslots)
+void program_init(struct program *p, int nslots, int keep_ops)
 {
 	memset(p, 0, sizeof *p);
 	p->nslots = nslots;
+	p->keep_ops = keep_ops;
 }
 
 void program_release(struct program *p)
@@ -28,11 +30,17 @@ static struct instr *push(struct program *p, enum stream_kind st)
 	}
 	struct instr *in = &p->ins[st][p->n[st]++];
 	memset(in, 0, sizeof *in);
+	if (st == STREAM_COMPUTE && p->unit_pending) {
+		in->flags |= INSF_UNIT_START;
+		p->unit_pending = 0;
+	}
 	return in;
 }
 
 static uint32_t push_op(struct program *p, const char *name, double dur, int layer, int mb)
 {
+	if (!p->keep_ops)
+		return 0;
 	if (p->nops == p->opcap) {
 		p->opcap = p->opcap ? 2 * p->opcap : 256;
 		p->ops = xrealloc(p->ops, p->opcap * sizeof *p->ops);
@@ -44,6 +52,12 @@ static uint32_t push_op(struct program *p, const char *name, double dur, int lay
 void program_flush(struct program *p)
 {
 	p->open = 0;
+}
+
+void program_unit_begin(struct program *p)
+{
+	program_flush(p);
+	p->unit_pending = 1;
 }
 
 void program_op(struct program *p, const char *name, double dur_s, enum cat cat, int layer, int mb)
@@ -59,9 +73,13 @@ void program_op(struct program *p, const char *name, double dur_s, enum cat cat,
 		p->open = 1;
 		p->open_cat = (uint8_t)cat;
 	}
-	struct instr *seg = &p->ins[STREAM_COMPUTE][p->n[STREAM_COMPUTE] - 1];
-	seg->op_count++;
-	seg->dur += dur_s;
+	if (p->keep_ops)
+		p->ins[STREAM_COMPUTE][p->n[STREAM_COMPUTE] - 1].op_count++;
+}
+
+void program_add_time(struct program *p, double dur_s)
+{
+	p->ins[STREAM_COMPUTE][p->n[STREAM_COMPUTE] - 1].dur += dur_s;
 }
 
 int program_record(struct program *p, enum stream_kind st)

@@ -30,8 +30,11 @@ enum cat { CAT_COMPUTE, CAT_TP, CAT_PP, CAT_DP, CAT_OPTIMIZER, CAT_N };
 enum group_kind { GROUP_TP, GROUP_DP };
 enum link_scope { LINK_INTRA, LINK_INTER, LINK_N };
 
+enum { INSF_UNIT_START = 1 };  /* first instruction of a micro-batch's forward or backward on the stage */
+
 struct instr {
 	uint8_t kind, cat, group, scope;
+	uint8_t flags;
 	int32_t arg;        /* RECORD/WAIT: event id; RECV/SEND: mailbox slot (at the receiver) */
 	int32_t dest;       /* SEND: destination stage */
 	uint32_t op_first;  /* COMPUTE: its ops in program.ops; COLL/SEND: the op that names it */
@@ -53,17 +56,25 @@ struct program {
 	size_t nops, opcap;
 	int nevents;        /* RECORD ids are 0..nevents-1 */
 	int nslots;         /* mailbox slots 0..nslots-1 */
+	int keep_ops;       /* record ops (names for a timeline); off, segments only keep their duration */
+	int unit_pending;   /* the next compute-stream instruction starts a unit */
 	int open;           /* an open COMPUTE segment on STREAM_COMPUTE */
 	uint8_t open_cat;
 	double open_dur;
 };
 
-void program_init(struct program *p, int nslots);
+/* keep_ops: record every op for timelines (costs memory on long schedules). */
+void program_init(struct program *p, int nslots, int keep_ops);
 void program_release(struct program *p);
-/* Append an op to the open compute segment (a new one if none is open or its category differs). */
+/* Note an op in the open compute segment (a new one if none is open or its category differs); its time is
+ * added separately with program_add_time, once per run of ops, so a segment's duration is the same sum
+ * whether ops are kept for a timeline or not. */
 void program_op(struct program *p, const char *name, double dur_s, enum cat cat, int layer, int mb);
+void program_add_time(struct program *p, double dur_s);
 /* Close the open compute segment. Every instruction below closes it first. */
 void program_flush(struct program *p);
+/* Start a micro-batch's forward or backward: closes the segment and flags the next compute-stream instruction. */
+void program_unit_begin(struct program *p);
 int program_record(struct program *p, enum stream_kind st);  /* returns the event id */
 void program_wait(struct program *p, enum stream_kind st, int ev, enum cat cat);
 void program_coll(struct program *p, enum stream_kind st, enum group_kind g, double dur_s, enum cat cat,
