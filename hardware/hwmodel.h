@@ -109,16 +109,25 @@ struct hwmodel {
 struct hwmodel *hwmodel_load(const char *name_or_path, int *err);
 struct hwmodel *hwmodel_load_string(const char *name, const char *text, int *err);
 void hwmodel_free(struct hwmodel *hw);
-/* NULL-terminated list of built-in preset names. */
+/* NULL-terminated list of built-in preset names, sorted; owned by the library (do not free). */
 const char *const *hwmodel_preset_names(void);
 /* The YAML text of a preset, or NULL. */
 const char *hwmodel_preset_text(const char *name);
+/* hwmodel_is_preset_name: s names a built-in preset rather than a file (no '/', no .yaml/.yml ending);
+ * it says nothing about whether that preset exists. */
+bool hwmodel_is_preset_name(const char *s);
+/* hwmodel_unknown_preset: prints "gpusim: [file:line:col: ]unknown hardware preset 'x' (did you mean 'y'?
+ * presets: a, b, c)" and returns GS_EINVAL; file NULL prints no position. */
+int hwmodel_unknown_preset(const char *file, int line, int col, const char *name);
 
-/* GEMM efficiency in (0, 1] for an m x n x k product in dtype dt: table (log2-trilinear, clamped) or model. */
+/* GEMM efficiency (achieved/peak, > 0; at most 1.5 as the loader allows) for an m x n x k product in dtype dt:
+ * the dtype's table (log2-trilinear, clamped at the edges) or the analytic model. */
 double hwmodel_gemm_eff(const struct hwmodel *hw, enum dtype dt, double m, double n, double k);
 /* Memory-bound kernel bandwidth in GB/s for a kernel that moves bytes. */
 double hwmodel_mem_gbps(const struct hwmodel *hw, double bytes);
-/* Time in us of one collective inside one scope, for a group of n ranks (n >= 2), per the lines/table. */
+/* Time in us of one collective inside one scope, for a group of n ranks (0 for n < 2): the table for exactly n
+ * when bytes lies in its range, else the fastest line that applies, else a ring formula from node.link_gbps
+ * (intra) or the network (inter); rules in docs/hardware-model.md. */
 double hwmodel_coll_us(const struct hwmodel *hw, enum coll_scope sc, enum coll_op op, int n, double bytes);
 /* busfactor(op, n) and steps(op, n) of the line formula. */
 double coll_busfactor(enum coll_op op, int n);

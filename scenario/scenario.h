@@ -90,7 +90,7 @@ int scenario_load_hardware(const struct scenario *s, struct hwmodel **out);
 /* Derived numbers, all per the whole model unless said otherwise (formulas: docs/scenario.md). */
 int scenario_num_microbatches(const struct scenario *s);  /* global_batch / (dp*micro_batch) */
 double scenario_params_per_layer(const struct scenario *s);
-double scenario_params_total(const struct scenario *s);  /* layers + embedding + head */
+double scenario_params_total(const struct scenario *s);  /* layers + embedding + head (+ final norm) */
 double scenario_params_embedding(const struct scenario *s);  /* input embedding + output head: 2*vocab*hidden */
 /* Model FLOPs for one step (fwd+bwd, no recompute): 6*N*tokens plus attention, used for MFU. */
 double scenario_model_flops(const struct scenario *s);

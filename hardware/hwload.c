@@ -1,0 +1,320 @@
+/* hwload: reads a gpusim-hw/1 YAML tree (docs/hardware-model.md) into struct hwmodel, with the same error
+ * quality as scenarios: unknown keys with did-you-mean, missing keys at their map, bad values at their place.
+ *
+ * Invariant: hwload_parse fills every field (a default where the schema has one) and gives every part a
+ * provenance string, the nearest `source:` up the tree or the file's own; it returns 0 only when the document
+ * raised no error, so a model that reaches the simulator has positive peaks, consistent tables with increasing
+ * axes and efficiencies in (0, 1.5]. */
+#include <stdio.h>
+#include <string.h>
+
+#include "hardware/hwmodel_internal.h"
+#include "util/gserr.h"
+#include "util/xalloc.h"
+#include "util/ydoc.h"
+
+#define EFF_MAX 1.5
+
+static const char *const top_keys[] = { "schema", "name", "description", "source", "meta", "gpu", "node",
+					"network", "collectives", "overlap", "cost", NULL };
+static const char *const gpu_keys[] = { "name", "sm_count", "memory_bytes", "hbm_gbps", "peak_tflops", "launch_us",
+					"memory_bound", "gemm", "attention", "source", NULL };
+static const char *const membound_keys[] = { "eff", "half_bytes", "source", NULL };
+static const char *const gemm_keys[] = { "model", "tables", "source", NULL };
+static const char *const gemm_model_keys[] = { "max_eff", "tile_m", "tile_n", "k_half", "source", NULL };
+static const char *const gemm_table_keys[] = { "dtype", "m", "n", "k", "eff", "source", NULL };
+static const char *const attn_keys[] = { "fwd_eff", "bwd_eff", "impl", "source", NULL };
+static const char *const node_keys[] = { "gpus", "fabric", "link_gbps", "source", NULL };
+static const char *const net_keys[] = { "nics", "nic_gbps", "latency_us", "oversubscription", "source", NULL };
+static const char *const scope_keys[] = { "all_reduce", "all_gather", "reduce_scatter", "broadcast", "send_recv",
+					  "all_to_all", "source", NULL };
+static const char *const op_keys[] = { "lines", "tables", "source", NULL };
+static const char *const line_keys[] = { "algo", "n", "alpha_us", "step_us", "bus_gbps", "max_bytes", NULL };
+static const char *const table_keys[] = { "n", "bytes", "time_us", NULL };
+static const char *const overlap_keys[] = { "compute_slowdown", "comm_slowdown", "source", NULL };
+static const char *const cost_keys[] = { "usd_per_gpu_hour", "source", NULL };
+static const char *const fabric_names[] = { "nvswitch", "nvlink", "pcie", NULL };
+static const char *const scope_names[] = { "intra", "inter", "source", NULL };
+
+/* dst = map's `source:` (cut to fit), else def. */
+static void read_source(struct ydoc *d, const struct ynode *map, char *dst, size_t size, const char *def)
+{
+	const struct ynode *v = ynode_get(map, "source");
+	if (v && ynode_kind(v) != YNODE_SCALAR) {
+		char got[32];
+		ydoc_error(d, v, "%s: expected a string, got %s", ynode_path(v), ynode_describe(v, got, sizeof got));
+	}
+	snprintf(dst, size, "%s", v && ynode_str(v) ? ynode_str(v) : def);
+}
+
+/* An efficiency in (0, EFF_MAX]. */
+static int read_eff(struct ydoc *d, const struct ynode *map, const char *key, unsigned flags, double *out)
+{
+	int rc = ydoc_double(d, map, key, flags | YD_POSITIVE, out);
+	if (rc == 1 && *out > EFF_MAX)
+		return ydoc_error(d, ynode_get(map, key), "%s.%s: must be in (0, %g], got %g", ynode_path(map), key,
+				  EFF_MAX, *out);
+	return rc;
+}
+
+/* A positive, strictly increasing axis. */
+static int read_axis(struct ydoc *d, const struct ynode *map, const char *key, double **out, int *n)
+{
+	int rc = ydoc_doubles(d, map, key, YD_REQUIRED | YD_POSITIVE, out, n);
+	if (rc != 1)
+		return rc;
+	const struct ynode *seq = ynode_get(map, key);
+	for (int i = 1; i < *n; i++)
+		if (!((*out)[i] > (*out)[i - 1]))
+			return ydoc_error(d, ynode_item(seq, i), "%s: values must increase (%g after %g)",
+					  ynode_path(seq), (*out)[i], (*out)[i - 1]);
+	return 1;
+}
+
+static void read_peaks(struct ydoc *d, const struct ynode *map, struct hw_gpu *g)
+{
+	const char *names[DT_COUNT + 1];
+	int found = 0;
+	for (int i = 0; i < DT_COUNT; i++)
+		names[i] = dtype_name((enum dtype)i);
+	names[DT_COUNT] = NULL;
+	ydoc_check_keys(d, map, names);
+	for (int i = 0; i < DT_COUNT; i++)
+		found += ydoc_double(d, map, names[i], YD_POSITIVE, &g->peak_tflops[i]) == 1;
+	if (map && !found && ydoc_errors(d) == 0)
+		ydoc_error(d, map, "gpu.peak_tflops: give the peak of at least one dtype (bf16: ...)");
+}
+
+static void read_gemm_table(struct ydoc *d, const struct ynode *t, struct hw_gpu *g, const char *def_source)
+{
+	const char *names[DT_COUNT + 1];
+	for (int i = 0; i < DT_COUNT; i++)
+		names[i] = dtype_name((enum dtype)i);
+	names[DT_COUNT] = NULL;
+	if (ynode_kind(t) != YNODE_MAP) {
+		char got[32];
+		ydoc_error(d, t, "%s: expected a mapping, got %s", ynode_path(t), ynode_describe(t, got, sizeof got));
+		return;
+	}
+	ydoc_check_keys(d, t, gemm_table_keys);
+	int dt;
+	if (ydoc_enum(d, t, "dtype", YD_REQUIRED, names, &dt) != 1)
+		return;
+	struct gemm_table *gt = &g->gemm[dt];
+	if (gt->present) {
+		ydoc_error(d, ynode_get(t, "dtype"), "%s.dtype: a second table for %s", ynode_path(t), names[dt]);
+		return;
+	}
+	gt->present = true;
+	read_source(d, t, gt->source, sizeof gt->source, def_source);
+	int ne = 0;
+	if (read_axis(d, t, "m", &gt->m, &gt->nm) != 1 || read_axis(d, t, "n", &gt->n, &gt->nn) != 1 ||
+	    read_axis(d, t, "k", &gt->k, &gt->nk) != 1 ||
+	    ydoc_doubles(d, t, "eff", YD_REQUIRED | YD_POSITIVE, &gt->eff, &ne) != 1)
+		return;
+	const struct ynode *effs = ynode_get(t, "eff");
+	if (ne != gt->nm * gt->nn * gt->nk) {
+		ydoc_error(d, effs, "%s: has %d values, expected len(m)*len(n)*len(k) = %d*%d*%d = %d",
+			   ynode_path(effs), ne, gt->nm, gt->nn, gt->nk, gt->nm * gt->nn * gt->nk);
+		return;
+	}
+	for (int i = 0; i < ne; i++)
+		if (gt->eff[i] > EFF_MAX) {
+			ydoc_error(d, ynode_item(effs, i), "%s[%d]: must be in (0, %g], got %g", ynode_path(effs), i,
+				   EFF_MAX, gt->eff[i]);
+			return;
+		}
+}
+
+static void read_gpu(struct ydoc *d, const struct ynode *gpu, struct hw_gpu *g, const char *file_source)
+{
+	const struct ynode *peaks = NULL, *mb = NULL, *gemm = NULL, *model = NULL, *tables = NULL, *attn = NULL;
+	ydoc_check_keys(d, gpu, gpu_keys);
+	read_source(d, gpu, g->source, sizeof g->source, file_source);
+	ydoc_string(d, gpu, "name", YD_REQUIRED, g->name, sizeof g->name);
+	ydoc_int(d, gpu, "sm_count", YD_REQUIRED | YD_POSITIVE, &g->sm_count);
+	ydoc_double(d, gpu, "memory_bytes", YD_REQUIRED | YD_POSITIVE, &g->memory_bytes);
+	ydoc_double(d, gpu, "hbm_gbps", YD_REQUIRED | YD_POSITIVE, &g->hbm_gbps);
+	if (ydoc_map(d, gpu, "peak_tflops", YD_REQUIRED, &peaks) == 1)
+		read_peaks(d, peaks, g);
+	ydoc_double(d, gpu, "launch_us", YD_REQUIRED | YD_NONNEG, &g->launch_us);
+
+	ydoc_map(d, gpu, "memory_bound", YD_REQUIRED, &mb);
+	ydoc_check_keys(d, mb, membound_keys);
+	read_eff(d, mb, "eff", YD_REQUIRED, &g->mem_eff);
+	ydoc_double(d, mb, "half_bytes", YD_NONNEG, &g->mem_half_bytes);
+
+	ydoc_map(d, gpu, "gemm", YD_REQUIRED, &gemm);
+	ydoc_check_keys(d, gemm, gemm_keys);
+	ydoc_map(d, gemm, "model", YD_REQUIRED, &model);
+	ydoc_check_keys(d, model, gemm_model_keys);
+	read_eff(d, model, "max_eff", YD_REQUIRED, &g->gemm_max_eff);
+	ydoc_int(d, model, "tile_m", YD_REQUIRED | YD_POSITIVE, &g->gemm_tile_m);
+	ydoc_int(d, model, "tile_n", YD_REQUIRED | YD_POSITIVE, &g->gemm_tile_n);
+	ydoc_double(d, model, "k_half", YD_NONNEG, &g->gemm_k_half);
+	if (ydoc_seq(d, gemm, "tables", 0, &tables) == 1) {
+		char src[128];
+		read_source(d, gemm, src, sizeof src, g->source);
+		for (int i = 0; i < ynode_len(tables); i++)
+			read_gemm_table(d, ynode_item(tables, i), g, src);
+	}
+
+	ydoc_map(d, gpu, "attention", YD_REQUIRED, &attn);
+	ydoc_check_keys(d, attn, attn_keys);
+	read_eff(d, attn, "fwd_eff", YD_REQUIRED, &g->attn_fwd_eff);
+	read_eff(d, attn, "bwd_eff", YD_REQUIRED, &g->attn_bwd_eff);
+	snprintf(g->attn_impl, sizeof g->attn_impl, "flash");
+	ydoc_string(d, attn, "impl", 0, g->attn_impl, sizeof g->attn_impl);
+}
+
+static void read_line(struct ydoc *d, const struct ynode *l, struct coll_line *cl)
+{
+	if (ynode_kind(l) != YNODE_MAP) {
+		char got[32];
+		ydoc_error(d, l, "%s: expected a mapping, got %s", ynode_path(l), ynode_describe(l, got, sizeof got));
+		return;
+	}
+	ydoc_check_keys(d, l, line_keys);
+	ydoc_string(d, l, "algo", YD_REQUIRED, cl->algo, sizeof cl->algo);
+	if (ydoc_int(d, l, "n", YD_NONNEG, &cl->n) == 1 && cl->n == 1)
+		ydoc_error(d, ynode_get(l, "n"), "%s.n: must be 0 (any group) or a group size >= 2", ynode_path(l));
+	ydoc_double(d, l, "alpha_us", YD_REQUIRED | YD_NONNEG, &cl->alpha_us);
+	ydoc_double(d, l, "step_us", YD_NONNEG, &cl->step_us);
+	ydoc_double(d, l, "bus_gbps", YD_REQUIRED | YD_POSITIVE, &cl->bus_gbps);
+	ydoc_double(d, l, "max_bytes", YD_NONNEG, &cl->max_bytes);
+}
+
+static void read_table(struct ydoc *d, const struct ynode *t, struct coll_model *cm, int index)
+{
+	struct coll_table *ct = &cm->tables[index];
+	if (ynode_kind(t) != YNODE_MAP) {
+		char got[32];
+		ydoc_error(d, t, "%s: expected a mapping, got %s", ynode_path(t), ynode_describe(t, got, sizeof got));
+		return;
+	}
+	ydoc_check_keys(d, t, table_keys);
+	if (ydoc_int(d, t, "n", YD_REQUIRED | YD_POSITIVE, &ct->n) == 1) {
+		if (ct->n < 2)
+			ydoc_error(d, ynode_get(t, "n"), "%s.n: a group has at least 2 ranks", ynode_path(t));
+		for (int i = 0; i < index; i++)
+			if (cm->tables[i].n == ct->n)
+				ydoc_error(d, ynode_get(t, "n"), "%s.n: a second table for groups of %d", ynode_path(t),
+					   ct->n);
+	}
+	int nt = 0;
+	if (read_axis(d, t, "bytes", &ct->bytes, &ct->npts) != 1 ||
+	    ydoc_doubles(d, t, "time_us", YD_REQUIRED | YD_POSITIVE, &ct->time_us, &nt) != 1)
+		return;
+	const struct ynode *times = ynode_get(t, "time_us");
+	if (nt != ct->npts)
+		ydoc_error(d, times, "%s: has %d values, bytes has %d", ynode_path(times), nt, ct->npts);
+	else if (ct->npts < 2)
+		ydoc_error(d, ynode_get(t, "bytes"), "%s.bytes: a table needs at least 2 sizes", ynode_path(t));
+}
+
+static void read_op(struct ydoc *d, const struct ynode *op, struct coll_model *cm, const char *def_source)
+{
+	const struct ynode *lines = NULL, *tables = NULL;
+	ydoc_check_keys(d, op, op_keys);
+	read_source(d, op, cm->source, sizeof cm->source, def_source);
+	if (ydoc_seq(d, op, "lines", 0, &lines) == 1 && ynode_len(lines) > 0) {
+		cm->nlines = ynode_len(lines);
+		cm->lines = xcalloc((size_t)cm->nlines, sizeof *cm->lines);
+		for (int i = 0; i < cm->nlines; i++)
+			read_line(d, ynode_item(lines, i), &cm->lines[i]);
+	}
+	if (ydoc_seq(d, op, "tables", 0, &tables) == 1 && ynode_len(tables) > 0) {
+		cm->ntables = ynode_len(tables);
+		cm->tables = xcalloc((size_t)cm->ntables, sizeof *cm->tables);
+		for (int i = 0; i < cm->ntables; i++)
+			read_table(d, ynode_item(tables, i), cm, i);
+	}
+	if (!cm->nlines && !cm->ntables && op)
+		ydoc_error(d, op, "%s: give at least one of lines or tables", ynode_path(op));
+}
+
+static void read_collectives(struct ydoc *d, const struct ynode *coll, struct hwmodel *hw, const char *def_source)
+{
+	char csrc[128];
+	ydoc_check_keys(d, coll, scope_names);
+	read_source(d, coll, csrc, sizeof csrc, def_source);
+	for (int sc = 0; sc < SCOPE_N; sc++) {
+		const struct ynode *scope = NULL;
+		char ssrc[128];
+		if (ydoc_map(d, coll, coll_scope_name((enum coll_scope)sc), 0, &scope) != 1)
+			continue;
+		ydoc_check_keys(d, scope, scope_keys);
+		read_source(d, scope, ssrc, sizeof ssrc, csrc);
+		for (int op = 0; op < COLL_NOPS; op++) {
+			const struct ynode *opmap = NULL;
+			if (ydoc_map(d, scope, coll_op_name((enum coll_op)op), 0, &opmap) == 1)
+				read_op(d, opmap, &hw->coll[sc][op], ssrc);
+		}
+	}
+}
+
+int hwload_parse(struct ydoc *d, struct hwmodel *hw)
+{
+	const struct ynode *root = ydoc_root(d), *gpu = NULL, *node = NULL, *net = NULL, *coll = NULL;
+	const struct ynode *overlap = NULL, *cost = NULL;
+	char schema[32], src[128], def_src[128], got[64];
+	int fabric = FABRIC_NVSWITCH;
+	if (ynode_kind(root) != YNODE_MAP)
+		return ydoc_error(d, root, "expected a gpusim-hw/1 hardware model (a mapping), got %s",
+				  ynode_describe(root, got, sizeof got));
+	ydoc_check_keys(d, root, top_keys);
+	if (ydoc_string(d, root, "schema", YD_REQUIRED, schema, sizeof schema) == 1 &&
+	    strcmp(schema, "gpusim-hw/1") != 0)
+		ydoc_error(d, ynode_get(root, "schema"), "schema: expected 'gpusim-hw/1', got '%s'", schema);
+	ydoc_string(d, root, "name", YD_REQUIRED, hw->name, sizeof hw->name);
+	for (int i = 0; i < 2; i++) {
+		const struct ynode *v = ynode_get(root, i ? "meta" : "description");
+		if (i == 0 && v && ynode_kind(v) != YNODE_SCALAR)
+			ydoc_error(d, v, "description: expected a string, got %s", ynode_describe(v, got, sizeof got));
+		if (i == 1 && v && ynode_kind(v) != YNODE_MAP)
+			ydoc_error(d, v, "meta: expected a mapping, got %s", ynode_describe(v, got, sizeof got));
+	}
+	snprintf(def_src, sizeof def_src, "unspecified: %s gives no source", ydoc_file(d));
+	read_source(d, root, src, sizeof src, def_src);
+
+	if (ydoc_map(d, root, "gpu", YD_REQUIRED, &gpu) == 1)
+		read_gpu(d, gpu, &hw->gpu, src);
+
+	ydoc_map(d, root, "node", YD_REQUIRED, &node);
+	ydoc_check_keys(d, node, node_keys);
+	read_source(d, node, hw->node.source, sizeof hw->node.source, src);
+	ydoc_int(d, node, "gpus", YD_REQUIRED | YD_POSITIVE, &hw->node.gpus);
+	ydoc_enum(d, node, "fabric", YD_REQUIRED, fabric_names, &fabric);
+	hw->node.fabric = (enum fabric)fabric;
+	ydoc_double(d, node, "link_gbps", YD_REQUIRED | YD_POSITIVE, &hw->node.link_gbps);
+
+	ydoc_map(d, root, "network", YD_REQUIRED, &net);
+	ydoc_check_keys(d, net, net_keys);
+	read_source(d, net, hw->net.source, sizeof hw->net.source, src);
+	ydoc_int(d, net, "nics", YD_REQUIRED | YD_POSITIVE, &hw->net.nics);
+	ydoc_double(d, net, "nic_gbps", YD_REQUIRED | YD_POSITIVE, &hw->net.nic_gbps);
+	ydoc_double(d, net, "latency_us", YD_REQUIRED | YD_NONNEG, &hw->net.latency_us);
+	hw->net.oversubscription = 1.0;
+	if (ydoc_double(d, net, "oversubscription", YD_POSITIVE, &hw->net.oversubscription) == 1 &&
+	    hw->net.oversubscription < 1.0)
+		ydoc_error(d, ynode_get(net, "oversubscription"), "network.oversubscription: must be >= 1, got %g",
+			   hw->net.oversubscription);
+
+	for (int sc = 0; sc < SCOPE_N; sc++)
+		for (int op = 0; op < COLL_NOPS; op++)
+			snprintf(hw->coll[sc][op].source, sizeof hw->coll[sc][op].source,
+				 "fallback: ring formula from %s", sc == SCOPE_INTRA ? "node.link_gbps" : "network");
+	if (ydoc_map(d, root, "collectives", 0, &coll) == 1)
+		read_collectives(d, coll, hw, src);
+
+	if (ydoc_map(d, root, "overlap", 0, &overlap) == 1) {
+		ydoc_check_keys(d, overlap, overlap_keys);
+		ydoc_double(d, overlap, "compute_slowdown", YD_NONNEG, &hw->overlap_compute_slowdown);
+		ydoc_double(d, overlap, "comm_slowdown", YD_NONNEG, &hw->overlap_comm_slowdown);
+	}
+	if (ydoc_map(d, root, "cost", 0, &cost) == 1) {
+		ydoc_check_keys(d, cost, cost_keys);
+		ydoc_double(d, cost, "usd_per_gpu_hour", YD_NONNEG, &hw->usd_per_gpu_hour);
+	}
+	return ydoc_errors(d) ? GS_EINVAL : 0;
+}

@@ -1,0 +1,300 @@
+/* hwmodel: the built-in presets (hardware/<name>.yaml embedded by cmake/embed.cmake), loading a model by preset name
+ * or path, and the lookups the simulator times work with: GEMM efficiency, memory-bound bandwidth, collective
+ * time. Formulas and lookup order: docs/hardware-model.md.
+ *
+ * Invariant: the lookups read only models that hwload_parse accepted (positive peaks, bandwidths and tile
+ * sizes, strictly increasing table axes), so they never divide by zero and always return a finite value. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hardware/hwmodel_internal.h"
+#include "util/diag.h"
+#include "util/gserr.h"
+#include "util/strsim.h"
+#include "util/xalloc.h"
+#include "util/ydoc.h"
+
+/* Defined in the generated presets.c (cmake/embed.cmake); the list ends with {NULL, NULL}. */
+struct hw_preset {
+	const char *name;
+	const char *text;
+};
+extern const struct hw_preset hw_presets[];
+
+#define HW_MAX_PRESETS 256
+
+/* NCCL's ring Simple latencies (src/graph/tuning.cc): base 8.4 us, per step 3.4 us over NVLink, 5.7 us over PCIe;
+ * used only by the fallback when a scope/op has no line that applies. */
+#define FALLBACK_BASE_US 8.4
+#define FALLBACK_NVLINK_STEP_US 3.4
+#define FALLBACK_PCIE_STEP_US 5.7
+
+static const char *const op_names[COLL_NOPS] = { "all_reduce", "all_gather", "reduce_scatter", "broadcast",
+						 "send_recv", "all_to_all" };
+
+const char *coll_op_name(enum coll_op op)
+{
+	return op >= 0 && op < COLL_NOPS ? op_names[op] : "?";
+}
+
+const char *coll_scope_name(enum coll_scope sc)
+{
+	return sc == SCOPE_INTRA ? "intra" : sc == SCOPE_INTER ? "inter" : "?";
+}
+
+const char *const *hwmodel_preset_names(void)
+{
+	/* The one mutable static of the library: a sorted cache of the generated const table, filled on the first
+	 * call and identical on every call after. */
+	static const char *names[HW_MAX_PRESETS + 1];
+	static int filled;
+	if (!filled) {
+		int n = 0;
+		for (const struct hw_preset *p = hw_presets; p->name && n < HW_MAX_PRESETS; p++) {
+			int i = n++;
+			while (i > 0 && strcmp(names[i - 1], p->name) > 0) {
+				names[i] = names[i - 1];
+				i--;
+			}
+			names[i] = p->name;
+		}
+		names[n] = NULL;
+		filled = 1;
+	}
+	return names;
+}
+
+const char *hwmodel_preset_text(const char *name)
+{
+	for (const struct hw_preset *p = hw_presets; p->name; p++)
+		if (strcmp(p->name, name) == 0)
+			return p->text;
+	return NULL;
+}
+
+bool hwmodel_is_preset_name(const char *s)
+{
+	size_t n = strlen(s);
+	if (strchr(s, '/'))
+		return false;
+	return !(n >= 5 && strcmp(s + n - 5, ".yaml") == 0) && !(n >= 4 && strcmp(s + n - 4, ".yml") == 0);
+}
+
+int hwmodel_unknown_preset(const char *file, int line, int col, const char *name)
+{
+	const char *const *names = hwmodel_preset_names();
+	char list[1024], hint[160] = "";
+	size_t used = 0;
+	list[0] = '\0';
+	for (const char *const *p = names; *p && used < sizeof list; p++)
+		used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", p == names ? "" : ", ", *p);
+	const char *s = strsim_suggest(name, names);
+	if (s)
+		snprintf(hint, sizeof hint, "did you mean '%s'? ", s);
+	if (!file)
+		line = col = 0;
+	return diag_error(file, line, col, "unknown hardware preset '%s' (%spresets: %s)", name, hint, list);
+}
+
+static struct hwmodel *load_doc(struct ydoc *d, const char *path, int *err)
+{
+	struct hwmodel *hw = xcalloc(1, sizeof *hw);
+	snprintf(hw->path, sizeof hw->path, "%s", path);
+	int rc = hwload_parse(d, hw);
+	ydoc_free(d);
+	if (err)
+		*err = rc;
+	if (rc != 0) {
+		hwmodel_free(hw);
+		return NULL;
+	}
+	return hw;
+}
+
+struct hwmodel *hwmodel_load_string(const char *name, const char *text, int *err)
+{
+	struct ydoc *d = ydoc_load_string(name, text, strlen(text), err);
+	return d ? load_doc(d, name, err) : NULL;
+}
+
+struct hwmodel *hwmodel_load(const char *name_or_path, int *err)
+{
+	if (hwmodel_is_preset_name(name_or_path)) {
+		const char *text = hwmodel_preset_text(name_or_path);
+		if (!text) {
+			int rc = hwmodel_unknown_preset(NULL, 0, 0, name_or_path);
+			if (err)
+				*err = rc;
+			return NULL;
+		}
+		char file[160];
+		snprintf(file, sizeof file, "hardware/%s.yaml", name_or_path);
+		return hwmodel_load_string(file, text, err);
+	}
+	struct ydoc *d = ydoc_load_file(name_or_path, err);
+	return d ? load_doc(d, name_or_path, err) : NULL;
+}
+
+void hwmodel_free(struct hwmodel *hw)
+{
+	if (!hw)
+		return;
+	for (int dt = 0; dt < DT_COUNT; dt++) {
+		struct gemm_table *t = &hw->gpu.gemm[dt];
+		free(t->m);
+		free(t->n);
+		free(t->k);
+		free(t->eff);
+	}
+	for (int sc = 0; sc < SCOPE_N; sc++) {
+		for (int op = 0; op < COLL_NOPS; op++) {
+			struct coll_model *cm = &hw->coll[sc][op];
+			for (int i = 0; i < cm->ntables; i++) {
+				free(cm->tables[i].bytes);
+				free(cm->tables[i].time_us);
+			}
+			free(cm->tables);
+			free(cm->lines);
+		}
+	}
+	free(hw);
+}
+
+/* Where x falls on axis a[0..n-1] in log2 space: *i and weight *w of a[*i + 1]; clamped at both ends. */
+static void axis_locate(const double *a, int n, double x, int *i, double *w)
+{
+	*i = 0;
+	*w = 0;
+	if (n < 2 || x <= a[0])
+		return;
+	if (x >= a[n - 1]) {
+		*i = n - 1;
+		return;
+	}
+	int j = 0;
+	while (j + 1 < n - 1 && a[j + 1] <= x)
+		j++;
+	*i = j;
+	*w = (log2(x) - log2(a[j])) / (log2(a[j + 1]) - log2(a[j]));
+}
+
+static double table_eff(const struct gemm_table *t, double m, double n, double k)
+{
+	int im, in, ik;
+	double wm, wn, wk, eff = 0;
+	axis_locate(t->m, t->nm, m, &im, &wm);
+	axis_locate(t->n, t->nn, n, &in, &wn);
+	axis_locate(t->k, t->nk, k, &ik, &wk);
+	for (int c = 0; c < 8; c++) {
+		int dm = c >> 2 & 1, dn = c >> 1 & 1, dk = c & 1;
+		double w = (dm ? wm : 1 - wm) * (dn ? wn : 1 - wn) * (dk ? wk : 1 - wk);
+		if (w == 0)
+			continue;
+		eff += w * t->eff[((im + dm) * t->nn + (in + dn)) * t->nk + (ik + dk)];
+	}
+	return eff;
+}
+
+double hwmodel_gemm_eff(const struct hwmodel *hw, enum dtype dt, double m, double n, double k)
+{
+	const struct hw_gpu *g = &hw->gpu;
+	m = fmax(m, 1);
+	n = fmax(n, 1);
+	k = fmax(k, 1);
+	if (dt >= 0 && dt < DT_COUNT && g->gemm[dt].present)
+		return table_eff(&g->gemm[dt], m, n, k);
+	double tiles = ceil(m / g->gemm_tile_m) * ceil(n / g->gemm_tile_n);
+	double waves = ceil(tiles / g->sm_count);
+	double wave_eff = tiles / (waves * g->sm_count);
+	return g->gemm_max_eff * wave_eff * k / (k + g->gemm_k_half);
+}
+
+double hwmodel_mem_gbps(const struct hwmodel *hw, double bytes)
+{
+	const struct hw_gpu *g = &hw->gpu;
+	if (!(bytes > 0) || g->mem_half_bytes == 0)
+		return g->hbm_gbps * g->mem_eff;
+	return g->hbm_gbps * g->mem_eff * bytes / (bytes + g->mem_half_bytes);
+}
+
+double coll_busfactor(enum coll_op op, int n)
+{
+	if (n < 2)
+		return 0;
+	switch (op) {
+	case COLL_ALL_REDUCE:
+		return 2.0 * (n - 1) / n;
+	case COLL_ALL_GATHER:
+	case COLL_REDUCE_SCATTER:
+	case COLL_ALL_TO_ALL:
+		return (double)(n - 1) / n;
+	default:
+		return 1.0;
+	}
+}
+
+double coll_steps(enum coll_op op, int n)
+{
+	if (n < 2)
+		return 0;
+	switch (op) {
+	case COLL_ALL_REDUCE:
+		return 2.0 * (n - 1);
+	case COLL_SEND_RECV:
+		return 1.0;
+	default:
+		return n - 1.0;
+	}
+}
+
+static double line_us(const struct coll_line *l, enum coll_op op, int n, double bytes)
+{
+	return l->alpha_us + l->step_us * coll_steps(op, n) + bytes * coll_busfactor(op, n) / (l->bus_gbps * 1e3);
+}
+
+/* Log-log interpolation of a table known to contain bytes in its range. */
+static double table_us(const struct coll_table *t, double bytes)
+{
+	int i = 0;
+	while (i + 2 < t->npts && t->bytes[i + 1] <= bytes)
+		i++;
+	double w = (log(bytes) - log(t->bytes[i])) / (log(t->bytes[i + 1]) - log(t->bytes[i]));
+	return exp(log(t->time_us[i]) + w * (log(t->time_us[i + 1]) - log(t->time_us[i])));
+}
+
+/* Ring over the scope's raw link: the node's per-GPU link inside a node; across nodes the GPU's share of the
+ * node's NICs, divided by the oversubscription, with the network latency per step. */
+static double fallback_us(const struct hwmodel *hw, enum coll_scope sc, enum coll_op op, int n, double bytes)
+{
+	struct coll_line l = { .alpha_us = FALLBACK_BASE_US };
+	if (sc == SCOPE_INTRA) {
+		l.step_us = hw->node.fabric == FABRIC_PCIE ? FALLBACK_PCIE_STEP_US : FALLBACK_NVLINK_STEP_US;
+		l.bus_gbps = hw->node.link_gbps;
+	} else {
+		l.step_us = hw->net.latency_us;
+		l.bus_gbps = hw->net.nic_gbps * hw->net.nics / hw->node.gpus / hw->net.oversubscription;
+	}
+	return line_us(&l, op, n, bytes);
+}
+
+double hwmodel_coll_us(const struct hwmodel *hw, enum coll_scope sc, enum coll_op op, int n, double bytes)
+{
+	if (n < 2 || sc < 0 || sc >= SCOPE_N || op < 0 || op >= COLL_NOPS)
+		return 0;
+	bytes = fmax(bytes, 0);
+	const struct coll_model *cm = &hw->coll[sc][op];
+	for (int i = 0; i < cm->ntables; i++) {
+		const struct coll_table *t = &cm->tables[i];
+		if (t->n == n && bytes >= t->bytes[0] && bytes <= t->bytes[t->npts - 1])
+			return table_us(t, bytes);
+	}
+	double best = INFINITY;
+	for (int i = 0; i < cm->nlines; i++) {
+		const struct coll_line *l = &cm->lines[i];
+		if ((l->n == 0 || l->n == n) && (l->max_bytes == 0 || bytes <= l->max_bytes))
+			best = fmin(best, line_us(l, op, n, bytes));
+	}
+	return isfinite(best) ? best : fallback_us(hw, sc, op, n, bytes);
+}

@@ -1,0 +1,52 @@
+/* derived: numbers computed from a loaded scenario (parameter counts, model FLOPs, micro-batch count), with the
+ * counting conventions of docs/scenario.md. They read only consistent scenarios (scenario_load's guarantee),
+ * so no division here can be by zero. All counts are doubles: a 1T-parameter model overflows no int. */
+#include "scenario/scenario.h"
+
+int scenario_num_microbatches(const struct scenario *s)
+{
+	return s->train.global_batch / (s->par.dp * s->train.micro_batch);
+}
+
+/* Transformer layer: Q and output projections h*h each, K and V h*(h*kv_heads/heads) each (GQA), MLP 2*h*f
+ * (gelu) or 3*h*f (swiglu: gate, up, down), two norm weight vectors of h. Biases are ignored. An MLP layer is the
+ * MLP block alone, without norms. */
+double scenario_params_per_layer(const struct scenario *s)
+{
+	const struct model_cfg *m = &s->model;
+	double h = m->hidden, f = m->ffn_hidden;
+	double mlp = (m->ffn == FFN_SWIGLU ? 3.0 : 2.0) * h * f;
+	if (m->type == MODEL_MLP)
+		return mlp;
+	double kv_dim = h * m->kv_heads / m->heads;
+	double attn = 2.0 * h * h + 2.0 * h * kv_dim;
+	return attn + mlp + 2.0 * h;
+}
+
+/* Input embedding and output head are counted separately (untied): 2*vocab*hidden. */
+double scenario_params_embedding(const struct scenario *s)
+{
+	return 2.0 * s->model.vocab * s->model.hidden;
+}
+
+/* Layers, embedding and head, and a transformer's final norm (hidden). For Llama-2-70B this gives 68,976,648,192,
+ * the count of the released checkpoint. */
+double scenario_params_total(const struct scenario *s)
+{
+	double final_norm = s->model.type == MODEL_TRANSFORMER ? s->model.hidden : 0;
+	return s->model.layers * scenario_params_per_layer(s) + scenario_params_embedding(s) + final_norm;
+}
+
+/* 6 FLOPs per parameter per token (2 forward, 4 backward) for the layers and the output head (the embedding
+ * lookup does no multiply), plus attention scores and values: 4*seq*hidden per token per layer forward (QK^T
+ * and AV, each 2*seq*hidden, the full square even when causal), times 3 for forward and backward. */
+double scenario_model_flops(const struct scenario *s)
+{
+	const struct model_cfg *m = &s->model;
+	double tokens = (double)s->train.global_batch * m->seq;
+	double h = m->hidden;
+	double flops = 6.0 * m->layers * scenario_params_per_layer(s) * tokens + 6.0 * m->vocab * h * tokens;
+	if (m->type == MODEL_TRANSFORMER)
+		flops += 3.0 * 4.0 * m->seq * h * m->layers * tokens;
+	return flops;
+}

@@ -1,0 +1,406 @@
+/* scenario: loads a scenario YAML (docs/scenario.md) into struct scenario and checks it.
+ *
+ * Two passes. The first reads every key with its type and sign checks, so one run reports every bad field.
+ * The second, run only when the first found nothing, checks how fields fit together (divisibility, gpus ==
+ * dp*tp*pp, schedule rules); by then every number is valid, so no error is a consequence of another. A
+ * scenario that comes back with 0 therefore satisfies every invariant scenario.h promises. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hardware/hwmodel.h"
+#include "scenario/scenario.h"
+#include "util/diag.h"
+#include "util/gserr.h"
+#include "util/ydoc.h"
+
+static const char *const top_keys[] = { "name", "description", "model", "training", "parallel", "hardware", NULL };
+static const char *const model_keys[] = { "name", "type", "layers", "hidden", "heads", "kv_heads", "ffn",
+					  "ffn_hidden", "seq", "vocab", "dtype", "flash_attention", "causal", NULL };
+static const char *const train_keys[] = { "global_batch", "micro_batch", "optimizer", "master_weights",
+					  "grad_dtype", "recompute", NULL };
+static const char *const par_keys[] = { "gpus", "tp", "pp", "dp", "schedule", "virtual_stages",
+					"dp_bucket_bytes", "dp_overlap", NULL };
+
+/* In enum order (scenario.h). */
+static const char *const dtype_names[] = { "fp32", "tf32", "bf16", "fp16", "fp8", NULL };
+static const char *const type_names[] = { "transformer", "mlp", NULL };
+static const char *const ffn_names[] = { "gelu", "swiglu", NULL };
+static const char *const sched_names[] = { "gpipe", "1f1b", "interleaved", NULL };
+static const char *const opt_names[] = { "adam", "sgd", NULL };
+static const char *const recompute_names[] = { "none", "full", "selective", NULL };
+
+/* What the second pass needs to know about the file besides the values: which optional keys were given. */
+struct seen {
+	const struct ynode *root, *model, *train, *par;
+	bool dp, gpus, vstages;
+};
+
+const char *dtype_name(enum dtype dt)
+{
+	return dt >= 0 && dt < DT_COUNT ? dtype_names[dt] : "?";
+}
+
+int dtype_parse(const char *s, enum dtype *out)
+{
+	for (int i = 0; i < DT_COUNT; i++)
+		if (strcmp(s, dtype_names[i]) == 0)
+			return *out = (enum dtype)i, 0;
+	return GS_EINVAL;
+}
+
+int dtype_bytes(enum dtype dt)
+{
+	switch (dt) {
+	case DT_FP8:
+		return 1;
+	case DT_BF16:
+	case DT_FP16:
+		return 2;
+	default:
+		return 4;
+	}
+}
+
+/* The file name without folder and .yaml/.yml, into buf. */
+static void file_stem(const char *path, char *buf, size_t size)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	size_t n = strlen(base);
+	if (n > 5 && strcmp(base + n - 5, ".yaml") == 0)
+		n -= 5;
+	else if (n > 4 && strcmp(base + n - 4, ".yml") == 0)
+		n -= 4;
+	if (n >= size)
+		n = size - 1;
+	memcpy(buf, base, n);
+	buf[n] = '\0';
+}
+
+static int enum_get(struct ydoc *d, const struct ynode *map, const char *key, const char *const *names, int *field)
+{
+	return ydoc_enum(d, map, key, 0, names, field);
+}
+
+static void read_model(struct ydoc *d, const struct ynode *m, struct scenario *s)
+{
+	struct model_cfg *mc = &s->model;
+	int type = MODEL_TRANSFORMER, ffn = FFN_GELU, dt = DT_BF16;
+	ydoc_check_keys(d, m, model_keys);
+	snprintf(mc->name, sizeof mc->name, "%.63s", s->name);
+	ydoc_string(d, m, "name", 0, mc->name, sizeof mc->name);
+	enum_get(d, m, "type", type_names, &type);
+	mc->type = (enum model_type)type;
+	ydoc_int(d, m, "layers", YD_REQUIRED | YD_POSITIVE, &mc->layers);
+	ydoc_int(d, m, "hidden", YD_REQUIRED | YD_POSITIVE, &mc->hidden);
+	if (mc->type == MODEL_TRANSFORMER) {
+		ydoc_int(d, m, "heads", YD_REQUIRED | YD_POSITIVE, &mc->heads);
+		mc->kv_heads = mc->heads;
+		ydoc_int(d, m, "kv_heads", YD_POSITIVE, &mc->kv_heads);
+		ydoc_int(d, m, "seq", YD_REQUIRED | YD_POSITIVE, &mc->seq);
+	} else {
+		static const char *const attn_only[] = { "heads", "kv_heads", "flash_attention", "causal" };
+		for (int i = 0; i < 4; i++) {
+			const struct ynode *v = ynode_get(m, attn_only[i]);
+			if (v)
+				ydoc_error(d, v, "model.%s: only for transformer models (an mlp has no attention)",
+					   attn_only[i]);
+		}
+		mc->seq = 1;
+		if (ydoc_int(d, m, "seq", YD_POSITIVE, &mc->seq) == 1 && mc->seq != 1)
+			ydoc_error(d, ynode_get(m, "seq"),
+				   "model.seq: an mlp takes one token per sample, so seq must be 1 (or left out)");
+	}
+	enum_get(d, m, "ffn", ffn_names, &ffn);
+	mc->ffn = (enum ffn_type)ffn;
+	mc->ffn_hidden = 0;
+	ydoc_int(d, m, "ffn_hidden", YD_POSITIVE, &mc->ffn_hidden);
+	mc->vocab = 0;
+	ydoc_int(d, m, "vocab", YD_NONNEG, &mc->vocab);
+	enum_get(d, m, "dtype", dtype_names, &dt);
+	mc->dtype = (enum dtype)dt;
+	mc->flash_attention = mc->causal = true;
+	ydoc_bool(d, m, "flash_attention", 0, &mc->flash_attention);
+	ydoc_bool(d, m, "causal", 0, &mc->causal);
+	if (mc->type == MODEL_MLP)
+		mc->heads = mc->kv_heads = 0, mc->flash_attention = mc->causal = false;
+}
+
+static void read_training(struct ydoc *d, const struct ynode *t, struct scenario *s)
+{
+	struct train_cfg *tc = &s->train;
+	int opt = OPT_ADAM, master = DT_FP32, grad = -1, rec = RECOMPUTE_NONE;
+	ydoc_check_keys(d, t, train_keys);
+	ydoc_int(d, t, "global_batch", YD_REQUIRED | YD_POSITIVE, &tc->global_batch);
+	ydoc_int(d, t, "micro_batch", YD_REQUIRED | YD_POSITIVE, &tc->micro_batch);
+	enum_get(d, t, "optimizer", opt_names, &opt);
+	tc->optimizer = (enum optimizer)opt;
+	enum_get(d, t, "master_weights", dtype_names, &master);
+	tc->master_dtype = (enum dtype)master;
+	enum_get(d, t, "grad_dtype", dtype_names, &grad);
+	tc->grad_dtype = grad < 0 ? s->model.dtype : (enum dtype)grad;
+	enum_get(d, t, "recompute", recompute_names, &rec);
+	tc->recompute = (enum recompute)rec;
+}
+
+static void read_parallel(struct ydoc *d, const struct ynode *p, struct scenario *s, struct seen *seen)
+{
+	struct parallel_cfg *pc = &s->par;
+	int sched = SCHED_1F1B;
+	ydoc_check_keys(d, p, par_keys);
+	pc->tp = pc->pp = 1;
+	pc->dp = pc->gpus = 0;
+	ydoc_int(d, p, "tp", YD_POSITIVE, &pc->tp);
+	ydoc_int(d, p, "pp", YD_POSITIVE, &pc->pp);
+	seen->dp = ydoc_int(d, p, "dp", YD_POSITIVE, &pc->dp) == 1;
+	seen->gpus = ydoc_int(d, p, "gpus", YD_POSITIVE, &pc->gpus) == 1;
+	enum_get(d, p, "schedule", sched_names, &sched);
+	pc->schedule = (enum schedule)sched;
+	pc->virtual_stages = pc->schedule == SCHED_INTERLEAVED ? 2 : 1;
+	seen->vstages = ydoc_int(d, p, "virtual_stages", YD_POSITIVE, &pc->virtual_stages) == 1;
+	if (seen->vstages && pc->schedule != SCHED_INTERLEAVED)
+		ydoc_error(d, ynode_get(p, "virtual_stages"),
+			   "parallel.virtual_stages: only with schedule: interleaved (schedule is %s)",
+			   sched_names[pc->schedule]);
+	pc->dp_bucket_bytes = 25e6;
+	ydoc_double(d, p, "dp_bucket_bytes", YD_POSITIVE, &pc->dp_bucket_bytes);
+	pc->dp_overlap = true;
+	ydoc_bool(d, p, "dp_overlap", 0, &pc->dp_overlap);
+}
+
+/* A preset name stays as is; a relative path is taken from the scenario's folder. */
+static void read_hardware(struct ydoc *d, const struct ynode *root, const struct scenario_overrides *ov,
+			  struct scenario *s)
+{
+	char value[512];
+	if (ov && ov->hardware) {
+		ydoc_string(d, root, "hardware", 0, value, sizeof value); /* still checked for its type */
+		if (snprintf(s->hardware, sizeof s->hardware, "%s", ov->hardware) >= (int)sizeof s->hardware)
+			ydoc_error_at(d, 0, 0, "--hw: name too long (at most %zu characters)", sizeof s->hardware - 1);
+		s->hardware_line = s->hardware_col = 0;
+		return;
+	}
+	if (ydoc_string(d, root, "hardware", YD_REQUIRED, value, sizeof value) != 1)
+		return;
+	const struct ynode *v = ynode_get(root, "hardware");
+	s->hardware_line = ynode_line(v);
+	s->hardware_col = ynode_col(v);
+	const char *slash = strrchr(s->path, '/');
+	if (!value[0]) {
+		ydoc_error(d, v, "hardware: expected a preset name or a file, got an empty string");
+	} else if (hwmodel_is_preset_name(value) || value[0] == '/' || !slash) {
+		snprintf(s->hardware, sizeof s->hardware, "%s", value);
+	} else {
+		int dirlen = (int)(slash - s->path);
+		if (snprintf(s->hardware, sizeof s->hardware, "%.*s/%s", dirlen, s->path, value) >=
+		    (int)sizeof s->hardware)
+			ydoc_error(d, v, "hardware: path too long");
+	}
+}
+
+static const struct ynode *at(const struct ynode *map, const char *key)
+{
+	const struct ynode *v = ynode_get(map, key);
+	return v ? v : map;
+}
+
+/* Derives gpus/dp (overrides first) and checks it; 0 or GS_EINVAL. */
+static int derive_layout(struct ydoc *d, const struct seen *seen, const struct scenario_overrides *ov,
+			 struct scenario *s)
+{
+	struct parallel_cfg *pc = &s->par;
+	long long mp = (long long)pc->tp * pc->pp;
+	const struct ynode *pmap = seen->par ? seen->par : seen->root;
+	if (ov && ov->gpus > 0) {
+		if (ov->gpus % mp != 0)
+			return ydoc_error(d, pmap, "--gpus %d is not a multiple of tp*pp = %d*%d = %lld", ov->gpus,
+					  pc->tp, pc->pp, mp);
+		pc->gpus = ov->gpus;
+		pc->dp = (int)(ov->gpus / mp);
+		return 0;
+	}
+	if (seen->gpus && seen->dp) {
+		if ((long long)pc->dp * mp != pc->gpus)
+			return ydoc_error(d, ynode_get(pmap, "gpus"),
+					  "parallel.gpus (%d) must equal dp*tp*pp = %d*%d*%d = %lld", pc->gpus, pc->dp,
+					  pc->tp, pc->pp, pc->dp * mp);
+		return 0;
+	}
+	if (seen->gpus) {
+		if (pc->gpus % mp != 0)
+			return ydoc_error(d, ynode_get(pmap, "gpus"),
+					  "parallel.gpus (%d) is not a multiple of tp*pp = %d*%d = %lld", pc->gpus,
+					  pc->tp, pc->pp, mp);
+		pc->dp = (int)(pc->gpus / mp);
+		return 0;
+	}
+	if (seen->dp) {
+		if (pc->dp * mp > INT_MAX)
+			return ydoc_error(d, ynode_get(pmap, "dp"), "parallel.dp: dp*tp*pp is too large");
+		pc->gpus = (int)(pc->dp * mp);
+		return 0;
+	}
+	return ydoc_error(d, pmap, "missing required key 'parallel.gpus' (or give 'parallel.dp')");
+}
+
+static void check_divides(struct ydoc *d, const struct ynode *where, const char *what, int by, const char *of,
+			  int value)
+{
+	if (value % by != 0)
+		ydoc_error(d, where, "%s (%d) does not divide %s (%d)", what, by, of, value);
+}
+
+static void check_consistency(struct ydoc *d, const struct seen *seen, const struct scenario_overrides *ov,
+			      struct scenario *s)
+{
+	const struct model_cfg *mc = &s->model;
+	struct parallel_cfg *pc = &s->par;
+	const struct ynode *m = seen->model, *p = seen->par ? seen->par : seen->root, *t = seen->train;
+	if (mc->type == MODEL_TRANSFORMER) {
+		check_divides(d, at(m, "heads"), "model.heads", mc->heads, "model.hidden", mc->hidden);
+		check_divides(d, at(m, "kv_heads"), "model.kv_heads", mc->kv_heads, "model.heads", mc->heads);
+		check_divides(d, at(p, "tp"), "parallel.tp", pc->tp, "model.heads", mc->heads);
+		check_divides(d, at(p, "tp"), "parallel.tp", pc->tp, "model.kv_heads", mc->kv_heads);
+	}
+	check_divides(d, at(p, "tp"), "parallel.tp", pc->tp, "model.hidden", mc->hidden);
+	check_divides(d, at(p, "tp"), "parallel.tp", pc->tp, "model.ffn_hidden", mc->ffn_hidden);
+	if (s->train.master_dtype != DT_FP32 && s->train.master_dtype != mc->dtype)
+		ydoc_error(d, at(t, "master_weights"),
+			   "training.master_weights: must be fp32 or the model dtype (%s), got %s",
+			   dtype_name(mc->dtype), dtype_name(s->train.master_dtype));
+	if (s->train.grad_dtype != DT_FP32 && s->train.grad_dtype != mc->dtype)
+		ydoc_error(d, at(t, "grad_dtype"), "training.grad_dtype: must be fp32 or the model dtype (%s), got %s",
+			   dtype_name(mc->dtype), dtype_name(s->train.grad_dtype));
+	if (pc->schedule == SCHED_INTERLEAVED && pc->pp < 2) {
+		ydoc_error(d, at(p, "schedule"), "parallel.schedule: interleaved needs pp >= 2 (pp is %d)", pc->pp);
+		return;
+	}
+	long long stages = (long long)pc->pp * pc->virtual_stages;
+	if (mc->layers % stages != 0) {
+		if (pc->virtual_stages > 1)
+			ydoc_error(d, at(m, "layers"),
+				   "model.layers (%d) is not divisible by pp*virtual_stages = %d*%d = %lld",
+				   mc->layers, pc->pp, pc->virtual_stages, stages);
+		else
+			ydoc_error(d, at(m, "layers"), "model.layers (%d) is not divisible by parallel.pp (%d)",
+				   mc->layers, pc->pp);
+	}
+	if (derive_layout(d, seen, ov, s) != 0)
+		return;
+	long long per_step = (long long)pc->dp * s->train.micro_batch;
+	if (s->train.global_batch % per_step != 0) {
+		ydoc_error(d, at(t, "global_batch"),
+			   "training.global_batch (%d) is not a multiple of dp*micro_batch = %d*%d = %lld",
+			   s->train.global_batch, pc->dp, s->train.micro_batch, per_step);
+		return;
+	}
+	long long mb = s->train.global_batch / per_step;
+	if (pc->schedule == SCHED_INTERLEAVED && mb % pc->pp != 0)
+		ydoc_error(d, at(p, "schedule"),
+			   "parallel.schedule: interleaved needs the number of micro-batches (%lld = global_batch/"
+			   "(dp*micro_batch)) to be a multiple of pp (%d)", mb, pc->pp);
+}
+
+static int load(struct ydoc *d, const struct scenario_overrides *ov, struct scenario *s)
+{
+	struct seen seen = { 0 };
+	const struct ynode *root = ydoc_root(d);
+	char got[96];
+	if (ynode_kind(root) != YNODE_MAP)
+		return ydoc_error(d, root, "expected a mapping of scenario keys (name, model, training, parallel, "
+				  "hardware), got %s", ynode_describe(root, got, sizeof got));
+	seen.root = root;
+	ydoc_check_keys(d, root, top_keys);
+	ydoc_string(d, root, "name", 0, s->name, sizeof s->name);
+	ydoc_map(d, root, "model", YD_REQUIRED, &seen.model);
+	ydoc_map(d, root, "training", YD_REQUIRED, &seen.train);
+	ydoc_map(d, root, "parallel", 0, &seen.par);
+	/* model first: training defaults (grad_dtype) depend on its dtype */
+	if (seen.model)
+		read_model(d, seen.model, s);
+	if (seen.train)
+		read_training(d, seen.train, s);
+	read_parallel(d, seen.par, s, &seen);
+	read_hardware(d, root, ov, s);
+	if (ydoc_errors(d) == 0 && seen.model) {
+		struct model_cfg *mc = &s->model;
+		if (mc->ffn_hidden == 0) {
+			long long f = mc->ffn == FFN_GELU ? 4LL * mc->hidden : (8LL * mc->hidden + 2) / 3;
+			if (mc->ffn == FFN_SWIGLU)
+				f = (f + 255) / 256 * 256;
+			if (f > INT_MAX)
+				return ydoc_error(d, ynode_get(seen.model, "hidden"),
+						  "model.hidden: too large for the default ffn_hidden");
+			mc->ffn_hidden = (int)f;
+		}
+		check_consistency(d, &seen, ov, s);
+	}
+	return ydoc_errors(d) ? GS_EINVAL : 0;
+}
+
+static void scenario_init(struct scenario *s, const char *path)
+{
+	memset(s, 0, sizeof *s);
+	snprintf(s->path, sizeof s->path, "%s", path);
+	file_stem(path, s->name, sizeof s->name);
+	s->model.dtype = DT_BF16;
+	s->train.master_dtype = DT_FP32;
+	s->train.grad_dtype = DT_BF16;
+}
+
+int scenario_load_string(const char *name, const char *text, const struct scenario_overrides *ov,
+			 struct scenario *out)
+{
+	int err;
+	scenario_init(out, name);
+	struct ydoc *d = ydoc_load_string(name, text, strlen(text), &err);
+	if (!d)
+		return err;
+	err = load(d, ov, out);
+	ydoc_free(d);
+	return err;
+}
+
+int scenario_load(const char *path, const struct scenario_overrides *ov, struct scenario *out)
+{
+	int err;
+	scenario_init(out, path);
+	struct ydoc *d = ydoc_load_file(path, &err);
+	if (!d)
+		return err;
+	err = load(d, ov, out);
+	ydoc_free(d);
+	return err;
+}
+
+int scenario_load_hardware(const struct scenario *s, struct hwmodel **out)
+{
+	const char *file = s->hardware_line > 0 ? s->path : NULL;
+	int line = s->hardware_line, col = s->hardware_col, err = 0;
+	*out = NULL;
+	if (hwmodel_is_preset_name(s->hardware)) {
+		if (!hwmodel_preset_text(s->hardware))
+			return hwmodel_unknown_preset(file, line, col, s->hardware);
+	} else {
+		FILE *f = fopen(s->hardware, "rb");
+		if (!f) {
+			diag_error(file, line, col, "cannot read hardware file '%s': %s", s->hardware, strerror(errno));
+			return GS_EENV;
+		}
+		fclose(f);
+	}
+	struct hwmodel *hw = hwmodel_load(s->hardware, &err);
+	if (!hw)
+		return err ? err : GS_EINVAL;
+	enum dtype dt = s->model.dtype;
+	if (!(hw->gpu.peak_tflops[dt] > 0)) {
+		diag_error(file, line, col, "hardware '%s' has no %s peak (gpu.peak_tflops.%s), so model.dtype %s "
+			   "cannot run on it", hw->name, dtype_name(dt), dtype_name(dt), dtype_name(dt));
+		hwmodel_free(hw);
+		return GS_EINVAL;
+	}
+	*out = hw;
+	return 0;
+}

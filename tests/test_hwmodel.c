@@ -1,0 +1,328 @@
+/* test_hwmodel: lookups checked against numbers derived by hand (a 2x2x2 GEMM table at log2 midpoints, the
+ * analytic wave model, the memory ramp, collective lines, a log-log table, the ring fallback), the loader's
+ * errors, and that every built-in preset loads, is named after its file and carries provenance. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "hardware/hwmodel.h"
+#include "util/gserr.h"
+
+static FILE *cap_file;
+static int cap_saved = -1;
+static char cap_buf[8192];
+
+static void cap_begin(void)
+{
+	fflush(stderr);
+	cap_file = tmpfile();
+	cap_saved = dup(2);
+	dup2(fileno(cap_file), 2);
+}
+
+static const char *cap_end(void)
+{
+	fflush(stderr);
+	dup2(cap_saved, 2);
+	close(cap_saved);
+	rewind(cap_file);
+	size_t n = fread(cap_buf, 1, sizeof cap_buf - 1, cap_file);
+	cap_buf[n] = '\0';
+	fclose(cap_file);
+	return cap_buf;
+}
+
+/* A small model whose numbers are easy to follow. eff[(im*2 + in)*2 + ik] = 0.1*(1 + 4*im + 2*in + ik). */
+#define HW_HEAD \
+	"schema: gpusim-hw/1\n" \
+	"name: toy\n" \
+	"gpu:\n" \
+	"  name: toy gpu\n" \
+	"  sm_count: 4\n" \
+	"  memory_bytes: 1e9\n" \
+	"  hbm_gbps: 1000\n" \
+	"  peak_tflops: {bf16: 100, fp32: 10}\n" \
+	"  launch_us: 1\n" \
+	"  memory_bound: {eff: 0.8, half_bytes: 1e6}\n" \
+	"  gemm:\n" \
+	"    model: {max_eff: 0.8, tile_m: 128, tile_n: 128, k_half: 256}\n" \
+	"    tables:\n" \
+	"      - dtype: bf16\n" \
+	"        m: [128, 512]\n" \
+	"        n: [128, 512]\n" \
+	"        k: [128, 512]\n" \
+	"        eff: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]\n" \
+	"        source: \"measured: toy\"\n" \
+	"  attention: {fwd_eff: 0.5, bwd_eff: 0.4}\n" \
+	"node: {gpus: 8, fabric: nvswitch, link_gbps: 100}\n" \
+	"network: {nics: 4, nic_gbps: 50, latency_us: 5, oversubscription: 2}\n"
+
+#define HW_COLL \
+	"collectives:\n" \
+	"  intra:\n" \
+	"    all_reduce:\n" \
+	"      source: \"measured: toy lines\"\n" \
+	"      lines:\n" \
+	"        - {algo: ring, alpha_us: 10, step_us: 1, bus_gbps: 100}\n" \
+	"        - {algo: quad, n: 4, alpha_us: 2, bus_gbps: 50}\n" \
+	"        - {algo: tiny, alpha_us: 1, bus_gbps: 1, max_bytes: 1000}\n" \
+	"      tables:\n" \
+	"        - {n: 2, bytes: [1000, 100000], time_us: [10, 1000]}\n"
+
+static struct hwmodel *toy(void)
+{
+	int err = -99;
+	struct hwmodel *hw = hwmodel_load_string("toy.yaml", HW_HEAD HW_COLL, &err);
+	CHECK(hw != NULL);
+	CHECK_INT(err, 0);
+	return hw;
+}
+
+static void test_fields(void)
+{
+	struct hwmodel *hw = toy();
+	if (!hw)
+		return;
+	CHECK_STR(hw->name, "toy");
+	CHECK_STR(hw->path, "toy.yaml");
+	CHECK_INT(hw->gpu.sm_count, 4);
+	CHECK_NEAR(hw->gpu.peak_tflops[DT_BF16], 100, 1e-15);
+	CHECK_NEAR(hw->gpu.peak_tflops[DT_FP8], 0, 1e-15); /* not given: unsupported */
+	CHECK_STR(hw->gpu.attn_impl, "flash");             /* default */
+	CHECK_STR(hw->gpu.gemm[DT_BF16].source, "measured: toy");
+	CHECK_STR(hw->gpu.source, "unspecified: toy.yaml gives no source");
+	CHECK_INT(hw->node.fabric, FABRIC_NVSWITCH);
+	CHECK_NEAR(hw->net.oversubscription, 2, 1e-15);
+	CHECK_STR(hw->coll[SCOPE_INTRA][COLL_ALL_REDUCE].source, "measured: toy lines");
+	CHECK_STR(hw->coll[SCOPE_INTRA][COLL_ALL_GATHER].source, "fallback: ring formula from node.link_gbps");
+	CHECK_STR(hw->coll[SCOPE_INTER][COLL_ALL_REDUCE].source, "fallback: ring formula from network");
+	CHECK_NEAR(hw->overlap_compute_slowdown, 0, 1e-15);
+	CHECK_NEAR(hw->usd_per_gpu_hour, 0, 1e-15);
+	hwmodel_free(hw);
+}
+
+static void test_gemm(void)
+{
+	struct hwmodel *hw = toy();
+	if (!hw)
+		return;
+	/* corners */
+	CHECK_NEAR(hwmodel_gemm_eff(hw, DT_BF16, 128, 128, 128), 0.1, 1e-12);
+	CHECK_NEAR(hwmodel_gemm_eff(hw, DT_BF16, 512, 512, 512), 0.8, 1e-12);
+	/* 256 is the log2 midpoint of 128 and 512 on every axis: the mean of the 8 corners, 0.45 */
+	CHECK_NEAR(hwmodel_gemm_eff(hw, DT_BF16, 256, 256, 256), 0.45, 1e-12);
+	/* a quarter of the way in log2 along m only: 0.1 + 0.25*(0.5 - 0.1) = 0.2 */
+	CHECK_NEAR(hwmodel_gemm_eff(hw, DT_BF16, 128 * sqrt(2.0), 128, 128), 0.2, 1e-12);
+	/* clamped outside the grid: m beyond 512 reads the m = 512 plane, below 128 the m = 128 plane */
+	CHECK_NEAR(hwmodel_gemm_eff(hw, DT_BF16, 4096, 128, 128), 0.5, 1e-12);
+	CHECK_NEAR(hwmodel_gemm_eff(hw, DT_BF16, 16, 64, 1), 0.1, 1e-12);
+	/* analytic model for fp32 (no table): m 256, n 384 -> 2*3 = 6 tiles on 4 SMs = 2 waves, wave_eff 6/8;
+	 * k = k_half -> 1/2; 0.8 * 0.75 * 0.5 = 0.3 */
+	CHECK_NEAR(hwmodel_gemm_eff(hw, DT_FP32, 256, 384, 256), 0.3, 1e-12);
+	/* 4 tiles fill 4 SMs: 0.8 * 1 * 768/1024 = 0.6 */
+	CHECK_NEAR(hwmodel_gemm_eff(hw, DT_FP32, 256, 256, 768), 0.6, 1e-12);
+	hwmodel_free(hw);
+}
+
+static void test_mem(void)
+{
+	struct hwmodel *hw = toy();
+	if (!hw)
+		return;
+	CHECK_NEAR(hwmodel_mem_gbps(hw, 1e6), 400, 1e-12); /* 1000*0.8*1e6/(1e6+1e6) */
+	CHECK_NEAR(hwmodel_mem_gbps(hw, 3e6), 600, 1e-12); /* 1000*0.8*3/4 */
+	CHECK_NEAR(hwmodel_mem_gbps(hw, 0), 800, 1e-12);
+	hwmodel_free(hw);
+}
+
+static void test_coll(void)
+{
+	struct hwmodel *hw = toy();
+	if (!hw)
+		return;
+	CHECK_NEAR(coll_busfactor(COLL_ALL_REDUCE, 8), 1.75, 1e-15);
+	CHECK_NEAR(coll_busfactor(COLL_ALL_GATHER, 4), 0.75, 1e-15);
+	CHECK_NEAR(coll_busfactor(COLL_SEND_RECV, 2), 1, 1e-15);
+	CHECK_NEAR(coll_steps(COLL_ALL_REDUCE, 8), 14, 1e-15);
+	CHECK_NEAR(coll_steps(COLL_BROADCAST, 8), 7, 1e-15);
+	CHECK_NEAR(coll_steps(COLL_SEND_RECV, 8), 1, 1e-15);
+	CHECK_NEAR(coll_steps(COLL_ALL_TO_ALL, 8), 7, 1e-15);
+	/* n 8, 1e6 B: ring 10 + 14*1 + 1e6*1.75/1e5 = 41.5; quad is for n 4 only; tiny stops at 1000 B */
+	CHECK_NEAR(hwmodel_coll_us(hw, SCOPE_INTRA, COLL_ALL_REDUCE, 8, 1e6), 41.5, 1e-12);
+	/* n 4, 1e6 B: ring 10 + 6 + 15 = 31 beats quad 2 + 1e6*1.5/5e4 = 32 */
+	CHECK_NEAR(hwmodel_coll_us(hw, SCOPE_INTRA, COLL_ALL_REDUCE, 4, 1e6), 31, 1e-12);
+	/* n 4, 1e5 B: quad 2 + 3 = 5 beats ring 16 + 1.5 */
+	CHECK_NEAR(hwmodel_coll_us(hw, SCOPE_INTRA, COLL_ALL_REDUCE, 4, 1e5), 5, 1e-12);
+	/* n 8, 100 B: tiny applies, 1 + 100*1.75/1e3 = 1.175 */
+	CHECK_NEAR(hwmodel_coll_us(hw, SCOPE_INTRA, COLL_ALL_REDUCE, 8, 100), 1.175, 1e-12);
+	/* n 2 inside the table's range: log-log, the midpoint 1e4 B gives 100 us */
+	CHECK_NEAR(hwmodel_coll_us(hw, SCOPE_INTRA, COLL_ALL_REDUCE, 2, 1e4), 100, 1e-12);
+	CHECK_NEAR(hwmodel_coll_us(hw, SCOPE_INTRA, COLL_ALL_REDUCE, 2, 1e5), 1000, 1e-12);
+	/* n 2 outside it: the lines, ring 10 + 2 + 1e6/1e5 = 22 */
+	CHECK_NEAR(hwmodel_coll_us(hw, SCOPE_INTRA, COLL_ALL_REDUCE, 2, 1e6), 22, 1e-12);
+	/* no lines: ring fallback. intra all_gather n 2: 8.4 + 3.4*1 + 1e6*0.5/(100e3) = 16.8 */
+	CHECK_NEAR(hwmodel_coll_us(hw, SCOPE_INTRA, COLL_ALL_GATHER, 2, 1e6), 16.8, 1e-12);
+	/* inter: a GPU's share of the NICs, 50*4/8/2 = 12.5 GB/s, network latency per step:
+	 * send_recv n 2: 8.4 + 5*1 + 1e6/12.5e3 = 93.4 */
+	CHECK_NEAR(hwmodel_coll_us(hw, SCOPE_INTER, COLL_SEND_RECV, 2, 1e6), 93.4, 1e-12);
+	CHECK_NEAR(hwmodel_coll_us(hw, SCOPE_INTRA, COLL_ALL_REDUCE, 1, 1e6), 0, 1e-15);
+	CHECK_STR(coll_op_name(COLL_REDUCE_SCATTER), "reduce_scatter");
+	CHECK_STR(coll_scope_name(SCOPE_INTER), "inter");
+	hwmodel_free(hw);
+}
+
+/* Loads HW_HEAD with one substitution (or extra text) and returns the message. */
+static const char *bad_hw(const char *text)
+{
+	int err = 0;
+	cap_begin();
+	struct hwmodel *hw = hwmodel_load_string("hw.yaml", text, &err);
+	const char *out = cap_end();
+	CHECK(hw == NULL);
+	CHECK_INT(err, GS_EINVAL);
+	hwmodel_free(hw);
+	return out;
+}
+
+static char *replace(const char *s, const char *from, const char *to)
+{
+	static char buf[8192];
+	const char *p = strstr(s, from);
+	if (!p)
+		return strcpy(buf, "not found");
+	snprintf(buf, sizeof buf, "%.*s%s%s", (int)(p - s), s, to, p + strlen(from));
+	return buf;
+}
+
+static void test_errors(void)
+{
+	CHECK_STR(bad_hw(replace(HW_HEAD, "schema: gpusim-hw/1", "schema: gpusim-hw/2")),
+		  "gpusim: hw.yaml:1:9: schema: expected 'gpusim-hw/1', got 'gpusim-hw/2'\n");
+	CHECK_STR(bad_hw(replace(HW_HEAD, "  sm_count: 4\n", "  sm_cnt: 4\n")),
+		  "gpusim: hw.yaml:5:3: unknown key 'sm_cnt' (did you mean 'sm_count'?)\n"
+		  "gpusim: hw.yaml:4:3: missing required key 'gpu.sm_count'\n");
+	CHECK_STR(bad_hw(replace(HW_HEAD, "bf16: 100", "bf16: -100")),
+		  "gpusim: hw.yaml:8:23: gpu.peak_tflops.bf16: must be positive, got -100\n");
+	CHECK_STR(bad_hw(replace(HW_HEAD, "{bf16: 100, fp32: 10}", "{bf61: 100}")),
+		  "gpusim: hw.yaml:8:17: unknown key 'bf61' (did you mean 'bf16'?)\n");
+	CHECK_STR(bad_hw(replace(HW_HEAD, "max_eff: 0.8", "max_eff: 1.7")),
+		  "gpusim: hw.yaml:12:22: gpu.gemm.model.max_eff: must be in (0, 1.5], got 1.7\n");
+	CHECK_STR(bad_hw(replace(HW_HEAD, "0.7, 0.8]", "0.7]")),
+		  "gpusim: hw.yaml:18:14: gpu.gemm.tables[0].eff: has 7 values, expected len(m)*len(n)*len(k) = "
+		  "2*2*2 = 8\n");
+	CHECK_STR(bad_hw(replace(HW_HEAD, "n: [128, 512]", "n: [512, 128]")),
+		  "gpusim: hw.yaml:16:18: gpu.gemm.tables[0].n: values must increase (128 after 512)\n");
+	CHECK_STR(bad_hw(replace(HW_HEAD, "fabric: nvswitch", "fabric: infiniband")),
+		  "gpusim: hw.yaml:21:25: node.fabric: unknown value 'infiniband' (expected one of: nvswitch, nvlink, "
+		  "pcie)\n");
+	CHECK_STR(bad_hw(replace(HW_HEAD, "oversubscription: 2", "oversubscription: 0.5")),
+		  "gpusim: hw.yaml:22:67: network.oversubscription: must be >= 1, got 0.5\n");
+	CHECK_STR(bad_hw(HW_HEAD "collectives:\n  intra:\n    all_reduse:\n      lines: []\n"),
+		  "gpusim: hw.yaml:25:5: unknown key 'all_reduse' (did you mean 'all_reduce'?)\n");
+	CHECK_STR(bad_hw(HW_HEAD "collectives:\n  intra:\n    all_reduce:\n      lines:\n"
+			 "        - {algo: ring, n: 1, alpha_us: 1, bus_gbps: 0}\n"),
+		  "gpusim: hw.yaml:27:27: collectives.intra.all_reduce.lines[0].n: must be 0 (any group) or a group "
+		  "size >= 2\n"
+		  "gpusim: hw.yaml:27:53: collectives.intra.all_reduce.lines[0].bus_gbps: must be positive, got 0\n");
+	CHECK_STR(bad_hw(HW_HEAD "collectives:\n  inter:\n    send_recv:\n      tables:\n"
+			 "        - {n: 2, bytes: [8, 16], time_us: [1]}\n"),
+		  "gpusim: hw.yaml:27:43: collectives.inter.send_recv.tables[0].time_us: has 1 values, bytes has 2\n");
+	CHECK_STR(bad_hw(HW_HEAD "collectives:\n  inter:\n    send_recv: {}\n"),
+		  "gpusim: hw.yaml:25:16: collectives.inter.send_recv: give at least one of lines or tables\n");
+
+	int err = 0;
+	cap_begin();
+	struct hwmodel *hw = hwmodel_load("h100-dxg", &err);
+	const char *out = cap_end();
+	CHECK(hw == NULL);
+	CHECK_INT(err, GS_EINVAL);
+	CHECK_STR(out, "gpusim: unknown hardware preset 'h100-dxg' (did you mean 'h100-dgx'? presets: a100-dgx, "
+		       "h100-dgx, h200-sxm, rtx4070ti-super-pcie)\n");
+	cap_begin();
+	hw = hwmodel_load("/nonexistent/hw.yaml", &err);
+	out = cap_end();
+	CHECK(hw == NULL);
+	CHECK_INT(err, GS_EENV);
+	CHECK_CONTAINS(out, "cannot read '/nonexistent/hw.yaml'");
+}
+
+static void check_source(const char *what, const char *src)
+{
+	if (!src[0] || strncmp(src, "unspecified", 11) == 0)
+		fprintf(stderr, "missing provenance: %s\n", what);
+	CHECK(src[0] && strncmp(src, "unspecified", 11) != 0);
+}
+
+static void test_presets(void)
+{
+	const char *const *names = hwmodel_preset_names();
+	int n = 0;
+	for (const char *const *p = names; *p; p++, n++) {
+		if (n > 0)
+			CHECK(strcmp(names[n - 1], *p) < 0); /* sorted */
+		CHECK(hwmodel_is_preset_name(*p));
+		CHECK(hwmodel_preset_text(*p) != NULL);
+		int err = -99;
+		struct hwmodel *hw = hwmodel_load(*p, &err);
+		CHECK_INT(err, 0);
+		if (!hw)
+			continue;
+		CHECK_STR(hw->name, *p); /* a preset's name is its file stem */
+		CHECK(hw->gpu.peak_tflops[DT_BF16] > 0);
+		check_source(*p, hw->gpu.source);
+		check_source(*p, hw->node.source);
+		check_source(*p, hw->net.source);
+		for (int sc = 0; sc < SCOPE_N; sc++)
+			for (int op = 0; op < COLL_NOPS; op++) {
+				const struct coll_model *cm = &hw->coll[sc][op];
+				CHECK(cm->nlines >= 2); /* an LL line for small sizes and a Simple line for large */
+				check_source(*p, cm->source);
+				/* time grows with size and stays finite */
+				double t1 = hwmodel_coll_us(hw, sc, op, 2, 8), t2 = hwmodel_coll_us(hw, sc, op, 2, 1e9);
+				CHECK(t1 > 0 && t2 > t1 && isfinite(t2));
+			}
+		hwmodel_free(hw);
+	}
+	CHECK_INT(n, 4);
+	CHECK(hwmodel_preset_text("nope") == NULL);
+	CHECK(!hwmodel_is_preset_name("hw/h100.yaml"));
+	CHECK(!hwmodel_is_preset_name("h100.yaml"));
+	CHECK(!hwmodel_is_preset_name("h100.yml"));
+	CHECK(hwmodel_is_preset_name("h100-dgx"));
+
+	/* spot checks of the H100 preset against its comments */
+	int err;
+	struct hwmodel *hw = hwmodel_load("h100-dgx", &err);
+	if (!hw)
+		return;
+	/* 8 GPUs, 8 B: ring LL 6.6 + 14*0.6 + 8*1.75/141e3 */
+	CHECK_NEAR(hwmodel_coll_us(hw, SCOPE_INTRA, COLL_ALL_REDUCE, 8, 8), 15.0 + 14.0 / 141e3, 1e-12);
+	/* 8 GPUs, 1 GiB: NVLS 25 + 2^30*1.75/480e3 */
+	CHECK_NEAR(hwmodel_coll_us(hw, SCOPE_INTRA, COLL_ALL_REDUCE, 8, 1073741824.0),
+		   25 + 1073741824.0 * 1.75 / 480e3, 1e-12);
+	/* 4 GPUs, 1 GiB: no NVLS line for 4; ring Simple 8.4 + 6*3.4 + 2^30*1.5/370e3 */
+	CHECK_NEAR(hwmodel_coll_us(hw, SCOPE_INTRA, COLL_ALL_REDUCE, 4, 1073741824.0),
+		   8.4 + 20.4 + 1073741824.0 * 1.5 / 370e3, 1e-12);
+	/* the analytic GEMM model reproduces the MAMF point it was derived from: 80.3% at 2048x2048x13312 */
+	CHECK_NEAR(hwmodel_gemm_eff(hw, DT_BF16, 2048, 2048, 13312), 0.803, 0.002);
+	hwmodel_free(hw);
+	hw = hwmodel_load("a100-dgx", &err);
+	if (!hw)
+		return;
+	CHECK_NEAR(hwmodel_gemm_eff(hw, DT_BF16, 1024, 10240, 5120), 0.869, 0.002); /* A100 MAMF 86.9% */
+	CHECK_NEAR(hw->gpu.peak_tflops[DT_FP8], 0, 1e-15);
+	hwmodel_free(hw);
+}
+
+int main(void)
+{
+	test_fields();
+	test_gemm();
+	test_mem();
+	test_coll();
+	test_errors();
+	test_presets();
+	return check_result();
+}
