@@ -40,9 +40,9 @@ int main(void)
 	for (int step = 0; step < 20000; step++) {
 		x = x * 1103515245u + 12345u;
 		if ((x >> 16) % 3 != 0 && nref < 512) {
-			double t = now + (double)((x >> 8) % 7);
-			eventq_push(&q, t, 1, (uint32_t)step);
-			ref[nref++] = (struct event){ t, seq++, (uint32_t)step, 1 };
+			double tn = now + (double)((x >> 8) % 7);
+			eventq_push(&q, tn, 1, (uint32_t)step);
+			ref[nref++] = (struct event){ tn, seq++, (uint32_t)step, 1 };
 		} else if (nref > 0) {
 			int best = 0;
 			for (int i = 1; i < nref; i++)

@@ -1,0 +1,149 @@
+/* calib: everything one calibration run measured, as plain data with no CUDA in it. The measuring code
+ * (calibrate/run.c) fills it, fitting (fit.c, gemmtab.c) reads it, and the YAML writer (hwyaml.c) turns it into a
+ * gpusim-hw/1 file; unit tests build one by hand. A struct calib is valid at every moment of a run: counts say
+ * how much of each part exists, so a run that stops early still writes what it has. */
+#ifndef CALIB_H
+#define CALIB_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "hardware/hwmodel.h"
+#include "calibrate/fit.h"
+
+#define CAL_MAX_GPUS 16
+#define CAL_MAX_AXIS 32    /* values per GEMM grid axis */
+#define CAL_MAX_PTS 48     /* sizes per collective series */
+#define CAL_MAX_MEM 64
+#define CAL_MAX_ATTN 8
+#define CAL_MAX_CLOCKS 64
+#define CAL_MAX_SHAPES 64
+
+/* What was found about the machine. */
+struct cal_identity {
+	char host[64];
+	char date[32];            /* UTC, ISO 8601 */
+	char mode[16];            /* "full" or "quick" */
+	int ngpus;                /* GPUs calibrated on this host */
+	int nodes;                /* hosts (MPI); 1 otherwise */
+	char gpu_name[96];
+	int sm_count, cc_major, cc_minor;
+	double memory_bytes, l2_bytes;
+	int sm_clock_max_mhz, mem_clock_max_mhz;
+	double power_limit_w;
+	char driver[32];
+	int cuda_runtime, cuda_driver, cublaslt_version, nccl_version;
+	int nvlinks;              /* active NVLinks of GPU 0 (NVML); -1 unknown */
+	bool nvswitch;            /* an NVLink ends at an NVSwitch */
+	signed char p2p[CAL_MAX_GPUS][CAL_MAX_GPUS];  /* peer access 1/0 */
+	int topo_nv[CAL_MAX_GPUS][CAL_MAX_GPUS];      /* nvidia-smi topo -m: NVLinks between two GPUs, 0 none, -1 unknown */
+	char topo_text[4096];     /* nvidia-smi topo -m as printed, "" if unavailable */
+	char env[512];            /* NCCL_* and CUDA_VISIBLE_DEVICES settings, "K=V K=V" */
+};
+
+/* One GEMM grid per dtype: values of m (rows = tokens), n (output features) and k (reduction), ascending. */
+struct cal_grid {
+	int nm, nn, nk;
+	long m[CAL_MAX_AXIS], n[CAL_MAX_AXIS], k[CAL_MAX_AXIS];
+};
+
+struct cal_gemm_pt {
+	enum dtype dt;
+	long m, n, k;
+	double us, min_us, p90_us;
+	char algo[48];
+};
+
+/* An exact GEMM of the --scenario file (measured too, and its m, n, k added to the grid axes). */
+struct cal_shape {
+	char name[32];            /* "qkv", "proj", "mlp_up", "mlp_down", "head"; with "_dgrad"/"_wgrad" */
+	enum dtype dt;
+	long m, n, k;
+};
+
+/* Measured times of one collective for one group size, sizes ascending, and the fit of them. */
+struct cal_series {
+	enum coll_scope scope;
+	enum coll_op op;
+	int n;                    /* ranks */
+	int npts;
+	double bytes[CAL_MAX_PTS], us[CAL_MAX_PTS];  /* median over trials of max over ranks */
+	double min_us[CAL_MAX_PTS], max_us[CAL_MAX_PTS];
+	bool fitted;
+	struct fit_result fit;
+};
+
+enum cal_mem_kind { CAL_MEM_COPY, CAL_MEM_ADD };
+struct cal_mem_pt {
+	enum cal_mem_kind kind;
+	double bytes, us;         /* bytes moved (read + written), time of one kernel */
+};
+
+struct cal_attn_pt {
+	int bh, seq, head_dim;
+	double fwd_us, bwd_us;
+};
+
+struct cal_clock {
+	char phase[16];
+	int sm_mhz, mem_mhz;
+	unsigned long long reasons;
+	double power_w, temp_c;
+};
+
+struct cal_overlap {
+	bool have;
+	enum dtype dt;
+	long m, n, k;
+	double comm_bytes;
+	int ranks;
+	double gemm_us, gemm_busy_us, comm_us, comm_busy_us;
+};
+
+struct calib {
+	struct cal_identity id;
+	double peak_tflops[DT_COUNT];
+	char peak_source[128];
+	double hbm_gbps;
+	char hbm_source[128];
+
+	struct cal_grid grid[DT_COUNT];   /* nm == 0: dtype not swept */
+	int ngemm, gemm_cap;
+	struct cal_gemm_pt *gemm;         /* owned, grown with calib_add_gemm */
+	int nshapes;
+	struct cal_shape shapes[CAL_MAX_SHAPES];
+
+	int nmem;
+	struct cal_mem_pt mem[CAL_MAX_MEM];
+	bool have_launch;
+	double launch_us, launch_roundtrip_us;
+	int nattn;
+	struct cal_attn_pt attn[CAL_MAX_ATTN];
+
+	int nseries, series_cap;
+	struct cal_series *series;        /* owned, grown with calib_add_series */
+	struct cal_overlap overlap;
+	int nclocks;
+	struct cal_clock clocks[CAL_MAX_CLOCKS];
+
+	char status[256];                 /* "" = complete; else why the run stopped early */
+};
+
+void calib_init(struct calib *c);
+void calib_release(struct calib *c);
+/* append; return the new element (zeroed) or NULL when out of memory */
+struct cal_gemm_pt *calib_add_gemm(struct calib *c);
+struct cal_series *calib_add_series(struct calib *c);
+/* the measured point of a shape, or NULL */
+const struct cal_gemm_pt *calib_find_gemm(const struct calib *c, enum dtype dt, long m, long n, long k);
+
+/* calib_fit: fit every series (fit_envelope) and print one fit-quality line per series on f (may be NULL). */
+void calib_fit(struct calib *c, FILE *f);
+
+/* Names used in files: "fp32", "tf32", "bf16", "fp16", "fp8"; "all_reduce", ...; "intra", "inter". */
+const char *cal_dtype_name(enum dtype dt);
+const char *cal_op_name(enum coll_op op);
+const char *cal_scope_name(enum coll_scope sc);
+/* busfactor(op, n) of docs/hardware-model.md: bytes * busfactor / bus bandwidth is the transfer time */
+double cal_busfactor(enum coll_op op, int n);
+
+#endif

@@ -1,0 +1,124 @@
+/* cmd_calibrate: `gpusim calibrate`: options, help and exit status. The measuring itself is calibrate/run.c, built
+ * only when the CUDA toolkit was found (GPUSIM_HAVE_CUDA); without it the command still parses its options and
+ * helps, then says it was not compiled in. */
+#define _POSIX_C_SOURCE 200809L  /* isatty */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "calibrate/run.h"
+#include "cli/commands.h"
+#include "util/gserr.h"
+
+static const char help[] =
+"usage: gpusim calibrate [-o FILE] [--quick] [--base PRESET|FILE] [--scenario FILE] [--gpus N] [--raw DIR]\n"
+"\n"
+"Measures this machine's NVIDIA GPUs and writes a hardware model (schema gpusim-hw/1, docs/hardware-model.md)\n"
+"that 'gpusim predict --hw FILE' loads as it is, so predictions match your hardware:\n"
+"  - GEMM efficiency tables (cuBLASLt, bf16, fp16, tf32, fp8 e4m3 TN) over m, n, k from 128 to 32768\n"
+"  - copy-kernel bandwidth against size, kernel launch overhead, attention (cuBLASLt + softmax, unfused)\n"
+"  - NCCL all_reduce, all_gather, reduce_scatter, broadcast, send_recv and all_to_all from 8 B to 4 GiB for\n"
+"    every group of 2 to N local GPUs, fitted as the lower envelope of latency/bandwidth lines (GSL)\n"
+"  - how much a GEMM slows beside an all-reduce on the same GPUs, and the reverse\n"
+"The network and inter-node collectives cannot be measured on one machine: they come from a base model and are\n"
+"marked 'source: preset ...'. Under MPI (mpirun -np N gpusim calibrate, one process per GPU, when gpusim was\n"
+"built with MPI) groups that span nodes are measured too.\n"
+"\n"
+"options:\n"
+"  -o, --output FILE    where to write the model (default: ./<gpu>x<N>-measured.yaml, e.g. h200x2-measured.yaml;\n"
+"                       written to FILE.tmp and renamed, so a good FILE is never replaced by half of one)\n"
+"  --quick              a short sweep (bf16 GEMMs on a coarse grid, fewer sizes and repeats): under 45 s on\n"
+"                       two GPUs; the full run takes a few minutes\n"
+"  --base PRESET|FILE   model to take unmeasured parts from (default: the built-in preset of the same GPU)\n"
+"  --scenario FILE      also measure the exact GEMM shapes of this scenario (QKV, projection, MLP, head and\n"
+"                       their backward products) and add them to the GEMM table's grid\n"
+"  --gpus N             use the first N GPUs (default: all that CUDA sees)\n"
+"  --raw DIR            also write the raw measurements as CSV files into DIR\n"
+"  -h, --help           show this help\n"
+"\n"
+"If a CUDA, cuBLASLt or NCCL call fails, the message names it, and what was measured so far is written to\n"
+"FILE.partial (never over FILE). Set NCCL_* variables (NCCL_ALGO, NCCL_PROTO, ...) as for any NCCL program;\n"
+"they are recorded in the model's meta.env.\n"
+"\n"
+"examples:\n"
+"  gpusim calibrate --quick -o /tmp/quick.yaml\n"
+"  gpusim calibrate -o hardware/h200x2-measured.yaml --raw hardware/h200x2-measured\n"
+"  gpusim predict scenarios/70b_64gpu.yaml --hw hardware/h200x2-measured.yaml\n"
+"\n"
+"exit status: 0 ok, 1 invalid input (scenario, base model), 2 usage error, 3 no GPU or driver, a failed CUDA,\n"
+"cuBLASLt or NCCL call, or a file that cannot be written.\n";
+
+int calibrate_compiled_in(void)
+{
+#ifdef GPUSIM_HAVE_CUDA
+	return 1;
+#else
+	return 0;
+#endif
+}
+
+static int exit_code(int rc)
+{
+	switch (rc) {
+	case 0: return 0;
+	case GS_EINVAL: return 1;
+	case GS_EUSAGE: return 2;
+	default: return 3;
+	}
+}
+
+static int usage(const char *fmt, const char *arg)
+{
+	fputs("gpusim: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs(" (see 'gpusim calibrate --help')\n", stderr);
+	return 2;
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+	struct cal_opts o;
+	memset(&o, 0, sizeof o);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char **target = NULL;
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			fputs(help, stdout);
+			return 0;
+		} else if (strcmp(a, "--quick") == 0) {
+			o.quick = true;
+			continue;
+		} else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)
+			target = &o.out;
+		else if (strcmp(a, "--base") == 0)
+			target = &o.base;
+		else if (strcmp(a, "--scenario") == 0)
+			target = &o.scenario;
+		else if (strcmp(a, "--raw") == 0)
+			target = &o.raw_dir;
+		else if (strcmp(a, "--gpus") == 0) {
+			char *end;
+			long v;
+			if (i + 1 >= argc)
+				return usage("option '%s' needs a number", a);
+			v = strtol(argv[++i], &end, 10);
+			if (*end || end == argv[i] || v < 1 || v > 1024)
+				return usage("--gpus takes a GPU count of at least 1, not '%s'", argv[i]);
+			o.gpus = (int)v;
+			continue;
+		} else if (a[0] == '-')
+			return usage("unknown option '%s'", a);
+		else
+			return usage("unexpected argument '%s'", a);
+		if (i + 1 >= argc || !argv[i + 1][0])
+			return usage("option '%s' needs a value", a);
+		*target = argv[++i];
+	}
+	o.progress = isatty(2);
+#ifdef GPUSIM_HAVE_CUDA
+	return exit_code(calibrate_run(&o));
+#else
+	fputs("gpusim: calibrate was not compiled in (no CUDA toolkit at build time)\n", stderr);
+	return exit_code(GS_EENV);
+#endif
+}

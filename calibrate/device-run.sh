@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# calibrate/device-run.sh: build gpusim on a GPU machine and calibrate it, in one go (under 8 minutes on two
+# H200s; the full calibration itself takes about 2 of them). Written for the lent Ubuntu machines, which have
+# CUDA, cuBLAS, NCCL and CMake but no libyaml or GSL: their Debian packages travel in .debs/ and are unpacked into
+# /opt/deps. Results go to $OUT (or ./device-out), at most 8 files, everything bulky in one tarball.
+#
+#   calibrate/device-run.sh [full|smoke]
+#     full  (default): build; GPU tests; `gpusim calibrate` full run -> h200x2-measured.yaml + raw CSVs;
+#           nccl-tests-style reference loop for all_reduce at 1 GiB and 4 GiB; the measured model loaded by
+#           `gpusim predict`; results.tar.gz + summary.txt
+#     smoke: the same with `gpusim calibrate --quick`, plus the MPI path (mpirun -np 2) when MPI was found
+#
+# Keep NVLink multicast off on shared machines: NCCL_NVLS_ENABLE=0 is forced below.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+mode=${1:-full}
+OUT=${OUT:-$PWD/device-out}
+mkdir -p "$OUT"
+work=/tmp/gpusim-run
+rm -rf "$work"
+mkdir -p "$work/raw"
+log=$OUT/log.txt
+summary=$OUT/summary.txt
+: >"$log"
+: >"$summary"
+say() { echo "$*" | tee -a "$summary"; }
+step() { echo "=== $* ($(date -u +%H:%M:%S))" | tee -a "$log"; }
+t0=$(date +%s)
+
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+[ -d /usr/local/cuda/bin ] && export PATH=/usr/local/cuda/bin:$PATH
+
+step "machine"
+{
+	nvidia-smi --query-gpu=index,name,memory.total,clocks.max.sm,clocks.sm,power.limit,driver_version --format=csv
+	nvidia-smi topo -m
+	nvcc --version | tail -2
+	cmake --version | head -1
+	gcc --version | head -1
+	ldconfig -p | grep -E 'libnccl|libcublasLt|libnvidia-ml' | head
+	command -v mpirun && mpirun --version 2>&1 | head -1
+} >>"$log" 2>&1
+
+step "dependencies (.debs -> /opt/deps)"
+deps=/opt/deps
+if [ -d .debs ]; then
+	for f in .debs/*.deb; do dpkg -x "$f" $deps; done
+fi
+cmake_extra=(-DCMAKE_PREFIX_PATH=$deps/usr -DCMAKE_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu -DGSL_ROOT_DIR=$deps/usr)
+export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# NCCL: system, toolkit, or the pip wheel PyTorch brings
+if [ ! -e /usr/include/nccl.h ] && [ ! -e /usr/local/cuda/include/nccl.h ]; then
+	ncclroot=$(python3 -c 'import nvidia.nccl, os; print(os.path.dirname(nvidia.nccl.__file__))' 2>/dev/null)
+	[ -n "$ncclroot" ] && cmake_extra+=(-DNCCL_ROOT="$ncclroot") && export LD_LIBRARY_PATH=$ncclroot/lib:$LD_LIBRARY_PATH
+fi
+
+step "build"
+build=build-dev
+jobs=$(nproc)
+cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release "${cmake_extra[@]}" >>"$log" 2>&1
+cmake --build $build -j "$jobs" >>"$log" 2>&1
+built=$?
+cal=
+if [ -x $build/gpusim ] && $build/gpusim --version | grep -q "compiled in (CUDA)"; then
+	cal="$build/gpusim calibrate"
+else
+	# the simulator part may not build while it is being written: the calibrate-only binary still does
+	cmake --build $build -j "$jobs" --target gpusim-calibrate test_gpubench gpusim-ncclref >>"$log" 2>&1
+	[ -x $build/calibrate/gpusim-calibrate ] && cal=$build/calibrate/gpusim-calibrate
+fi
+say "build: exit $built, calibrate command: ${cal:-none} ($(( $(date +%s) - t0 )) s)"
+if [ -z "$cal" ]; then
+	tail -40 "$log"
+	exit 1
+fi
+
+step "GPU tests"
+timeout 120 $build/calibrate/test_gpubench >"$work/test_gpubench.txt" 2>&1
+say "test_gpubench: exit $?"
+grep -E "check|TFLOP|GB/s|launch|events|failed" "$work/test_gpubench.txt" | tee -a "$summary"
+
+step "calibrate ($mode)"
+# unmeasurable parts (network, inter-node collectives, cost) from the H200 preset, as a file so the
+# calibrate-only binary (no built-in presets) takes it too
+base=
+[ -f hardware/h200-sxm.yaml ] && base="--base hardware/h200-sxm.yaml"
+if [ "$mode" = smoke ] || [ "$mode" = all ]; then
+	yaml=$work/h200x2-quick.yaml
+	( time timeout 150 $cal --quick -o "$yaml" --raw "$work/raw-quick" $base ) >"$work/calibrate-quick.txt" 2>&1
+	say "calibrate --quick: exit $?"
+	grep -E "^calibrate:|^gpusim:|^real" "$work/calibrate-quick.txt" | tee -a "$summary"
+fi
+if [ "$mode" != smoke ]; then
+	yaml=$work/h200x2-measured.yaml
+	( time timeout 330 $cal -o "$yaml" --raw "$work/raw" $base ) >"$work/calibrate.txt" 2>&1
+	say "calibrate: exit $?"
+	grep -E "^calibrate:|^gpusim:|^real" "$work/calibrate.txt" | tee -a "$summary"
+fi
+
+step "nccl-tests-style reference (all_reduce, host clock)"
+timeout 90 $build/calibrate/gpusim-ncclref -b 1073741824 -e 4294967296 -f 4 -n 20 -w 5 >"$work/ncclref.txt" 2>&1
+say "ncclref: exit $?"
+tee -a "$summary" <"$work/ncclref.txt"
+if [ "$mode" != full ]; then
+	timeout 60 $build/calibrate/gpusim-ncclref -b 8 -e 1073741824 -f 8 -n 20 -w 5 >"$work/ncclref_sweep.txt" 2>&1
+	tee -a "$summary" <"$work/ncclref_sweep.txt"
+fi
+
+step "the model loads in gpusim predict"
+if [ -x $build/gpusim ] && [ -f "$yaml" ]; then
+	for s in scenarios/gpt_small_2gpu.yaml scenarios/70b_64gpu.yaml; do
+		[ -f "$s" ] || continue
+		timeout 60 $build/gpusim predict "$s" --hw "$yaml" >"$work/predict_$(basename "$s" .yaml).txt" 2>&1
+		say "predict $s --hw measured: exit $?"
+		head -20 "$work/predict_$(basename "$s" .yaml).txt" >>"$summary"
+	done
+else
+	say "predict: skipped (no gpusim binary)"
+fi
+
+if [ "$mode" != full ] && command -v mpirun >/dev/null && grep -q "GPUSIM_HAVE_MPI" $build/calibrate/CMakeFiles/gpusim_calibrate.dir/flags.make 2>/dev/null; then
+	step "MPI path: mpirun -np 2"
+	timeout 100 mpirun -np 2 --allow-run-as-root --oversubscribe -x NCCL_NVLS_ENABLE -x LD_LIBRARY_PATH -x PATH \
+		$cal --quick -o "$work/h200x2-mpi.yaml" $base >"$work/mpi.txt" 2>&1
+	say "mpi calibrate: exit $?"
+	grep -E "^calibrate:|^gpusim:" "$work/mpi.txt" | head -30 | tee -a "$summary"
+fi
+
+step "pack"
+cp "$yaml" "$OUT/" 2>/dev/null
+cp "$work/raw/collectives.csv" "$OUT/" 2>/dev/null
+cp $build/CMakeCache.txt "$work/" 2>/dev/null
+tar -C "$work" -czf "$OUT/results.tar.gz" . 2>>"$log"
+say "done in $(( $(date +%s) - t0 )) s; files in $OUT: $(ls "$OUT" | tr '\n' ' ')"

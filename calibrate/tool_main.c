@@ -1,0 +1,8 @@
+/* gpusim-calibrate: `gpusim calibrate` as a program of its own, for machines or trees where the simulator is not
+ * built (see calibrate/CMakeLists.txt). Same options, same output. */
+#include "cli/commands.h"
+
+int main(int argc, char **argv)
+{
+	return cmd_calibrate(argc, argv);
+}

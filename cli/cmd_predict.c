@@ -1,0 +1,263 @@
+/* cmd_predict: `gpusim predict SCENARIO.yaml [options]`, the path from a YAML file to a printed prediction:
+ * scenario_load -> scenario_load_hardware -> predict_run -> report_write. Output files (-o, --trace) are written to
+ * FILE.tmp and renamed into place only when the whole run succeeded, so a failed run never leaves a half file,
+ * and nothing reaches stdout before the simulation has succeeded. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "util/diag.h"
+#include "util/strsim.h"
+#include "cli/commands.h"
+#include "hardware/hwmodel.h"
+#include "report/report.h"
+#include "scenario/scenario.h"
+#include "sim/predict.h"
+#include "util/gserr.h"
+
+static const char usage_line[] =
+	"usage: gpusim predict SCENARIO.yaml [--hw FILE|PRESET] [--gpus N] [--format table|json|csv] [-o FILE]\n"
+	"                      [--all-ranks] [--trace FILE]\n";
+
+static void help(void)
+{
+	fputs(usage_line, stdout);
+	fputs("\n"
+	      "Predicts one training step of the job described in SCENARIO.yaml (model, batch, parallel layout,\n"
+	      "hardware; see docs/scenario.md) with a discrete-event simulation: every micro-batch's forward and\n"
+	      "backward on every pipeline stage, tensor-parallel all-reduces, pipeline sends, data-parallel gradient\n"
+	      "all-reduces in buckets, and the optimizer step, each timed from the hardware model. It prints the\n"
+	      "step time, tokens/s, MFU, where the time goes on the critical rank, and the memory per GPU.\n"
+	      "\n"
+	      "options:\n"
+	      "  --hw FILE|PRESET  hardware model to use instead of the scenario's 'hardware:'; a built-in preset\n"
+	      "                    name (see 'gpusim presets') or a gpusim-hw/1 YAML file (docs/hardware-model.md)\n"
+	      "  --gpus N          total GPU count instead of the scenario's; dp is re-derived as N/(tp*pp)\n"
+	      "  --format F        table (default, for people), json (one object, keys in docs/output.md) or csv\n"
+	      "                    (a header line and a data line, nested keys flattened as breakdown_s.compute)\n"
+	      "  -o, --output FILE write the report to FILE instead of standard output (replaced only on success)\n"
+	      "  --all-ranks       simulate every rank instead of one per group of symmetric ranks (DP replicas,\n"
+	      "                    TP peers); slower, and gives the same result\n"
+	      "  --trace FILE      also write a Chrome trace-event timeline (open in chrome://tracing or Perfetto)\n"
+	      "  -h, --help        show this help\n"
+	      "\n"
+	      "examples:\n"
+	      "  gpusim predict scenarios/70b_64gpu.yaml\n"
+	      "  gpusim predict scenarios/70b_64gpu.yaml --gpus 128 --format json -o 70b_128.json\n"
+	      "  gpusim predict scenarios/70b_64gpu.yaml --hw a100-dgx --trace 70b.trace.json\n"
+	      "\n"
+	      "When the job does not fit in GPU memory the report says so and a warning goes to standard error; the\n"
+	      "exit status stays 0.\n"
+	      "exit status: 0 ok, 1 invalid scenario or hardware model or simulation error, 2 usage error,\n"
+	      "3 a file cannot be read or written\n", stdout);
+}
+
+static int usage_error(void)
+{
+	fputs("see 'gpusim predict --help'\n", stderr);
+	return 2;
+}
+
+/* An output that appears under its name only when the run succeeds. */
+struct out_file {
+	const char *path;   /* NULL: not requested */
+	char tmp[4096];
+	FILE *f;
+};
+
+static int out_open(struct out_file *o)
+{
+	if (!o->path)
+		return 0;
+	if (snprintf(o->tmp, sizeof o->tmp, "%s.tmp", o->path) >= (int)sizeof o->tmp) {
+		diag_errorf("cannot open '%s' for writing: name too long", o->path);
+		return 3;
+	}
+	o->f = fopen(o->tmp, "w");
+	if (!o->f) {
+		diag_errorf("cannot open '%s' for writing: %s", o->path, strerror(errno));
+		return 3;
+	}
+	return 0;
+}
+
+/* Close and move into place; 0 or 3. */
+static int out_commit(struct out_file *o)
+{
+	if (!o->f)
+		return 0;
+	int bad = ferror(o->f);
+	errno = 0;
+	int rc = fclose(o->f);
+	o->f = NULL;
+	if (bad || rc != 0) {
+		diag_errorf("cannot write '%s': %s", o->path, errno ? strerror(errno) : "write error");
+		remove(o->tmp);
+		return 3;
+	}
+	if (rename(o->tmp, o->path) != 0) {
+		diag_errorf("cannot write '%s': %s", o->path, strerror(errno));
+		remove(o->tmp);
+		return 3;
+	}
+	return 0;
+}
+
+static void out_discard(struct out_file *o)
+{
+	if (!o->f)
+		return;
+	fclose(o->f);
+	o->f = NULL;
+	remove(o->tmp);
+}
+
+struct args {
+	const char *scenario;
+	struct scenario_overrides ov;
+	enum report_format fmt;
+	bool all_ranks;
+	const char *output, *trace;
+};
+
+static const char *const option_names[] = {
+	"--hw", "--gpus", "--format", "--output", "--all-ranks", "--trace", "--help", NULL,
+};
+
+/* 0 parsed, -1 help shown (exit 0), 2 usage error (message printed). */
+static int parse(int argc, char **argv, struct args *a)
+{
+	bool only_files = false;
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i], *val = NULL;
+		int m;
+		if (only_files || arg[0] != '-' || arg[1] == '\0') {
+			if (a->scenario) {
+				diag_errorf("predict takes one scenario file, got '%s' and '%s'", a->scenario, arg);
+				return usage_error();
+			}
+			a->scenario = arg;
+			continue;
+		}
+		if (strcmp(arg, "--") == 0) {
+			only_files = true;
+			continue;
+		}
+		if (cli_is_help(arg)) {
+			help();
+			return -1;
+		}
+		if ((m = cli_opt(argc, argv, &i, "hw", 0, &val)) != 0) {
+			if (m < 0)
+				return usage_error();
+			a->ov.hardware = val;
+		} else if ((m = cli_opt(argc, argv, &i, "gpus", 0, &val)) != 0) {
+			if (m < 0 || cli_parse_positive_int("--gpus", val, &a->ov.gpus) != 0)
+				return usage_error();
+		} else if ((m = cli_opt(argc, argv, &i, "format", 0, &val)) != 0) {
+			if (m < 0)
+				return usage_error();
+			if (report_format_parse(val, &a->fmt) != 0) {
+				diag_errorf("unknown format '%s' (use table, json or csv)", val);
+				return usage_error();
+			}
+		} else if ((m = cli_opt(argc, argv, &i, "output", 'o', &val)) != 0) {
+			if (m < 0)
+				return usage_error();
+			a->output = val;
+		} else if ((m = cli_opt(argc, argv, &i, "trace", 0, &val)) != 0) {
+			if (m < 0)
+				return usage_error();
+			a->trace = val;
+		} else if ((m = cli_opt(argc, argv, &i, "all-ranks", 0, NULL)) != 0) {
+			if (m < 0)
+				return usage_error();
+			a->all_ranks = true;
+		} else {
+			char name[64];
+			snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg);
+			const char *s = strsim_suggest(name, option_names);
+			if (s)
+				diag_errorf("predict: unknown option '%s' (did you mean '%s'?)", name, s);
+			else
+				diag_errorf("predict: unknown option '%s'", name);
+			return usage_error();
+		}
+	}
+	if (!a->scenario) {
+		diag_errorf("predict needs a scenario file");
+		fputs(usage_line, stderr);
+		return usage_error();
+	}
+	if (a->output && a->trace && strcmp(a->output, a->trace) == 0) {
+		diag_errorf("-o and --trace name the same file '%s'", a->output);
+		return usage_error();
+	}
+	return 0;
+}
+
+static void warn_if_too_big(const struct result *r)
+{
+	if (r->fits_in_memory)
+		return;
+	diag_warning("does not fit: needs %.1f GB per GPU, the GPU has %.1f GB", r->mem.total / 1e9,
+		    r->memory_capacity_bytes / 1e9);
+}
+
+int cmd_predict(int argc, char **argv)
+{
+	struct args a = {.fmt = REPORT_TABLE};
+	int status = parse(argc, argv, &a);
+	if (status != 0)
+		return status < 0 ? 0 : status;
+
+	/* An unreadable scenario is an environment problem (3), told apart from a bad one (1). */
+	FILE *probe = fopen(a.scenario, "r");
+	if (!probe) {
+		diag_errorf("cannot open '%s': %s", a.scenario, strerror(errno));
+		return 3;
+	}
+	fclose(probe);
+
+	struct out_file out = {.path = a.output}, trace = {.path = a.trace};
+	struct hwmodel *hw = NULL;
+	struct scenario s;
+	struct result r;
+	int rc;
+
+	if ((status = out_open(&out)) != 0 || (status = out_open(&trace)) != 0)
+		goto done;
+	if ((rc = scenario_load(a.scenario, &a.ov, &s)) != 0) {
+		status = gserr_exit_code(rc);
+		goto done;
+	}
+	if ((rc = scenario_load_hardware(&s, &hw)) != 0) {
+		status = gserr_exit_code(rc);
+		goto done;
+	}
+	struct predict_opts opts = {.all_ranks = a.all_ranks, .trace = trace.f};
+	memset(&r, 0, sizeof r);
+	if ((rc = predict_run(&s, hw, &opts, &r)) != 0) {
+		status = gserr_exit_code(rc);
+		goto done;
+	}
+	warn_if_too_big(&r);
+	errno = 0;
+	if (report_write(out.f ? out.f : stdout, a.fmt, &r) != 0) {
+		if (out.f)
+			diag_errorf("cannot write '%s': %s", out.path, errno ? strerror(errno) : "write error");
+		/* stdout: main reports the write error when it flushes */
+		status = 3;
+		goto done;
+	}
+	if ((status = out_commit(&out)) == 0)
+		status = out_commit(&trace);
+done:
+	out_discard(&out);
+	out_discard(&trace);
+	hwmodel_free(hw);
+	return status;
+}

@@ -1,0 +1,339 @@
+/* cmd_validate: `gpusim validate MEASURED.csv [options]`: predict every row of a measured-runs CSV and report
+ * predicted against measured, row by row, with the median and maximum relative error and, for rows with a
+ * 1-GPU baseline, whether the predicted speedup is on the right side of 1. The reading and the arithmetic are in
+ * validate/score.c, the simulation in validate/score_predict.c; this file parses options and prints. The report
+ * is printed even when a threshold fails, so the rows that miss can be seen; the exit status says the verdict. */
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "util/diag.h"
+#include "util/gserr.h"
+#include "util/jsonw.h"
+#include "util/strsim.h"
+#include "validate/score.h"
+
+static const char usage_line[] =
+	"usage: gpusim validate MEASURED.csv [--hw FILE|PRESET] [--max-median-error PCT] [--max-error PCT]\n"
+	"                       [--require-speedup-sign] [--format table|csv|json]\n";
+
+static void help(void)
+{
+	fputs(usage_line, stdout);
+	fputs("\n"
+	      "Scores gpusim against real runs. Each row of MEASURED.csv names a scenario and what was measured\n"
+	      "when that exact job ran; validate predicts every scenario and prints predicted, measured and the\n"
+	      "relative error (predicted - measured) / measured, then the median and the maximum of |error|.\n"
+	      "\n"
+	      "MEASURED.csv: a header line, one row per line, '#' comment lines allowed, no quoted fields.\n"
+	      "  scenario                 scenario YAML, relative to the CSV's folder (required)\n"
+	      "  measured_step_s          measured seconds per training step, or\n"
+	      "  measured_tflops_per_gpu  measured TFLOP/s per GPU, as papers publish (one metric per file)\n"
+	      "  label                    row name (default: the scenario's file name)\n"
+	      "  baseline                 label of the 1-GPU row of the same work: the report then says whether\n"
+	      "                           the predicted speedup is on the same side of 1 as the measured one\n"
+	      "  flops_formula            with TFLOP/s: model (6*N*tokens + attention, the default) or megatron\n"
+	      "                           (SC'21 Eq. 3, which counts the recompute forward)\n"
+	      "Other columns are ignored. validate/torch_step.py writes such a file from real training steps.\n"
+	      "\n"
+	      "options:\n"
+	      "  --hw FILE|PRESET         hardware model for every row instead of each scenario's 'hardware:'\n"
+	      "  --max-median-error PCT   exit 1 when the median |error| is above PCT percent\n"
+	      "  --max-error PCT          exit 1 when any row's |error| is above PCT percent\n"
+	      "  --require-speedup-sign   exit 1 when a predicted speedup is on the wrong side of 1\n"
+	      "  --format F               table (default), csv (one line per row, '#' summary lines at the end; the\n"
+	      "                           input of plots/validation_scatter.gp) or json\n"
+	      "  -h, --help               show this help\n"
+	      "\n"
+	      "examples:\n"
+	      "  gpusim validate validate/measured-h200x2.csv --hw hardware/h200x2-measured.yaml\n"
+	      "  gpusim validate validate/measured-h200x2.csv --max-median-error 5 --max-error 10 --require-speedup-sign\n"
+	      "  gpusim validate validate/megatron-sc21.csv --format csv > megatron.csv\n"
+	      "\n"
+	      "exit status: 0 ok, 1 a threshold is exceeded, a row could not be predicted or the CSV is invalid,\n"
+	      "2 usage error, 3 a file cannot be read or written\n", stdout);
+}
+
+static int usage_error(void)
+{
+	fputs("see 'gpusim validate --help'\n", stderr);
+	return 2;
+}
+
+enum fmt { FMT_TABLE, FMT_CSV, FMT_JSON };
+
+struct args {
+	const char *csv, *hw;
+	double max_median_pct, max_pct;   /* < 0: not set */
+	bool require_sign;
+	enum fmt fmt;
+};
+
+static const char *const option_names[] = {
+	"--hw", "--max-median-error", "--max-error", "--require-speedup-sign", "--format", "--help", NULL,
+};
+
+/* A percentage: a number >= 0, an optional trailing '%'. 0 or -1 after a message. */
+static int parse_pct(const char *opt, const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end != s && *end == '%')
+		end++;
+	if (errno || end == s || *end != '\0' || !isfinite(v) || v < 0) {
+		diag_errorf("%s needs a percentage such as 5 or 2.5, not '%s'", opt, s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* 0 parsed, -1 help shown, 2 usage error. */
+static int parse(int argc, char **argv, struct args *a)
+{
+	bool only_files = false;
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i], *val = NULL;
+		int m;
+		if (only_files || arg[0] != '-' || arg[1] == '\0') {
+			if (a->csv) {
+				diag_errorf("validate takes one CSV file, got '%s' and '%s'", a->csv, arg);
+				return usage_error();
+			}
+			a->csv = arg;
+			continue;
+		}
+		if (strcmp(arg, "--") == 0) {
+			only_files = true;
+			continue;
+		}
+		if (cli_is_help(arg)) {
+			help();
+			return -1;
+		}
+		if ((m = cli_opt(argc, argv, &i, "hw", 0, &val)) != 0) {
+			if (m < 0)
+				return usage_error();
+			a->hw = val;
+		} else if ((m = cli_opt(argc, argv, &i, "max-median-error", 0, &val)) != 0) {
+			if (m < 0 || parse_pct("--max-median-error", val, &a->max_median_pct) != 0)
+				return usage_error();
+		} else if ((m = cli_opt(argc, argv, &i, "max-error", 0, &val)) != 0) {
+			if (m < 0 || parse_pct("--max-error", val, &a->max_pct) != 0)
+				return usage_error();
+		} else if ((m = cli_opt(argc, argv, &i, "require-speedup-sign", 0, NULL)) != 0) {
+			if (m < 0)
+				return usage_error();
+			a->require_sign = true;
+		} else if ((m = cli_opt(argc, argv, &i, "format", 0, &val)) != 0) {
+			if (m < 0)
+				return usage_error();
+			if (strcmp(val, "table") == 0)
+				a->fmt = FMT_TABLE;
+			else if (strcmp(val, "csv") == 0)
+				a->fmt = FMT_CSV;
+			else if (strcmp(val, "json") == 0)
+				a->fmt = FMT_JSON;
+			else {
+				diag_errorf("unknown format '%s' (use table, csv or json)", val);
+				return usage_error();
+			}
+		} else {
+			char name[64];
+			snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg);
+			const char *s = strsim_suggest(name, option_names);
+			if (s)
+				diag_errorf("validate: unknown option '%s' (did you mean '%s'?)", name, s);
+			else
+				diag_errorf("validate: unknown option '%s'", name);
+			return usage_error();
+		}
+	}
+	if (!a->csv) {
+		diag_errorf("validate needs a measured-runs CSV file");
+		fputs(usage_line, stderr);
+		return usage_error();
+	}
+	return 0;
+}
+
+static const char *metric_name(const struct score_table *t)
+{
+	return t->metric == SCORE_TFLOPS ? "tflops_per_gpu" : "step_s";
+}
+
+/* A value in the metric's display unit: milliseconds for step times, TFLOP/s as is. */
+static double shown(const struct score_table *t, double v)
+{
+	return t->metric == SCORE_TFLOPS ? v : v * 1e3;
+}
+
+static void write_table(FILE *f, const struct score_table *t, const struct score_summary *s)
+{
+	const char *unit = t->metric == SCORE_TFLOPS ? "TFLOP/s/GPU" : "ms";
+	int w = 5;
+	for (int i = 0; i < t->n; i++)
+		if ((int)strlen(t->rows[i].label) > w)
+			w = (int)strlen(t->rows[i].label);
+	fprintf(f, "%-*s  %12s  %12s  %8s", w, "label", "measured", "predicted", "error");
+	bool any_speedup = s->speedup_rows > 0;
+	if (any_speedup)
+		fprintf(f, "  %-22s", "speedup meas / pred");
+	fprintf(f, "   (%s)\n", unit);
+	for (int i = 0; i < t->n; i++) {
+		const struct score_row *r = &t->rows[i];
+		fprintf(f, "%-*s  %12.3f  ", w, r->label, shown(t, r->measured));
+		if (!r->predicted_ok) {
+			fprintf(f, "%12s  %8s  %s\n", "-", "-", r->error);
+			continue;
+		}
+		fprintf(f, "%12.3f  %+7.1f%%", shown(t, r->predicted), 100.0 * r->rel_err);
+		if (r->has_speedup)
+			fprintf(f, "  %5.2fx / %5.2fx  %s", r->measured_speedup, r->predicted_speedup,
+				r->speedup_sign_ok ? "ok" : "WRONG SIDE OF 1");
+		fputc('\n', f);
+	}
+	fputc('\n', f);
+	if (s->predicted > 0)
+		fprintf(f, "%d rows predicted: median |error| %.1f%%, max |error| %.1f%% (%s)\n", s->predicted,
+			100.0 * s->median_abs_err, 100.0 * s->max_abs_err, t->rows[s->worst].label);
+	if (s->failed)
+		fprintf(f, "%d of %d rows could not be predicted\n", s->failed, s->rows);
+	if (any_speedup)
+		fprintf(f, "speedup vs 1 GPU: on the right side of 1 for %d of %d rows\n",
+			s->speedup_rows - s->speedup_sign_wrong, s->speedup_rows);
+}
+
+static void write_csv(FILE *f, const struct score_table *t, const struct score_summary *s)
+{
+	fputs("label,scenario,metric,measured,predicted,rel_error,abs_rel_error,baseline,measured_speedup,"
+	      "predicted_speedup,speedup_sign_ok\n", f);
+	for (int i = 0; i < t->n; i++) {
+		const struct score_row *r = &t->rows[i];
+		fprintf(f, "%s,%s,%s,%.9g,", r->label, r->scenario, metric_name(t), r->measured);
+		if (r->predicted_ok)
+			fprintf(f, "%.9g,%.6g,%.6g,", r->predicted, r->rel_err, fabs(r->rel_err));
+		else
+			fputs(",,,", f);
+		fprintf(f, "%s,", r->baseline >= 0 ? t->rows[r->baseline].label : "");
+		if (r->has_speedup)
+			fprintf(f, "%.6g,%.6g,%s\n", r->measured_speedup, r->predicted_speedup,
+				r->speedup_sign_ok ? "true" : "false");
+		else
+			fputs(",,\n", f);
+	}
+	if (s->predicted > 0)
+		fprintf(f, "# rows %d, predicted %d, median_abs_rel_error %.6g, max_abs_rel_error %.6g (%s)\n",
+			s->rows, s->predicted, s->median_abs_err, s->max_abs_err, t->rows[s->worst].label);
+	if (s->speedup_rows)
+		fprintf(f, "# speedup_sign_ok %d of %d\n", s->speedup_rows - s->speedup_sign_wrong,
+			s->speedup_rows);
+}
+
+static int write_json(FILE *f, const struct score_table *t, const struct score_summary *s, const char *hw)
+{
+	struct jsonw w;
+	jsonw_init(&w, f);
+	jsonw_object_begin(&w);
+	jsonw_kv_string(&w, "csv", t->path);
+	jsonw_kv_string(&w, "metric", metric_name(t));
+	jsonw_kv_string(&w, "hardware", hw);
+	jsonw_key(&w, "rows");
+	jsonw_array_begin(&w);
+	for (int i = 0; i < t->n; i++) {
+		const struct score_row *r = &t->rows[i];
+		jsonw_object_begin(&w);
+		jsonw_kv_string(&w, "label", r->label);
+		jsonw_kv_string(&w, "scenario", r->scenario);
+		jsonw_kv_double(&w, "measured", r->measured);
+		if (r->predicted_ok) {
+			jsonw_kv_double(&w, "predicted", r->predicted);
+			jsonw_kv_double(&w, "predicted_step_s", r->predicted_step_s);
+			jsonw_kv_double(&w, "rel_error", r->rel_err);
+		} else {
+			jsonw_kv_string(&w, "error", r->error);
+		}
+		if (r->baseline >= 0)
+			jsonw_kv_string(&w, "baseline", t->rows[r->baseline].label);
+		if (r->has_speedup) {
+			jsonw_kv_double(&w, "measured_speedup", r->measured_speedup);
+			jsonw_kv_double(&w, "predicted_speedup", r->predicted_speedup);
+			jsonw_kv_bool(&w, "speedup_sign_ok", r->speedup_sign_ok);
+		}
+		jsonw_object_end(&w);
+	}
+	jsonw_array_end(&w);
+	jsonw_key(&w, "summary");
+	jsonw_object_begin(&w);
+	jsonw_kv_int(&w, "rows", s->rows);
+	jsonw_kv_int(&w, "predicted", s->predicted);
+	jsonw_kv_int(&w, "failed", s->failed);
+	jsonw_kv_double(&w, "median_abs_rel_error", s->median_abs_err);
+	jsonw_kv_double(&w, "max_abs_rel_error", s->max_abs_err);
+	jsonw_kv_string(&w, "worst", s->worst >= 0 ? t->rows[s->worst].label : NULL);
+	jsonw_kv_int(&w, "speedup_rows", s->speedup_rows);
+	jsonw_kv_int(&w, "speedup_sign_wrong", s->speedup_sign_wrong);
+	jsonw_object_end(&w);
+	jsonw_object_end(&w);
+	return jsonw_finish(&w);
+}
+
+/* The verdict on stderr (stdout holds the report); 0 pass, 1 fail. */
+static int verdict(const struct args *a, const struct score_summary *s)
+{
+	int status = 0;
+	if (s->failed) {
+		diag_errorf("%d of %d rows could not be predicted", s->failed, s->rows);
+		status = 1;
+	}
+	if (a->max_median_pct >= 0 && s->predicted > 0 && 100.0 * s->median_abs_err > a->max_median_pct) {
+		diag_errorf("median |error| %.2f%% is above --max-median-error %g%%", 100.0 * s->median_abs_err,
+			    a->max_median_pct);
+		status = 1;
+	}
+	if (a->max_pct >= 0 && s->predicted > 0 && 100.0 * s->max_abs_err > a->max_pct) {
+		diag_errorf("max |error| %.2f%% is above --max-error %g%%", 100.0 * s->max_abs_err, a->max_pct);
+		status = 1;
+	}
+	if (a->require_sign && s->speedup_sign_wrong) {
+		diag_errorf("%d of %d predicted speedups are on the wrong side of 1", s->speedup_sign_wrong,
+			    s->speedup_rows);
+		status = 1;
+	}
+	return status;
+}
+
+int cmd_validate(int argc, char **argv)
+{
+	struct args a = {.max_median_pct = -1, .max_pct = -1, .fmt = FMT_TABLE};
+	int status = parse(argc, argv, &a);
+	if (status != 0)
+		return status < 0 ? 0 : status;
+
+	struct score_table t;
+	struct score_summary s;
+	score_table_init(&t);
+	int rc = score_load(&t, a.csv);
+	if (rc != 0) {
+		score_table_release(&t);
+		return gserr_exit_code(rc);
+	}
+	score_predict(&t, a.hw);
+	score_summarize(&t, &s);
+	if (a.fmt == FMT_TABLE)
+		write_table(stdout, &t, &s);
+	else if (a.fmt == FMT_CSV)
+		write_csv(stdout, &t, &s);
+	else if (write_json(stdout, &t, &s, a.hw) != 0)
+		status = 3;  /* main reports the write error when it flushes stdout */
+	if (status == 0)
+		status = verdict(&a, &s);
+	score_table_release(&t);
+	return status;
+}

@@ -1,0 +1,286 @@
+/* report: one prediction result written as a table for people, JSON for programs (docs/output.md) or CSV for
+ * spreadsheets. The JSON and CSV writers list the same keys in the same order (CSV flattens nested keys as
+ * "parent.child"), and print numbers in their shortest round-trip form, so one result gives byte-identical text
+ * on every run. Every writer ends with a flush and a check of the stream, so a full disk is GS_EENV. */
+#include "report/report.h"
+
+#include <math.h>
+#include <string.h>
+#include "util/gserr.h"
+#include "util/jsonw.h"
+
+int report_format_parse(const char *s, enum report_format *out)
+{
+	static const struct { const char *name; enum report_format fmt; } names[] = {
+		{"table", REPORT_TABLE}, {"json", REPORT_JSON}, {"csv", REPORT_CSV},
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (s && strcmp(s, names[i].name) == 0) {
+			*out = names[i].fmt;
+			return GS_OK;
+		}
+	return GS_EUSAGE;
+}
+
+static const char *schedule_name(enum schedule s)
+{
+	switch (s) {
+	case SCHED_GPIPE: return "gpipe";
+	case SCHED_1F1B: return "1f1b";
+	case SCHED_INTERLEAVED: return "interleaved";
+	}
+	return "unknown";
+}
+
+/* The keys of the flat view, in output order; a NULL name closes a nested object in JSON. */
+enum kind { K_STR, K_DBL, K_INT, K_BOOL, K_BEGIN, K_END };
+struct field {
+	enum kind kind;
+	const char *name;
+	const char *s;
+	double d;
+	long long i;
+};
+
+#define FSTR(n, v) {K_STR, n, v, 0, 0}
+#define FDBL(n, v) {K_DBL, n, NULL, v, 0}
+#define FINT(n, v) {K_INT, n, NULL, 0, v}
+#define FBOOL(n, v) {K_BOOL, n, NULL, 0, (v) ? 1 : 0}
+#define FBEGIN(n) {K_BEGIN, n, NULL, 0, 0}
+#define FEND {K_END, NULL, NULL, 0, 0}
+
+/* fields: fills out (at least 64 entries) and returns the count. sim_wall_s is never the last key, so the golden
+ * tests can delete its line and keep valid JSON. */
+static int fields(const struct result *r, struct field *out)
+{
+	const struct breakdown *b = &r->breakdown_s;
+	const struct mem_usage *m = &r->mem;
+	struct field all[] = {
+		FSTR("scenario", r->scenario),
+		FSTR("hardware", r->hardware),
+		FINT("gpus", r->gpus),
+		FDBL("step_time_s", r->step_time_s),
+		FDBL("tokens_per_s", r->tokens_per_s),
+		FDBL("mfu", r->mfu),
+		FDBL("model_flops", r->model_flops),
+		FBEGIN("parallel"),
+		FINT("dp", r->dp),
+		FINT("tp", r->tp),
+		FINT("pp", r->pp),
+		FINT("micro_batch", r->micro_batch),
+		FINT("num_microbatches", r->num_microbatches),
+		FSTR("schedule", schedule_name(r->schedule)),
+		FINT("virtual_stages", r->virtual_stages),
+		FEND,
+		FBEGIN("breakdown_s"),
+		FDBL("compute", b->compute),
+		FDBL("tp_comm_exposed", b->tp_comm_exposed),
+		FDBL("pp_comm_exposed", b->pp_comm_exposed),
+		FDBL("dp_comm_exposed", b->dp_comm_exposed),
+		FDBL("pipeline_bubble", b->pipeline_bubble),
+		FDBL("optimizer", b->optimizer),
+		FEND,
+		FINT("critical_stage", r->critical_stage),
+		FBEGIN("memory_per_gpu_bytes"),
+		FDBL("weights", m->weights),
+		FDBL("gradients", m->gradients),
+		FDBL("optimizer", m->optimizer),
+		FDBL("activations", m->activations),
+		FDBL("total", m->total),
+		FEND,
+		FDBL("memory_capacity_bytes", r->memory_capacity_bytes),
+		FBOOL("fits_in_memory", r->fits_in_memory),
+		FINT("peak_inflight_microbatches", r->peak_inflight_microbatches),
+		FDBL("sim_wall_s", r->sim_wall_s),
+		FINT("simulated_ranks", r->simulated_ranks),
+		FINT("tasks", r->tasks),
+		FINT("events", r->events),
+	};
+	int n = (int)(sizeof all / sizeof all[0]);
+	memcpy(out, all, sizeof all);
+	return n;
+}
+
+static int finish(FILE *f)
+{
+	if (fflush(f) != 0 || ferror(f))
+		return GS_EENV;
+	return GS_OK;
+}
+
+static int write_json(FILE *f, const struct result *r)
+{
+	struct field fs[64];
+	int n = fields(r, fs);
+	struct jsonw w;
+	jsonw_init(&w, f);
+	jsonw_object_begin(&w);
+	for (int i = 0; i < n; i++) {
+		const struct field *x = &fs[i];
+		switch (x->kind) {
+		case K_STR: jsonw_kv_string(&w, x->name, x->s); break;
+		case K_DBL: jsonw_kv_double(&w, x->name, x->d); break;
+		case K_INT: jsonw_kv_int(&w, x->name, x->i); break;
+		case K_BOOL: jsonw_kv_bool(&w, x->name, x->i != 0); break;
+		case K_BEGIN: jsonw_key(&w, x->name); jsonw_object_begin(&w); break;
+		case K_END: jsonw_object_end(&w); break;
+		}
+	}
+	jsonw_object_end(&w);
+	return jsonw_finish(&w);
+}
+
+/* A CSV cell (RFC 4180): quoted only when it holds a comma, a quote or a line break. */
+static void csv_string(FILE *f, const char *s)
+{
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static int write_csv(FILE *f, const struct result *r)
+{
+	struct field fs[64];
+	int n = fields(r, fs);
+	const char *prefix = NULL;
+	bool first = true;
+	for (int i = 0; i < n; i++) {
+		if (fs[i].kind == K_BEGIN) {
+			prefix = fs[i].name;
+			continue;
+		}
+		if (fs[i].kind == K_END) {
+			prefix = NULL;
+			continue;
+		}
+		if (!first)
+			fputc(',', f);
+		first = false;
+		if (prefix)
+			fprintf(f, "%s.", prefix);
+		fputs(fs[i].name, f);
+	}
+	fputc('\n', f);
+	first = true;
+	for (int i = 0; i < n; i++) {
+		const struct field *x = &fs[i];
+		char buf[40];
+		if (x->kind == K_BEGIN || x->kind == K_END)
+			continue;
+		if (!first)
+			fputc(',', f);
+		first = false;
+		switch (x->kind) {
+		case K_STR: csv_string(f, x->s); break;
+		case K_DBL: if (isfinite(x->d)) fputs(jsonw_format_double(x->d, buf, sizeof buf), f); break;
+		case K_INT: fprintf(f, "%lld", x->i); break;
+		case K_BOOL: fputs(x->i ? "true" : "false", f); break;
+		default: break;
+		}
+	}
+	fputc('\n', f);
+	return finish(f);
+}
+
+/* An integer with thousands separators, e.g. 1234567 -> "1,234,567". */
+static void group_digits(double v, char *buf, size_t n)
+{
+	char raw[48];
+	snprintf(raw, sizeof raw, "%.0f", fabs(v));
+	size_t len = strlen(raw), o = 0;
+	if (v < 0 && o + 1 < n)
+		buf[o++] = '-';
+	for (size_t i = 0; i < len && o + 2 < n; i++) {
+		if (i > 0 && (len - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = raw[i];
+	}
+	buf[o] = '\0';
+}
+
+static void share(FILE *f, double part, double whole)
+{
+	if (whole > 0)
+		fprintf(f, "  %7.1f %%\n", 100.0 * part / whole);
+	else
+		fputs("        - %\n", f);
+}
+
+static void time_row(FILE *f, const char *label, double s, double step)
+{
+	fprintf(f, "  %-26s %12.3f", label, s * 1e3);
+	share(f, s, step);
+}
+
+static void mem_row(FILE *f, const char *label, double bytes)
+{
+	fprintf(f, "  %-26s %12.2f\n", label, bytes / 1e9);
+}
+
+static int write_table(FILE *f, const struct result *r)
+{
+	const struct breakdown *b = &r->breakdown_s;
+	const struct mem_usage *m = &r->mem;
+	char tok[64];
+	group_digits(r->tokens_per_s, tok, sizeof tok);
+
+	fprintf(f, "%-16s %s\n", "scenario", r->scenario);
+	fprintf(f, "%-16s %s\n", "hardware", r->hardware);
+	fprintf(f, "%-16s %d (dp %d x tp %d x pp %d)\n", "gpus", r->gpus, r->dp, r->tp, r->pp);
+	fprintf(f, "%-16s %s, micro batch %d, %d micro-batches", "schedule", schedule_name(r->schedule),
+		r->micro_batch, r->num_microbatches);
+	if (r->schedule == SCHED_INTERLEAVED)
+		fprintf(f, ", %d virtual stages", r->virtual_stages);
+	fputc('\n', f);
+	fputc('\n', f);
+	fprintf(f, "%-16s %.3f ms\n", "step time", r->step_time_s * 1e3);
+	fprintf(f, "%-16s %s tokens/s\n", "throughput", tok);
+	fprintf(f, "%-16s %.1f %%\n", "mfu", r->mfu * 100.0);
+	fputc('\n', f);
+
+	char head[64];
+	snprintf(head, sizeof head, "breakdown (critical stage %d)", r->critical_stage);
+	fprintf(f, "%-28s %12s  %9s\n", head, "ms", "share");
+	time_row(f, "compute", b->compute, r->step_time_s);
+	time_row(f, "tp comm exposed", b->tp_comm_exposed, r->step_time_s);
+	time_row(f, "pp comm exposed", b->pp_comm_exposed, r->step_time_s);
+	time_row(f, "dp comm exposed", b->dp_comm_exposed, r->step_time_s);
+	time_row(f, "pipeline bubble", b->pipeline_bubble, r->step_time_s);
+	time_row(f, "optimizer", b->optimizer, r->step_time_s);
+	time_row(f, "step time", r->step_time_s, r->step_time_s);
+	fputc('\n', f);
+
+	fprintf(f, "%-28s %12s\n", "memory per GPU (worst stage)", "GB");
+	mem_row(f, "weights", m->weights);
+	mem_row(f, "gradients", m->gradients);
+	mem_row(f, "optimizer state", m->optimizer);
+	mem_row(f, "activations", m->activations);
+	fprintf(f, "  %-26s %12.2f  of %.2f GB: %s\n", "total", m->total / 1e9, r->memory_capacity_bytes / 1e9,
+		r->fits_in_memory ? "fits" : "DOES NOT FIT");
+	fprintf(f, "  %-26s %12d\n", "micro-batches held at once", r->peak_inflight_microbatches);
+	fputc('\n', f);
+
+	fprintf(f, "%-16s %lld events, %lld tasks, %d simulated ranks, %.3f ms wall\n", "simulation",
+		r->events, r->tasks, r->simulated_ranks, r->sim_wall_s * 1e3);
+	return finish(f);
+}
+
+int report_write(FILE *f, enum report_format fmt, const struct result *r)
+{
+	switch (fmt) {
+	case REPORT_JSON: return write_json(f, r);
+	case REPORT_CSV: return write_csv(f, r);
+	case REPORT_TABLE: return write_table(f, r);
+	}
+	return GS_EUSAGE;
+}

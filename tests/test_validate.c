@@ -1,0 +1,206 @@
+/* test_validate: the scoring of `gpusim validate` (validate/score.c) without the simulator: median and maximum
+ * of |relative error|, speedup signs and the Megatron FLOP count on numbers a person can check by hand
+ * (tests/data/validate-hand.csv says how each is derived), and every kind of bad CSV with its
+ * "file:line: message". */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "util/gserr.h"
+#include "validate/score.h"
+
+static FILE *cap_file;
+static int cap_saved = -1;
+static char cap_buf[8192];
+
+static void cap_begin(void)
+{
+	fflush(stderr);
+	cap_file = tmpfile();
+	cap_saved = dup(2);
+	dup2(fileno(cap_file), 2);
+}
+
+static const char *cap_end(void)
+{
+	fflush(stderr);
+	dup2(cap_saved, 2);
+	close(cap_saved);
+	rewind(cap_file);
+	size_t n = fread(cap_buf, 1, sizeof cap_buf - 1, cap_file);
+	cap_buf[n] = '\0';
+	fclose(cap_file);
+	return cap_buf;
+}
+
+static void test_arithmetic(void)
+{
+	double odd[] = {3, 1, 2}, even[] = {4, 1, 3, 2};
+	CHECK_NEAR(score_median(odd, 3), 2.0, 1e-12);
+	CHECK_NEAR(score_median(even, 4), 2.5, 1e-12);
+	CHECK(odd[0] == 3 && even[0] == 4);  /* the input is not sorted in place */
+	CHECK(isnan(score_median(odd, 0)));
+	CHECK_NEAR(score_rel_err(1.1, 1.0), 0.1, 1e-12);
+	CHECK_NEAR(score_rel_err(0.9, 1.2), -0.25, 1e-12);
+	/* Eq. 3 with B=1, s=6, l=1, h=1, V=16: 96*6*(1 + 6/6 + 16/16) = 1728 */
+	CHECK_NEAR(score_megatron_flops(1, 6, 1, 1, 16), 1728.0, 1e-12);
+	/* B=2, s=12, l=2, h=2, V=64: 96*2*12*2*4 = 18432, times (1 + 12/12 + 64/64) = 55296 */
+	CHECK_NEAR(score_megatron_flops(2, 12, 2, 2, 64), 55296.0, 1e-12);
+	/* 1e15 FLOPs in 2 s on 5 GPUs: 1e14 FLOP/s per GPU = 100 TFLOP/s */
+	CHECK_NEAR(score_tflops_per_gpu(1e15, 2.0, 5), 100.0, 1e-12);
+}
+
+static void test_hand_csv(void)
+{
+	struct score_table t;
+	score_table_init(&t);
+	CHECK_INT(score_load(&t, "tests/data/validate-hand.csv"), 0);
+	CHECK_INT(t.n, 6);
+	if (t.n != 6)
+		return;
+	CHECK_INT(t.metric, SCORE_STEP_S);
+	CHECK_STR(t.rows[0].label, "a1");
+	CHECK_INT(t.rows[0].line, 12);
+	CHECK_INT(t.rows[2].line, 16);  /* after a blank and a comment line */
+	CHECK_STR(t.rows[0].scenario, "a.yaml");
+	CHECK_STR(t.rows[0].path, "tests/data/a.yaml");
+	CHECK_STR(t.rows[5].path, "tests/data/sub/c.yaml");
+	CHECK_NEAR(t.rows[5].measured, 1.25, 1e-12);
+	CHECK_INT(t.rows[0].baseline, -1);
+	CHECK_INT(t.rows[1].baseline, 0);
+	CHECK_INT(t.rows[3].baseline, 2);
+	CHECK_INT(t.rows[5].baseline, 4);
+
+	static const double pred[] = {2.1, 0.9, 4.0, 4.4, 1.0, 0.8};
+	for (int i = 0; i < 6; i++)
+		score_set_prediction(&t, i, pred[i], pred[i]);
+	struct score_summary s;
+	score_summarize(&t, &s);
+	CHECK_INT(s.rows, 6);
+	CHECK_INT(s.predicted, 6);
+	CHECK_INT(s.failed, 0);
+	CHECK_NEAR(t.rows[0].rel_err, 0.05, 1e-9);
+	CHECK_NEAR(t.rows[1].rel_err, -0.10, 1e-9);
+	CHECK_NEAR(t.rows[3].rel_err, -0.12, 1e-9);
+	CHECK_NEAR(t.rows[5].rel_err, -0.36, 1e-9);
+	CHECK_NEAR(s.median_abs_err, 0.075, 1e-9);
+	CHECK_NEAR(s.max_abs_err, 0.36, 1e-9);
+	CHECK_INT(s.worst, 5);
+	CHECK(!t.rows[0].has_speedup);
+	CHECK(t.rows[1].has_speedup);
+	CHECK_NEAR(t.rows[1].measured_speedup, 2.0, 1e-12);
+	CHECK_NEAR(t.rows[1].predicted_speedup, 2.1 / 0.9, 1e-12);
+	CHECK(t.rows[1].speedup_sign_ok);
+	CHECK_NEAR(t.rows[3].measured_speedup, 0.8, 1e-12);
+	CHECK(t.rows[3].speedup_sign_ok);
+	CHECK_NEAR(t.rows[5].predicted_speedup, 1.25, 1e-12);
+	CHECK(!t.rows[5].speedup_sign_ok);
+	CHECK_INT(s.speedup_rows, 3);
+	CHECK_INT(s.speedup_sign_wrong, 1);
+
+	/* a row without a prediction leaves the median and takes its dependents' speedups with it */
+	score_set_failure(&t, 2, "scenario does not load");
+	score_summarize(&t, &s);
+	CHECK_INT(s.predicted, 5);
+	CHECK_INT(s.failed, 1);
+	CHECK(isnan(t.rows[2].rel_err));
+	CHECK(!t.rows[3].has_speedup);
+	CHECK_INT(s.speedup_rows, 2);
+	CHECK_NEAR(s.median_abs_err, 0.10, 1e-9);  /* 0 0.05 0.10 0.12 0.36 */
+	CHECK_STR(t.rows[2].error, "scenario does not load");
+	score_table_release(&t);
+}
+
+static void test_tflops_csv(void)
+{
+	struct score_table t;
+	score_table_init(&t);
+	CHECK_INT(score_load_string(&t, "pub.csv", "ref",
+				    "scenario,measured_tflops_per_gpu,flops_formula,label\r\n"
+				    "x.yaml,137,megatron,T1-1.7B\r\n"
+				    "/abs/y.yaml,140,,\r\n"), 0);
+	CHECK_INT(t.n, 2);
+	CHECK_INT(t.metric, SCORE_TFLOPS);
+	CHECK_INT(t.rows[0].flops, SCORE_FLOPS_MEGATRON);
+	CHECK_INT(t.rows[1].flops, SCORE_FLOPS_MODEL);
+	CHECK_STR(t.rows[0].path, "ref/x.yaml");
+	CHECK_STR(t.rows[1].path, "/abs/y.yaml");
+	CHECK_STR(t.rows[1].label, "y");  /* default: the file name */
+	CHECK_NEAR(t.rows[0].measured, 137.0, 1e-12);
+	score_table_release(&t);
+}
+
+/* text must fail to load with a first message containing want. */
+static void bad(const char *text, const char *want, int line)
+{
+	struct score_table t;
+	score_table_init(&t);
+	cap_begin();
+	int rc = score_load_string(&t, "bad.csv", "", text);
+	const char *err = cap_end();
+	CHECK_INT(rc, GS_EINVAL);
+	CHECK_CONTAINS(t.err, want);
+	char where[64];
+	if (line > 0)
+		snprintf(where, sizeof where, "gpusim: bad.csv:%d: ", line);
+	else
+		snprintf(where, sizeof where, "gpusim: bad.csv: ");
+	CHECK_CONTAINS(err, where);
+	score_table_release(&t);
+}
+
+static void test_bad_csv(void)
+{
+	bad("", "no header line", 0);
+	bad("# only a comment\n", "no header line", 0);
+	bad("scenario,measured_step_s\n", "no data rows", 0);
+	bad("measured_step_s,label\nx,1\n", "no 'scenario' column", 1);
+	bad("scenario,label\nx,1\n", "no measured_step_s or measured_tflops_per_gpu column", 1);
+	bad("scenario,measured_step_s,measured_tflops_per_gpu\nx,1,2\n", "one metric per file", 1);
+	bad("scenario,scenario,measured_step_s\nx,y,1\n", "column 'scenario' appears twice", 1);
+	bad("scenario,measured_tflops_per_gpu,baseline\nx,1,\n", "a baseline column needs measured_step_s", 1);
+	bad("scenario,measured_step_s\n# c\nx.yaml,1,2\n", "3 fields, the header has 2", 3);
+	bad("scenario,measured_step_s\nx.yaml,fast\n", "measured_step_s 'fast' is not a positive number", 2);
+	bad("scenario,measured_step_s\nx.yaml,0\n", "measured_step_s '0' is not a positive number", 2);
+	bad("scenario,measured_step_s\nx.yaml,-1\n", "is not a positive number", 2);
+	bad("scenario,measured_step_s\nx.yaml,\n", "measured_step_s '' is not a positive number", 2);
+	bad("scenario,measured_step_s\nx.yaml,1.5s\n", "'1.5s' is not a positive number", 2);
+	bad("scenario,measured_step_s\n,1\n", "empty scenario", 2);
+	bad("scenario,measured_step_s\n\"x.yaml\",1\n", "quoted fields are not supported", 2);
+	bad("scenario,measured_step_s,label\nx.yaml,1,a\ny.yaml,2,a\n", "label 'a' is already used on line 2", 3);
+	bad("scenario,measured_step_s,label,baseline\nx.yaml,1,a,\ny.yaml,2,b,z\n",
+	    "baseline 'z' matches no row's label", 3);
+	bad("scenario,measured_step_s,label,baseline\nx.yaml,1,a,a\n", "row 'a' is its own baseline", 2);
+	bad("scenario,measured_tflops_per_gpu,flops_formula\nx.yaml,100,palm\n",
+	    "unknown flops_formula 'palm' (use model or megatron)", 2);
+
+	/* every bad line is reported, not only the first */
+	struct score_table t;
+	score_table_init(&t);
+	cap_begin();
+	score_load_string(&t, "bad.csv", "", "scenario,measured_step_s\nx.yaml,a\ny.yaml,b\nz.yaml,3\n");
+	const char *err = cap_end();
+	CHECK_INT(t.nerrors, 2);
+	CHECK_CONTAINS(err, "bad.csv:2: ");
+	CHECK_CONTAINS(err, "bad.csv:3: ");
+	score_table_release(&t);
+
+	cap_begin();
+	int rc = score_load(&t, "tests/data/no-such-file.csv");
+	err = cap_end();
+	CHECK_INT(rc, GS_EENV);
+	CHECK_CONTAINS(err, "cannot open 'tests/data/no-such-file.csv'");
+	score_table_release(&t);
+}
+
+int main(void)
+{
+	test_arithmetic();
+	test_hand_csv();
+	test_tflops_csv();
+	test_bad_csv();
+	return check_result();
+}

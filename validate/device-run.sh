@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Runs the reference rows of validate/configs.py on this machine's GPUs (validate/torch_step.py): first the
+# 1-GPU rows, then the 2-GPU rows under torchrun. Writes OUTDIR/measured-h200x2.csv (scenario paths relative
+# to validate/, where the file belongs) and OUTDIR/validate-runner.log (environment, per-row times, failures).
+# A phase that crashes or hangs is started again and goes on after the row it died in (progress file).
+# usage: validate/device-run.sh [OUTDIR]        OUTDIR defaults to $OUT, else ./validate-out
+# env:   VALIDATE_BUDGET_S (default 300): wall-clock budget for all phases; ROWS: comma list (default all)
+set -u
+# NVLink multicast stays off on shared machines (see the device docs): NCCL, PyTorch and NVSHMEM.
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+export PYTHONUNBUFFERED=1 OMP_NUM_THREADS=4
+here=$(cd "$(dirname "$0")" && pwd)
+outdir=${1:-${OUT:-validate-out}}
+mkdir -p "$outdir"
+csv=$outdir/measured-h200x2.csv
+log=$outdir/validate-runner.log
+work=$(mktemp -d)
+py=${PYTHON:-python3}
+rows=${ROWS:-all}
+extra=${EXTRA_ARGS:-}   # e.g. "--cpu --tiny" for a dry run without GPUs
+deadline=$((SECONDS + ${VALIDATE_BUDGET_S:-300}))
+rm -f "$csv"
+
+{
+	echo "# validate/device-run.sh $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
+	nvidia-smi --query-gpu=index,name,memory.total,driver_version,clocks.max.sm --format=csv 2>&1
+	nvidia-smi topo -m 2>&1
+	"$py" -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "nccl", torch.cuda.nccl.version(), "gpus", torch.cuda.device_count())' 2>&1
+} >"$log"
+ngpu=$("$py" -c 'import torch; print(torch.cuda.device_count())' 2>/dev/null || echo 0)
+# provenance, as comment lines `gpusim validate` skips
+{
+	echo "# measured by validate/device-run.sh (validate/torch_step.py, rows of validate/configs.py), $(date -u +%Y-%m-%dT%H:%MZ)"
+	echo "# $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | sort | uniq -c | sed 's/^ *//' | tr '\n' ' ')link $(nvidia-smi topo -m 2>/dev/null | awk '$1=="GPU0"{print $3}'), $("$py" -c 'import torch; print("torch", torch.__version__, "nccl", ".".join(map(str, torch.cuda.nccl.version())))' 2>/dev/null)"
+	echo "# measured_step_s: median of the timed steps (repeats), slowest rank; scenario paths are relative to validate/"
+} >"$csv"
+
+# run_phase NAME NGPU: run the rows of NGPU GPUs, again (resuming) after a crash or hang, up to 3 times
+run_phase() {
+	local name=$1 n=$2 prog=$work/progress-$1 attempt left rc
+	for attempt in 1 2 3; do
+		left=$((deadline - SECONDS))
+		if [ "$left" -lt 20 ]; then
+			echo "# $name: out of time budget, rows not run stay out of the CSV" >>"$log"
+			return
+		fi
+		echo "# $name: attempt $attempt, ${left}s left" >>"$log"
+		if [ "$n" -eq 1 ]; then
+			timeout -k 10 "$left" "$py" "$here/torch_step.py" --gpus 1 --rows "$rows" --out "$csv" \
+				--progress "$prog" --probe $extra >>"$log" 2>&1
+		else
+			timeout -k 10 "$left" "$py" -m torch.distributed.run --standalone --nproc_per_node="$n" \
+				"$here/torch_step.py" --gpus "$n" --rows "$rows" --out "$csv" --progress "$prog" $extra >>"$log" 2>&1
+		fi
+		rc=$?
+		if grep -q '^finished' "$prog" 2>/dev/null; then
+			break
+		fi
+		echo "# $name: exited $rc before the end; resuming" >>"$log"
+	done
+	grep '^fail' "$prog" 2>/dev/null | sed "s/^/# $name: /" >>"$log"
+}
+
+t0=$SECONDS
+run_phase single 1
+if [ "$ngpu" -ge 2 ]; then
+	run_phase two 2
+else
+	echo "# only $ngpu GPU(s): 2-GPU rows not run" >>"$log"
+fi
+n=$(grep -c '^\.\./' "$csv" 2>/dev/null || echo 0)
+echo "# done: $n rows in $((SECONDS - t0)) s -> $csv" | tee -a "$log"
+rm -rf "$work"

@@ -1,0 +1,394 @@
+/* score: reading the measured-runs CSV and the arithmetic on it (score.h). Nothing here runs the simulator, so
+ * the tests check every number by hand. The loader reports every bad line, not only the first, and keeps going
+ * until the end of the file; a table with any error is never handed out half-checked (the caller gets
+ * GS_EINVAL and releases it). */
+#include "validate/score.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/diag.h"
+#include "util/gserr.h"
+#include "util/xalloc.h"
+
+#define MAX_FIELDS 64
+
+void score_table_init(struct score_table *t)
+{
+	memset(t, 0, sizeof *t);
+	t->metric = SCORE_STEP_S;
+}
+
+void score_table_release(struct score_table *t)
+{
+	free(t->rows);
+	t->rows = NULL;
+	t->n = t->cap = 0;
+}
+
+/* Print "gpusim: file:line: msg", keep the first message in t->err, count it; returns GS_EINVAL. */
+static int load_error(struct score_table *t, int line, const char *fmt, ...)
+{
+	char msg[sizeof t->err];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (t->nerrors++ == 0)
+		snprintf(t->err, sizeof t->err, "%s", msg);
+	return diag_error(t->path, line, 0, "%s", msg);
+}
+
+static char *trim(char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	char *e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+/* Split line (modified in place) at ',' into at most MAX_FIELDS trimmed fields; returns the count, or -1 when
+ * there are more. */
+static int split(char *line, char **fields)
+{
+	int n = 0;
+	char *p = line;
+	for (;;) {
+		char *c = strchr(p, ',');
+		if (c)
+			*c = '\0';
+		if (n == MAX_FIELDS)
+			return -1;
+		fields[n++] = trim(p);
+		if (!c)
+			return n;
+		p = c + 1;
+	}
+}
+
+/* Column indices of the header, -1 when absent. */
+struct columns {
+	int n;
+	int scenario, step_s, tflops, label, baseline, flops;
+};
+
+static int parse_header(struct score_table *t, int line, char **f, int n, struct columns *c)
+{
+	static const char *const names[] = {"scenario", "measured_step_s", "measured_tflops_per_gpu", "label",
+					    "baseline", "flops_formula"};
+	int *slot[] = {&c->scenario, &c->step_s, &c->tflops, &c->label, &c->baseline, &c->flops};
+	int rc = 0;
+	c->n = n;
+	for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+		*slot[k] = -1;
+	for (int i = 0; i < n; i++) {
+		for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+			if (strcmp(f[i], names[k]) != 0)
+				continue;
+			if (*slot[k] >= 0)
+				rc = load_error(t, line, "column '%s' appears twice in the header", names[k]);
+			*slot[k] = i;
+		}
+	}
+	if (c->scenario < 0)
+		rc = load_error(t, line, "the header has no 'scenario' column");
+	if (c->step_s >= 0 && c->tflops >= 0)
+		rc = load_error(t, line, "the header has both measured_step_s and measured_tflops_per_gpu "
+				"(one metric per file)");
+	else if (c->step_s < 0 && c->tflops < 0)
+		rc = load_error(t, line, "the header has no measured_step_s or measured_tflops_per_gpu column");
+	if (c->baseline >= 0 && c->tflops >= 0)
+		rc = load_error(t, line, "a baseline column needs measured_step_s (speedups compare step times)");
+	t->metric = c->tflops >= 0 ? SCORE_TFLOPS : SCORE_STEP_S;
+	return rc;
+}
+
+/* The file name of path without its folder and a .yaml/.yml ending. */
+static void default_label(const char *path, char *out, size_t n)
+{
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	size_t len = strlen(b);
+	if (len > 5 && strcmp(b + len - 5, ".yaml") == 0)
+		len -= 5;
+	else if (len > 4 && strcmp(b + len - 4, ".yml") == 0)
+		len -= 4;
+	snprintf(out, n, "%.*s", (int)len, b);
+}
+
+static struct score_row *add_row(struct score_table *t)
+{
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 32;
+		t->rows = xreallocarray(t->rows, (size_t)t->cap, sizeof *t->rows);
+	}
+	struct score_row *r = &t->rows[t->n++];
+	memset(r, 0, sizeof *r);
+	r->baseline = -1;
+	r->rel_err = NAN;
+	return r;
+}
+
+/* One data line; 0 or GS_EINVAL (printed). Baselines are resolved after the whole file is read, into the
+ * temporary names[] kept by the caller. */
+static int parse_row(struct score_table *t, int line, char **f, int n, const struct columns *c, const char *dir,
+		     char (*base_name)[128])
+{
+	if (n != c->n)
+		return load_error(t, line, "%d field%s, the header has %d", n, n == 1 ? "" : "s", c->n);
+	const char *scen = f[c->scenario];
+	if (!*scen)
+		return load_error(t, line, "empty scenario");
+	const char *mname = t->metric == SCORE_TFLOPS ? "measured_tflops_per_gpu" : "measured_step_s";
+	const char *mval = f[t->metric == SCORE_TFLOPS ? c->tflops : c->step_s];
+	char *end;
+	errno = 0;
+	double v = strtod(mval, &end);
+	if (!*mval || *end || errno || !isfinite(v) || v <= 0)
+		return load_error(t, line, "%s '%s' is not a positive number", mname, mval);
+	enum score_flops fl = SCORE_FLOPS_MODEL;
+	if (c->flops >= 0 && t->metric == SCORE_TFLOPS) {
+		const char *s = f[c->flops];
+		if (strcmp(s, "megatron") == 0)
+			fl = SCORE_FLOPS_MEGATRON;
+		else if (*s && strcmp(s, "model") != 0)
+			return load_error(t, line, "unknown flops_formula '%s' (use model or megatron)", s);
+	}
+	const char *label = c->label >= 0 ? f[c->label] : "";
+	const char *base = c->baseline >= 0 ? f[c->baseline] : "";
+	char buf[2048];
+	if (strlen(scen) >= sizeof t->rows[0].scenario || strlen(label) >= sizeof t->rows[0].label ||
+	    strlen(base) >= sizeof base_name[0])
+		return load_error(t, line, "field too long");
+	if (dir && *dir && scen[0] != '/')
+		snprintf(buf, sizeof buf, "%s/%s", dir, scen);
+	else
+		snprintf(buf, sizeof buf, "%s", scen);
+	if (strlen(buf) >= sizeof t->rows[0].path)
+		return load_error(t, line, "scenario path too long");
+
+	struct score_row *r = add_row(t);
+	r->line = line;
+	r->measured = v;
+	r->flops = fl;
+	snprintf(r->scenario, sizeof r->scenario, "%s", scen);
+	snprintf(r->path, sizeof r->path, "%s", buf);
+	if (*label)
+		snprintf(r->label, sizeof r->label, "%s", label);
+	else
+		default_label(scen, r->label, sizeof r->label);
+	snprintf(base_name[t->n - 1], sizeof base_name[0], "%s", base);
+	for (int i = 0; i < t->n - 1; i++)
+		if (strcmp(t->rows[i].label, r->label) == 0)
+			return load_error(t, line, "label '%s' is already used on line %d", r->label,
+					  t->rows[i].line);
+	return 0;
+}
+
+static void resolve_baselines(struct score_table *t, char (*base_name)[128])
+{
+	for (int i = 0; i < t->n; i++) {
+		struct score_row *r = &t->rows[i];
+		if (!base_name[i][0])
+			continue;
+		for (int j = 0; j < t->n; j++)
+			if (strcmp(t->rows[j].label, base_name[i]) == 0)
+				r->baseline = j;
+		if (r->baseline < 0)
+			load_error(t, r->line, "baseline '%s' matches no row's label", base_name[i]);
+		else if (r->baseline == i)
+			load_error(t, r->line, "row '%s' is its own baseline", r->label);
+	}
+}
+
+int score_load_string(struct score_table *t, const char *name, const char *dir, const char *text)
+{
+	score_table_release(t);
+	t->nerrors = 0;
+	t->err[0] = '\0';
+	snprintf(t->path, sizeof t->path, "%s", name);
+	if (strncmp(text, "\xEF\xBB\xBF", 3) == 0)  /* UTF-8 byte order mark */
+		text += 3;
+
+	char *copy = xstrdup(text);
+	char *fields[MAX_FIELDS];
+	char (*base_name)[128] = NULL;
+	int base_cap = 0;
+	struct columns cols;
+	bool have_header = false;
+	int line = 0;
+	for (char *p = copy; p && *p;) {
+		char *nl = strchr(p, '\n');
+		if (nl)
+			*nl = '\0';
+		line++;
+		char *s = trim(p);
+		p = nl ? nl + 1 : NULL;
+		if (!*s || *s == '#')
+			continue;
+		if (strchr(s, '"')) {
+			load_error(t, line, "quoted fields are not supported");
+			continue;
+		}
+		int n = split(s, fields);
+		if (n < 0) {
+			load_error(t, line, "more than %d fields", MAX_FIELDS);
+			continue;
+		}
+		if (!have_header) {
+			have_header = true;
+			if (parse_header(t, line, fields, n, &cols) != 0)
+				break;  /* rows cannot be read without their columns */
+			continue;
+		}
+		if (t->n >= base_cap) {
+			base_cap = base_cap ? 2 * base_cap : 32;
+			base_name = xreallocarray(base_name, (size_t)base_cap, sizeof *base_name);
+		}
+		parse_row(t, line, fields, n, &cols, dir, base_name);
+	}
+	if (!have_header)
+		load_error(t, 0, "no header line (the file is empty or all comments)");
+	else if (t->n == 0 && t->nerrors == 0)
+		load_error(t, 0, "no data rows");
+	if (t->nerrors == 0)
+		resolve_baselines(t, base_name);
+	free(base_name);
+	free(copy);
+	return t->nerrors ? GS_EINVAL : 0;
+}
+
+int score_load(struct score_table *t, const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		diag_errorf("cannot open '%s': %s", path, strerror(errno));
+		return GS_EENV;
+	}
+	size_t cap = 1 << 16, len = 0;
+	char *buf = xmalloc(cap);
+	size_t got;
+	while ((got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+		len += got;
+		if (cap - len - 1 == 0) {
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+	}
+	int bad = ferror(f);
+	fclose(f);
+	if (bad) {
+		free(buf);
+		diag_errorf("cannot read '%s'", path);
+		return GS_EENV;
+	}
+	buf[len] = '\0';
+	if (memchr(buf, '\0', len)) {
+		free(buf);
+		score_table_release(t);
+		snprintf(t->path, sizeof t->path, "%s", path);
+		return load_error(t, 0, "not a text file (it holds a NUL byte)");
+	}
+	char dir[1024] = "";
+	const char *slash = strrchr(path, '/');
+	if (slash)
+		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path == 0 ? 1 : slash - path), path);
+	int rc = score_load_string(t, path, dir, buf);
+	free(buf);
+	return rc;
+}
+
+double score_rel_err(double predicted, double measured)
+{
+	return (predicted - measured) / measured;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+double score_median(const double *v, int n)
+{
+	if (n <= 0)
+		return NAN;
+	double *s = xmalloc((size_t)n * sizeof *s);
+	memcpy(s, v, (size_t)n * sizeof *s);
+	qsort(s, (size_t)n, sizeof *s, cmp_double);
+	double m = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+	free(s);
+	return m;
+}
+
+double score_megatron_flops(double batch, double seq, double layers, double hidden, double vocab)
+{
+	return 96.0 * batch * seq * layers * hidden * hidden *
+	       (1.0 + seq / (6.0 * hidden) + vocab / (16.0 * layers * hidden));
+}
+
+double score_tflops_per_gpu(double flops, double step_s, int gpus)
+{
+	return flops / (step_s * gpus) / 1e12;
+}
+
+void score_set_prediction(struct score_table *t, int i, double predicted, double step_s)
+{
+	struct score_row *r = &t->rows[i];
+	r->predicted_ok = true;
+	r->predicted = predicted;
+	r->predicted_step_s = step_s;
+	r->error[0] = '\0';
+}
+
+void score_set_failure(struct score_table *t, int i, const char *why)
+{
+	struct score_row *r = &t->rows[i];
+	r->predicted_ok = false;
+	r->predicted = r->predicted_step_s = NAN;
+	snprintf(r->error, sizeof r->error, "%s", why);
+}
+
+void score_summarize(struct score_table *t, struct score_summary *sum)
+{
+	memset(sum, 0, sizeof *sum);
+	sum->rows = t->n;
+	sum->worst = -1;
+	sum->median_abs_err = sum->max_abs_err = NAN;
+	double *abs_err = xmalloc(((size_t)t->n + 1) * sizeof *abs_err);
+	for (int i = 0; i < t->n; i++) {
+		struct score_row *r = &t->rows[i];
+		r->has_speedup = false;
+		r->rel_err = NAN;
+		if (!r->predicted_ok) {
+			sum->failed++;
+			continue;
+		}
+		r->rel_err = score_rel_err(r->predicted, r->measured);
+		double a = fabs(r->rel_err);
+		abs_err[sum->predicted++] = a;
+		if (sum->worst < 0 || a > sum->max_abs_err) {
+			sum->max_abs_err = a;
+			sum->worst = i;
+		}
+		const struct score_row *b = r->baseline >= 0 ? &t->rows[r->baseline] : NULL;
+		if (t->metric == SCORE_STEP_S && b && b->predicted_ok) {
+			r->has_speedup = true;
+			r->measured_speedup = b->measured / r->measured;
+			r->predicted_speedup = b->predicted_step_s / r->predicted_step_s;
+			r->speedup_sign_ok = (r->measured_speedup > 1.0) == (r->predicted_speedup > 1.0);
+			sum->speedup_rows++;
+			if (!r->speedup_sign_ok)
+				sum->speedup_sign_wrong++;
+		}
+	}
+	sum->median_abs_err = score_median(abs_err, sum->predicted);
+	free(abs_err);
+}

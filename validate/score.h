@@ -1,0 +1,99 @@
+/* score: the arithmetic of `gpusim validate`. A measured-runs CSV is read into a table; once each row has a
+ * prediction (validate/score_predict.c runs the simulator, tests set numbers by hand), the table gets relative
+ * errors, their median and maximum, and for rows that name a 1-GPU baseline whether the predicted speedup is on
+ * the same side of 1 as the measured one.
+ *
+ * CSV (docs/validation.md): a header line, then one row per line; '#' lines and blank lines are skipped; fields
+ * are separated by ',' and never quoted. Columns by name, others ignored:
+ *   scenario                 path of the scenario YAML, relative to the CSV's folder (required)
+ *   measured_step_s          measured seconds per training step, or
+ *   measured_tflops_per_gpu  measured TFLOP/s per GPU (published runs); exactly one of the two per file
+ *   label                    row name (default: the scenario's file name without .yaml); unique
+ *   baseline                 label of the 1-GPU row of the same work (measured_step_s files only)
+ *   flops_formula            with measured_tflops_per_gpu: model (default, 6*N*tokens plus attention, no
+ *                            recompute) or megatron (Narayanan et al. SC'21 Eq. 3, recompute forward included)
+ * A loaded table is consistent: every row has a scenario and a measured value > 0, labels are unique and every
+ * baseline names another row (baseline holds its index). */
+#ifndef SCORE_H
+#define SCORE_H
+
+#include <stdbool.h>
+
+enum score_metric { SCORE_STEP_S, SCORE_TFLOPS };
+enum score_flops { SCORE_FLOPS_MODEL, SCORE_FLOPS_MEGATRON };
+
+struct score_row {
+	int line;                 /* line in the CSV, for messages */
+	char label[128];
+	char scenario[1024];      /* as written in the CSV */
+	char path[2048];          /* scenario resolved against the CSV's folder */
+	double measured;          /* step seconds or TFLOP/s per GPU, as the table's metric says */
+	enum score_flops flops;
+	int baseline;             /* index of the baseline row, -1 for none */
+
+	/* set by score_predict (or a test), read by score_summarize */
+	bool predicted_ok;
+	double predicted;         /* in the measured value's unit */
+	double predicted_step_s;
+	char error[160];          /* why the prediction failed, when !predicted_ok */
+
+	/* set by score_summarize */
+	double rel_err;           /* (predicted - measured) / measured; NAN without a prediction */
+	bool has_speedup;         /* a baseline and both predictions exist */
+	double measured_speedup;  /* baseline step time / this row's step time */
+	double predicted_speedup;
+	bool speedup_sign_ok;     /* both > 1 or both <= 1 */
+};
+
+struct score_table {
+	char path[1024];          /* CSV name, for messages */
+	enum score_metric metric;
+	int n, cap;
+	struct score_row *rows;
+	int nerrors;              /* errors printed while loading */
+	char err[256];            /* the first of them, without the "gpusim: file:line: " part */
+};
+
+struct score_summary {
+	int rows, predicted, failed;
+	double median_abs_err;    /* median of |rel_err| over predicted rows; NAN when none */
+	double max_abs_err;
+	int worst;                /* row of max_abs_err, -1 when none */
+	int speedup_rows;         /* rows with a speedup to check */
+	int speedup_sign_wrong;
+};
+
+/* score_table_init / score_table_release: an empty table; release frees the rows (the struct stays). */
+void score_table_init(struct score_table *t);
+void score_table_release(struct score_table *t);
+
+/* score_load: read the CSV at path into t (initialised). 0; GS_EINVAL after printing every problem as
+ * "gpusim: file:line: message" (the first also in t->err); GS_EENV when the file cannot be read. */
+int score_load(struct score_table *t, const char *path);
+/* score_load_string: the same from text; name is used in messages, and relative scenario paths are resolved
+ * against dir ("" or NULL: left as written). */
+int score_load_string(struct score_table *t, const char *name, const char *dir, const char *text);
+
+/* score_rel_err: (predicted - measured) / measured. */
+double score_rel_err(double predicted, double measured);
+/* score_median: the median of n values (mean of the middle two for even n), NAN for n == 0; v is not changed. */
+double score_median(const double *v, int n);
+/* score_megatron_flops: paper Eq. 3, F = 96*B*s*l*h^2*(1 + s/(6h) + V/(16*l*h)), FLOPs per step. */
+double score_megatron_flops(double batch, double seq, double layers, double hidden, double vocab);
+/* score_tflops_per_gpu: flops / (step_s * gpus) / 1e12. */
+double score_tflops_per_gpu(double flops, double step_s, int gpus);
+
+/* score_set_prediction: row i predicted value (the metric's unit) and step time. */
+void score_set_prediction(struct score_table *t, int i, double predicted, double step_s);
+/* score_set_failure: row i has no prediction; why is kept for the report. */
+void score_set_failure(struct score_table *t, int i, const char *why);
+
+/* score_summarize: relative errors and speedups of every row, and their summary. */
+void score_summarize(struct score_table *t, struct score_summary *sum);
+
+/* score_predict (validate/score_predict.c): for every row load its scenario (hardware hw, a preset name or YAML
+ * path, instead of the scenario's when not NULL), run the simulator and set the prediction; a row that fails
+ * gets score_set_failure after the loader's or simulator's own message. Returns the number of failed rows. */
+int score_predict(struct score_table *t, const char *hw);
+
+#endif
