@@ -292,8 +292,8 @@ static void test_shipped(void)
 
 	CHECK_INT(scenario_load("scenarios/mlp_pcie_2gpu.yaml", NULL, &s), 0);
 	CHECK_INT(s.model.type, MODEL_MLP);
-	CHECK_INT(scenario_num_microbatches(&s), 4);
-	CHECK_NEAR(scenario_params_total(&s), 33554432.0, 1e-15);
+	CHECK_INT(scenario_num_microbatches(&s), 1);                 /* 1024 / (2 * 512) */
+	CHECK_NEAR(scenario_params_total(&s), 8388608.0, 1e-15);    /* 4 layers * 2 * 512 * 2048 */
 	CHECK_INT(scenario_load_hardware(&s, &hw), 0);
 	hwmodel_free(hw);
 }
