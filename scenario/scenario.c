@@ -21,7 +21,7 @@ static const char *const model_keys[] = { "name", "type", "layers", "hidden", "h
 static const char *const train_keys[] = { "global_batch", "micro_batch", "optimizer", "master_weights",
 					  "grad_dtype", "recompute", NULL };
 static const char *const par_keys[] = { "gpus", "tp", "pp", "dp", "schedule", "virtual_stages",
-					"dp_bucket_bytes", "dp_overlap", NULL };
+					"dp_bucket_bytes", "dp_overlap", "pp_overlap", "pp_scatter_gather", NULL };
 
 /* In enum order (scenario.h). */
 static const char *const dtype_names[] = { "fp32", "tf32", "bf16", "fp16", "fp8", NULL };
@@ -168,6 +168,10 @@ static void read_parallel(struct ydoc *d, const struct ynode *p, struct scenario
 	ydoc_double(d, p, "dp_bucket_bytes", YD_POSITIVE, &pc->dp_bucket_bytes);
 	pc->dp_overlap = true;
 	ydoc_bool(d, p, "dp_overlap", 0, &pc->dp_overlap);
+	pc->pp_overlap = false;
+	ydoc_bool(d, p, "pp_overlap", 0, &pc->pp_overlap);
+	pc->pp_scatter_gather = false;
+	ydoc_bool(d, p, "pp_scatter_gather", 0, &pc->pp_scatter_gather);
 }
 
 /* A preset name stays as is; a relative path is taken from the scenario's folder. */

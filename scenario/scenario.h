@@ -54,6 +54,10 @@ struct parallel_cfg {
 	enum schedule schedule;
 	double dp_bucket_bytes; /* DP gradient bucket size, default 25e6 (PyTorch DDP) */
 	bool dp_overlap;        /* all-reduce buckets as backward produces them (default true) */
+	bool pp_overlap;        /* pipeline sends overlap compute (default false: the compute stream waits for its
+				 * own sends to finish, as Megatron-LM's batched isend/irecv + wait does) */
+	bool pp_scatter_gather; /* send 1/tp of each activation and all-gather it over TP after receiving
+				 * (Megatron-LM's scatter/gather optimisation, SC'21 Sec. 4.1), default false */
 };
 
 struct scenario {

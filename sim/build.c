@@ -89,11 +89,30 @@ static void send(struct ctx *c, int bwd, int mb, int chunk)
 	int stride = sc->par.tp * sc->par.dp, gpn = c->hw->node.gpus;
 	int same = (c->s * stride) / gpn == (dest * stride) / gpn;
 	double bytes = c->oc.tokens * sc->model.hidden * dtype_bytes(sc->model.dtype);
+	if (sc->par.pp_scatter_gather)
+		bytes /= sc->par.tp;
 	enum stream_kind st = bwd ? STREAM_SENDB : STREAM_SENDF;
 	int ev = program_record(c->prog, STREAM_COMPUTE);
 	program_wait(c->prog, st, ev, CAT_PP);
 	program_send(c->prog, st, dest, slot(c, mb, dchunk, bwd), same ? LINK_INTRA : LINK_INTER,
 		     comm_p2p_s(c->hw, bytes, same), bwd ? "send_grad" : "send_activation", mb);
+	if (!sc->par.pp_overlap) {
+		/* blocking p2p: the compute stream goes on only once its send has finished */
+		int done = program_record(c->prog, st);
+		program_wait(c->prog, STREAM_COMPUTE, done, CAT_PP);
+	}
+}
+
+/* Wait for a pipeline transfer into slot; with scatter/gather, rebuild the full activation over TP. */
+static void recv(struct ctx *c, int mb, int slot_id)
+{
+	const struct scenario *sc = c->sc;
+	program_recv(c->prog, STREAM_COMPUTE, slot_id, CAT_PP);
+	if (sc->par.pp_scatter_gather && sc->par.tp > 1) {
+		double bytes = c->oc.tokens * sc->model.hidden * dtype_bytes(sc->model.dtype);
+		program_coll(c->prog, STREAM_COMPUTE, GROUP_TP, comm_coll_s(c->hw, COLL_ALL_GATHER, bytes, c->tp_shape),
+			     CAT_PP, "pp_allgather", -1, mb);
+	}
 }
 
 static double layer_params_local(const struct ctx *c)
@@ -111,7 +130,7 @@ static void unit_forward(struct ctx *c, int mb, int chunk)
 	int j = chunk * c->p + c->s, has_vocab = c->sc->model.vocab > 0;
 	program_unit_begin(c->prog);
 	if (j > 0)
-		program_recv(c->prog, STREAM_COMPUTE, slot(c, mb, chunk, 0), CAT_PP);
+		recv(c, mb, slot(c, mb, chunk, 0));
 	if (j == 0 && has_vocab)
 		emit(c, c->efwd, c->nefwd, -1, mb);
 	for (int l = 0; l < c->Lv; l++)
@@ -128,7 +147,7 @@ static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 	int full = c->sc->train.recompute == RECOMPUTE_FULL;
 	program_unit_begin(c->prog);
 	if (j < c->last_j)
-		program_recv(c->prog, STREAM_COMPUTE, slot(c, mb, chunk, 1), CAT_PP);
+		recv(c, mb, slot(c, mb, chunk, 1));
 	if (j == c->last_j && has_vocab) {
 		emit(c, c->hbwd, c->nhbwd, -1, mb);
 		if (last_of_chunk)

@@ -139,6 +139,8 @@ static void account_idle(struct sim *s, int r, double now)
 			pp = fmin(fmax(pp, 0), gap);
 			acc[ACC_PP] += pp;
 			acc[ACC_BUBBLE] += gap - pp;
+		} else if (why == CAT_PP) {
+			acc[ACC_PP] += gap;  /* waiting for its own blocking send */
 		} else if (why == CAT_DP) {
 			acc[ACC_DP] += gap;
 		} else if (why == CAT_TP) {
@@ -257,7 +259,7 @@ static void run_fused(struct sim *s, int r, double now)
 			if (s->cfg.trace)
 				trace_segment(s, r, STREAM_COMPUTE, in, t, in->dur);
 		} else {
-			acc[ACC_TP] += end - t;
+			acc[in->cat == CAT_PP ? ACC_PP : ACC_TP] += end - t;
 			if (s->cfg.trace)
 				trace_span(s, r, STREAM_COMPUTE, s->cfg.progs[rank_stage(s, r)].ops[in->op_first].name, t,
 					   end - t);

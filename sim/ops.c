@@ -22,25 +22,43 @@ double ops_mem_s(const struct hwmodel *hw, double bytes)
 	return bytes / (hwmodel_mem_gbps(hw, bytes) * 1e9) + hw->gpu.launch_us * 1e-6;
 }
 
+/* Batched GEMM of `count` independent m x n x k products in one launch. The tiles of all of them fill the GPU
+ * together, so its efficiency is that of the products stacked along m: (count*m) x n x k. */
+static double batched_gemm_s(const struct hwmodel *hw, enum dtype dt, double count, double m, double n, double k)
+{
+	double eff = hwmodel_gemm_eff(hw, dt, count * m, n, k);
+	double t_math = count * 2 * m * n * k / (hw->gpu.peak_tflops[dt] * 1e12 * eff);
+	double bytes = count * (m * k + k * n + m * n) * dtype_bytes(dt);
+	double t_mem = bytes / (hwmodel_mem_gbps(hw, bytes) * 1e9);
+	return fmax(t_math, t_mem) + hw->gpu.launch_us * 1e-6;
+}
+
+/* A fused (flash) kernel runs at the hardware model's attention efficiency. Without one, attention is what
+ * Megatron-LM ran before fused kernels: batched GEMMs for QK^T (s, s, hd) and PV (s, hd, s) over b*heads,
+ * timed by their shapes like any GEMM, and the s*s scores going through HBM: a fused scale-mask-softmax (read,
+ * write) and dropout (read, write, 1-byte mask). Backward: dP = dO V^T and dS^T/dQ/dK/dV GEMMs (4 batched
+ * GEMMs of the same shapes), dropout backward (read mask and grad, write) and softmax backward (read P and dP,
+ * write dS). */
 double ops_attn_s(const struct opctx *c, int backward)
 {
 	const struct model_cfg *m = &c->sc->model;
 	const struct hwmodel *hw = c->hw;
 	double b = c->sc->train.micro_batch, s = m->seq;
 	double heads = (double)m->heads / c->tp, hd = (double)m->hidden / m->heads;
-	/* QK^T and PV: 2 GEMMs of 2*s*s*hd flops per head; a fused causal kernel skips the upper half */
-	double flops = 4 * b * heads * s * s * hd;
-	if (m->flash_attention && m->causal)
-		flops *= 0.5;
-	/* backward: dV, dP, dQ, dK (4 GEMMs) plus recomputing P in a fused kernel (5 vs 2: x2.5) */
-	double eff = backward ? hw->gpu.attn_bwd_eff : hw->gpu.attn_fwd_eff;
-	double t = flops * (backward ? 2.5 : 1.0) / (hw->gpu.peak_tflops[m->dtype] * 1e12 * eff);
-	if (!m->flash_attention) {
-		/* scores, softmax and dropout through HBM: write + read the s*s tensor three times */
-		double sq = b * heads * s * s * dtype_bytes(m->dtype);
-		t += ops_mem_s(hw, 3 * sq * (backward ? 2 : 1)) - hw->gpu.launch_us * 1e-6;
+	if (m->flash_attention) {
+		/* QK^T and PV: 2 GEMMs of 2*s*s*hd flops per head; a causal kernel skips the upper half.
+		 * Backward: dV, dP, dQ, dK plus recomputing P (5 GEMMs against 2: x2.5) */
+		double flops = 4 * b * heads * s * s * hd * (m->causal ? 0.5 : 1.0);
+		double eff = backward ? hw->gpu.attn_bwd_eff : hw->gpu.attn_fwd_eff;
+		return flops * (backward ? 2.5 : 1.0) / (hw->gpu.peak_tflops[m->dtype] * 1e12 * eff) +
+		       hw->gpu.launch_us * 1e-6;
 	}
-	return t + hw->gpu.launch_us * 1e-6;
+	double n = b * heads, e = dtype_bytes(m->dtype), sq = n * s * s;
+	double qk = batched_gemm_s(hw, m->dtype, n, s, s, hd);   /* scores (s x s) from Q (s x hd), K^T */
+	double pv = batched_gemm_s(hw, m->dtype, n, s, hd, s);   /* context (s x hd) from P (s x s), V */
+	if (!backward)
+		return qk + pv + ops_mem_s(hw, 2 * sq * e) + ops_mem_s(hw, sq * (2 * e + 1));
+	return 2 * qk + 2 * pv + ops_mem_s(hw, sq * (2 * e + 1)) + ops_mem_s(hw, 3 * sq * e);
 }
 
 static int put(struct opcost *out, int n, const char *name, double s)
