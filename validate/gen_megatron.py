@@ -81,7 +81,8 @@ def scenario_text(r):
     if pp > 1:
         v = virtual_stages(layers, pp)
         assert m % pp == 0 and layers % (pp * v) == 0, r
-        sched = "schedule: interleaved, virtual_stages: %d" % v
+        # Table 1 states the scatter/gather optimisation (Sec. 5.1); Megatron-LM's sends block (pp_overlap false)
+        sched = "schedule: interleaved, virtual_stages: %d, pp_overlap: false, pp_scatter_gather: true" % v
     else:
         sched = "schedule: 1f1b"
     return (
