@@ -79,6 +79,7 @@ static int fields(const struct result *r, struct field *out)
 		FDBL("dp_comm_exposed", b->dp_comm_exposed),
 		FDBL("pipeline_bubble", b->pipeline_bubble),
 		FDBL("optimizer", b->optimizer),
+		FDBL("host_wait", b->host_wait),
 		FEND,
 		FINT("critical_stage", r->critical_stage),
 		FBEGIN("memory_per_gpu_bytes"),
@@ -257,6 +258,8 @@ static int write_table(FILE *f, const struct result *r)
 	time_row(f, "dp comm exposed", b->dp_comm_exposed, r->step_time_s);
 	time_row(f, "pipeline bubble", b->pipeline_bubble, r->step_time_s);
 	time_row(f, "optimizer", b->optimizer, r->step_time_s);
+	if (b->host_wait > 0)
+		time_row(f, "host wait", b->host_wait, r->step_time_s);
 	time_row(f, "step time", r->step_time_s, r->step_time_s);
 	fputc('\n', f);
 

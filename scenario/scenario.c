@@ -19,7 +19,7 @@ static const char *const top_keys[] = { "name", "description", "model", "trainin
 static const char *const model_keys[] = { "name", "type", "layers", "hidden", "heads", "kv_heads", "ffn",
 					  "ffn_hidden", "seq", "vocab", "dtype", "flash_attention", "causal", NULL };
 static const char *const train_keys[] = { "global_batch", "micro_batch", "optimizer", "master_weights",
-					  "grad_dtype", "recompute", NULL };
+					  "grad_dtype", "recompute", "host_us_per_op", NULL };
 static const char *const par_keys[] = { "gpus", "tp", "pp", "dp", "schedule", "virtual_stages",
 					"dp_bucket_bytes", "dp_overlap", "pp_overlap", "pp_scatter_gather", NULL };
 
@@ -143,6 +143,8 @@ static void read_training(struct ydoc *d, const struct ynode *t, struct scenario
 	tc->grad_dtype = grad < 0 ? s->model.dtype : (enum dtype)grad;
 	enum_get(d, t, "recompute", recompute_names, &rec);
 	tc->recompute = (enum recompute)rec;
+	tc->host_us_per_op = 0;
+	ydoc_double(d, t, "host_us_per_op", YD_NONNEG, &tc->host_us_per_op);
 }
 
 static void read_parallel(struct ydoc *d, const struct ynode *p, struct scenario *s, struct seen *seen)

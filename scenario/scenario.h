@@ -45,6 +45,8 @@ struct train_cfg {
 	enum dtype master_dtype;   /* master weights: DT_FP32 or DT_BF16 (== model dtype: no separate copy) */
 	enum dtype grad_dtype;     /* gradient accumulation dtype: model dtype or DT_FP32 */
 	enum recompute recompute;
+	double host_us_per_op;     /* host (framework + driver) time to issue one op's kernels; 0: the host keeps
+				    * ahead of the GPU (default) */
 };
 
 struct parallel_cfg {

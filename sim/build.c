@@ -36,7 +36,7 @@ static void emit(struct ctx *c, const struct opcost *ops, int n, int layer, int 
 			continue;
 		}
 		double sum = 0;
-		int keep = c->prog->keep_ops;
+		int keep = c->prog->keep_ops, first = i;
 		if (!keep)
 			program_op(c->prog, NULL, 0, CAT_COMPUTE, layer, mb);  /* open the segment */
 		for (; i < n && ops[i].kind == OPK_COMPUTE; i++) {
@@ -44,7 +44,7 @@ static void emit(struct ctx *c, const struct opcost *ops, int n, int layer, int 
 				program_op(c->prog, ops[i].name, ops[i].s, CAT_COMPUTE, layer, mb);
 			sum += ops[i].s;
 		}
-		program_add_time(c->prog, sum);
+		program_add_time(c->prog, i - first, sum);
 	}
 }
 
@@ -228,7 +228,7 @@ static void build_stage(struct ctx *c, struct stage_info *info)
 	double t_opt = ops_optimizer_s(&c->oc, params);
 	program_unit_begin(c->prog);
 	program_op(c->prog, "optimizer", t_opt, CAT_OPTIMIZER, -1, -1);
-	program_add_time(c->prog, t_opt);
+	program_add_time(c->prog, 1, t_opt);
 	program_flush(c->prog);
 
 	if (sc->train.recompute == RECOMPUTE_FULL)

@@ -29,6 +29,7 @@ struct sim {
 	double *mb_start, *mb_end;  /* [rank*maxslot + slot], transfer into the slot, -1 until landed */
 	double *acc;           /* [rank*ACC_N + i] */
 	double *idle_since;    /* compute stream: since when it is not busy */
+	double *host_t;        /* when the rank's host has issued everything up to the current instruction */
 	double *coll_arrive;   /* [rank*NSTREAMS + k]: when the stream arrived at its collective */
 	int8_t *block_cat;     /* compute stream: why it is blocked (-1 none) */
 	int32_t *block_slot;
@@ -85,6 +86,7 @@ struct sim *sim_new(const struct sim_config *cfg)
 	s->mb_end = xmalloc(((size_t)s->nranks * s->maxslot + 1) * sizeof(double));
 	s->acc = xcalloc((size_t)s->nranks * ACC_N, sizeof(double));
 	s->idle_since = xcalloc(s->nranks, sizeof(double));
+	s->host_t = xcalloc(s->nranks, sizeof(double));
 	s->block_cat = xmalloc(s->nranks);
 	s->block_slot = xcalloc(s->nranks, sizeof(int32_t));
 	s->link_busy = xcalloc(nl, 1);
@@ -109,7 +111,7 @@ void sim_free(struct sim *s)
 		return;
 	free(s->pc); free(s->state); free(s->busy_from); free(s->busy_until); free(s->coll_arrive);
 	free(s->end_t); free(s->ev_t); free(s->mb_start); free(s->mb_end); free(s->acc);
-	free(s->idle_since); free(s->block_cat); free(s->block_slot); free(s->link_busy);
+	free(s->idle_since); free(s->host_t); free(s->block_cat); free(s->block_slot); free(s->link_busy);
 	free(s->link_nwait); free(s->link_wait); free(s->link_start); free(s->tp_arrived);
 	free(s->dp_arrived); free(s->work); free(s->batch);
 	eventq_release(&s->q);
@@ -187,13 +189,33 @@ static void trace_span(struct sim *s, int r, int k, const char *name, double t0,
 		s->trace_count++ ? ",\n" : "", name, rank_stage(s, r), tname[k], t0 * 1e6, dur * 1e6);
 }
 
-static void start_busy(struct sim *s, int r, int k, double now, double dur, uint32_t kind, uint32_t what)
+/* End of a compute segment of n ops and GPU time dur that the GPU could start at t, when the host issues its
+ * ops one every d seconds from host_t on. Op i (of equal share g = dur/n) starts at max(end of op i-1,
+ * host_t + i*d); the latest of those constraints is the first or the last op's, which gives the closed form.
+ * Advances host_t. */
+static double host_bound_end(struct sim *s, int r, double t, const struct instr *in, double dur)
+{
+	double d = s->cfg.host_op_s, end = t + dur;
+	if (d <= 0)
+		return end;
+	double n = in->nops ? in->nops : 1, h0 = s->host_t[r];
+	end = fmax(end, fmax(h0 + d + dur, h0 + n * d + dur / n));
+	s->host_t[r] = h0 + n * d;
+	return end;
+}
+
+static void start_until(struct sim *s, int r, int k, double now, double end, uint32_t kind, uint32_t what)
 {
 	size_t i = (size_t)r * NSTREAMS + k;
 	s->state[i] = ST_BUSY;
 	s->busy_from[i] = now;
-	s->busy_until[i] = now + dur;
-	eventq_push(&s->q, now + dur, kind, what);
+	s->busy_until[i] = end;
+	eventq_push(&s->q, end, kind, what);
+}
+
+static void start_busy(struct sim *s, int r, int k, double now, double dur, uint32_t kind, uint32_t what)
+{
+	start_until(s, r, k, now, now + dur, kind, what);
 }
 
 static void start_transfer(struct sim *s, int r, int k, const struct instr *in, double now)
@@ -255,10 +277,13 @@ static void run_fused(struct sim *s, int r, double now)
 		const struct instr *in = cur(s, r, STREAM_COMPUTE);
 		double end = t + in->dur;
 		if (in->kind == INS_COMPUTE) {
+			end = host_bound_end(s, r, t, in, in->dur);
 			acc[in->cat == CAT_OPTIMIZER ? ACC_OPTIMIZER : ACC_COMPUTE] += in->dur;
+			acc[ACC_HOST] += end - (t + in->dur);
 			if (s->cfg.trace)
-				trace_segment(s, r, STREAM_COMPUTE, in, t, in->dur);
+				trace_segment(s, r, STREAM_COMPUTE, in, end - in->dur, in->dur);
 		} else {
+			s->host_t[r] += s->cfg.host_op_s;
 			acc[in->cat == CAT_PP ? ACC_PP : ACC_TP] += end - t;
 			if (s->cfg.trace)
 				trace_span(s, r, STREAM_COMPUTE, s->cfg.progs[rank_stage(s, r)].ops[in->op_first].name, t,
@@ -303,13 +328,16 @@ static void run(struct sim *s, int r, int k, double now)
 			double dur = in->dur;
 			if (k == STREAM_COMPUTE && overlapping(s, r, STREAM_DP, now))
 				dur *= 1 + s->cfg.compute_slowdown;
+			double end = now + dur;
 			if (k == STREAM_COMPUTE) {
 				account_idle(s, r, now);
+				end = host_bound_end(s, r, now, in, dur);
 				s->acc[(size_t)r * ACC_N + (in->cat == CAT_OPTIMIZER ? ACC_OPTIMIZER : ACC_COMPUTE)] += dur;
+				s->acc[(size_t)r * ACC_N + ACC_HOST] += end - (now + dur);
 			}
 			if (s->cfg.trace)
-				trace_segment(s, r, k, in, now, dur);
-			start_busy(s, r, k, now, dur, EV_STREAM, (uint32_t)si);
+				trace_segment(s, r, k, in, end - dur, dur);
+			start_until(s, r, k, now, end, EV_STREAM, (uint32_t)si);
 			return;
 		}
 		case INS_RECORD: {
@@ -342,8 +370,10 @@ static void run(struct sim *s, int r, int k, double now)
 				run_fused(s, r, now);
 				return;
 			}
-			if (k == STREAM_COMPUTE)
+			if (k == STREAM_COMPUTE) {
 				account_idle(s, r, now);
+				s->host_t[r] += s->cfg.host_op_s;
+			}
 			s->coll_arrive[si] = now;
 			int st = rank_stage(s, r), g, members;
 			int32_t *arrived;

@@ -17,12 +17,13 @@ struct sim_config {
 	int pp, dp_sim, tp_sim;
 	double compute_slowdown;      /* compute segment dur *= 1+x when it starts while the DP stream is busy */
 	double comm_slowdown;         /* DP collective dur *= 1+x when it starts while the compute stream is busy */
+	double host_op_s;             /* host time to issue one op (0: the host keeps ahead) */
 	FILE *trace;                  /* optional Chrome trace-event output (JSON array body), not owned */
 	int trace_tp, trace_dp;       /* ranks to trace: all stages, this dp and tp index (default 0, 0) */
 };
 
 /* Breakdown of one rank's compute-stream timeline; the parts sum to the step time. */
-enum { ACC_COMPUTE, ACC_TP, ACC_PP, ACC_DP, ACC_OPTIMIZER, ACC_BUBBLE, ACC_N };
+enum { ACC_COMPUTE, ACC_TP, ACC_PP, ACC_DP, ACC_OPTIMIZER, ACC_BUBBLE, ACC_HOST, ACC_N };
 
 struct sim *sim_new(const struct sim_config *cfg);
 void sim_free(struct sim *s);

@@ -32,6 +32,7 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 	struct sim_config cfg = {
 		.progs = b.progs, .pp = par->pp, .dp_sim = all ? par->dp : 1, .tp_sim = all ? par->tp : 1,
 		.compute_slowdown = hw->overlap_compute_slowdown, .comm_slowdown = hw->overlap_comm_slowdown,
+		.host_op_s = sc->train.host_us_per_op * 1e-6,
 		.trace = trace,
 	};
 	struct sim *s = sim_new(&cfg);
@@ -67,6 +68,7 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 	out->breakdown_s = (struct breakdown){
 		.compute = acc[ACC_COMPUTE], .tp_comm_exposed = acc[ACC_TP], .pp_comm_exposed = acc[ACC_PP],
 		.dp_comm_exposed = acc[ACC_DP], .pipeline_bubble = acc[ACC_BUBBLE], .optimizer = acc[ACC_OPTIMIZER],
+		.host_wait = acc[ACC_HOST],
 	};
 
 	int worst = 0;

@@ -21,6 +21,7 @@ struct breakdown {
 	double dp_comm_exposed;  /* waiting for DP gradient all-reduce after the last backward */
 	double pipeline_bubble;  /* compute stream idle for any other reason (schedule warm-up/cool-down) */
 	double optimizer;        /* optimizer step */
+	double host_wait;        /* compute stream waiting for the host to issue kernels (training.host_us_per_op) */
 };
 
 struct mem_usage {

@@ -77,9 +77,11 @@ void program_op(struct program *p, const char *name, double dur_s, enum cat cat,
 		p->ins[STREAM_COMPUTE][p->n[STREAM_COMPUTE] - 1].op_count++;
 }
 
-void program_add_time(struct program *p, double dur_s)
+void program_add_time(struct program *p, int nops, double dur_s)
 {
-	p->ins[STREAM_COMPUTE][p->n[STREAM_COMPUTE] - 1].dur += dur_s;
+	struct instr *seg = &p->ins[STREAM_COMPUTE][p->n[STREAM_COMPUTE] - 1];
+	seg->dur += dur_s;
+	seg->nops += (uint32_t)nops;
 }
 
 int program_record(struct program *p, enum stream_kind st)
@@ -107,6 +109,7 @@ void program_coll(struct program *p, enum stream_kind st, enum group_kind g, dou
 	uint32_t id = push_op(p, name, dur_s, layer, mb);
 	struct instr *in = push(p, st);
 	in->kind = INS_COLL;
+	in->nops = 1;
 	in->group = (uint8_t)g;
 	in->cat = (uint8_t)cat;
 	in->dur = dur_s;

@@ -38,7 +38,8 @@ struct instr {
 	int32_t arg;        /* RECORD/WAIT: event id; RECV/SEND: mailbox slot (at the receiver) */
 	int32_t dest;       /* SEND: destination stage */
 	uint32_t op_first;  /* COMPUTE: its ops in program.ops; COLL/SEND: the op that names it */
-	uint32_t op_count;
+	uint32_t op_count;  /* ops kept for a timeline (0 without one) */
+	uint32_t nops;      /* ops the host issues for this instruction */
 	double dur;         /* seconds */
 };
 
@@ -70,7 +71,7 @@ void program_release(struct program *p);
  * added separately with program_add_time, once per run of ops, so a segment's duration is the same sum
  * whether ops are kept for a timeline or not. */
 void program_op(struct program *p, const char *name, double dur_s, enum cat cat, int layer, int mb);
-void program_add_time(struct program *p, double dur_s);
+void program_add_time(struct program *p, int nops, double dur_s);
 /* Close the open compute segment. Every instruction below closes it first. */
 void program_flush(struct program *p);
 /* Start a micro-batch's forward or backward: closes the segment and flags the next compute-stream instruction. */

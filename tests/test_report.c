@@ -25,7 +25,8 @@ static struct result sample(void)
 	r.virtual_stages = 1;
 	r.schedule = SCHED_1F1B;
 	r.breakdown_s = (struct breakdown){.compute = 1.0, .tp_comm_exposed = 0.125, .pp_comm_exposed = 0.0625,
-		.dp_comm_exposed = 0.0125, .pipeline_bubble = 0.25, .optimizer = 0.05};
+		.dp_comm_exposed = 0.0125, .pipeline_bubble = 0.25, .optimizer = 0.05,
+		.host_wait = 0.5};
 	r.critical_stage = 3;
 	r.mem = (struct mem_usage){.weights = 17.5e9, .gradients = 17.5e9, .optimizer = 35e9,
 		.activations = 4.25e9, .total = 74.25e9};
@@ -82,7 +83,8 @@ static const char expected_json[] =
 	"    \"pp_comm_exposed\": 0.0625,\n"
 	"    \"dp_comm_exposed\": 0.0125,\n"
 	"    \"pipeline_bubble\": 0.25,\n"
-	"    \"optimizer\": 0.05\n"
+	"    \"optimizer\": 0.05,\n"
+	"    \"host_wait\": 0.5\n"
 	"  },\n"
 	"  \"critical_stage\": 3,\n"
 	"  \"memory_per_gpu_bytes\": {\n"
@@ -105,12 +107,12 @@ static const char expected_csv[] =
 	"scenario,hardware,gpus,step_time_s,tokens_per_s,mfu,model_flops,parallel.dp,parallel.tp,parallel.pp,"
 	"parallel.micro_batch,parallel.num_microbatches,parallel.schedule,parallel.virtual_stages,"
 	"breakdown_s.compute,breakdown_s.tp_comm_exposed,breakdown_s.pp_comm_exposed,breakdown_s.dp_comm_exposed,"
-	"breakdown_s.pipeline_bubble,breakdown_s.optimizer,critical_stage,memory_per_gpu_bytes.weights,"
+	"breakdown_s.pipeline_bubble,breakdown_s.optimizer,breakdown_s.host_wait,critical_stage,memory_per_gpu_bytes.weights,"
 	"memory_per_gpu_bytes.gradients,memory_per_gpu_bytes.optimizer,memory_per_gpu_bytes.activations,"
 	"memory_per_gpu_bytes.total,memory_capacity_bytes,fits_in_memory,peak_inflight_microbatches,sim_wall_s,"
 	"simulated_ranks,tasks,events\n"
 	"\"llama \"\"70b\"\", 64 gpus\",h100-dgx,64,1.5,349525.3333333333,0.4,3.2e+18,2,8,4,1,64,1f1b,1,"
-	"1,0.125,0.0625,0.0125,0.25,0.05,3,17500000000,17500000000,35000000000,4250000000,74250000000,"
+	"1,0.125,0.0625,0.0125,0.25,0.05,0.5,3,17500000000,17500000000,35000000000,4250000000,74250000000,"
 	"85899345920,true,4,0.001,4,65432,123456\n";
 
 static void test_json(void)

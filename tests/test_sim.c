@@ -112,6 +112,19 @@ int main(void)
 	CHECK_NEAR(r.breakdown_s.pipeline_bubble, 0, 1e-9);
 	CHECK_INT(r.events, 3 * 2 + 1);  /* one fused segment per fwd and bwd unit, and the optimizer */
 
+	/* host-bound: with a host that needs d = 1 s per op, far more than any op's GPU time, one layer and one
+	 * micro-batch take (ops of forward + ops of backward + 1 optimizer op) * d, plus the last op's GPU time */
+	{
+		make_sc(&s, 1, 1, 1, 1, 1, SCHED_1F1B, 1);
+		s.train.host_us_per_op = 1e6;
+		struct opctx c = { &hw, &s, 1, (double)s.train.micro_batch * s.model.seq };
+		struct opcost o[OPS_MAX];
+		int nf = ops_layer_fwd(&c, o), nb = ops_layer_bwd(&c, 0, o);
+		CHECK_INT(predict_run(&s, &hw, NULL, &r), 0);
+		CHECK_NEAR(r.step_time_s, (nf + nb + 1) * 1.0 + optimizer_time(&s, &hw, 1), 1e-12);
+		CHECK_NEAR(r.breakdown_s.host_wait, r.step_time_s - r.breakdown_s.compute - r.breakdown_s.optimizer, 1e-12);
+	}
+
 	/* GPipe, p = 4 stages of 2 layers, m = 8 */
 	int p = 4, m = 8;
 	make_sc(&s, 8, m, 1, p, 1, SCHED_GPIPE, 1);
