@@ -19,6 +19,18 @@ import configs  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_HW = "../../hardware/h200x2-measured.yaml"
 
+# Host cost of eager PyTorch, from the runner's host probe (validate/torch_step.py host_probe: forward and
+# backward of toy layers whose GPU work is negligible, so the time is what the host needs to issue one layer),
+# as printed in the device log of the run that measured validate/measured-h200x2.csv. Divided by the number of
+# ops gpusim models for one layer's forward and backward (sim/ops.c: transformer 10 + 12, MLP 3 + 5), it is
+# training.host_us_per_op: a measured input of the scenario, the same for every row of a kind.
+HOST_PROBE_US_PER_LAYER = {"transformer": 888.0, "mlp": 253.0}
+GPUSIM_OPS_PER_LAYER = {"transformer": 22, "mlp": 8}
+
+
+def host_us_per_op(kind):
+    return HOST_PROBE_US_PER_LAYER[kind] / GPUSIM_OPS_PER_LAYER[kind]
+
 
 def scenario_text(r, hw):
     if r["kind"] == "mlp":
@@ -44,10 +56,11 @@ def scenario_text(r, hw):
         "name: %s\n"
         "model: %s\n"
         "training: {global_batch: %d, micro_batch: %d, optimizer: adam, master_weights: fp32, grad_dtype: bf16, "
-        "recompute: none}\n"
+        "recompute: none, host_us_per_op: %.1f}\n"
         "parallel: %s\n"
         "hardware: %s\n"
-        % (r["label"], what, r["m"], r["mb"], r["label"], model, r["gb"], r["mb"], par, hw))
+        % (r["label"], what, r["m"], r["mb"], r["label"], model, r["gb"], r["mb"], host_us_per_op(r["kind"]),
+           par, hw))
 
 
 def main():
