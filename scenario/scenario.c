@@ -21,7 +21,7 @@ static const char *const model_keys[] = { "name", "type", "layers", "hidden", "h
 static const char *const train_keys[] = { "global_batch", "micro_batch", "optimizer", "master_weights",
 					  "grad_dtype", "recompute", "host_us_per_op", NULL };
 static const char *const par_keys[] = { "gpus", "tp", "pp", "dp", "schedule", "virtual_stages",
-					"dp_bucket_bytes", "dp_overlap", "pp_overlap", "pp_scatter_gather", NULL };
+					"dp_bucket_bytes", "dp_overlap", "pp_overlap", "pp_scatter_gather", "zero", NULL };
 
 /* In enum order (scenario.h). */
 static const char *const dtype_names[] = { "fp32", "tf32", "bf16", "fp16", "fp8", NULL };
@@ -174,6 +174,9 @@ static void read_parallel(struct ydoc *d, const struct ynode *p, struct scenario
 	ydoc_bool(d, p, "pp_overlap", 0, &pc->pp_overlap);
 	pc->pp_scatter_gather = false;
 	ydoc_bool(d, p, "pp_scatter_gather", 0, &pc->pp_scatter_gather);
+	pc->zero = 0;
+	if (ydoc_int(d, p, "zero", YD_NONNEG, &pc->zero) == 1 && pc->zero > 3)
+		ydoc_error(d, ynode_get(p, "zero"), "parallel.zero: expected 0, 1, 2 or 3, got %d", pc->zero);
 }
 
 /* A preset name stays as is; a relative path is taken from the scenario's folder. */

@@ -58,6 +58,8 @@ struct parallel_cfg {
 	bool dp_overlap;        /* all-reduce buckets as backward produces them (default true) */
 	bool pp_overlap;        /* pipeline sends overlap compute (default false: the compute stream waits for its
 				 * own sends to finish, as Megatron-LM's batched isend/irecv + wait does) */
+	int zero;               /* ZeRO stage over the DP group: 0 none, 1 optimizer state, 2 + gradients, 3 + weights
+				 * (FSDP's full sharding); default 0 */
 	bool pp_scatter_gather; /* send 1/tp of each activation and all-gather it over TP after receiving
 				 * (Megatron-LM's scatter/gather optimisation, SC'21 Sec. 4.1), default false */
 };

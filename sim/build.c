@@ -48,18 +48,22 @@ static void emit(struct ctx *c, const struct opcost *ops, int n, int layer, int 
 	}
 }
 
+/* A full bucket: all-reduced, or with ZeRO 1/2 reduce-scattered (each replica keeps the part it updates). */
 static void bucket_issue(struct ctx *c, double bytes)
 {
+	int zero = c->sc->par.zero >= 1;
 	int ev = program_record(c->prog, STREAM_COMPUTE);
 	program_wait(c->prog, STREAM_DP, ev, CAT_DP);
-	program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, COLL_ALL_REDUCE, bytes, c->dp_shape), CAT_DP,
-		     "dp_allreduce", -1, -1);
+	program_coll(c->prog, STREAM_DP, GROUP_DP,
+		     comm_coll_s(c->hw, zero ? COLL_REDUCE_SCATTER : COLL_ALL_REDUCE, bytes, c->dp_shape), CAT_DP,
+		     zero ? "dp_reduce_scatter" : "dp_allreduce", -1, -1);
 }
 
-/* Gradients of `params` parameters are ready: add them to the open bucket, issue it when full. */
+/* Gradients of `params` parameters are ready: add them to the open bucket, issue it when full. With ZeRO-3
+ * every layer's gradients are reduce-scattered as its backward ends (zero3_*), so no buckets. */
 static void grads_ready(struct ctx *c, double params, int final)
 {
-	if (c->sc->par.dp < 2)
+	if (c->sc->par.dp < 2 || c->sc->par.zero == 3)
 		return;
 	c->pending_bytes += params * dtype_bytes(c->sc->train.grad_dtype);
 	if (c->pending_bytes < c->sc->par.dp_bucket_bytes && !(final && c->pending_bytes > 0))
@@ -125,16 +129,65 @@ static double vocab_params_local(const struct ctx *c)
 	return (double)c->sc->model.vocab * c->sc->model.hidden / c->sc->par.tp;
 }
 
+/* ZeRO-3: a layer's weights are all-gathered over DP on the DP stream before each use, at most two layers'
+ * worth at a time (the one computing and the one prefetched): the gather of layer i+2 waits until layer i's
+ * compute is done. After a layer's backward its gradients are reduce-scattered. Embedding and head weights
+ * travel with the first and last layer of their chunk. */
+static int zero3(const struct ctx *c)
+{
+	return c->sc->par.zero == 3 && c->sc->par.dp > 1;
+}
+
+static double zero3_layer_params(const struct ctx *c, int j, int l)
+{
+	double p = layer_params_local(c);
+	if (c->sc->model.vocab > 0 && ((j == 0 && l == 0) || (j == c->last_j && l == c->Lv - 1)))
+		p += vocab_params_local(c);
+	return p;
+}
+
+static int zero3_gather(struct ctx *c, int j, int l, int wait_ev)
+{
+	if (wait_ev >= 0)
+		program_wait(c->prog, STREAM_DP, wait_ev, CAT_DP);
+	double bytes = zero3_layer_params(c, j, l) * dtype_bytes(c->sc->model.dtype);
+	program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, COLL_ALL_GATHER, bytes, c->dp_shape), CAT_DP,
+		     "zero3_allgather", -1, -1);
+	return program_record(c->prog, STREAM_DP);
+}
+
+static void zero3_reduce(struct ctx *c, int j, int l, int done_ev)
+{
+	double bytes = zero3_layer_params(c, j, l) * dtype_bytes(c->sc->train.grad_dtype);
+	program_wait(c->prog, STREAM_DP, done_ev, CAT_DP);
+	program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, COLL_REDUCE_SCATTER, bytes, c->dp_shape),
+		     CAT_DP, "zero3_reduce_scatter", -1, -1);
+}
+
 static void unit_forward(struct ctx *c, int mb, int chunk)
 {
 	int j = chunk * c->p + c->s, has_vocab = c->sc->model.vocab > 0;
 	program_unit_begin(c->prog);
 	if (j > 0)
 		recv(c, mb, slot(c, mb, chunk, 0));
-	if (j == 0 && has_vocab)
+	int z = zero3(c), ag[2] = { -1, -1 };
+	if (z) {
+		ag[0] = zero3_gather(c, j, 0, -1);
+		if (c->Lv > 1)
+			ag[1] = zero3_gather(c, j, 1, -1);
+	}
+	if (j == 0 && has_vocab) {
+		if (z)
+			program_wait(c->prog, STREAM_COMPUTE, ag[0], CAT_DP);
 		emit(c, c->efwd, c->nefwd, -1, mb);
-	for (int l = 0; l < c->Lv; l++)
+	}
+	for (int l = 0; l < c->Lv; l++) {
+		if (z)
+			program_wait(c->prog, STREAM_COMPUTE, ag[l % 2], CAT_DP);
 		emit(c, c->fwd, c->nfwd, j * c->Lv + l, mb);
+		if (z && l + 2 < c->Lv)
+			ag[l % 2] = zero3_gather(c, j, l + 2, program_record(c->prog, STREAM_COMPUTE));
+	}
 	if (j == c->last_j && has_vocab)
 		emit(c, c->hfwd, c->nhfwd, -1, mb);
 	if (j < c->last_j)
@@ -146,23 +199,41 @@ static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 	int j = chunk * c->p + c->s, has_vocab = c->sc->model.vocab > 0;
 	int full = c->sc->train.recompute == RECOMPUTE_FULL;
 	program_unit_begin(c->prog);
+	int z = zero3(c), top = c->Lv - 1, ag[2] = { -1, -1 };
+	if (z) {
+		ag[top % 2] = zero3_gather(c, j, top, -1);
+		if (top >= 1)
+			ag[(top - 1) % 2] = zero3_gather(c, j, top - 1, -1);
+	}
 	if (j < c->last_j)
 		recv(c, mb, slot(c, mb, chunk, 1));
 	if (j == c->last_j && has_vocab) {
+		if (z)
+			program_wait(c->prog, STREAM_COMPUTE, ag[top % 2], CAT_DP);
 		emit(c, c->hbwd, c->nhbwd, -1, mb);
 		if (last_of_chunk)
 			grads_ready(c, vocab_params_local(c), 0);
 	}
-	for (int l = c->Lv - 1; l >= 0; l--) {
+	for (int l = top; l >= 0; l--) {
 		int layer = j * c->Lv + l;
+		if (z)
+			program_wait(c->prog, STREAM_COMPUTE, ag[l % 2], CAT_DP);
 		if (full)
 			emit(c, c->fwd, c->nfwd, layer, mb);
 		emit(c, c->bwd, c->nbwd, layer, mb);
+		if (z && !(l == 0 && j == 0 && has_vocab)) {
+			int done = program_record(c->prog, STREAM_COMPUTE);
+			zero3_reduce(c, j, l, done);
+			if (l - 2 >= 0)
+				ag[l % 2] = zero3_gather(c, j, l - 2, -1);
+		}
 		if (last_of_chunk)
 			grads_ready(c, layer_params_local(c), l == 0 && !(j == 0 && has_vocab));
 	}
 	if (j == 0 && has_vocab) {
 		emit(c, c->ebwd, c->nebwd, -1, mb);
+		if (z)
+			zero3_reduce(c, j, 0, program_record(c->prog, STREAM_COMPUTE));
 		if (last_of_chunk)
 			grads_ready(c, vocab_params_local(c), 1);
 	}
@@ -225,11 +296,23 @@ static void build_stage(struct ctx *c, struct stage_info *info)
 		if (c->s == c->p - 1)
 			params += vocab_params_local(c);
 	}
-	double t_opt = ops_optimizer_s(&c->oc, params);
+	/* ZeRO >= 1: each replica updates its 1/dp of the parameters */
+	int zero = sc->par.dp > 1 ? sc->par.zero : 0, dp = sc->par.dp;
+	double t_opt = ops_optimizer_s(&c->oc, zero ? params / dp : params);
 	program_unit_begin(c->prog);
 	program_op(c->prog, "optimizer", t_opt, CAT_OPTIMIZER, -1, -1);
 	program_add_time(c->prog, 1, t_opt);
 	program_flush(c->prog);
+	if (zero == 1 || zero == 2) {
+		/* the updated parameters go back to every replica */
+		int ev = program_record(c->prog, STREAM_COMPUTE);
+		program_wait(c->prog, STREAM_DP, ev, CAT_DP);
+		program_coll(c->prog, STREAM_DP, GROUP_DP,
+			     comm_coll_s(c->hw, COLL_ALL_GATHER, params * dtype_bytes(sc->model.dtype), c->dp_shape),
+			     CAT_DP, "zero_param_allgather", -1, -1);
+		int done = program_record(c->prog, STREAM_DP);
+		program_wait(c->prog, STREAM_COMPUTE, done, CAT_DP);
+	}
 
 	if (sc->train.recompute == RECOMPUTE_FULL)
 		peak += mem_layer_full_act_bytes(sc, sc->par.tp);
@@ -237,6 +320,12 @@ static void build_stage(struct ctx *c, struct stage_info *info)
 	info->weights = params * mem_weight_bytes_per_param(sc);
 	info->gradients = params * mem_grad_bytes_per_param(sc);
 	info->optimizer = params * mem_optimizer_bytes_per_param(sc);
+	if (zero >= 1)
+		info->optimizer /= dp;
+	if (zero >= 2)
+		info->gradients /= dp;
+	if (zero == 3)  /* own shard plus the two gathered layers in flight */
+		info->weights = info->weights / dp + 2 * zero3_layer_params(c, c->s, 0) * mem_weight_bytes_per_param(sc);
 	info->activations = peak;
 	info->peak_units = peak_units;
 	info->peak_inflight = (peak_units + c->v - 1) / c->v;

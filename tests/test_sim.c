@@ -158,6 +158,29 @@ int main(void)
 	CHECK_NEAR(r2.step_time_s, r.step_time_s, 1e-9);
 	CHECK_NEAR(r2.tokens_per_s, 8 * r.tokens_per_s, 1e-9);
 
+	/* ZeRO over free links: every stage shards memory by dp = 8; stage 3 gathers each layer's weights before
+	 * forward and backward and reduce-scatters its gradients, all free here, so the step is the single-GPU
+	 * compute plus an optimizer step over 1/8 of the parameters */
+	{
+		double w0, g0, o0;
+		make_sc(&s, 4, 3, 1, 1, 8, SCHED_1F1B, 1);
+		CHECK_INT(predict_run(&s, &hw, NULL, &r), 0);
+		w0 = r.mem.weights, g0 = r.mem.gradients, o0 = r.mem.optimizer;
+		for (int z = 1; z <= 3; z++) {
+			s.par.zero = z;
+			CHECK_INT(predict_run(&s, &hw, NULL, &r2), 0);
+			CHECK_NEAR(r2.mem.optimizer, o0 / 8, 1e-12);
+			CHECK_NEAR(r2.mem.gradients, z >= 2 ? g0 / 8 : g0, 1e-12);
+			/* ZeRO-3: own shard plus two gathered layers (4 layers in all, so 1/8 + 2/4 of the weights) */
+			CHECK_NEAR(r2.mem.weights, z == 3 ? w0 / 8 + w0 / 2 : w0, 1e-12);
+			struct opctx c = { &hw, &s, 1, (double)s.train.micro_batch * s.model.seq };
+			CHECK_NEAR(r2.step_time_s, 3 * 4 * (tf + tb) + ops_optimizer_s(&c, 4 * scenario_params_per_layer(&s) / 8),
+				   1e-9);
+			CHECK_INT(predict_run(&s, &hw, &all, &r), 0);
+			CHECK(r.step_time_s == r2.step_time_s);
+		}
+	}
+
 	/* every rank simulated gives the same numbers as one rank per symmetric group */
 	hw.coll[SCOPE_INTRA][COLL_ALL_REDUCE].lines = &(struct coll_line){ "ring", 0, 10, 1, 300, 0 };
 	hw.coll[SCOPE_INTER][COLL_ALL_REDUCE].lines = &(struct coll_line){ "ring", 0, 20, 5, 45, 0 };
