@@ -50,6 +50,7 @@ struct cal_gemm_pt {
 	enum dtype dt;
 	long m, n, k;
 	double us, min_us, p90_us;
+	bool grid;                /* a point of its dtype's grid (the bf16 reference product is not, in --quick) */
 	char algo[48];
 };
 

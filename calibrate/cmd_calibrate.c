@@ -11,7 +11,8 @@
 #include "util/gserr.h"
 
 static const char help[] =
-"usage: gpusim calibrate [-o FILE] [--quick] [--base PRESET|FILE] [--scenario FILE] [--gpus N] [--raw DIR]\n"
+"usage: gpusim calibrate [-o FILE] [--quick] [--base PRESET|FILE] [--scenario FILE] [--gpus N] [--raw DIR] [-v]\n"
+"       gpusim calibrate --refit DIR [-o FILE] [--base PRESET|FILE] [--raw DIR]\n"
 "\n"
 "Measures this machine's NVIDIA GPUs and writes a hardware model (schema gpusim-hw/1, docs/hardware-model.md)\n"
 "that 'gpusim predict --hw FILE' loads as it is, so predictions match your hardware:\n"
@@ -33,7 +34,12 @@ static const char help[] =
 "  --scenario FILE      also measure the exact GEMM shapes of this scenario (QKV, projection, MLP, head and\n"
 "                       their backward products) and add them to the GEMM table's grid\n"
 "  --gpus N             use the first N GPUs (default: all that CUDA sees)\n"
-"  --raw DIR            also write the raw measurements as CSV files into DIR\n"
+"  --raw DIR            also write the raw measurements as CSV files into DIR (identity, GEMMs, collectives,\n"
+"                       memory, attention, clocks, overlap)\n"
+"  --refit DIR          measure nothing: fit the raw CSVs a run wrote with --raw DIR again and write the\n"
+"                       model (works on any machine, without a GPU or CUDA)\n"
+"  -v, --verbose        print each phase and series as a line (also when stderr is no terminal, and from\n"
+"                       every MPI rank)\n"
 "  -h, --help           show this help\n"
 "\n"
 "If a CUDA, cuBLASLt or NCCL call fails, the message names it, and what was measured so far is written to\n"
@@ -43,6 +49,7 @@ static const char help[] =
 "examples:\n"
 "  gpusim calibrate --quick -o /tmp/quick.yaml\n"
 "  gpusim calibrate -o hardware/h200x2-measured.yaml --raw hardware/h200x2-measured\n"
+"  gpusim calibrate --refit hardware/h200x2-measured -o hardware/h200x2-measured.yaml\n"
 "  gpusim predict scenarios/70b_64gpu.yaml --hw hardware/h200x2-measured.yaml\n"
 "\n"
 "exit status: 0 ok, 1 invalid input (scenario, base model), 2 usage error, 3 no GPU or driver, a failed CUDA,\n"
@@ -88,6 +95,9 @@ int cmd_calibrate(int argc, char **argv)
 		} else if (strcmp(a, "--quick") == 0) {
 			o.quick = true;
 			continue;
+		} else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+			o.verbose = true;
+			continue;
 		} else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)
 			target = &o.out;
 		else if (strcmp(a, "--base") == 0)
@@ -96,6 +106,8 @@ int cmd_calibrate(int argc, char **argv)
 			target = &o.scenario;
 		else if (strcmp(a, "--raw") == 0)
 			target = &o.raw_dir;
+		else if (strcmp(a, "--refit") == 0)
+			target = &o.refit_dir;
 		else if (strcmp(a, "--gpus") == 0) {
 			char *end;
 			long v;
@@ -115,6 +127,11 @@ int cmd_calibrate(int argc, char **argv)
 		*target = argv[++i];
 	}
 	o.progress = isatty(2);
+	if (o.refit_dir) {
+		if (o.quick || o.scenario || o.gpus)
+			return usage("%s: --refit measures nothing (no --quick, --scenario or --gpus)", "--refit");
+		return exit_code(calibrate_refit(&o));
+	}
 #ifdef GPUSIM_HAVE_CUDA
 	return exit_code(calibrate_run(&o));
 #else

@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
 # calibrate/device-run.sh: build gpusim on a GPU machine and calibrate it, in one go (under 8 minutes on two
-# H200s; the full calibration itself takes about 2 of them). Written for the lent Ubuntu machines, which have
+# H200s; the full calibration itself takes about one). Written for the lent Ubuntu machines, which have
 # CUDA, cuBLAS, NCCL and CMake but no libyaml or GSL: their Debian packages travel in .debs/ and are unpacked into
 # /opt/deps. Results go to $OUT (or ./device-out), at most 8 files, everything bulky in one tarball.
 #
-#   calibrate/device-run.sh [full|smoke]
+#   calibrate/device-run.sh [full|smoke|all]
 #     full  (default): build; GPU tests; `gpusim calibrate` full run -> h200x2-measured.yaml + raw CSVs;
 #           nccl-tests-style reference loop for all_reduce at 1 GiB and 4 GiB; the measured model loaded by
-#           `gpusim predict`; results.tar.gz + summary.txt
-#     smoke: the same with `gpusim calibrate --quick`, plus the MPI path (mpirun -np 2) when MPI was found
+#           `gpusim predict`; results.tar.gz + summary.txt (about 1.5 minutes on two H200s, plus the machine's start)
+#     smoke: the same with `gpusim calibrate --quick`, an 8 B..1 GiB reference sweep, and the MPI path
+#           (mpirun -np 2) when MPI was found
+#     all:   smoke and full together
+# Files in $OUT: summary.txt, log.txt, h200x2-measured.yaml (or -quick), collectives.csv, results.tar.gz (the
+# raw CSVs under raw/, every log). To commit a run: unpack raw/ into hardware/h200x2-measured/, then
+#   gpusim calibrate --refit hardware/h200x2-measured -o hardware/h200x2-measured.yaml
+#   gnuplot plots/allreduce_fit.gp            # docs/img/allreduce_fit.png
+#   calibrate/summarize.sh hardware/h200x2-measured   # the tables of docs/calibration.md
 #
 # Keep NVLink multicast off on shared machines: NCCL_NVLS_ENABLE=0 is forced below.
 set -uo pipefail
@@ -93,9 +100,10 @@ if [ "$mode" = smoke ] || [ "$mode" = all ]; then
 fi
 if [ "$mode" != smoke ]; then
 	yaml=$work/h200x2-measured.yaml
-	( time timeout 330 $cal -o "$yaml" --raw "$work/raw" $base ) >"$work/calibrate.txt" 2>&1
+	( time timeout 330 $cal -v -o "$yaml" --raw "$work/raw" $base ) >"$work/calibrate.txt" 2>&1
 	say "calibrate: exit $?"
-	grep -E "^calibrate:|^gpusim:|^real" "$work/calibrate.txt" | tee -a "$summary"
+	grep -E "^calibrate: (fit|[0-9]|bf16|copy|kernel|attention|intra|inter|overlap|phases|wrote)|^gpusim:|^real" \
+		"$work/calibrate.txt" | grep -v " B$" | tee -a "$summary"
 fi
 
 step "nccl-tests-style reference (all_reduce, host clock)"
@@ -116,20 +124,26 @@ if [ -x $build/gpusim ] && [ -f "$yaml" ]; then
 		head -20 "$work/predict_$(basename "$s" .yaml).txt" >>"$summary"
 	done
 else
-	say "predict: skipped (no gpusim binary)"
+	say "predict: skipped (no gpusim binary, or no model written)"
 fi
 
 if [ "$mode" != full ] && command -v mpirun >/dev/null && grep -q "GPUSIM_HAVE_MPI" $build/calibrate/CMakeFiles/gpusim_calibrate.dir/flags.make 2>/dev/null; then
 	step "MPI path: mpirun -np 2"
+	# first the launcher alone, then calibrate with every rank saying where it is (a run hung here once, silently)
+	timeout 30 mpirun -np 2 --allow-run-as-root --oversubscribe hostname >"$work/mpi.txt" 2>&1
+	say "mpirun hostname: exit $?"
 	timeout 100 mpirun -np 2 --allow-run-as-root --oversubscribe -x NCCL_NVLS_ENABLE -x LD_LIBRARY_PATH -x PATH \
-		$cal --quick -o "$work/h200x2-mpi.yaml" $base >"$work/mpi.txt" 2>&1
+		-x NCCL_DEBUG=WARN $cal --quick -v -o "$work/h200x2-mpi.yaml" $base >>"$work/mpi.txt" 2>&1
 	say "mpi calibrate: exit $?"
-	grep -E "^calibrate:|^gpusim:" "$work/mpi.txt" | head -30 | tee -a "$summary"
+	tail -25 "$work/mpi.txt" | tee -a "$summary"
 fi
 
 step "pack"
 cp "$yaml" "$OUT/" 2>/dev/null
 cp "$work/raw/collectives.csv" "$OUT/" 2>/dev/null
+# the plot of measured against fitted all-reduce time, when gnuplot is there (it is not on the lent machines)
+command -v gnuplot >/dev/null && [ -f "$work/raw/collectives.csv" ] &&
+	gnuplot -e "csv='$work/raw/collectives.csv'; out='$OUT/allreduce_fit.png'" plots/allreduce_fit.gp 2>>"$log"
 cp $build/CMakeCache.txt "$work/" 2>/dev/null
 tar -C "$work" -czf "$OUT/results.tar.gz" . 2>>"$log"
 say "done in $(( $(date +%s) - t0 )) s; files in $OUT: $(ls "$OUT" | tr '\n' ' ')"

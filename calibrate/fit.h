@@ -6,9 +6,12 @@
  * weighted least squares with w = 1/t^2 (so the error minimised is relative, and 8 B counts as much as 1 GiB),
  * and gives every line but the last a max_bytes halfway (in log2) to the next segment. The model is then the
  * minimum over the lines that apply (bytes <= max_bytes), exactly the form docs/hardware-model.md reads.
+ * Each line is fitted under a constraint that keeps the envelope honest: at every size below its segment it stays
+ * at or above the measured times (then the envelope is nowhere worse than each segment's own line), or, tried too,
+ * above their monotone lower hull (the smallest time at that size or any larger one), which a single noisy point
+ * cannot hold up; the envelope's own error picks between them.
  * Invariants of a result: 1 <= nlines <= FIT_MAX_LINES; alpha_us >= 0.99 x the smallest measured time (no line
- * promises less latency than was ever seen, so a large-message line never undercuts the small sizes by more than
- * 1%); us_per_byte > 0. */
+ * promises less latency than was ever seen); us_per_byte > 0. */
 #ifndef FIT_H
 #define FIT_H
 
@@ -31,10 +34,13 @@ struct fit_result {
 };
 
 /* fit_envelope: bytes ascending, us > 0, npts >= 2. max_lines caps the segments (1..FIT_MAX_LINES). Picks the
- * fewest lines whose worst relative error is within 10% (relative) of the best any count reaches, or under 3%.
+ * fewest lines whose rms relative error is within 2% (+0.2 points) of the best any count reaches, or under 0.5%.
  * Returns 0, or GS_EINVAL for bad input. */
 int fit_envelope(const double *bytes, const double *us, int npts, double busfactor, int max_lines,
 		 struct fit_result *out);
+/* fit_lines: the envelope of exactly k lines (k <= FIT_MAX_LINES), lines kept above the measured points below
+ * them; GS_EINVAL when k segments of FIT_MIN_SEG points do not fit in npts. */
+int fit_lines(const double *bytes, const double *us, int npts, double busfactor, int k, struct fit_result *out);
 /* fit_eval: the envelope's time in us for a size */
 double fit_eval(const struct fit_result *f, double bytes);
 /* fit_bus_gbps: a line's bus bandwidth in GB/s */

@@ -18,8 +18,5 @@ struct hwyaml_opts {
 int hwyaml_emit(const struct calib *c, const struct hwyaml_opts *o, FILE *f);
 /* hwyaml_write: write path.tmp, then rename it to path, so path is never half-written; 0 or GS_EENV. */
 int hwyaml_write(const struct calib *c, const struct hwyaml_opts *o, const char *path);
-/* hwyaml_csv: raw data as small CSV files in dir (created if absent): gemm.csv, collectives.csv, memory.csv,
- * attention.csv, misc.csv; 0 or GS_EENV. */
-int hwyaml_csv(const struct calib *c, const char *dir);
 
 #endif

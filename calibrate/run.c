@@ -18,6 +18,7 @@
 #include "calibrate/hwyaml.h"
 #include "calibrate/mpiboot.h"
 #include "calibrate/plan.h"
+#include "calibrate/rawio.h"
 #include "calibrate/run.h"
 #include "calibrate/scenshapes.h"
 #include "calibrate/topo.h"
@@ -50,9 +51,24 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void progress(struct run *r, const char *fmt, ...)
+/* On a terminal, one status line rewritten in place; with --verbose, milestones (phases, series) as lines of
+ * their own from every rank, for logs and for finding where a run hangs. */
+static void progress(struct run *r, bool milestone, const char *fmt, ...)
 {
 	va_list ap;
+	if (r->o->verbose) {
+		if (!milestone)
+			return;
+		if (r->mpi)
+			fprintf(stderr, "calibrate: [rank %d] ", r->mi.rank);
+		else
+			fputs("calibrate: ", stderr);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+		return;
+	}
 	if (!r->o->progress || !r->writer)
 		return;
 	fputs("\r\033[Kcalibrate: ", stderr);
@@ -80,7 +96,7 @@ static void phase_begin(struct run *r, const char *name)
 {
 	r->phase = name;
 	r->tphase = now_s();
-	progress(r, "%s", name);
+	progress(r, true, "%s", name);
 }
 
 static void phase_end(struct run *r)
@@ -88,31 +104,6 @@ static void phase_end(struct run *r)
 	size_t l = strlen(r->phases);
 	snprintf(r->phases + l, sizeof r->phases - l, "%s%s %.1f s", l ? ", " : "", r->phase, now_s() - r->tphase);
 	sample_clocks(r, r->phase);
-}
-
-void calibrate_default_name(const char *gpu_name, int ngpus, char *buf, size_t len)
-{
-	char slug[32] = "gpu";
-	const char *p = gpu_name;
-	while (*p) {
-		while (*p == ' ')
-			p++;
-		const char *t = p;
-		bool digit = false;
-		while (*p && *p != ' ') {
-			digit |= isdigit((unsigned char)*p) != 0;
-			p++;
-		}
-		if (digit && p > t) {
-			size_t n = 0;
-			for (const char *q = t; q < p && *q != '-' && n + 1 < sizeof slug; q++)
-				if (isalnum((unsigned char)*q))
-					slug[n++] = (char)tolower((unsigned char)*q);
-			slug[n] = 0;
-			break;
-		}
-	}
-	snprintf(buf, len, "%sx%d-measured", slug[0] ? slug : "gpu", ngpus);
 }
 
 static void capture_env(struct calib *c)
@@ -194,7 +185,7 @@ static int phase_memory(struct run *r)
 	return 0;
 }
 
-static int gemm_one(struct run *r, struct gb_gemm *g, enum dtype dt, long m, long n, long k, int samples)
+static int gemm_one(struct run *r, struct gb_gemm *g, enum dtype dt, long m, long n, long k, int samples, bool grid)
 {
 	struct gb_stat st;
 	char algo[48];
@@ -213,6 +204,7 @@ static int gemm_one(struct run *r, struct gb_gemm *g, enum dtype dt, long m, lon
 	p->us = st.median_us;
 	p->min_us = st.min_us;
 	p->p90_us = st.p90_us;
+	p->grid = grid;
 	snprintf(p->algo, sizeof p->algo, "%s", algo);
 	return 0;
 }
@@ -227,7 +219,7 @@ static int phase_gemm(struct run *r)
 	if ((rc = gb_gemm_new(r->dev, ma, mb, mc, &g)))
 		return rc;
 	/* the reference product first, with more samples */
-	rc = gemm_one(r, g, DT_BF16, r->plan.ref_m, r->plan.ref_n, r->plan.ref_k, 20);
+	rc = gemm_one(r, g, DT_BF16, r->plan.ref_m, r->plan.ref_n, r->plan.ref_k, 20, false);
 	for (int d = 0; d < 4 && !rc; d++) {
 		const struct cal_grid *gr = &r->plan.grid[order[d]];
 		if (!gr->nm)
@@ -237,8 +229,8 @@ static int phase_gemm(struct run *r)
 			for (int b = 0; b < gr->nn && !rc; b++)
 				for (int k = 0; k < gr->nk && !rc; k++) {
 					if (done % 8 == 0)
-						progress(r, "gemm %s %d/%d", cal_dtype_name(order[d]), done, total);
-					rc = gemm_one(r, g, order[d], gr->m[a], gr->n[b], gr->k[k], r->plan.gemm_samples);
+						progress(r, false, "gemm %s %d/%d", cal_dtype_name(order[d]), done, total);
+					rc = gemm_one(r, g, order[d], gr->m[a], gr->n[b], gr->k[k], r->plan.gemm_samples, true);
 					done++;
 				}
 		if (!rc) {
@@ -307,7 +299,7 @@ static int measure_series(struct run *r, struct group *g, enum coll_scope sc, en
 		if (b <= prev)
 			continue;
 		prev = b;
-		progress(r, "%s %s n=%d %.0f B", cal_scope_name(sc), cal_op_name(op), g->n, b);
+		progress(r, i == 0, "%s %s n=%d %.0f B", cal_scope_name(sc), cal_op_name(op), g->n, b);
 		if ((rc = gb_coll_time(g->comm, op, b, 2, 3, 1, &est)) || (rc = group_max(g, &est, 1)))
 			return rc;
 		iters = (int)fmin(p->coll_max_iters, fmax(p->coll_min_iters, ceil(p->coll_target_us / est)));
@@ -356,6 +348,20 @@ static int overlap(struct run *r, struct group *g, const int *devs, int nlocal)
 	return rc;
 }
 
+/* Keep every GPU of the group busy for about target_us with 64 MiB all-reduces. A GPU that sat idle (all but
+ * GPU 0 during the GEMM sweep) runs at a low clock, and small collectives measured then take half as long again
+ * as in a training step, where the GPUs are busy (seen on two H200s: 15-17 us instead of 11 us at 8 B, and
+ * sizes measured while the clock ramped came out non-monotone). */
+static int warm_up(struct group *g, double target_us)
+{
+	double t;
+	int rc;
+	if ((rc = gb_coll_time(g->comm, COLL_ALL_REDUCE, 67108864.0, 1, 2, 1, &t)) || (rc = group_max(g, &t, 1)))
+		return rc;
+	int iters = (int)fmin(2000.0, fmax(2.0, ceil(target_us / t)));
+	return gb_coll_time(g->comm, COLL_ALL_REDUCE, 67108864.0, 0, iters, 1, &t);
+}
+
 static int group_series(struct run *r, struct group *g, enum coll_scope sc, bool check)
 {
 	int rc = 0;
@@ -363,8 +369,11 @@ static int group_series(struct run *r, struct group *g, enum coll_scope sc, bool
 		fprintf(stderr, "gpusim: nccl collectives on %d GPUs gave wrong results\n", g->n);
 		return rc;
 	}
-	for (int op = 0; op < COLL_NOPS && !rc; op++)
+	for (int op = 0; op < COLL_NOPS && !rc; op++) {
+		if ((rc = warm_up(g, op == 0 ? 400000 : 60000)))
+			break;
 		rc = measure_series(r, g, sc, (enum coll_op)op);
+	}
 	return rc;
 }
 
@@ -396,10 +405,12 @@ static int mpi_group(struct run *r, bool member, enum coll_scope sc, bool do_ove
 	struct group g = {NULL, NULL, 0};
 	int grank = 0, gsize = 0, rc;
 	unsigned char id[GB_NCCL_ID_BYTES];
+	progress(r, true, "mpi group (%s, member %d)", cal_scope_name(sc), member);
 	if ((rc = calmpi_split(member, &g.mg, &grank, &gsize)))
 		return rc;
 	if (member) {
 		g.n = gsize;
+		progress(r, true, "nccl communicator of %d ranks (group rank %d, GPU %d)", gsize, grank, r->dev);
 		if (grank == 0)
 			rc = gb_nccl_unique_id(id);
 		if (!rc)
@@ -446,6 +457,9 @@ static int setup(struct run *r)
 	r->mpi = rc == 1;
 #endif
 	r->writer = !r->mpi || r->mi.rank == 0;
+	if (r->mpi)
+		progress(r, true, "MPI rank %d of %d, node %d of %d, local rank %d of %d", r->mi.rank, r->mi.size,
+			 r->mi.node, r->mi.nodes, r->mi.local_rank, r->mi.local_size);
 	if ((rc = gb_query(0, &r->sys)))
 		return rc;
 	count = r->sys.ngpus;
@@ -571,7 +585,7 @@ static int finish(struct run *r, int rc)
 	yo.base = &r->base;
 	wrc = hwyaml_write(&r->c, &yo, path);
 	if (!wrc && r->o->raw_dir)
-		wrc = hwyaml_csv(&r->c, r->o->raw_dir);
+		wrc = rawio_write(&r->c, r->o->raw_dir);
 	if (!wrc)
 		fprintf(stderr, rc ? "gpusim: calibration stopped early: what was measured is in %s\n" :
 			"calibrate: wrote %s\n", path);
@@ -623,7 +637,7 @@ int calibrate_run(const struct cal_opts *o)
 		if (!rc)
 			phase_end(&r);
 	}
-	if (r.o->progress && r.writer)
+	if (r.o->progress && !r.o->verbose && r.writer)
 		fputs("\r\033[K", stderr);
 #ifdef GPUSIM_HAVE_MPI
 	if (r.mpi && rc) {

@@ -1,4 +1,5 @@
-/* run: one calibration run, from the device query to the written model (calibrate/run.c, built only with CUDA). */
+/* run: one calibration run, from the device query to the written model (calibrate/run.c, built only with CUDA),
+ * or a refit of one from its raw measurements (calibrate/refit.c, built everywhere). */
 #ifndef RUN_H
 #define RUN_H
 
@@ -11,11 +12,15 @@ struct cal_opts {
 	const char *scenario;   /* NULL: grid only */
 	bool quick;
 	int gpus;               /* 0 = all */
+	const char *refit_dir;  /* not NULL: no measuring, refit the raw CSVs of this folder (calibrate/refit.c) */
 	bool progress;          /* progress lines on stderr (a terminal) */
+	bool verbose;           /* --verbose: milestones as lines of their own, from every MPI rank */
 };
 
 /* calibrate_run: 0, or a negative GS_* code after the error was printed. */
 int calibrate_run(const struct cal_opts *o);
+/* calibrate_refit: a model from the raw CSVs of o->refit_dir (any machine, no GPU); 0 or a GS_* code. */
+int calibrate_refit(const struct cal_opts *o);
 /* calibrate_default_name: "h200x2-measured" for 2 x "NVIDIA H200" */
 void calibrate_default_name(const char *gpu_name, int ngpus, char *buf, size_t len);
 

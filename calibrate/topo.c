@@ -5,6 +5,27 @@
 #include <string.h>
 #include "calibrate/topo.h"
 
+/* a copy of text without ANSI escape sequences (nvidia-smi underlines the header even into a pipe) */
+static char *strip_ansi(const char *text)
+{
+	char *out = malloc(strlen(text) + 1), *o = out;
+	if (!out)
+		return NULL;
+	for (const char *p = text; *p; p++) {
+		if (*p == '\033' && p[1] == '[') {
+			p += 2;
+			while (*p && !((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+				p++;
+			if (!*p)
+				break;
+			continue;
+		}
+		*o++ = *p;
+	}
+	*o = 0;
+	return out;
+}
+
 int topo_read(char *buf, size_t len)
 {
 	FILE *p = popen("nvidia-smi topo -m 2>/dev/null", "r");
@@ -18,6 +39,12 @@ int topo_read(char *buf, size_t len)
 	if (pclose(p) != 0 || got == 0) {
 		buf[0] = 0;
 		return -1;
+	}
+	/* stored as text: without the escape codes nvidia-smi writes even into a pipe */
+	char *clean = strip_ansi(buf);
+	if (clean) {
+		snprintf(buf, len, "%s", clean);
+		free(clean);
 	}
 	return 0;
 }
@@ -53,14 +80,17 @@ static int gpu_index(const char *t, size_t len)
 	return v;
 }
 
-int topo_parse(const char *text, int n, int nv[CAL_MAX_GPUS][CAL_MAX_GPUS])
+int topo_parse(const char *raw, int n, int nv[CAL_MAX_GPUS][CAL_MAX_GPUS])
 {
 	int cols[CAL_MAX_GPUS * 2], ncols = -1, rows = 0;
+	char *text;
 	if (n > CAL_MAX_GPUS)
 		n = CAL_MAX_GPUS;
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < n; j++)
 			nv[i][j] = -1;
+	if (!(text = strip_ansi(raw)))
+		return 0;
 	for (const char *line = text; line && *line; ) {
 		const char *next = strchr(line, '\n');
 		const char *s = line, *t;
@@ -97,5 +127,6 @@ int topo_parse(const char *text, int n, int nv[CAL_MAX_GPUS][CAL_MAX_GPUS])
 		}
 		line = next ? next + 1 : NULL;
 	}
+	free(text);
 	return rows;
 }

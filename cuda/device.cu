@@ -107,7 +107,10 @@ int gb_query(int max_gpus, struct gb_system *sys)
 	int n = 0;
 	cudaError_t e = cudaGetDeviceCount(&n);
 	if (e != cudaSuccess) {
-		fprintf(stderr, "gpusim: no usable GPU (cudaGetDeviceCount: %s)\n", cudaGetErrorString(e));
+		fprintf(stderr, "gpusim: %s (cudaGetDeviceCount: %s)\n",
+			e == cudaErrorNoDevice ? "no CUDA GPU found on this machine" :
+			e == cudaErrorInsufficientDriver ? "no NVIDIA driver (or one too old for this CUDA)" :
+			"no usable GPU", cudaGetErrorString(e));
 		return GS_EENV;
 	}
 	if (n == 0) {

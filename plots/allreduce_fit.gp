@@ -33,7 +33,7 @@ set origin 0,0
 set size 1,0.36
 unset title
 set ylabel "relative error (%)"
-set yrange [-16:16]
+set yrange [-25:25]
 set ytics 5
 set xlabel "message size (bytes, as nccl-tests counts them)"
 plot csv skip 1 using (ar(4)):(100*ar(11)) with linespoints pt 7 ps 0.6 lc rgb "#2ca02c" title "(fit - measured) / measured", \

@@ -1,6 +1,7 @@
 /* test_calib_yaml: the hardware-model writer of gpusim calibrate: a synthetic calibration written with libyaml's
  * emitter, read back with libyaml's parser and checked key by key; sections copied from a base model; the
- * tmp-then-rename write; plus the small parsers calibrate relies on (nvidia-smi topo, scenario shapes, plan). */
+ * tmp-then-rename write; the raw CSVs written and read back; plus the small parsers calibrate relies on
+ * (nvidia-smi topo, scenario shapes, plan). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
@@ -8,11 +9,13 @@
 #include <unistd.h>
 #include <yaml.h>
 #include "tests/check.h"
+#include "hardware/hwmodel.h"
 #include "calibrate/base.h"
 #include "calibrate/calib.h"
 #include "calibrate/gemmtab.h"
 #include "calibrate/hwyaml.h"
 #include "calibrate/plan.h"
+#include "calibrate/rawio.h"
 #include "calibrate/scenshapes.h"
 #include "calibrate/topo.h"
 
@@ -134,6 +137,7 @@ static void synthetic(struct calib *c)
 				p->n = v[b];
 				p->k = v[k];
 				p->us = 2.0 * p->m * p->n * p->k / (0.5 * 989.4e12) * 1e6;
+				p->grid = true;
 				snprintf(p->algo, sizeof p->algo, "algo 66");
 			}
 	/* copy kernel: 2 us + bytes / 4320 GB/s -> eff 0.9 of 4800, half_bytes = 2 us * 4.32e6 B/us */
@@ -236,6 +240,27 @@ static void test_writer(void)
 	CHECK_NEAR(num(&d, "meta.gemm_reference.tflops"), 0.5 * 989.4, 1e-5);
 	yaml_document_delete(&d);
 
+	/* the simulator's own loader takes it as it is, and answers from the measured table and fitted lines */
+	int err = 0;
+	struct hwmodel *hw = hwmodel_load(path, &err);
+	CHECK(hw != NULL);
+	if (hw) {
+		CHECK_STR(hw->name, "h200x2-measured");
+		CHECK_NEAR(hw->gpu.peak_tflops[DT_BF16], 989.4, 1e-12);
+		CHECK_STR(hw->gpu.attn_impl, "cublas_unfused");
+		CHECK_INT(hw->node.gpus, 2);
+		CHECK_NEAR(hwmodel_gemm_eff(hw, DT_BF16, 8192, 8192, 8192), 0.5, 1e-3);
+		/* inside the table: its measured time; 1 GiB at 20 us + 1 GiB / 330 GB/s */
+		CHECK_NEAR(hwmodel_coll_us(hw, SCOPE_INTRA, COLL_ALL_REDUCE, 2, 1073741824.0),
+			   20 + 1073741824.0 / 330e3, 1e-4);
+		/* past the table (8 GiB): the last fitted line */
+		CHECK_NEAR(hwmodel_coll_us(hw, SCOPE_INTRA, COLL_ALL_REDUCE, 2, 8589934592.0),
+			   20 + 8589934592.0 / 330e3, 1e-4);
+		CHECK_NEAR(hw->overlap_comm_slowdown, 0.25, 1e-9);
+		CHECK_NEAR(hw->net.nic_gbps, 50, 0);
+		hwmodel_free(hw);
+	}
+
 	/* without a base, what the loader requires is estimated and marked so, the optional rest left out; a stopped
 	 * run says so */
 	struct hwyaml_opts o2 = {"partial", NULL};
@@ -255,10 +280,11 @@ static void test_writer(void)
 	CHECK_INT(hwyaml_write(&c, &o, bad), -3);
 	CHECK(access(bad, F_OK) != 0);
 
-	/* raw CSVs */
+	/* raw CSVs, and a calibration read back from them: the same numbers, the same fit, the same model */
 	char raw[160], csv[200], line[256];
 	snprintf(raw, sizeof raw, "%s/raw", dir);
-	CHECK_INT(hwyaml_csv(&c, raw), 0);
+	c.status[0] = 0;
+	CHECK_INT(rawio_write(&c, raw), 0);
 	snprintf(csv, sizeof csv, "%s/collectives.csv", raw);
 	FILE *f = fopen(csv, "r");
 	CHECK(f != NULL);
@@ -269,8 +295,46 @@ static void test_writer(void)
 		CHECK_CONTAINS(line, "intra,all_reduce,2,8,");
 		fclose(f);
 	}
-	const char *names[] = {"gemm.csv", "collectives.csv", "memory.csv", "attention.csv", "misc.csv"};
-	for (int i = 0; i < 5; i++) {
+	struct calib back;
+	calib_init(&back);
+	CHECK_INT(rawio_read(&back, raw), 0);
+	CHECK_STR(back.id.gpu_name, "NVIDIA H200");
+	CHECK_STR(back.id.host, "testhost");
+	CHECK_INT(back.id.ngpus, 2);
+	CHECK_INT(back.id.cc_major, 9);
+	CHECK_INT(back.id.nccl_version, 22809);
+	CHECK_INT(back.id.p2p[1][0], 1);
+	CHECK_CONTAINS(back.id.topo_text, "NV18");
+	CHECK_INT(back.ngemm, c.ngemm);
+	CHECK_INT(back.grid[DT_BF16].nm, 2);
+	CHECK_INT(back.grid[DT_BF16].k[1], 8192);
+	CHECK_NEAR(back.gemm[7].us, c.gemm[7].us, 1e-5);
+	CHECK_INT(back.nseries, 1);
+	CHECK_INT(back.series[0].npts, 28);
+	CHECK_NEAR(back.series[0].us[27], c.series[0].us[27], 1e-5);
+	CHECK_INT(back.nmem, c.nmem);
+	CHECK_NEAR(back.launch_us, 2.5, 1e-9);
+	CHECK_INT(back.nattn, 1);
+	CHECK(back.overlap.have);
+	CHECK_NEAR(back.overlap.gemm_busy_us, 1150, 1e-9);
+	CHECK_INT((int)back.overlap.m, 8192);
+	gemmtab_set_peaks(&back);
+	calib_fit(&back, NULL);
+	CHECK_NEAR(fit_bus_gbps(&back.series[0].fit.line[1]), fit_bus_gbps(&c.series[0].fit.line[1]), 1e-5);
+	calib_release(&back);
+	/* a malformed file is reported with its line */
+	snprintf(csv, sizeof csv, "%s/gemm.csv", raw);
+	f = fopen(csv, "a");
+	if (f) {
+		fputs("bf16,1,2\n", f);
+		fclose(f);
+	}
+	calib_init(&back);
+	CHECK_INT(rawio_read(&back, raw), -1);
+	calib_release(&back);
+	const char *names[] = {"identity.csv", "topology.txt", "gemm.csv", "collectives.csv", "memory.csv",
+			       "attention.csv", "clocks.csv", "misc.csv"};
+	for (int i = 0; i < 8; i++) {
 		snprintf(csv, sizeof csv, "%s/%s", raw, names[i]);
 		remove(csv);
 	}
@@ -296,6 +360,13 @@ static void test_topo(void)
 	CHECK_INT(nv[0][2], 0);
 	CHECK_INT(nv[1][2], 0);
 	CHECK_INT(nv[2][2], 0);
+	/* as nvidia-smi prints it on the H200 pair, header underlined with escape codes even into a pipe */
+	static const char h200[] =
+		"\t\033[4mGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\033[0m\n"
+		"GPU0\t X \tNV18\t0-31\t0\t\tN/A\nGPU1\tNV18\t X \t0-31\t0\t\tN/A\n\nLegend:\n";
+	CHECK_INT(topo_parse(h200, 2, nv), 2);
+	CHECK_INT(nv[0][1], 18);
+	CHECK_INT(nv[1][0], 18);
 	CHECK_INT(topo_parse("", 2, nv), 0);
 	CHECK_INT(nv[0][1], -1);
 }

@@ -1,0 +1,505 @@
+/* rawio: raw measurements as CSV, out and back in (see rawio.h). Values are written with 6 significant digits
+ * (times are medians of noisy samples: more digits would be noise), sizes and shapes exactly. */
+#define _POSIX_C_SOURCE 200809L  /* mkdir */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "calibrate/gemmtab.h"
+#include "calibrate/rawio.h"
+#include "util/gserr.h"
+
+/* ---- writing */
+
+static FILE *csv_open(const char *dir, const char *name, const char *header, int *rc)
+{
+	char path[1100];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "gpusim: cannot write '%s': %s\n", path, strerror(errno));
+		*rc = GS_EENV;
+		return NULL;
+	}
+	if (header)
+		fprintf(f, "%s\n", header);
+	return f;
+}
+
+static void csv_close(FILE *f, const char *dir, const char *name, int *rc)
+{
+	if (!f)
+		return;
+	if (ferror(f) | (fclose(f) != 0)) {
+		fprintf(stderr, "gpusim: cannot write '%s/%s'\n", dir, name);
+		*rc = GS_EENV;
+	}
+}
+
+static void write_matrix(FILE *f, const char *key, const struct calib *c, bool nv)
+{
+	int n = c->id.ngpus < CAL_MAX_GPUS ? c->id.ngpus : CAL_MAX_GPUS;
+	fprintf(f, "%s,", key);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++)
+			fprintf(f, "%d%s", nv ? c->id.topo_nv[i][j] : c->id.p2p[i][j], j + 1 < n ? " " : i + 1 < n ? ";" : "");
+	fputc('\n', f);
+}
+
+static void write_identity(FILE *f, const struct calib *c)
+{
+	const struct cal_identity *id = &c->id;
+	fprintf(f, "host,%s\ndate,%s\nmode,%s\ngpus,%d\nnodes,%d\ngpu_name,%s\nsm_count,%d\ncc,%d.%d\n", id->host,
+		id->date, id->mode, id->ngpus, id->nodes, id->gpu_name, id->sm_count, id->cc_major, id->cc_minor);
+	fprintf(f, "memory_bytes,%.0f\nl2_bytes,%.0f\nsm_clock_max_mhz,%d\nmem_clock_max_mhz,%d\npower_limit_w,%g\n",
+		id->memory_bytes, id->l2_bytes, id->sm_clock_max_mhz, id->mem_clock_max_mhz, id->power_limit_w);
+	fprintf(f, "driver,%s\ncuda_runtime,%d\ncuda_driver,%d\ncublaslt_version,%d\nnccl_version,%d\n", id->driver,
+		id->cuda_runtime, id->cuda_driver, id->cublaslt_version, id->nccl_version);
+	fprintf(f, "nvlinks,%d\nnvswitch,%d\nenv,%s\nstatus,%s\n", id->nvlinks, id->nvswitch ? 1 : 0, id->env,
+		c->status);
+	write_matrix(f, "p2p", c, false);
+	write_matrix(f, "topo_nv", c, true);
+}
+
+int rawio_write(const struct calib *c, const char *dir)
+{
+	int rc = 0;
+	FILE *f;
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+		fprintf(stderr, "gpusim: cannot create '%s': %s\n", dir, strerror(errno));
+		return GS_EENV;
+	}
+	if ((f = csv_open(dir, "identity.csv", "key,value", &rc))) {
+		write_identity(f, c);
+		csv_close(f, dir, "identity.csv", &rc);
+	}
+	if (c->id.topo_text[0] && (f = csv_open(dir, "topology.txt", NULL, &rc))) {
+		fputs(c->id.topo_text, f);
+		csv_close(f, dir, "topology.txt", &rc);
+	}
+	if ((f = csv_open(dir, "gemm.csv", "dtype,m,n,k,us,min_us,p90_us,tflops,eff,grid,algo", &rc))) {
+		for (int i = 0; i < c->ngemm; i++) {
+			const struct cal_gemm_pt *p = &c->gemm[i];
+			double tf = gemm_tflops(p->m, p->n, p->k, p->us);
+			double peak = c->peak_tflops[p->dt];
+			fprintf(f, "%s,%ld,%ld,%ld,%.6g,%.6g,%.6g,%.6g,%.4f,%d,%s\n", cal_dtype_name(p->dt), p->m, p->n, p->k,
+				p->us, p->min_us, p->p90_us, tf, peak > 0 ? tf / peak : 0, p->grid ? 1 : 0, p->algo);
+		}
+		csv_close(f, dir, "gemm.csv", &rc);
+	}
+	if (c->nshapes && (f = csv_open(dir, "shapes.csv", "name,dtype,m,n,k", &rc))) {
+		for (int i = 0; i < c->nshapes; i++)
+			fprintf(f, "%s,%s,%ld,%ld,%ld\n", c->shapes[i].name, cal_dtype_name(c->shapes[i].dt), c->shapes[i].m,
+				c->shapes[i].n, c->shapes[i].k);
+		csv_close(f, dir, "shapes.csv", &rc);
+	}
+	if ((f = csv_open(dir, "collectives.csv",
+			  "scope,op,n,bytes,time_us,min_us,max_us,algbw_gbps,busbw_gbps,fit_us,rel_err", &rc))) {
+		for (int i = 0; i < c->nseries; i++) {
+			const struct cal_series *s = &c->series[i];
+			double bf = cal_busfactor(s->op, s->n);
+			for (int j = 0; j < s->npts; j++) {
+				double alg = s->bytes[j] / (s->us[j] * 1e3);
+				double fu = s->fitted ? fit_eval(&s->fit, s->bytes[j]) : 0;
+				fprintf(f, "%s,%s,%d,%.0f,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.5f\n", cal_scope_name(s->scope),
+					cal_op_name(s->op), s->n, s->bytes[j], s->us[j], s->min_us[j], s->max_us[j], alg,
+					alg * bf, fu, s->fitted ? (fu - s->us[j]) / s->us[j] : 0);
+			}
+		}
+		csv_close(f, dir, "collectives.csv", &rc);
+	}
+	if ((f = csv_open(dir, "memory.csv", "kernel,bytes,us,gbps", &rc))) {
+		for (int i = 0; i < c->nmem; i++) {
+			const struct cal_mem_pt *m = &c->mem[i];
+			fprintf(f, "%s,%.0f,%.6g,%.6g\n", m->kind == CAL_MEM_COPY ? "copy" : "add", m->bytes, m->us,
+				m->bytes / (m->us * 1e3));
+		}
+		csv_close(f, dir, "memory.csv", &rc);
+	}
+	if ((f = csv_open(dir, "attention.csv", "bh,seq,head_dim,fwd_us,bwd_us,fwd_tflops,bwd_tflops", &rc))) {
+		for (int i = 0; i < c->nattn; i++) {
+			const struct cal_attn_pt *a = &c->attn[i];
+			double fl = 4.0 * a->bh * (double)a->seq * a->seq * a->head_dim;
+			fprintf(f, "%d,%d,%d,%.6g,%.6g,%.6g,%.6g\n", a->bh, a->seq, a->head_dim, a->fwd_us, a->bwd_us,
+				fl / (a->fwd_us * 1e6), 2 * fl / (a->bwd_us * 1e6));
+		}
+		csv_close(f, dir, "attention.csv", &rc);
+	}
+	if ((f = csv_open(dir, "clocks.csv", "after,sm_mhz,mem_mhz,throttle_reasons,power_w,temp_c", &rc))) {
+		for (int i = 0; i < c->nclocks; i++) {
+			const struct cal_clock *k = &c->clocks[i];
+			fprintf(f, "%s,%d,%d,0x%llx,%.0f,%.0f\n", k->phase, k->sm_mhz, k->mem_mhz, k->reasons, k->power_w,
+				k->temp_c);
+		}
+		csv_close(f, dir, "clocks.csv", &rc);
+	}
+	if ((f = csv_open(dir, "misc.csv", "what,value,unit", &rc))) {
+		if (c->have_launch)
+			fprintf(f, "launch_back_to_back,%.6g,us\nlaunch_roundtrip,%.6g,us\n", c->launch_us,
+				c->launch_roundtrip_us);
+		if (c->overlap.have) {
+			const struct cal_overlap *o = &c->overlap;
+			fprintf(f, "overlap_gemm_dtype,%s,\noverlap_gemm_m,%ld,\noverlap_gemm_n,%ld,\noverlap_gemm_k,%ld,\n",
+				cal_dtype_name(o->dt), o->m, o->n, o->k);
+			fprintf(f, "overlap_allreduce_bytes,%.0f,bytes\noverlap_ranks,%d,\n", o->comm_bytes, o->ranks);
+			fprintf(f, "overlap_gemm_alone,%.6g,us\noverlap_gemm_busy,%.6g,us\n", o->gemm_us, o->gemm_busy_us);
+			fprintf(f, "overlap_allreduce_alone,%.6g,us\noverlap_allreduce_busy,%.6g,us\n", o->comm_us,
+				o->comm_busy_us);
+		}
+		csv_close(f, dir, "misc.csv", &rc);
+	}
+	return rc;
+}
+
+/* ---- reading */
+
+struct csv {
+	FILE *f;
+	char path[1100];
+	int line;
+	char buf[8192];
+	char *field[16];
+	int nfield;
+};
+
+/* open dir/name and skip its header; 1, 0 when absent (optional files), GS_EENV when it cannot be read */
+static int csv_in(struct csv *r, const char *dir, const char *name, bool required)
+{
+	snprintf(r->path, sizeof r->path, "%s/%s", dir, name);
+	r->line = 0;
+	r->f = fopen(r->path, "r");
+	if (!r->f) {
+		if (!required && errno == ENOENT)
+			return 0;
+		fprintf(stderr, "gpusim: cannot read '%s': %s\n", r->path, strerror(errno));
+		return GS_EENV;
+	}
+	if (!fgets(r->buf, sizeof r->buf, r->f)) {
+		fclose(r->f);
+		fprintf(stderr, "gpusim: %s: empty\n", r->path);
+		return GS_EINVAL;
+	}
+	r->line = 1;
+	return 1;
+}
+
+/* next line split on commas (at most maxf fields: the last keeps the rest of the line); 0 at the end */
+static int csv_next(struct csv *r, int maxf)
+{
+	char *p;
+	do {
+		if (!fgets(r->buf, sizeof r->buf, r->f))
+			return 0;
+		r->line++;
+		r->buf[strcspn(r->buf, "\r\n")] = 0;
+	} while (!r->buf[0]);
+	r->nfield = 0;
+	p = r->buf;
+	while (r->nfield < maxf) {
+		r->field[r->nfield++] = p;
+		char *comma = r->nfield < maxf ? strchr(p, ',') : NULL;
+		if (!comma)
+			break;
+		*comma = 0;
+		p = comma + 1;
+	}
+	return 1;
+}
+
+static int bad(struct csv *r, const char *what)
+{
+	fprintf(stderr, "gpusim: %s:%d: %s\n", r->path, r->line, what);
+	return GS_EINVAL;
+}
+
+static bool num(const char *s, double *out)
+{
+	char *end;
+	*out = strtod(s, &end);
+	return end != s && *end == 0 && isfinite(*out);
+}
+
+static bool dtype_of(const char *s, enum dtype *dt)
+{
+	for (int d = 0; d < DT_COUNT; d++)
+		if (strcmp(s, cal_dtype_name((enum dtype)d)) == 0) {
+			*dt = (enum dtype)d;
+			return true;
+		}
+	return false;
+}
+
+static void read_matrix(const char *v, signed char p2p[CAL_MAX_GPUS][CAL_MAX_GPUS],
+			int nv[CAL_MAX_GPUS][CAL_MAX_GPUS])
+{
+	int i = 0, j = 0;
+	for (const char *p = v; *p && i < CAL_MAX_GPUS; ) {
+		char *end;
+		long x = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		if (j < CAL_MAX_GPUS) {
+			if (p2p)
+				p2p[i][j] = (signed char)x;
+			else
+				nv[i][j] = (int)x;
+		}
+		j++;
+		p = end;
+		if (*p == ';') {
+			i++;
+			j = 0;
+		}
+		if (*p)
+			p++;
+	}
+}
+
+static int read_identity(struct calib *c, const char *dir)
+{
+	struct csv r;
+	int rc = csv_in(&r, dir, "identity.csv", true);
+	struct cal_identity *id = &c->id;
+	if (rc != 1)
+		return rc;
+	while (csv_next(&r, 2)) {
+		const char *k = r.field[0], *v = r.nfield > 1 ? r.field[1] : "";
+#define STR(key, dst) else if (strcmp(k, key) == 0) snprintf(dst, sizeof dst, "%s", v)
+#define INT(key, dst) else if (strcmp(k, key) == 0) dst = atoi(v)
+#define DBL(key, dst) else if (strcmp(k, key) == 0) dst = atof(v)
+		if (0) {}
+		STR("host", id->host); STR("date", id->date); STR("mode", id->mode); INT("gpus", id->ngpus);
+		INT("nodes", id->nodes); STR("gpu_name", id->gpu_name); INT("sm_count", id->sm_count);
+		DBL("memory_bytes", id->memory_bytes); DBL("l2_bytes", id->l2_bytes);
+		INT("sm_clock_max_mhz", id->sm_clock_max_mhz); INT("mem_clock_max_mhz", id->mem_clock_max_mhz);
+		DBL("power_limit_w", id->power_limit_w); STR("driver", id->driver); INT("cuda_runtime", id->cuda_runtime);
+		INT("cuda_driver", id->cuda_driver); INT("cublaslt_version", id->cublaslt_version);
+		INT("nccl_version", id->nccl_version); INT("nvlinks", id->nvlinks); STR("env", id->env);
+		STR("status", c->status);
+		else if (strcmp(k, "cc") == 0)
+			sscanf(v, "%d.%d", &id->cc_major, &id->cc_minor);
+		else if (strcmp(k, "nvswitch") == 0)
+			id->nvswitch = atoi(v) != 0;
+		else if (strcmp(k, "p2p") == 0)
+			read_matrix(v, id->p2p, NULL);
+		else if (strcmp(k, "topo_nv") == 0)
+			read_matrix(v, NULL, id->topo_nv);
+#undef STR
+#undef INT
+#undef DBL
+	}
+	fclose(r.f);
+	return 0;
+}
+
+static int read_gemm(struct calib *c, const char *dir)
+{
+	struct csv r;
+	int rc = csv_in(&r, dir, "gemm.csv", true);
+	if (rc != 1)
+		return rc;
+	while (csv_next(&r, 11)) {
+		double v[9];
+		enum dtype dt;
+		if (r.nfield < 11 || !dtype_of(r.field[0], &dt)) {
+			fclose(r.f);
+			return bad(&r, "expected dtype,m,n,k,us,min_us,p90_us,tflops,eff,grid,algo");
+		}
+		for (int i = 0; i < 9; i++)
+			if (!num(r.field[1 + i], &v[i])) {
+				fclose(r.f);
+				return bad(&r, "a number is malformed");
+			}
+		struct cal_gemm_pt *p = calib_add_gemm(c);
+		if (!p) {
+			fclose(r.f);
+			return GS_ENOMEM;
+		}
+		p->dt = dt;
+		p->m = (long)v[0];
+		p->n = (long)v[1];
+		p->k = (long)v[2];
+		p->us = v[3];
+		p->min_us = v[4];
+		p->p90_us = v[5];
+		p->grid = v[8] != 0;
+		snprintf(p->algo, sizeof p->algo, "%s", r.field[10]);
+		/* the grid's axes: every value a grid point of this dtype has */
+		if (p->grid) {
+			struct cal_grid *g = &c->grid[dt];
+			long *axes[3] = {g->m, g->n, g->k}, val[3] = {p->m, p->n, p->k};
+			int *cnt[3] = {&g->nm, &g->nn, &g->nk};
+			for (int a = 0; a < 3; a++) {
+				int i = 0;
+				while (i < *cnt[a] && axes[a][i] < val[a])
+					i++;
+				if (i < *cnt[a] && axes[a][i] == val[a])
+					continue;
+				if (*cnt[a] >= CAL_MAX_AXIS) {
+					fclose(r.f);
+					return bad(&r, "too many distinct sizes on one GEMM axis");
+				}
+				memmove(axes[a] + i + 1, axes[a] + i, sizeof(long) * (size_t)(*cnt[a] - i));
+				axes[a][i] = val[a];
+				(*cnt[a])++;
+			}
+		}
+	}
+	fclose(r.f);
+	return 0;
+}
+
+static int read_collectives(struct calib *c, const char *dir)
+{
+	struct csv r;
+	struct cal_series *s = NULL;
+	int rc = csv_in(&r, dir, "collectives.csv", true);
+	if (rc != 1)
+		return rc;
+	while (csv_next(&r, 11)) {
+		enum coll_scope sc;
+		int op = -1;
+		double n, b, t, lo, hi;
+		if (r.nfield < 7)
+			return fclose(r.f), bad(&r, "expected scope,op,n,bytes,time_us,min_us,max_us,...");
+		sc = strcmp(r.field[0], "inter") == 0 ? SCOPE_INTER : SCOPE_INTRA;
+		for (int i = 0; i < COLL_NOPS; i++)
+			if (strcmp(r.field[1], cal_op_name((enum coll_op)i)) == 0)
+				op = i;
+		if (op < 0 || !num(r.field[2], &n) || !num(r.field[3], &b) || !num(r.field[4], &t) ||
+		    !num(r.field[5], &lo) || !num(r.field[6], &hi) || n < 2 || !(t > 0))
+			return fclose(r.f), bad(&r, "malformed collective measurement");
+		if (!s || s->scope != sc || s->op != (enum coll_op)op || s->n != (int)n) {
+			if (!(s = calib_add_series(c)))
+				return fclose(r.f), GS_ENOMEM;
+			s->scope = sc;
+			s->op = (enum coll_op)op;
+			s->n = (int)n;
+		}
+		if (s->npts >= CAL_MAX_PTS || (s->npts && b <= s->bytes[s->npts - 1]))
+			return fclose(r.f), bad(&r, "sizes of one series must increase (and be at most 48)");
+		s->bytes[s->npts] = b;
+		s->us[s->npts] = t;
+		s->min_us[s->npts] = lo;
+		s->max_us[s->npts] = hi;
+		s->npts++;
+	}
+	fclose(r.f);
+	return 0;
+}
+
+static int read_small(struct calib *c, const char *dir)
+{
+	struct csv r;
+	int rc;
+	if ((rc = csv_in(&r, dir, "memory.csv", false)) == 1) {
+		while (csv_next(&r, 4) && c->nmem < CAL_MAX_MEM) {
+			struct cal_mem_pt *m = &c->mem[c->nmem];
+			if (r.nfield < 3 || !num(r.field[1], &m->bytes) || !num(r.field[2], &m->us))
+				return fclose(r.f), bad(&r, "expected kernel,bytes,us,gbps");
+			m->kind = strcmp(r.field[0], "add") == 0 ? CAL_MEM_ADD : CAL_MEM_COPY;
+			c->nmem++;
+		}
+		fclose(r.f);
+	} else if (rc)
+		return rc;
+	if ((rc = csv_in(&r, dir, "attention.csv", false)) == 1) {
+		while (csv_next(&r, 7) && c->nattn < CAL_MAX_ATTN) {
+			struct cal_attn_pt *a = &c->attn[c->nattn];
+			if (r.nfield < 5 || !num(r.field[3], &a->fwd_us) || !num(r.field[4], &a->bwd_us))
+				return fclose(r.f), bad(&r, "expected bh,seq,head_dim,fwd_us,bwd_us,...");
+			a->bh = atoi(r.field[0]);
+			a->seq = atoi(r.field[1]);
+			a->head_dim = atoi(r.field[2]);
+			c->nattn++;
+		}
+		fclose(r.f);
+	} else if (rc)
+		return rc;
+	if ((rc = csv_in(&r, dir, "clocks.csv", false)) == 1) {
+		while (csv_next(&r, 6) && c->nclocks < CAL_MAX_CLOCKS) {
+			struct cal_clock *k = &c->clocks[c->nclocks];
+			if (r.nfield < 6)
+				return fclose(r.f), bad(&r, "expected after,sm_mhz,mem_mhz,throttle_reasons,power_w,temp_c");
+			snprintf(k->phase, sizeof k->phase, "%s", r.field[0]);
+			k->sm_mhz = atoi(r.field[1]);
+			k->mem_mhz = atoi(r.field[2]);
+			k->reasons = strtoull(r.field[3], NULL, 16);
+			k->power_w = atof(r.field[4]);
+			k->temp_c = atof(r.field[5]);
+			c->nclocks++;
+		}
+		fclose(r.f);
+	} else if (rc)
+		return rc;
+	if ((rc = csv_in(&r, dir, "misc.csv", false)) == 1) {
+		struct cal_overlap *o = &c->overlap;
+		while (csv_next(&r, 3)) {
+			const char *k = r.field[0], *v = r.nfield > 1 ? r.field[1] : "";
+			if (strcmp(k, "launch_back_to_back") == 0)
+				c->launch_us = atof(v), c->have_launch = true;
+			else if (strcmp(k, "launch_roundtrip") == 0)
+				c->launch_roundtrip_us = atof(v);
+			else if (strcmp(k, "overlap_gemm_dtype") == 0)
+				dtype_of(v, &o->dt);
+			else if (strcmp(k, "overlap_gemm_m") == 0)
+				o->m = atol(v);
+			else if (strcmp(k, "overlap_gemm_n") == 0)
+				o->n = atol(v);
+			else if (strcmp(k, "overlap_gemm_k") == 0)
+				o->k = atol(v);
+			else if (strcmp(k, "overlap_allreduce_bytes") == 0)
+				o->comm_bytes = atof(v);
+			else if (strcmp(k, "overlap_ranks") == 0)
+				o->ranks = atoi(v);
+			else if (strcmp(k, "overlap_gemm_alone") == 0)
+				o->gemm_us = atof(v), o->have = true;
+			else if (strcmp(k, "overlap_gemm_busy") == 0)
+				o->gemm_busy_us = atof(v);
+			else if (strcmp(k, "overlap_allreduce_alone") == 0)
+				o->comm_us = atof(v);
+			else if (strcmp(k, "overlap_allreduce_busy") == 0)
+				o->comm_busy_us = atof(v);
+		}
+		fclose(r.f);
+	} else if (rc)
+		return rc;
+	if ((rc = csv_in(&r, dir, "shapes.csv", false)) == 1) {
+		while (csv_next(&r, 5) && c->nshapes < CAL_MAX_SHAPES) {
+			struct cal_shape *s = &c->shapes[c->nshapes];
+			if (r.nfield < 5 || !dtype_of(r.field[1], &s->dt))
+				return fclose(r.f), bad(&r, "expected name,dtype,m,n,k");
+			snprintf(s->name, sizeof s->name, "%s", r.field[0]);
+			s->m = atol(r.field[2]);
+			s->n = atol(r.field[3]);
+			s->k = atol(r.field[4]);
+			c->nshapes++;
+		}
+		fclose(r.f);
+	} else if (rc)
+		return rc;
+	return 0;
+}
+
+static void read_topology(struct calib *c, const char *dir)
+{
+	char path[1100];
+	snprintf(path, sizeof path, "%s/topology.txt", dir);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	size_t n = fread(c->id.topo_text, 1, sizeof c->id.topo_text - 1, f);
+	c->id.topo_text[n] = 0;
+	fclose(f);
+}
+
+int rawio_read(struct calib *c, const char *dir)
+{
+	int rc;
+	if ((rc = read_identity(c, dir)) || (rc = read_gemm(c, dir)) || (rc = read_collectives(c, dir)) ||
+	    (rc = read_small(c, dir)))
+		return rc;
+	read_topology(c, dir);
+	return 0;
+}
