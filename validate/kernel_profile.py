@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Where a reference step's GPU time goes, kernel by kernel: runs single-GPU rows of validate/configs.py the way
+validate/torch_step.py does, profiles one step after warm-up with torch.profiler (CUDA activity), and writes one
+CSV line per (row, kernel class): GPU time summed over the step. A diagnostic for `gpusim validate`: compare with
+`gpusim predict --trace` of the same scenario to see which op the model gets wrong. Runs on the GPU machine only.
+
+usage: validate/kernel_profile.py --rows t07-single,t12-single --out FILE.csv
+"""
+import argparse
+import collections
+import contextlib
+import os
+import sys
+import types
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import configs  # noqa: E402
+import torch_step  # noqa: E402
+
+CLASSES = [  # first match wins; lower-case substrings of the kernel name
+    ("gemm", ("gemm", "nvjet", "cutlass", "sm90_xmma", "ampere_", "cublas")),
+    ("attention", ("flash", "fmha", "attention", "sdpa")),
+    ("layernorm", ("layer_norm", "layernorm")),
+    ("adam", ("adam",)),
+    ("nccl", ("nccl",)),
+    ("copy_cast", ("copy", "cast", "convert")),
+    ("elementwise", ("elementwise", "vectorized", "gelu", "silu", "mul", "add", "fill", "reduce")),
+]
+
+
+def kernel_class(name):
+    n = name.lower()
+    for cls, keys in CLASSES:
+        if any(k in n for k in keys):
+            return cls
+    return "other"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rows", required=True)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    dev = torch.device("cuda", 0)
+    torch.cuda.set_device(dev)
+    want = set(a.rows.split(","))
+    rows = [r for r in configs.rows() if r["label"] in want and r["gpus"] == 1]
+    args = types.SimpleNamespace(cpu=False, tiny=False, check=False)
+    with open(a.out, "w") as f:
+        f.write("label,kernel_class,calls,gpu_us,top_kernel\n")
+        for r in rows:
+            lay = torch_step.Layout(r, 0, 1, {})
+            ctx = contextlib.nullcontext()
+            if torch_step.sdpa_kernel is not None and r["kind"] == "transformer":
+                ctx = torch_step.sdpa_kernel([torch_step.SDPBackend.FLASH_ATTENTION])
+            with ctx:
+                row = torch_step.Row(r, args, lay, dev)
+                for _ in range(3):
+                    row.step()
+                torch.cuda.synchronize()
+                from torch.profiler import ProfilerActivity, profile
+                with profile(activities=[ProfilerActivity.CUDA]) as prof:
+                    row.step()
+                    torch.cuda.synchronize()
+            us, calls, top = collections.Counter(), collections.Counter(), {}
+            for e in prof.events():
+                if not str(e.device_type).endswith("CUDA"):
+                    continue
+                cls = kernel_class(e.name)
+                dt = e.device_time if hasattr(e, "device_time") else e.cuda_time
+                us[cls] += dt
+                calls[cls] += 1
+                if dt > top.get(cls, ("", 0))[1]:
+                    top[cls] = (e.name[:80].replace(",", ";"), dt)
+            for cls in sorted(us, key=lambda k: -us[k]):
+                f.write("%s,%s,%d,%.1f,%s\n" % (r["label"], cls, calls[cls], us[cls], top[cls][0]))
+            print("%s: %s" % (r["label"], ", ".join("%s %.1f ms" % (k, v / 1e3) for k, v in us.most_common())),
+                  flush=True)
+            del row
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
