@@ -221,7 +221,7 @@ int score_load_string(struct score_table *t, const char *name, const char *dir, 
 	char *fields[MAX_FIELDS];
 	char (*base_name)[128] = NULL;
 	int base_cap = 0;
-	struct columns cols;
+	struct columns cols = { 0 };  /* set by parse_header before any row is read */
 	bool have_header = false;
 	int line = 0;
 	for (char *p = copy; p && *p;) {
