@@ -226,12 +226,38 @@ static void start_transfer(struct sim *s, int r, int k, const struct instr *in, 
 	start_busy(s, r, k, now, in->dur, EV_LINK, (uint32_t)(r * NSTREAMS + k));
 }
 
+/* Interference, as rates: while a DP collective and a compute segment of one GPU run together, the collective
+ * runs 1+comm_slowdown and the compute 1+compute_slowdown times slower. A collective starting during a segment
+ * lengthens itself by the overlap times comm_slowdown and the segment by the overlap times compute_slowdown;
+ * a segment starting during a collective lengthens itself likewise. The segment's pending end event is
+ * superseded by a new one (the stale one is skipped when it pops, as Redis reaps cancelled timers). */
+static double coll_interference(struct sim *s, int r, double now, double dur)
+{
+	size_t ci = (size_t)r * NSTREAMS + STREAM_COMPUTE;
+	const struct instr *c = cur(s, r, STREAM_COMPUTE);
+	if (s->state[ci] != ST_BUSY || !c || c->kind != INS_COMPUTE || s->busy_until[ci] <= now)
+		return dur;
+	double both = fmin(s->busy_until[ci] - now, dur);
+	dur += both * s->cfg.comm_slowdown;
+	double ext = fmin(s->busy_until[ci] - now, dur) * s->cfg.compute_slowdown;
+	if (ext > 0) {
+		s->busy_until[ci] += ext;
+		s->acc[(size_t)r * ACC_N + ACC_COMPUTE] += ext;
+		eventq_push(&s->q, s->busy_until[ci], EV_STREAM, (uint32_t)ci);
+	}
+	return dur;
+}
+
 static void start_coll(struct sim *s, int r0, int k, const struct instr *in, double now, int group)
 {
 	double dur = in->dur;
-	if (in->group == GROUP_DP && overlapping(s, r0, STREAM_COMPUTE, now))
-		dur *= 1 + s->cfg.comm_slowdown;
 	int tp = s->cfg.tp_sim, dp = s->cfg.dp_sim;
+	if (in->group == GROUP_DP && (s->cfg.comm_slowdown > 0 || s->cfg.compute_slowdown > 0)) {
+		/* members are symmetric: each one's compute stream is in the same state */
+		double d0 = dur;
+		for (int d = 0; d < dp; d++)
+			dur = coll_interference(s, rank_of(s, rank_stage(s, r0), d, rank_t(s, r0)), now, d0);
+	}
 	int st = rank_stage(s, r0);
 	if (in->group == GROUP_TP) {
 		for (int t = 0; t < tp; t++) {
@@ -326,8 +352,9 @@ static void run(struct sim *s, int r, int k, double now)
 				return;
 			}
 			double dur = in->dur;
-			if (k == STREAM_COMPUTE && overlapping(s, r, STREAM_DP, now))
-				dur *= 1 + s->cfg.compute_slowdown;
+			if (k == STREAM_COMPUTE && s->cfg.compute_slowdown > 0 && overlapping(s, r, STREAM_DP, now))
+				dur += fmin(s->busy_until[(size_t)r * NSTREAMS + STREAM_DP] - now, dur) *
+				       s->cfg.compute_slowdown;
 			double end = now + dur;
 			if (k == STREAM_COMPUTE) {
 				account_idle(s, r, now);
@@ -490,6 +517,10 @@ int sim_run(struct sim *s)
 		now = e.t;
 		switch (e.kind) {
 		case EV_STREAM:
+			if (s->state[e.what] != ST_BUSY || s->busy_until[e.what] != now) {
+				s->events--;  /* superseded by a later end (interference): not an event */
+				break;
+			}
 			finish(s, (int)(e.what / NSTREAMS), (int)(e.what % NSTREAMS), now);
 			break;
 		case EV_COLL_TP:

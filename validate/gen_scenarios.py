@@ -24,7 +24,7 @@ DEFAULT_HW = "../../hardware/h200x2-measured.yaml"
 # as printed in the device log of the run that measured validate/measured-h200x2.csv. Divided by the number of
 # ops gpusim models for one layer's forward and backward (sim/ops.c: transformer 10 + 12, MLP 3 + 5), it is
 # training.host_us_per_op: a measured input of the scenario, the same for every row of a kind.
-HOST_PROBE_US_PER_LAYER = {"transformer": 888.0, "mlp": 253.0}
+HOST_PROBE_US_PER_LAYER = {"transformer": 857.0, "mlp": 458.0}
 GPUSIM_OPS_PER_LAYER = {"transformer": 22, "mlp": 8}
 
 
