@@ -200,5 +200,23 @@ int main(void)
 		CHECK_NEAR(sum, r.step_time_s, 1e-9);
 		CHECK(r.breakdown_s.tp_comm_exposed > 0);
 	}
+
+	/* interference: a DP collective beside compute slows both; still identical with every rank simulated,
+	 * slower than without, and the breakdown still sums to the step */
+	make_sc(&s, 8, 8, 2, 2, 4, SCHED_1F1B, 1);
+	s.par.dp_bucket_bytes = 1e6;  /* many buckets, so they run during backward */
+	CHECK_INT(predict_run(&s, &hw, NULL, &r), 0);
+	double no_interference = r.step_time_s;
+	hw.overlap_compute_slowdown = 0.2;
+	hw.overlap_comm_slowdown = 0.5;
+	CHECK_INT(predict_run(&s, &hw, NULL, &r), 0);
+	CHECK_INT(predict_run(&s, &hw, &all, &r2), 0);
+	CHECK(r.step_time_s > no_interference);
+	CHECK(r.step_time_s == r2.step_time_s);
+	CHECK(memcmp(&r.breakdown_s, &r2.breakdown_s, sizeof r.breakdown_s) == 0);
+	CHECK_NEAR(r.breakdown_s.compute + r.breakdown_s.tp_comm_exposed + r.breakdown_s.pp_comm_exposed +
+		   r.breakdown_s.dp_comm_exposed + r.breakdown_s.pipeline_bubble + r.breakdown_s.optimizer +
+		   r.breakdown_s.host_wait, r.step_time_s, 1e-9);
+	hw.overlap_compute_slowdown = hw.overlap_comm_slowdown = 0;
 	return check_result();
 }
