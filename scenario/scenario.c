@@ -19,9 +19,10 @@ static const char *const top_keys[] = { "name", "description", "model", "trainin
 static const char *const model_keys[] = { "name", "type", "layers", "hidden", "heads", "kv_heads", "ffn",
 					  "ffn_hidden", "seq", "vocab", "dtype", "flash_attention", "causal", NULL };
 static const char *const train_keys[] = { "global_batch", "micro_batch", "optimizer", "master_weights",
-					  "grad_dtype", "recompute", "host_us_per_op", NULL };
+					  "grad_dtype", "recompute", "grad_accumulation", "host_us_per_op", NULL };
 static const char *const par_keys[] = { "gpus", "tp", "pp", "dp", "schedule", "virtual_stages",
-					"dp_bucket_bytes", "dp_overlap", "pp_overlap", "pp_scatter_gather", "zero", NULL };
+					"dp_bucket_bytes", "dp_overlap", "dp_bucket_copy", "pp_overlap", "pp_scatter_gather", "zero",
+					NULL };
 
 /* In enum order (scenario.h). */
 static const char *const dtype_names[] = { "fp32", "tf32", "bf16", "fp16", "fp8", NULL };
@@ -143,6 +144,10 @@ static void read_training(struct ydoc *d, const struct ynode *t, struct scenario
 	tc->grad_dtype = grad < 0 ? s->model.dtype : (enum dtype)grad;
 	enum_get(d, t, "recompute", recompute_names, &rec);
 	tc->recompute = (enum recompute)rec;
+	static const char *const accum_names[] = { "fused", "add", NULL };
+	int accum = 0;
+	enum_get(d, t, "grad_accumulation", accum_names, &accum);
+	tc->grad_accum_add = accum == 1;
 	tc->host_us_per_op = 0;
 	ydoc_double(d, t, "host_us_per_op", YD_NONNEG, &tc->host_us_per_op);
 }
@@ -170,6 +175,8 @@ static void read_parallel(struct ydoc *d, const struct ynode *p, struct scenario
 	ydoc_double(d, p, "dp_bucket_bytes", YD_POSITIVE, &pc->dp_bucket_bytes);
 	pc->dp_overlap = true;
 	ydoc_bool(d, p, "dp_overlap", 0, &pc->dp_overlap);
+	pc->dp_bucket_copy = false;
+	ydoc_bool(d, p, "dp_bucket_copy", 0, &pc->dp_bucket_copy);
 	pc->pp_overlap = false;
 	ydoc_bool(d, p, "pp_overlap", 0, &pc->pp_overlap);
 	pc->pp_scatter_gather = false;

@@ -45,6 +45,9 @@ struct train_cfg {
 	enum dtype master_dtype;   /* master weights: DT_FP32 or DT_BF16 (== model dtype: no separate copy) */
 	enum dtype grad_dtype;     /* gradient accumulation dtype: model dtype or DT_FP32 */
 	enum recompute recompute;
+	bool grad_accum_add;       /* gradients of every micro-batch are added into the gradient buffer by a separate
+				    * pass (PyTorch autograd); false (default): the weight-gradient GEMMs accumulate
+				    * in place (Megatron-LM's gradient_accumulation_fusion) */
 	double host_us_per_op;     /* host (framework + driver) time to issue one op's kernels; 0: the host keeps
 				    * ahead of the GPU (default) */
 };
@@ -56,6 +59,9 @@ struct parallel_cfg {
 	enum schedule schedule;
 	double dp_bucket_bytes; /* DP gradient bucket size, default 25e6 (PyTorch DDP) */
 	bool dp_overlap;        /* all-reduce buckets as backward produces them (default true) */
+	bool dp_bucket_copy;    /* PyTorch DDP's bucket copies: gradients copied into each bucket and divided by
+				 * the world size before its all-reduce, copied back after all (default false:
+				 * gradients live in the buckets, as Megatron-LM's contiguous buffer) */
 	bool pp_overlap;        /* pipeline sends overlap compute (default false: the compute stream waits for its
 				 * own sends to finish, as Megatron-LM's batched isend/irecv + wait does) */
 	int zero;               /* ZeRO stage over the DP group: 0 none, 1 optimizer state, 2 + gradients, 3 + weights

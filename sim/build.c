@@ -22,6 +22,7 @@ struct ctx {
 	struct opcost fwd[OPS_MAX], bwd[OPS_MAX], efwd[OPS_MAX], ebwd[OPS_MAX], hfwd[OPS_MAX], hbwd[OPS_MAX];
 	int nfwd, nbwd, nefwd, nebwd, nhfwd, nhbwd;
 	double pending_bytes;     /* gradients produced but not yet in a bucket */
+	double copied_bytes;      /* gradients copied into DDP buckets (dp_bucket_copy), to copy back */
 	double *deferred;         /* buckets held back when dp_overlap is off */
 	int ndeferred, capdeferred;
 };
@@ -52,6 +53,14 @@ static void emit(struct ctx *c, const struct opcost *ops, int n, int layer, int 
 static void bucket_issue(struct ctx *c, double bytes)
 {
 	int zero = c->sc->par.zero >= 1;
+	if (c->sc->par.dp_bucket_copy) {
+		/* PyTorch DDP: the autograd hook copies the gradients into the bucket and divides it by the world
+		 * size (read and write, twice) on the compute stream before the all-reduce */
+		double t = ops_mem_s(c->hw, 4 * bytes);
+		program_op(c->prog, "ddp_bucket_copy", t, CAT_COMPUTE, -1, -1);
+		program_add_time(c->prog, 1, t);
+		c->copied_bytes += bytes;
+	}
 	int ev = program_record(c->prog, STREAM_COMPUTE);
 	program_wait(c->prog, STREAM_DP, ev, CAT_DP);
 	program_coll(c->prog, STREAM_DP, GROUP_DP,
@@ -164,6 +173,17 @@ static void zero3_reduce(struct ctx *c, int j, int l, int done_ev)
 		     CAT_DP, "zero3_reduce_scatter", -1, -1);
 }
 
+/* training.grad_accumulation add: the micro-batch's weight gradients of `params` parameters are added into the
+ * gradient buffer by a pass of their own (read both, write the sum). */
+static void grad_accumulate(struct ctx *c, double params, int layer, int mb)
+{
+	if (!c->sc->train.grad_accum_add)
+		return;
+	double t = ops_mem_s(c->hw, 3 * params * dtype_bytes(c->sc->train.grad_dtype));
+	program_op(c->prog, "grad_accumulate", t, CAT_COMPUTE, layer, mb);
+	program_add_time(c->prog, 1, t);
+}
+
 static void unit_forward(struct ctx *c, int mb, int chunk)
 {
 	int j = chunk * c->p + c->s, has_vocab = c->sc->model.vocab > 0;
@@ -211,6 +231,7 @@ static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 		if (z)
 			program_wait(c->prog, STREAM_COMPUTE, ag[top % 2], CAT_DP);
 		emit(c, c->hbwd, c->nhbwd, -1, mb);
+		grad_accumulate(c, vocab_params_local(c), -1, mb);
 		if (last_of_chunk)
 			grads_ready(c, vocab_params_local(c), 0);
 	}
@@ -221,6 +242,7 @@ static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 		if (full)
 			emit(c, c->fwd, c->nfwd, layer, mb);
 		emit(c, c->bwd, c->nbwd, layer, mb);
+		grad_accumulate(c, layer_params_local(c), layer, mb);
 		if (z && !(l == 0 && j == 0 && has_vocab)) {
 			int done = program_record(c->prog, STREAM_COMPUTE);
 			zero3_reduce(c, j, l, done);
@@ -232,6 +254,7 @@ static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 	}
 	if (j == 0 && has_vocab) {
 		emit(c, c->ebwd, c->nebwd, -1, mb);
+		grad_accumulate(c, vocab_params_local(c), -1, mb);
 		if (z)
 			zero3_reduce(c, j, 0, program_record(c->prog, STREAM_COMPUTE));
 		if (last_of_chunk)
@@ -287,6 +310,13 @@ static void build_stage(struct ctx *c, struct stage_info *info)
 	if (sc->par.dp > 1) {
 		int done = program_record(c->prog, STREAM_DP);
 		program_wait(c->prog, STREAM_COMPUTE, done, CAT_DP);
+	}
+	if (c->copied_bytes > 0) {
+		/* ... and copies the reduced buckets back into the gradients once all are done */
+		double t = ops_mem_s(c->hw, 2 * c->copied_bytes);
+		program_unit_begin(c->prog);
+		program_op(c->prog, "ddp_copy_back", t, CAT_COMPUTE, -1, -1);
+		program_add_time(c->prog, 1, t);
 	}
 
 	double params = c->v * c->Lv * layer_params_local(c);
@@ -374,6 +404,7 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 		c.tp_shape = comm_shape(gpn, base, 1, par->tp);
 		c.dp_shape = comm_shape(gpn, base, par->tp, par->dp);
 		c.pending_bytes = 0;
+		c.copied_bytes = 0;
 		c.ndeferred = 0;
 		time_tp(&c, c.fwd, c.nfwd);
 		time_tp(&c, c.bwd, c.nbwd);

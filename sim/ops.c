@@ -143,6 +143,8 @@ int ops_layer_bwd(const struct opctx *c, int recompute_attn, struct opcost *out)
 	double act = d.T * d.h * d.dtb;
 	n = mlp_bwd(c, &d, out, n);
 	n = put(out, n, "ln2_bwd", ops_mem_s(hw, 4 * act));
+	/* the residual: the gradient through the MLP branch and the one around it are added */
+	n = put(out, n, "residual2_bwd", ops_mem_s(hw, 3 * act));
 	n = put(out, n, "proj_dgrad", ops_gemm_s(hw, d.dt, d.T, d.h / c->tp, d.h));
 	n = put(out, n, "proj_wgrad", ops_gemm_s(hw, d.dt, d.h, d.h / c->tp, d.T));
 	if (recompute_attn)
@@ -151,7 +153,8 @@ int ops_layer_bwd(const struct opctx *c, int recompute_attn, struct opcost *out)
 	n = put(out, n, "qkv_dgrad", ops_gemm_s(hw, d.dt, d.T, d.h, d.qkv));
 	n = put(out, n, "qkv_wgrad", ops_gemm_s(hw, d.dt, d.qkv, d.h, d.T));
 	n = put_ar(c, out, n, "tp_allreduce_attn_bwd", act);
-	return put(out, n, "ln1_bwd", ops_mem_s(hw, 4 * act));
+	n = put(out, n, "ln1_bwd", ops_mem_s(hw, 4 * act));
+	return put(out, n, "residual1_bwd", ops_mem_s(hw, 3 * act));
 }
 
 int ops_embed_fwd(const struct opctx *c, struct opcost *out)

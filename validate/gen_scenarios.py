@@ -22,10 +22,11 @@ DEFAULT_HW = "../../hardware/h200x2-measured.yaml"
 # Host cost of eager PyTorch, from the runner's host probe (validate/torch_step.py host_probe: forward and
 # backward of toy layers whose GPU work is negligible, so the time is what the host needs to issue one layer),
 # as printed in the device log of the run that measured validate/measured-h200x2.csv. Divided by the number of
-# ops gpusim models for one layer's forward and backward (sim/ops.c: transformer 10 + 12, MLP 3 + 5), it is
-# training.host_us_per_op: a measured input of the scenario, the same for every row of a kind.
+# ops gpusim models for one layer's forward and backward (sim/ops.c: transformer 10 + 14, MLP 3 + 5, and one
+# gradient accumulation pass each, grad_accumulation: add), it is training.host_us_per_op: a measured input of
+# the scenario, the same for every row of a kind.
 HOST_PROBE_US_PER_LAYER = {"transformer": 857.0, "mlp": 458.0}
-GPUSIM_OPS_PER_LAYER = {"transformer": 22, "mlp": 8}
+GPUSIM_OPS_PER_LAYER = {"transformer": 25, "mlp": 9}
 
 
 def host_us_per_op(kind):
@@ -48,6 +49,8 @@ def scenario_text(r, hw):
            % (r["gpus"], r["tp"], r["pp"], r["dp"], r["schedule"], configs.DP_BUCKET_BYTES, ))
     if r["pp"] > 1 and r["dp"] > 1:  # the runner all-reduces after the schedule when DP meets PP (no DDP)
         par = par.replace("dp_overlap: true", "dp_overlap: false")
+    elif r["dp"] > 1:  # torch DDP with gradient_as_bucket_view=False copies gradients into buckets and back
+        par = par.replace("dp_overlap: true", "dp_overlap: true, dp_bucket_copy: true")
     if r["pp"] > 1:  # the runner's compute stream waits for each batched send/recv, as Megatron-LM's does
         par = par.replace("}", ", pp_overlap: false}")
     return (
@@ -56,7 +59,7 @@ def scenario_text(r, hw):
         "name: %s\n"
         "model: %s\n"
         "training: {global_batch: %d, micro_batch: %d, optimizer: adam, master_weights: fp32, grad_dtype: bf16, "
-        "recompute: none, host_us_per_op: %.1f}\n"
+        "recompute: none, grad_accumulation: add, host_us_per_op: %.1f}\n"
         "parallel: %s\n"
         "hardware: %s\n"
         % (r["label"], what, r["m"], r["mb"], r["label"], model, r["gb"], r["mb"], host_us_per_op(r["kind"]),
