@@ -5,7 +5,9 @@ validate/torch_step.py does, profiles one step after warm-up with torch.profiler
 CSV line per (row, kernel class): GPU time summed over the step. A diagnostic for `gpusim validate`: compare with
 `gpusim predict --trace` of the same scenario to see which op the model gets wrong. Runs on the GPU machine only.
 
-usage: validate/kernel_profile.py --rows t07-single,t12-single --out FILE.csv
+usage: validate/kernel_profile.py --rows t07-single,t12-single --out FILE.csv [--host HOST.csv]
+  --host  also profile the host side of the same step: self CPU time of the top operators, and the step's wall
+          time against the sum of its kernels (where a host-bound step's time goes)
 """
 import argparse
 import collections
@@ -43,7 +45,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rows", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--host")
     a = ap.parse_args()
+    hostf = open(a.host, "w") if a.host else None
+    if hostf:
+        hostf.write("label,op,calls,self_cpu_us,step_wall_us\n")
     dev = torch.device("cuda", 0)
     torch.cuda.set_device(dev)
     want = set(a.rows.split(","))
@@ -65,6 +71,16 @@ def main():
                 with profile(activities=[ProfilerActivity.CUDA]) as prof:
                     row.step()
                     torch.cuda.synchronize()
+                if hostf:
+                    import time
+                    with profile(activities=[ProfilerActivity.CPU]) as hprof:
+                        t0 = time.perf_counter()
+                        row.step()
+                        torch.cuda.synchronize()
+                        wall = (time.perf_counter() - t0) * 1e6
+                    for ev in sorted(hprof.key_averages(), key=lambda e: -e.self_cpu_time_total)[:25]:
+                        hostf.write("%s,%s,%d,%.1f,%.1f\n" % (r["label"], ev.key.replace(",", ";")[:80], ev.count,
+                                                              ev.self_cpu_time_total, wall))
             us, calls, top = collections.Counter(), collections.Counter(), {}
             for e in prof.events():
                 if not str(e.device_type).endswith("CUDA"):
