@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# tests/cli/validate.sh GPUSIM: `gpusim validate` end to end on checked-in data, and that the generated
+# validation scenarios are current with their generators (validate/gen_*.py --check).
+set -u
+gpusim=$1
+pass=0 fail=0
+check() {  # check NAME EXPECTED_RC CMD...
+	local name=$1 want=$2
+	shift 2
+	"$@" >/tmp/gpusim-validate-test.out 2>&1
+	local rc=$?
+	if [ "$rc" = "$want" ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL $name: exit $rc, expected $want"
+		tail -5 /tmp/gpusim-validate-test.out
+	fi
+}
+# Megatron SC'21 rows on the a100-dgx preset: runs, scores every row, and the threshold flag decides the exit
+check "megatron scores" 0 "$gpusim" validate validate/megatron-sc21.csv
+cp /tmp/gpusim-validate-test.out /tmp/gpusim-validate-megatron.out
+check "megatron rows" 0 grep -q "22 rows predicted" /tmp/gpusim-validate-megatron.out
+check "threshold exceeded" 1 "$gpusim" validate validate/megatron-sc21.csv --max-median-error 1
+check "json output" 0 sh -c "'$gpusim' validate validate/megatron-sc21.csv --format json | python3 -m json.tool"
+check "missing file" 3 "$gpusim" validate /nonexistent.csv
+check "usage" 2 "$gpusim" validate
+# the H200 reference rows score with the measured hardware model they name
+check "h200 rows" 0 "$gpusim" validate validate/measured-h200x2.csv
+if command -v python3 >/dev/null && [ -e ../shared/reference/megatron-sc21.csv ]; then
+	check "gen_scenarios current" 0 python3 validate/gen_scenarios.py --check
+	check "gen_megatron current" 0 python3 validate/gen_megatron.py --check
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
