@@ -8,33 +8,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "check.h"
 #include "util/gserr.h"
 #include "validate/score.h"
-
-static FILE *cap_file;
-static int cap_saved = -1;
-static char cap_buf[8192];
-
-static void cap_begin(void)
-{
-	fflush(stderr);
-	cap_file = tmpfile();
-	cap_saved = dup(2);
-	dup2(fileno(cap_file), 2);
-}
-
-static const char *cap_end(void)
-{
-	fflush(stderr);
-	dup2(cap_saved, 2);
-	close(cap_saved);
-	rewind(cap_file);
-	size_t n = fread(cap_buf, 1, sizeof cap_buf - 1, cap_file);
-	cap_buf[n] = '\0';
-	fclose(cap_file);
-	return cap_buf;
-}
 
 static void test_arithmetic(void)
 {
