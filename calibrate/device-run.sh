@@ -130,9 +130,11 @@ fi
 if [ "$mode" != full ] && command -v mpirun >/dev/null && grep -q "GPUSIM_HAVE_MPI" $build/calibrate/CMakeFiles/gpusim_calibrate.dir/flags.make 2>/dev/null; then
 	step "MPI path: mpirun -np 2"
 	# first the launcher alone, then calibrate with every rank saying where it is (a run hung here once, silently)
-	timeout 30 mpirun -np 2 --allow-run-as-root --oversubscribe hostname >"$work/mpi.txt" 2>&1
+	# one node in a VM: shared memory between the ranks and the loopback for Open MPI's own wiring
+	mpi=(mpirun -np 2 --allow-run-as-root --oversubscribe --mca btl self,vader --mca oob_tcp_if_include lo)
+	timeout 30 "${mpi[@]}" hostname >"$work/mpi.txt" 2>&1
 	say "mpirun hostname: exit $?"
-	timeout 100 mpirun -np 2 --allow-run-as-root --oversubscribe -x NCCL_NVLS_ENABLE -x LD_LIBRARY_PATH -x PATH \
+	timeout 100 "${mpi[@]}" -x NCCL_NVLS_ENABLE -x LD_LIBRARY_PATH -x PATH \
 		-x NCCL_DEBUG=WARN $cal --quick -v -o "$work/h200x2-mpi.yaml" $base >>"$work/mpi.txt" 2>&1
 	say "mpi calibrate: exit $?"
 	tail -25 "$work/mpi.txt" | tee -a "$summary"

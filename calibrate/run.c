@@ -276,6 +276,12 @@ static int group_max(struct group *g, double *v, int n)
 	return 0;
 }
 
+/* gb_overlap_time's agree hook: the max over the group's ranks (a no-op in one process) */
+static int agree_max(void *ctx, double *v, int n)
+{
+	return group_max(ctx, v, n);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -334,7 +340,7 @@ static int overlap(struct run *r, struct group *g, const int *devs, int nlocal)
 		rc = gb_gemm_new(devs[i], (double)p->ov_m * p->ov_k, (double)p->ov_k * p->ov_n,
 				 (double)p->ov_m * p->ov_n, &gg[i]);
 	if (!rc)
-		rc = gb_overlap_time(gg, g->comm, DT_BF16, p->ov_m, p->ov_n, p->ov_k, p->ov_bytes, &ov);
+		rc = gb_overlap_time(gg, g->comm, DT_BF16, p->ov_m, p->ov_n, p->ov_k, p->ov_bytes, agree_max, g, &ov);
 	for (int i = 0; i < nlocal; i++)
 		gb_gemm_free(gg[i]);
 	if (!rc) {

@@ -461,7 +461,8 @@ static int sync_gemms(struct gb_gemm *const *g, int nlocal)
 }
 
 int gb_overlap_time(struct gb_gemm *const *g, struct gb_comm *c, enum dtype dt, long m, long n, long k,
-		    double comm_bytes, struct gb_overlap *out)
+		    double comm_bytes, int (*agree)(void *ctx, double *v, int n), void *agree_ctx,
+		    struct gb_overlap *out)
 {
 	int rc = 0, nl = c->nlocal, ng, nc;
 	struct gb_gemm_plan p[GB_MAX_GPUS];
@@ -482,6 +483,13 @@ int gb_overlap_time(struct gb_gemm *const *g, struct gb_comm *c, enum dtype dt, 
 	if ((rc = comm_loop(c, b, 3, false, &dummy)) || (rc = sync_all(c)) ||
 	    (rc = comm_loop(c, b, 20, true, &out->comm_us)))
 		goto out;
+	if (agree) {
+		double v[2] = {out->gemm_us, out->comm_us};
+		if ((rc = agree(agree_ctx, v, 2)))
+			goto out;
+		out->gemm_us = v[0];
+		out->comm_us = v[1];
+	}
 	/* GEMMs timed inside a window of all-reduces 1.5x as long, and the reverse */
 	ng = 20;
 	nc = (int)ceil(1.5 * ng * out->gemm_us / out->comm_us) + 2;
