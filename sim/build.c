@@ -10,6 +10,7 @@
 #include "sim/memory.h"
 #include "sim/ops.h"
 #include "sim/schedule.h"
+#include "util/diag.h"
 #include "util/xalloc.h"
 
 struct ctx {
@@ -371,9 +372,31 @@ static void time_tp(struct ctx *c, struct opcost *ops, int n)
 			ops[i].s = comm_coll_s(c->hw, COLL_ALL_REDUCE, ops[i].bytes, c->tp_shape);
 }
 
+static int count_ar(const struct opcost *ops, int n)
+{
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		k += ops[i].kind == OPK_TP_ALLREDUCE;
+	return k;
+}
+
+/* About how many compute-stream instructions a stage gets: per layer pass, each TP all-reduce splits a
+ * segment; per unit a few receives, records and waits. Only a capacity hint. */
+static size_t compute_instr_estimate(const struct ctx *c)
+{
+	size_t fwd = 2 * (size_t)count_ar(c->fwd, c->nfwd) + 1, bwd = 2 * (size_t)count_ar(c->bwd, c->nbwd) + 1;
+	if (c->sc->train.recompute == RECOMPUTE_FULL)
+		bwd += fwd;
+	if (c->sc->par.zero == 3)
+		fwd += 2, bwd += 3;
+	return (size_t)c->m * c->v * (c->Lv * (fwd + bwd) + 16) + 16;
+}
+
 int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep_ops, struct build *out)
 {
 	const struct parallel_cfg *par = &sc->par;
+	if (par->pp > UINT16_MAX)
+		return diag_errorf("parallel.pp: at most %d pipeline stages, got %d", UINT16_MAX, par->pp);
 	out->pp = par->pp;
 	out->progs = xcalloc(par->pp, sizeof *out->progs);
 	out->stages = xcalloc(par->pp, sizeof *out->stages);
@@ -412,6 +435,7 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 		time_tp(&c, c.hfwd, c.nhfwd);
 		time_tp(&c, c.hbwd, c.nhbwd);
 		program_init(c.prog, 2 * c.m * c.v, keep_ops);
+		program_reserve(c.prog, STREAM_COMPUTE, compute_instr_estimate(&c));
 		build_stage(&c, &out->stages[s]);
 	}
 	free(c.deferred);

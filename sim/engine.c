@@ -278,12 +278,21 @@ static void start_coll(struct sim *s, int r0, int k, const struct instr *in, dou
 	}
 }
 
+/* The name of a COLL or SEND instruction for a timeline (NULL without one). */
+static const char *op_name(const struct sim *s, int r, int k, const struct instr *in)
+{
+	const struct program *p = &s->cfg.progs[rank_stage(s, r)];
+	const struct op_range *rg = program_ops_of(p, k, in);
+	return rg && rg->count ? p->ops[rg->first].name : NULL;
+}
+
 static void trace_segment(struct sim *s, int r, int k, const struct instr *in, double now, double dur)
 {
 	const struct program *prog = &s->cfg.progs[rank_stage(s, r)];
 	double t = now, scale = in->dur > 0 ? dur / in->dur : 1;
-	for (uint32_t o = 0; o < in->op_count; o++) {
-		const struct op *op = &prog->ops[in->op_first + o];
+	const struct op_range *rg = program_ops_of(prog, k, in);
+	for (uint32_t o = 0; rg && o < rg->count; o++) {
+		const struct op *op = &prog->ops[rg->first + o];
 		trace_span(s, r, k, op->name, t, op->dur * scale);
 		t += op->dur * scale;
 	}
@@ -312,7 +321,7 @@ static void run_fused(struct sim *s, int r, double now)
 			s->host_t[r] += s->cfg.host_op_s;
 			acc[in->cat == CAT_PP ? ACC_PP : ACC_TP] += end - t;
 			if (s->cfg.trace)
-				trace_span(s, r, STREAM_COMPUTE, s->cfg.progs[rank_stage(s, r)].ops[in->op_first].name, t,
+				trace_span(s, r, STREAM_COMPUTE, op_name(s, r, STREAM_COMPUTE, in), t,
 					   end - t);
 		}
 		t = end;
@@ -457,7 +466,7 @@ static void coll_done(struct sim *s, const struct event *e)
 			s->acc[(size_t)r * ACC_N + (in->cat == CAT_TP ? ACC_TP : in->cat == CAT_DP ? ACC_DP :
 					in->cat == CAT_PP ? ACC_PP : ACC_COMPUTE)] += e->t - s->coll_arrive[si];
 		if (s->cfg.trace)
-			trace_span(s, r, k, s->cfg.progs[rank_stage(s, r)].ops[in->op_first].name,
+			trace_span(s, r, k, op_name(s, r, k, in),
 				   s->coll_arrive[si], e->t - s->coll_arrive[si]);
 		finish(s, r, k, e->t);
 	}
@@ -473,7 +482,7 @@ static void link_done(struct sim *s, const struct event *e)
 	s->mb_start[slot] = s->link_start[l];
 	s->mb_end[slot] = e->t;
 	if (s->cfg.trace)
-		trace_span(s, r, k, s->cfg.progs[rank_stage(s, r)].ops[in->op_first].name, s->link_start[l],
+		trace_span(s, r, k, op_name(s, r, k, in), s->link_start[l],
 			   e->t - s->link_start[l]);
 	for (int k2 = 0; k2 < NSTREAMS; k2++) {
 		const struct instr *w = cur(s, dst, k2);

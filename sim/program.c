@@ -16,18 +16,30 @@ void program_init(struct program *p, int nslots, int keep_ops)
 
 void program_release(struct program *p)
 {
-	for (int s = 0; s < NSTREAMS; s++)
+	for (int s = 0; s < NSTREAMS; s++) {
 		free(p->ins[s]);
+		free(p->ranges[s]);
+	}
 	free(p->ops);
 	memset(p, 0, sizeof *p);
 }
 
+void program_reserve(struct program *p, enum stream_kind st, size_t n)
+{
+	if (p->cap[st] >= p->n[st] + n)
+		return;
+	p->cap[st] = p->n[st] + n;
+	p->ins[st] = xrealloc(p->ins[st], p->cap[st] * sizeof *p->ins[st]);
+	if (p->keep_ops)
+		p->ranges[st] = xrealloc(p->ranges[st], p->cap[st] * sizeof *p->ranges[st]);
+}
+
 static struct instr *push(struct program *p, enum stream_kind st)
 {
-	if (p->n[st] == p->cap[st]) {
-		p->cap[st] = p->cap[st] ? 2 * p->cap[st] : 64;
-		p->ins[st] = xrealloc(p->ins[st], p->cap[st] * sizeof *p->ins[st]);
-	}
+	if (p->n[st] == p->cap[st])
+		program_reserve(p, st, p->cap[st] ? p->cap[st] : 64);
+	if (p->keep_ops)
+		p->ranges[st][p->n[st]] = (struct op_range){ 0, 0 };
 	struct instr *in = &p->ins[st][p->n[st]++];
 	memset(in, 0, sizeof *in);
 	if (st == STREAM_COMPUTE && p->unit_pending) {
@@ -69,19 +81,20 @@ void program_op(struct program *p, const char *name, double dur_s, enum cat cat,
 		struct instr *in = push(p, STREAM_COMPUTE);
 		in->kind = INS_COMPUTE;
 		in->cat = (uint8_t)cat;
-		in->op_first = id;
+		if (p->keep_ops)
+			p->ranges[STREAM_COMPUTE][p->n[STREAM_COMPUTE] - 1].first = id;
 		p->open = 1;
 		p->open_cat = (uint8_t)cat;
 	}
 	if (p->keep_ops)
-		p->ins[STREAM_COMPUTE][p->n[STREAM_COMPUTE] - 1].op_count++;
+		p->ranges[STREAM_COMPUTE][p->n[STREAM_COMPUTE] - 1].count++;
 }
 
 void program_add_time(struct program *p, int nops, double dur_s)
 {
 	struct instr *seg = &p->ins[STREAM_COMPUTE][p->n[STREAM_COMPUTE] - 1];
 	seg->dur += dur_s;
-	seg->nops += (uint32_t)nops;
+	seg->nops = (uint16_t)(seg->nops + nops > UINT16_MAX ? UINT16_MAX : seg->nops + nops);
 }
 
 int program_record(struct program *p, enum stream_kind st)
@@ -113,8 +126,8 @@ void program_coll(struct program *p, enum stream_kind st, enum group_kind g, dou
 	in->group = (uint8_t)g;
 	in->cat = (uint8_t)cat;
 	in->dur = dur_s;
-	in->op_first = id;
-	in->op_count = 1;
+	if (p->keep_ops)
+		p->ranges[st][p->n[st] - 1] = (struct op_range){ id, 1 };
 }
 
 void program_send(struct program *p, enum stream_kind st, int dest_stage, int slot, enum link_scope scope,
@@ -125,12 +138,12 @@ void program_send(struct program *p, enum stream_kind st, int dest_stage, int sl
 	struct instr *in = push(p, st);
 	in->kind = INS_SEND;
 	in->cat = CAT_PP;
-	in->dest = dest_stage;
+	in->dest = (uint16_t)dest_stage;
 	in->arg = slot;
 	in->scope = (uint8_t)scope;
 	in->dur = dur_s;
-	in->op_first = id;
-	in->op_count = 1;
+	if (p->keep_ops)
+		p->ranges[st][p->n[st] - 1] = (struct op_range){ id, 1 };
 }
 
 void program_recv(struct program *p, enum stream_kind st, int slot, enum cat cat)

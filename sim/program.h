@@ -32,15 +32,15 @@ enum link_scope { LINK_INTRA, LINK_INTER, LINK_N };
 
 enum { INSF_UNIT_START = 1 };  /* first instruction of a micro-batch's forward or backward on the stage */
 
+/* 24 bytes: a long schedule holds hundreds of thousands of these per stage, so what only a timeline needs
+ * (which ops an instruction holds) lives in program.ranges, kept only with keep_ops */
 struct instr {
+	double dur;         /* seconds */
+	int32_t arg;        /* RECORD/WAIT: event id; RECV/SEND: mailbox slot (at the receiver) */
+	uint16_t dest;      /* SEND: destination stage */
+	uint16_t nops;      /* ops the host issues for this instruction (saturates) */
 	uint8_t kind, cat, group, scope;
 	uint8_t flags;
-	int32_t arg;        /* RECORD/WAIT: event id; RECV/SEND: mailbox slot (at the receiver) */
-	int32_t dest;       /* SEND: destination stage */
-	uint32_t op_first;  /* COMPUTE: its ops in program.ops; COLL/SEND: the op that names it */
-	uint32_t op_count;  /* ops kept for a timeline (0 without one) */
-	uint32_t nops;      /* ops the host issues for this instruction */
-	double dur;         /* seconds */
 };
 
 struct op {
@@ -50,8 +50,14 @@ struct op {
 	int32_t mb;         /* micro-batch */
 };
 
+/* The ops of one instruction: COMPUTE its ops in program.ops; COLL/SEND the op that names it. */
+struct op_range {
+	uint32_t first, count;
+};
+
 struct program {
 	struct instr *ins[NSTREAMS];
+	struct op_range *ranges[NSTREAMS];  /* parallel to ins, only with keep_ops */
 	size_t n[NSTREAMS], cap[NSTREAMS];
 	struct op *ops;
 	size_t nops, opcap;
@@ -66,6 +72,13 @@ struct program {
 
 /* keep_ops: record every op for timelines (costs memory on long schedules). */
 void program_init(struct program *p, int nslots, int keep_ops);
+/* The ops of an instruction of stream st, or NULL without keep_ops. */
+static inline const struct op_range *program_ops_of(const struct program *p, int st, const struct instr *in)
+{
+	return p->ranges[st] ? &p->ranges[st][in - p->ins[st]] : NULL;
+}
+/* Make room for n more instructions on a stream at once (saves regrowing a long schedule). */
+void program_reserve(struct program *p, enum stream_kind st, size_t n);
 void program_release(struct program *p);
 /* Note an op in the open compute segment (a new one if none is open or its category differs); its time is
  * added separately with program_add_time, once per run of ops, so a segment's duration is the same sum
