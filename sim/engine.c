@@ -577,8 +577,3 @@ void sim_rank_breakdown(const struct sim *s, int rank, double acc[ACC_N])
 {
 	memcpy(acc, &s->acc[(size_t)rank * ACC_N], ACC_N * sizeof(double));
 }
-
-double sim_stream_end(const struct sim *s, int rank, enum stream_kind st)
-{
-	return s->end_t[(size_t)rank * NSTREAMS + st];
-}

@@ -37,7 +37,5 @@ int sim_rank_stage(const struct sim *s, int rank);
 int sim_critical_rank(const struct sim *s);
 /* acc[ACC_N] for a rank, in seconds. */
 void sim_rank_breakdown(const struct sim *s, int rank, double acc[ACC_N]);
-/* End time of a rank's stream (when its last instruction finished). */
-double sim_stream_end(const struct sim *s, int rank, enum stream_kind st);
 
 #endif
