@@ -125,6 +125,34 @@ int main(void)
 		CHECK_NEAR(r.breakdown_s.host_wait, r.step_time_s - r.breakdown_s.compute - r.breakdown_s.optimizer, 1e-12);
 	}
 
+	/* gradient accumulation by a separate pass: one memory-bound op per layer and micro-batch reading the
+	 * accumulated and the new gradients and writing their sum, 3 * params * 2 bytes (bf16 gradients here) */
+	{
+		make_sc(&s, 4, 3, 1, 1, 1, SCHED_1F1B, 1);
+		s.train.grad_dtype = DT_BF16;
+		CHECK_INT(predict_run(&s, &hw, NULL, &r), 0);
+		s.train.grad_accum_add = true;
+		CHECK_INT(predict_run(&s, &hw, NULL, &r2), 0);
+		double per = ops_mem_s(&hw, 3 * scenario_params_per_layer(&s) * 2);
+		CHECK_NEAR(r2.step_time_s - r.step_time_s, 3 * 4 * per, 1e-9);
+	}
+
+	/* PyTorch DDP's bucket copies over free links: each bucket's gradients copied in and divided (4 bytes
+	 * moved per gradient byte) before its all-reduce, and everything copied back (2 per byte) at the end.
+	 * 4 layers of 12.6M bf16 parameters each = 25.2 MB per layer; buckets of 50 MB hold two layers. */
+	{
+		make_sc(&s, 4, 3, 1, 1, 2, SCHED_1F1B, 1);
+		s.train.grad_dtype = DT_BF16;
+		s.par.dp_bucket_bytes = 50e6;
+		CHECK_INT(predict_run(&s, &hw, NULL, &r), 0);
+		s.par.dp_bucket_copy = true;
+		CHECK_INT(predict_run(&s, &hw, NULL, &r2), 0);
+		double layer = scenario_params_per_layer(&s) * 2;
+		CHECK(layer < 50e6 && 2 * layer >= 50e6);
+		CHECK_NEAR(r2.step_time_s - r.step_time_s,
+			   2 * ops_mem_s(&hw, 4 * 2 * layer) + ops_mem_s(&hw, 2 * 4 * layer), 1e-9);
+	}
+
 	/* GPipe, p = 4 stages of 2 layers, m = 8 */
 	int p = 4, m = 8;
 	make_sc(&s, 8, m, 1, p, 1, SCHED_GPIPE, 1);
