@@ -44,9 +44,26 @@ static size_t round_bytes(double b)
 	return v < 4096 ? 4096 : (v + 4095) & ~(size_t)4095;
 }
 
-int gb_comm_new_local(const int *devs, int n, double max_bytes, struct gb_comm **out)
+/* The end of making a communicator: r is the NCCL init call's result; on success the buffers are allocated and
+ * *out set, on failure c is freed and the call named in the message. */
+static int comm_finish(struct gb_comm *c, ncclResult_t r, const char *call, struct gb_comm **out)
 {
 	int rc;
+	if (r != ncclSuccess) {
+		fprintf(stderr, "gpusim: %s: %s\n", call, ncclGetErrorString(r));
+		free(c);
+		return GS_EENV;
+	}
+	if ((rc = comm_buffers(c))) {
+		gb_comm_free(c);
+		return rc;
+	}
+	*out = c;
+	return 0;
+}
+
+int gb_comm_new_local(const int *devs, int n, double max_bytes, struct gb_comm **out)
+{
 	struct gb_comm *c = (struct gb_comm *)calloc(1, sizeof *c);
 	*out = NULL;
 	if (!c)
@@ -59,20 +76,7 @@ int gb_comm_new_local(const int *devs, int n, double max_bytes, struct gb_comm *
 	c->nlocal = c->nranks = n;
 	c->max_bytes = round_bytes(max_bytes);
 	memcpy(c->dev, devs, sizeof *devs * n);
-	{
-		ncclResult_t r = ncclCommInitAll(c->comm, n, devs);
-		if (r != ncclSuccess) {
-			fprintf(stderr, "gpusim: ncclCommInitAll: %s\n", ncclGetErrorString(r));
-			free(c);
-			return GS_EENV;
-		}
-	}
-	if ((rc = comm_buffers(c))) {
-		gb_comm_free(c);
-		return rc;
-	}
-	*out = c;
-	return 0;
+	return comm_finish(c, ncclCommInitAll(c->comm, n, devs), "ncclCommInitAll", out);
 }
 
 int gb_nccl_unique_id(unsigned char id[GB_NCCL_ID_BYTES])
@@ -87,7 +91,6 @@ int gb_nccl_unique_id(unsigned char id[GB_NCCL_ID_BYTES])
 int gb_comm_new_rank(const unsigned char id[GB_NCCL_ID_BYTES], int nranks, int rank, int dev, double max_bytes,
 		     struct gb_comm **out)
 {
-	int rc;
 	ncclUniqueId u;
 	struct gb_comm *c = (struct gb_comm *)calloc(1, sizeof *c);
 	*out = NULL;
@@ -99,21 +102,13 @@ int gb_comm_new_rank(const unsigned char id[GB_NCCL_ID_BYTES], int nranks, int r
 	c->rank0 = rank;
 	c->dev[0] = dev;
 	c->max_bytes = round_bytes(max_bytes);
-	GB_CUDA(cudaSetDevice(dev));
-	{
-		ncclResult_t r = ncclCommInitRank(&c->comm[0], nranks, u, rank);
-		if (r != ncclSuccess) {
-			fprintf(stderr, "gpusim: ncclCommInitRank: %s\n", ncclGetErrorString(r));
-			free(c);
-			return GS_EENV;
-		}
+	cudaError_t e = cudaSetDevice(dev);
+	if (e != cudaSuccess) {
+		fprintf(stderr, "gpusim: cudaSetDevice(%d): %s\n", dev, cudaGetErrorString(e));
+		free(c);
+		return GS_EENV;
 	}
-	if ((rc = comm_buffers(c))) {
-		gb_comm_free(c);
-		return rc;
-	}
-	*out = c;
-	return 0;
+	return comm_finish(c, ncclCommInitRank(&c->comm[0], nranks, u, rank), "ncclCommInitRank", out);
 }
 
 void gb_comm_free(struct gb_comm *c)
