@@ -347,7 +347,6 @@ static void build_stage(struct ctx *c, struct stage_info *info)
 
 	if (sc->train.recompute == RECOMPUTE_FULL)
 		peak += mem_layer_full_act_bytes(sc, sc->par.tp);
-	info->params = params;
 	info->weights = params * mem_weight_bytes_per_param(sc);
 	info->gradients = params * mem_grad_bytes_per_param(sc);
 	info->optimizer = params * mem_optimizer_bytes_per_param(sc);
@@ -358,7 +357,6 @@ static void build_stage(struct ctx *c, struct stage_info *info)
 	if (zero == 3)  /* own shard plus the two gathered layers in flight */
 		info->weights = info->weights / dp + 2 * zero3_layer_params(c, c->s, 0) * mem_weight_bytes_per_param(sc);
 	info->activations = peak;
-	info->peak_units = peak_units;
 	info->peak_inflight = (peak_units + c->v - 1) / c->v;
 	free(order);
 	free(last_b);

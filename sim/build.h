@@ -11,10 +11,8 @@
 #include "sim/program.h"
 
 struct stage_info {
-	double params;            /* parameters held by one GPU of the stage */
 	double weights, gradients, optimizer, activations;  /* bytes per GPU */
 	int peak_inflight;        /* micro-batches (of all its chunks) alive at once */
-	double peak_units;        /* chunks alive at once */
 };
 
 struct build {
