@@ -4,6 +4,7 @@
 #define CLI_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 /* cli_is_help: arg is -h or --help. */
 bool cli_is_help(const char *arg);
@@ -15,5 +16,24 @@ int cli_opt(int argc, char **argv, int *i, const char *lng, char shrt, const cha
 
 /* cli_parse_positive_int: a positive decimal int for option opt; 0, or -1 after a message. */
 int cli_parse_positive_int(const char *opt, const char *s, int *out);
+
+/* cli_unknown_option: "gpusim: CMD: unknown option '--fromat' (did you mean '--format'?)", the suggestion from
+ * names (NULL-terminated, with their dashes). */
+void cli_unknown_option(const char *cmd, const char *arg, const char *const *names);
+
+/* An output file that appears under its name only when the run succeeds: written to PATH.tmp, renamed into place
+ * by cli_out_commit, removed by cli_out_discard, so a failed run never leaves a half file. */
+struct cli_out {
+	const char *path;   /* NULL: not requested (open and commit do nothing) */
+	char tmp[4096];
+	FILE *f;
+};
+
+/* cli_out_open: 0, or 3 (exit status) after a message. */
+int cli_out_open(struct cli_out *o);
+/* cli_out_commit: close and move into place; 0, or 3 after a message (the temporary file is removed). */
+int cli_out_commit(struct cli_out *o);
+/* cli_out_discard: close and remove the temporary file, if open. */
+void cli_out_discard(struct cli_out *o);
 
 #endif

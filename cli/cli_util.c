@@ -4,10 +4,12 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/diag.h"
+#include "util/strsim.h"
 
 bool cli_is_help(const char *arg)
 {
@@ -63,4 +65,61 @@ int cli_parse_positive_int(const char *opt, const char *s, int *out)
 	}
 	*out = (int)v;
 	return 0;
+}
+
+int cli_out_open(struct cli_out *o)
+{
+	if (!o->path)
+		return 0;
+	if (snprintf(o->tmp, sizeof o->tmp, "%s.tmp", o->path) >= (int)sizeof o->tmp) {
+		diag_errorf("cannot open '%s' for writing: name too long", o->path);
+		return 3;
+	}
+	o->f = fopen(o->tmp, "w");
+	if (!o->f) {
+		diag_errorf("cannot open '%s' for writing: %s", o->path, strerror(errno));
+		return 3;
+	}
+	return 0;
+}
+
+int cli_out_commit(struct cli_out *o)
+{
+	if (!o->f)
+		return 0;
+	int bad = ferror(o->f);
+	errno = 0;
+	int rc = fclose(o->f);
+	o->f = NULL;
+	if (bad || rc != 0) {
+		diag_errorf("cannot write '%s': %s", o->path, errno ? strerror(errno) : "write error");
+		remove(o->tmp);
+		return 3;
+	}
+	if (rename(o->tmp, o->path) != 0) {
+		diag_errorf("cannot write '%s': %s", o->path, strerror(errno));
+		remove(o->tmp);
+		return 3;
+	}
+	return 0;
+}
+
+void cli_out_discard(struct cli_out *o)
+{
+	if (!o->f)
+		return;
+	fclose(o->f);
+	o->f = NULL;
+	remove(o->tmp);
+}
+
+void cli_unknown_option(const char *cmd, const char *arg, const char *const *names)
+{
+	char name[64];
+	snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg);
+	const char *s = strsim_suggest(name, names);
+	if (s)
+		diag_errorf("%s: unknown option '%s' (did you mean '%s'?)", cmd, name, s);
+	else
+		diag_errorf("%s: unknown option '%s'", cmd, name);
 }

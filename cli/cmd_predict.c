@@ -10,7 +10,6 @@
 
 #include "cli/cli.h"
 #include "util/diag.h"
-#include "util/strsim.h"
 #include "cli/commands.h"
 #include "hardware/hwmodel.h"
 #include "report/report.h"
@@ -60,60 +59,6 @@ static int usage_error(void)
 {
 	fputs("see 'gpusim predict --help'\n", stderr);
 	return 2;
-}
-
-/* An output that appears under its name only when the run succeeds. */
-struct out_file {
-	const char *path;   /* NULL: not requested */
-	char tmp[4096];
-	FILE *f;
-};
-
-static int out_open(struct out_file *o)
-{
-	if (!o->path)
-		return 0;
-	if (snprintf(o->tmp, sizeof o->tmp, "%s.tmp", o->path) >= (int)sizeof o->tmp) {
-		diag_errorf("cannot open '%s' for writing: name too long", o->path);
-		return 3;
-	}
-	o->f = fopen(o->tmp, "w");
-	if (!o->f) {
-		diag_errorf("cannot open '%s' for writing: %s", o->path, strerror(errno));
-		return 3;
-	}
-	return 0;
-}
-
-/* Close and move into place; 0 or 3. */
-static int out_commit(struct out_file *o)
-{
-	if (!o->f)
-		return 0;
-	int bad = ferror(o->f);
-	errno = 0;
-	int rc = fclose(o->f);
-	o->f = NULL;
-	if (bad || rc != 0) {
-		diag_errorf("cannot write '%s': %s", o->path, errno ? strerror(errno) : "write error");
-		remove(o->tmp);
-		return 3;
-	}
-	if (rename(o->tmp, o->path) != 0) {
-		diag_errorf("cannot write '%s': %s", o->path, strerror(errno));
-		remove(o->tmp);
-		return 3;
-	}
-	return 0;
-}
-
-static void out_discard(struct out_file *o)
-{
-	if (!o->f)
-		return;
-	fclose(o->f);
-	o->f = NULL;
-	remove(o->tmp);
 }
 
 struct args {
@@ -178,13 +123,7 @@ static int parse(int argc, char **argv, struct args *a)
 				return usage_error();
 			a->all_ranks = true;
 		} else {
-			char name[64];
-			snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg);
-			const char *s = strsim_suggest(name, option_names);
-			if (s)
-				diag_errorf("predict: unknown option '%s' (did you mean '%s'?)", name, s);
-			else
-				diag_errorf("predict: unknown option '%s'", name);
+			cli_unknown_option("predict", arg, option_names);
 			return usage_error();
 		}
 	}
@@ -223,13 +162,13 @@ int cmd_predict(int argc, char **argv)
 	}
 	fclose(probe);
 
-	struct out_file out = {.path = a.output}, trace = {.path = a.trace};
+	struct cli_out out = {.path = a.output}, trace = {.path = a.trace};
 	struct hwmodel *hw = NULL;
 	struct scenario s;
 	struct result r;
 	int rc;
 
-	if ((status = out_open(&out)) != 0 || (status = out_open(&trace)) != 0)
+	if ((status = cli_out_open(&out)) != 0 || (status = cli_out_open(&trace)) != 0)
 		goto done;
 	if ((rc = scenario_load(a.scenario, &a.ov, &s)) != 0) {
 		status = gserr_exit_code(rc);
@@ -254,11 +193,11 @@ int cmd_predict(int argc, char **argv)
 		status = 3;
 		goto done;
 	}
-	if ((status = out_commit(&out)) == 0)
-		status = out_commit(&trace);
+	if ((status = cli_out_commit(&out)) == 0)
+		status = cli_out_commit(&trace);
 done:
-	out_discard(&out);
-	out_discard(&trace);
+	cli_out_discard(&out);
+	cli_out_discard(&trace);
 	hwmodel_free(hw);
 	return status;
 }

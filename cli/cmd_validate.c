@@ -15,7 +15,6 @@
 #include "util/diag.h"
 #include "util/gserr.h"
 #include "util/jsonw.h"
-#include "util/strsim.h"
 #include "validate/score.h"
 
 static const char usage_line[] =
@@ -145,13 +144,7 @@ static int parse(int argc, char **argv, struct args *a)
 				return usage_error();
 			}
 		} else {
-			char name[64];
-			snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg);
-			const char *s = strsim_suggest(name, option_names);
-			if (s)
-				diag_errorf("validate: unknown option '%s' (did you mean '%s'?)", name, s);
-			else
-				diag_errorf("validate: unknown option '%s'", name);
+			cli_unknown_option("validate", arg, option_names);
 			return usage_error();
 		}
 	}

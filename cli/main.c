@@ -28,6 +28,13 @@ static const struct command commands[] = {
 	{"predict", cmd_predict, "predict step time, throughput and memory of a training job",
 	 "SCENARIO.yaml [--hw FILE|PRESET] [--gpus N] [--format table|json|csv] [-o FILE] [--all-ranks] "
 	 "[--trace FILE]"},
+	{"scale", cmd_scale, "predict a job at many GPU counts and hardware models: scaling table",
+	 "SCENARIO.yaml --gpus LIST [--hw FILE|PRESET ...] [--mode strong|weak] [--format table|csv|json] "
+	 "[-o FILE] [--shard I/N]"},
+	{"merge", cmd_merge, "join the shards of a scaling sweep into one table",
+	 "SHARD... [--format table|csv|json] [-o FILE]"},
+	{"plot", cmd_plot, "draw a scaling sweep with gnuplot (png, svg or pdf)",
+	 "efficiency|throughput|breakdown|compare SWEEP.csv|SWEEP.json -o FILE.png|.svg|.pdf"},
 	{"presets", cmd_presets, "list the built-in hardware models, or print one as YAML", "[show NAME]"},
 	{"validate", cmd_validate, "compare predictions with measured step times",
 	 "MEASURED.csv [--hw FILE|PRESET] [--format table|csv|json] [options]"},

@@ -193,8 +193,7 @@ static int write_csv(FILE *f, const struct result *r)
 	return finish(f);
 }
 
-/* An integer with thousands separators, e.g. 1234567 -> "1,234,567". */
-static void group_digits(double v, char *buf, size_t n)
+void report_group_digits(double v, char *buf, size_t n)
 {
 	char raw[48];
 	snprintf(raw, sizeof raw, "%.0f", fabs(v));
@@ -233,7 +232,7 @@ static int write_table(FILE *f, const struct result *r)
 	const struct breakdown *b = &r->breakdown_s;
 	const struct mem_usage *m = &r->mem;
 	char tok[64];
-	group_digits(r->tokens_per_s, tok, sizeof tok);
+	report_group_digits(r->tokens_per_s, tok, sizeof tok);
 
 	fprintf(f, "%-16s %s\n", "scenario", r->scenario);
 	fprintf(f, "%-16s %s\n", "hardware", r->hardware);

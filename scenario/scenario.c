@@ -268,6 +268,29 @@ static void check_divides(struct ydoc *d, const struct ynode *where, const char 
 		ydoc_error(d, where, "%s (%d) does not divide %s (%d)", what, by, of, value);
 }
 
+/* The checks that depend on dp and the batch, shared by scenario_load (which places the message at the key at
+ * fault) and scenario_relayout (which hands it back): the batch must split into whole micro-batches over the DP
+ * replicas, and the interleaved schedule needs a multiple of pp micro-batches. */
+enum batch_fault { FAULT_NONE, FAULT_BATCH, FAULT_SCHEDULE };
+
+static enum batch_fault batch_fault(const struct scenario *s, char *why, size_t n)
+{
+	const struct parallel_cfg *pc = &s->par;
+	long long per_step = (long long)pc->dp * s->train.micro_batch;
+	if (s->train.global_batch % per_step != 0) {
+		snprintf(why, n, "training.global_batch (%d) is not a multiple of dp*micro_batch = %d*%d = %lld",
+			 s->train.global_batch, pc->dp, s->train.micro_batch, per_step);
+		return FAULT_BATCH;
+	}
+	long long mb = s->train.global_batch / per_step;
+	if (pc->schedule == SCHED_INTERLEAVED && mb % pc->pp != 0) {
+		snprintf(why, n, "parallel.schedule: interleaved needs the number of micro-batches (%lld = "
+			 "global_batch/(dp*micro_batch)) to be a multiple of pp (%d)", mb, pc->pp);
+		return FAULT_SCHEDULE;
+	}
+	return FAULT_NONE;
+}
+
 static void check_consistency(struct ydoc *d, const struct seen *seen, const struct scenario_overrides *ov,
 			      struct scenario *s)
 {
@@ -305,18 +328,12 @@ static void check_consistency(struct ydoc *d, const struct seen *seen, const str
 	}
 	if (derive_layout(d, seen, ov, s) != 0)
 		return;
-	long long per_step = (long long)pc->dp * s->train.micro_batch;
-	if (s->train.global_batch % per_step != 0) {
-		ydoc_error(d, at(t, "global_batch"),
-			   "training.global_batch (%d) is not a multiple of dp*micro_batch = %d*%d = %lld",
-			   s->train.global_batch, pc->dp, s->train.micro_batch, per_step);
-		return;
+	char why[256];
+	switch (batch_fault(s, why, sizeof why)) {
+	case FAULT_NONE: break;
+	case FAULT_BATCH: ydoc_error(d, at(t, "global_batch"), "%s", why); break;
+	case FAULT_SCHEDULE: ydoc_error(d, at(p, "schedule"), "%s", why); break;
 	}
-	long long mb = s->train.global_batch / per_step;
-	if (pc->schedule == SCHED_INTERLEAVED && mb % pc->pp != 0)
-		ydoc_error(d, at(p, "schedule"),
-			   "parallel.schedule: interleaved needs the number of micro-batches (%lld = global_batch/"
-			   "(dp*micro_batch)) to be a multiple of pp (%d)", mb, pc->pp);
 }
 
 static int load(struct ydoc *d, const struct scenario_overrides *ov, struct scenario *s)
@@ -419,4 +436,24 @@ int scenario_load_hardware(const struct scenario *s, struct hwmodel **out)
 	}
 	*out = hw;
 	return 0;
+}
+
+int scenario_relayout(const struct scenario *base, int gpus, int global_batch, struct scenario *out, char *why,
+		      size_t n)
+{
+	long long mp = (long long)base->par.tp * base->par.pp;
+	*out = *base;
+	if (gpus <= 0 || gpus % mp != 0) {
+		snprintf(why, n, "%d GPUs is not a multiple of tp*pp = %d*%d = %lld", gpus, base->par.tp,
+			 base->par.pp, mp);
+		return GS_EINVAL;
+	}
+	if (global_batch <= 0) {
+		snprintf(why, n, "global batch %d is not positive", global_batch);
+		return GS_EINVAL;
+	}
+	out->par.gpus = gpus;
+	out->par.dp = (int)(gpus / mp);
+	out->train.global_batch = global_batch;
+	return batch_fault(out, why, n) == FAULT_NONE ? 0 : GS_EINVAL;
 }

@@ -6,6 +6,7 @@
 #define SCENARIO_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum dtype { DT_FP32, DT_TF32, DT_BF16, DT_FP16, DT_FP8, DT_COUNT };
@@ -93,6 +94,12 @@ int scenario_load(const char *path, const struct scenario_overrides *ov, struct 
 /* scenario_load_string: same, from text in memory; name is used in messages. */
 int scenario_load_string(const char *name, const char *text, const struct scenario_overrides *ov,
 			 struct scenario *out);
+
+/* scenario_relayout: a copy of base (a loaded scenario) run on gpus GPUs (dp = gpus/(tp*pp), tp and pp kept)
+ * with global_batch sequences per step, checked as scenario_load checks a layout. 0 and *out set, or GS_EINVAL
+ * with the reason in why (n bytes) and nothing printed: in a sweep an impossible layout is one row's outcome. */
+int scenario_relayout(const struct scenario *base, int gpus, int global_batch, struct scenario *out, char *why,
+		      size_t n);
 
 struct hwmodel;
 /* scenario_load_hardware: hwmodel_load(s->hardware), with the errors placed at the scenario's hardware value:

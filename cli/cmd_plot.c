@@ -1,0 +1,157 @@
+/* cmd_plot: `gpusim plot KIND SWEEP -o FILE.png|.svg|.pdf`: reads a sweep table (gpusim scale or merge, CSV or
+ * JSON), writes FILE.gp and FILE.dat next to the image (plots/plot.h) and runs gnuplot. Without gnuplot the
+ * script and data are still written, and the exit status is 3 with the command that draws them later. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "plots/plot.h"
+#include "scale/scale.h"
+#include "util/diag.h"
+#include "util/gserr.h"
+
+static const char usage_line[] =
+	"usage: gpusim plot KIND SWEEP.csv|SWEEP.json -o FILE.png|FILE.svg|FILE.pdf [--title TEXT] [--no-render]\n";
+
+static void help(void)
+{
+	fputs(usage_line, stdout);
+	fputs("\n"
+	      "Draws a scaling sweep (the csv or json of 'gpusim scale' or 'gpusim merge') with gnuplot. Next to the\n"
+	      "image it writes FILE.gp, the gnuplot script, and FILE.dat, its numbers, so the plot can be restyled\n"
+	      "by editing the script and running 'gnuplot FILE.gp' in that folder. The extension of -o picks the\n"
+	      "output: .png (pngcairo), .svg or .pdf (pdfcairo).\n"
+	      "\n"
+	      "kinds:\n"
+	      "  efficiency   scaling efficiency (%) against GPUs (log2 axis), a line per hardware model and the\n"
+	      "               ideal 100 % line\n"
+	      "  throughput   tokens/s against GPUs (log-log), a line per hardware model with its ideal (linear\n"
+	      "               from its first feasible row) dashed\n"
+	      "  breakdown    where the step time goes on the critical GPU, as stacked bars per GPU count: compute,\n"
+	      "               exposed TP, PP and DP communication, pipeline bubble, optimizer (and host waits)\n"
+	      "  compare      two hardware models (a sweep with exactly two --hw): throughput of both, and the\n"
+	      "               ratio of the first to the second at each GPU count\n"
+	      "\n"
+	      "options:\n"
+	      "  -o, --output FILE  the image to write (required): .png, .svg or .pdf\n"
+	      "  --title TEXT       the plot title (default: the kind, the scenario, the mode and the hardware)\n"
+	      "  --no-render        write FILE.gp and FILE.dat only, do not run gnuplot\n"
+	      "  -h, --help         show this help\n"
+	      "environment: GPUSIM_GNUPLOT names the gnuplot to run (default: gnuplot on PATH)\n"
+	      "\n"
+	      "examples:\n"
+	      "  gpusim scale scenarios/70b_64gpu.yaml --gpus 64..1024 --hw h100-dgx --hw a100-dgx --format csv \\\n"
+	      "      -o 70b.csv\n"
+	      "  gpusim plot efficiency 70b.csv -o 70b-efficiency.png\n"
+	      "  gpusim plot compare 70b.csv -o 70b-compare.pdf\n"
+	      "\n"
+	      "exit status: 0 ok, 1 the sweep cannot give that plot (nothing feasible; compare without two models)\n"
+	      "or gnuplot failed, 2 usage error, 3 a file cannot be read or written, or gnuplot is not installed\n"
+	      "(the script and data are written then)\n", stdout);
+}
+
+static int usage_error(void)
+{
+	fputs("see 'gpusim plot --help'\n", stderr);
+	return 2;
+}
+
+static const char *const option_names[] = { "--output", "--title", "--no-render", "--help", NULL };
+
+struct args {
+	const char *kind_name, *input, *output, *title;
+	enum plot_kind kind;
+	bool no_render;
+};
+
+/* 0 parsed, -1 help shown, 2 usage error. */
+static int parse(int argc, char **argv, struct args *a)
+{
+	bool only_files = false;
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i], *val = NULL;
+		int m;
+		if (only_files || arg[0] != '-' || arg[1] == '\0') {
+			if (!a->kind_name) {
+				a->kind_name = arg;
+			} else if (!a->input) {
+				a->input = arg;
+			} else {
+				diag_errorf("plot takes a kind and one sweep file, got also '%s'", arg);
+				return usage_error();
+			}
+			continue;
+		}
+		if (strcmp(arg, "--") == 0) {
+			only_files = true;
+		} else if (cli_is_help(arg)) {
+			help();
+			return -1;
+		} else if ((m = cli_opt(argc, argv, &i, "output", 'o', &val)) != 0) {
+			if (m < 0)
+				return usage_error();
+			a->output = val;
+		} else if ((m = cli_opt(argc, argv, &i, "title", 0, &val)) != 0) {
+			if (m < 0)
+				return usage_error();
+			a->title = val;
+		} else if ((m = cli_opt(argc, argv, &i, "no-render", 0, NULL)) != 0) {
+			if (m < 0)
+				return usage_error();
+			a->no_render = true;
+		} else {
+			cli_unknown_option("plot", arg, option_names);
+			return usage_error();
+		}
+	}
+	if (!a->kind_name || !a->input) {
+		diag_errorf("plot needs a kind (efficiency, throughput, breakdown or compare) and a sweep file");
+		fputs(usage_line, stderr);
+		return usage_error();
+	}
+	if (plot_kind_parse(a->kind_name, &a->kind) != 0) {
+		diag_errorf("unknown plot kind '%s' (use efficiency, throughput, breakdown or compare)", a->kind_name);
+		return usage_error();
+	}
+	if (!a->output) {
+		diag_errorf("plot needs -o FILE.png, FILE.svg or FILE.pdf");
+		return usage_error();
+	}
+	return 0;
+}
+
+int cmd_plot(int argc, char **argv)
+{
+	struct args a = { 0 };
+	int status = parse(argc, argv, &a);
+	if (status != 0)
+		return status < 0 ? 0 : status;
+	struct plot_files pf;
+	if (plot_files_for(a.output, &pf) != 0) {
+		diag_errorf("-o '%s': the image must end in .png, .svg or .pdf", a.output);
+		return usage_error();
+	}
+
+	struct scale_table t;
+	int rc = scale_table_read(a.input, &t);
+	if (rc == 0)
+		rc = plot_write(&t, a.kind, &pf, a.title);
+	scale_table_release(&t);
+	if (rc != 0 || a.no_render)
+		return gserr_exit_code(rc);
+
+	const char *program = getenv("GPUSIM_GNUPLOT");
+	if (!program || !*program)
+		program = "gnuplot";
+	int not_found = 0;
+	rc = plot_render(&pf, program, &not_found);
+	if (rc != 0 && not_found) {
+		diag_errorf("gnuplot is not installed (Debian: apt-get install gnuplot-nox); %s and %s are written: "
+			    "run 'gnuplot %s' in %s to draw %s", pf.script, pf.data, strrchr(pf.script, '/') ?
+			    strrchr(pf.script, '/') + 1 : pf.script, pf.dir, a.output);
+	}
+	return gserr_exit_code(rc);
+}

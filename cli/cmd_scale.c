@@ -1,0 +1,225 @@
+/* cmd_scale: `gpusim scale SCENARIO.yaml --gpus LIST [options]`: a scaling sweep (scale/scale.h) printed as a
+ * table, CSV or JSON; with --shard i/N only a slice of it, for `gpusim merge`. Nothing reaches stdout or -o
+ * before the whole sweep has run. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "scale/scale.h"
+#include "util/diag.h"
+#include "util/gserr.h"
+
+#define MAX_HW 16
+
+static const char usage_line[] =
+	"usage: gpusim scale SCENARIO.yaml --gpus LIST [--hw FILE|PRESET ...] [--mode strong|weak]\n"
+	"                    [--format table|csv|json] [-o FILE] [--shard I/N] [--all-ranks]\n";
+
+static void help(void)
+{
+	fputs(usage_line, stdout);
+	fputs("\n"
+	      "Predicts the scenario at every GPU count of LIST on each hardware model and prints how it scales:\n"
+	      "the layout, step time, tokens/s, speedup and scaling efficiency, the share of the step lost to\n"
+	      "exposed communication and to the pipeline bubble, and the memory per GPU. tp and pp stay as in the\n"
+	      "scenario, so dp = GPUs / (tp*pp). A GPU count where the layout cannot be built (not a multiple of\n"
+	      "tp*pp, a batch that does not split into micro-batches) is a row saying why, not an error.\n"
+	      "\n"
+	      "options:\n"
+	      "  --gpus LIST       GPU counts (required): 8,16,32 or 8,16,...,1024 (the first step repeats: doubling\n"
+	      "                    when the second count is a multiple of the first, else a constant difference)\n"
+	      "                    or 8..1024 (8 times the powers of two up to 1024); sorted, duplicates dropped\n"
+	      "  --hw FILE|PRESET  a hardware model (a preset from 'gpusim presets' or a gpusim-hw/1 YAML file);\n"
+	      "                    repeat it to compare models row by row (default: the scenario's 'hardware:')\n"
+	      "  --mode M          strong (default): the global batch stays as in the scenario at every size;\n"
+	      "                    weak: the batch per DP replica stays, so the global batch grows with dp\n"
+	      "  --format F        table (default; for people), csv (one line per row) or json; csv and json are\n"
+	      "                    the input of 'gpusim plot' and 'gpusim merge' (columns: docs/output.md)\n"
+	      "  -o, --output FILE write to FILE instead of standard output (replaced only on success)\n"
+	      "  --shard I/N       run only slice I of N of the sweep (rows I-1, I-1+N, ...) and write them as csv\n"
+	      "                    (default) or json; 'gpusim merge' joins the N outputs into the whole table\n"
+	      "  --all-ranks       simulate every rank of every row (see 'gpusim predict --help')\n"
+	      "  -h, --help        show this help\n"
+	      "\n"
+	      "speedup is tokens/s over the first feasible row of the same hardware; efficiency is speedup over\n"
+	      "the ideal (GPUs / that row's GPUs); a row that does not fit in GPU memory is marked '!'.\n"
+	      "\n"
+	      "examples:\n"
+	      "  gpusim scale scenarios/70b_64gpu.yaml --gpus 64,128,...,1024\n"
+	      "  gpusim scale scenarios/gpt_small_2gpu.yaml --gpus 1,2,4,8 --hw h100-dgx --hw rtx4070ti-super-pcie \\\n"
+	      "      --mode weak --format csv -o small.csv && gpusim plot efficiency small.csv -o small.png\n"
+	      "  gpusim scale scenarios/gpt3_175b_1024gpu.yaml --gpus 128..16384 --shard 2/8 -o part2.csv\n"
+	      "      (a large sweep as 8 jobs: docs/cli.md shows a Slurm job array and GNU parallel)\n"
+	      "\n"
+	      "exit status: 0 ok, 1 invalid scenario or hardware model or simulation error, 2 usage error,\n"
+	      "3 a file cannot be read or written\n", stdout);
+}
+
+static int usage_error(void)
+{
+	fputs("see 'gpusim scale --help'\n", stderr);
+	return 2;
+}
+
+struct args {
+	struct scale_spec spec;
+	const char *hw[MAX_HW];
+	int *gpus;
+	enum report_format fmt;
+	bool fmt_given;
+	const char *output;
+};
+
+static const char *const option_names[] = {
+	"--gpus", "--hw", "--mode", "--format", "--output", "--shard", "--all-ranks", "--help", NULL,
+};
+
+/* "I/N" with 1 <= I <= N; 0 or -1 after a message. */
+static int parse_shard(const char *s, int *i, int *n)
+{
+	char *end;
+	long a = strtol(s, &end, 10);
+	if (end == s || *end != '/' || a < 1)
+		goto bad;
+	const char *q = end + 1;
+	long b = strtol(q, &end, 10);
+	if (end == q || *end != '\0' || b < 1 || a > b || b > 100000)
+		goto bad;
+	*i = (int)a;
+	*n = (int)b;
+	return 0;
+bad:
+	diag_errorf("--shard needs I/N with 1 <= I <= N (e.g. 3/8), not '%s'", s);
+	return -1;
+}
+
+/* 0 parsed, -1 help shown (exit 0), 2 usage error (message printed). */
+static int parse(int argc, char **argv, struct args *a)
+{
+	bool only_files = false;
+	struct scale_spec *sp = &a->spec;
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i], *val = NULL;
+		int m;
+		if (only_files || arg[0] != '-' || arg[1] == '\0') {
+			if (sp->scenario) {
+				diag_errorf("scale takes one scenario file, got '%s' and '%s'", sp->scenario, arg);
+				return usage_error();
+			}
+			sp->scenario = arg;
+			continue;
+		}
+		if (strcmp(arg, "--") == 0) {
+			only_files = true;
+			continue;
+		}
+		if (cli_is_help(arg)) {
+			help();
+			return -1;
+		}
+		if ((m = cli_opt(argc, argv, &i, "gpus", 0, &val)) != 0) {
+			if (m < 0)
+				return usage_error();
+			char why[160];
+			free(a->gpus);
+			a->gpus = NULL;
+			if (scale_parse_gpus(val, &a->gpus, &sp->ngpus, why, sizeof why) != 0) {
+				diag_errorf("--gpus '%s': %s", val, why);
+				return usage_error();
+			}
+			sp->gpus = a->gpus;
+		} else if ((m = cli_opt(argc, argv, &i, "hw", 0, &val)) != 0) {
+			if (m < 0)
+				return usage_error();
+			if (sp->nhw == MAX_HW) {
+				diag_errorf("at most %d --hw options", MAX_HW);
+				return usage_error();
+			}
+			a->hw[sp->nhw++] = val;
+		} else if ((m = cli_opt(argc, argv, &i, "mode", 0, &val)) != 0) {
+			if (m < 0)
+				return usage_error();
+			if (scale_mode_parse(val, &sp->mode) != 0) {
+				diag_errorf("unknown mode '%s' (use strong or weak)", val);
+				return usage_error();
+			}
+		} else if ((m = cli_opt(argc, argv, &i, "format", 0, &val)) != 0) {
+			if (m < 0)
+				return usage_error();
+			if (report_format_parse(val, &a->fmt) != 0) {
+				diag_errorf("unknown format '%s' (use table, csv or json)", val);
+				return usage_error();
+			}
+			a->fmt_given = true;
+		} else if ((m = cli_opt(argc, argv, &i, "output", 'o', &val)) != 0) {
+			if (m < 0)
+				return usage_error();
+			a->output = val;
+		} else if ((m = cli_opt(argc, argv, &i, "shard", 0, &val)) != 0) {
+			if (m < 0 || parse_shard(val, &sp->shard, &sp->nshards) != 0)
+				return usage_error();
+		} else if ((m = cli_opt(argc, argv, &i, "all-ranks", 0, NULL)) != 0) {
+			if (m < 0)
+				return usage_error();
+			sp->all_ranks = true;
+		} else {
+			cli_unknown_option("scale", arg, option_names);
+			return usage_error();
+		}
+	}
+	if (!sp->scenario) {
+		diag_errorf("scale needs a scenario file");
+		fputs(usage_line, stderr);
+		return usage_error();
+	}
+	if (!sp->gpus) {
+		diag_errorf("scale needs --gpus, the GPU counts to predict (e.g. --gpus 8,16,...,1024)");
+		return usage_error();
+	}
+	if (sp->nshards > 1 && !a->fmt_given)
+		a->fmt = REPORT_CSV;
+	if (sp->nshards > 1 && a->fmt == REPORT_TABLE) {
+		diag_errorf("--shard writes rows for 'gpusim merge', which reads csv or json, not a table");
+		return usage_error();
+	}
+	sp->hw = a->hw;
+	return 0;
+}
+
+int cmd_scale(int argc, char **argv)
+{
+	struct args a = { .spec = { .shard = 1, .nshards = 1 }, .fmt = REPORT_TABLE };
+	int status = parse(argc, argv, &a);
+	if (status != 0) {
+		free(a.gpus);
+		return status < 0 ? 0 : status;
+	}
+	FILE *probe = fopen(a.spec.scenario, "r");
+	if (!probe) {
+		diag_errorf("cannot open '%s': %s", a.spec.scenario, strerror(errno));
+		free(a.gpus);
+		return 3;
+	}
+	fclose(probe);
+
+	struct cli_out out = { .path = a.output };
+	struct scale_table t;
+	int rc = scale_run(&a.spec, &t);
+	if (rc != 0) {
+		status = gserr_exit_code(rc);
+	} else if ((status = cli_out_open(&out)) == 0) {
+		int wr = scale_table_write(out.f ? out.f : stdout, a.fmt, &t);
+		if (out.f)
+			status = cli_out_commit(&out);  /* reports a write error with the file's name */
+		else if (wr != 0)
+			status = 3;  /* stdout: main reports the write error when it flushes */
+	}
+	cli_out_discard(&out);
+	scale_table_release(&t);
+	free(a.gpus);
+	return status;
+}

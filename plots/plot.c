@@ -1,0 +1,543 @@
+/* plot: writes a sweep's numbers and a gnuplot script for one plot kind, and runs gnuplot (plot.h).
+ * The data file holds one block per hardware model (gnuplot `index i`), feasible rows only, in the columns listed
+ * at its top; every kind reads the same file, so one FILE.dat can be replotted as any kind by hand. Names from the
+ * table reach gnuplot only inside single-quoted strings (no escapes there; a quote is doubled) and with enhanced
+ * text off, so a hardware name like "h100_dgx" prints as written. */
+#define _POSIX_C_SOURCE 200809L /* fork, execvp, waitpid, pipe; fcntl for FD_CLOEXEC */
+#include "plots/plot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "util/diag.h"
+#include "util/gserr.h"
+#include "util/xalloc.h"
+
+const char *const plot_kind_names[] = { "efficiency", "throughput", "breakdown", "compare", NULL };
+
+int plot_kind_parse(const char *s, enum plot_kind *out)
+{
+	for (int i = 0; plot_kind_names[i]; i++)
+		if (s && strcmp(s, plot_kind_names[i]) == 0) {
+			*out = (enum plot_kind)i;
+			return GS_OK;
+		}
+	return GS_EUSAGE;
+}
+
+int plot_files_for(const char *image, struct plot_files *pf)
+{
+	static const struct { const char *ext, *term; } exts[] = {
+		{".png", "pngcairo"}, {".svg", "svg"}, {".pdf", "pdfcairo"},
+	};
+	memset(pf, 0, sizeof *pf);
+	size_t len = strlen(image);
+	if (len + 1 > sizeof pf->image)
+		return GS_EUSAGE;
+	for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
+		size_t el = strlen(exts[i].ext);
+		if (len > el && strcmp(image + len - el, exts[i].ext) == 0 && image[len - el - 1] != '/') {
+			pf->terminal = exts[i].term;
+			snprintf(pf->image, sizeof pf->image, "%s", image);
+			snprintf(pf->script, sizeof pf->script, "%.*s.gp", (int)(len - el), image);
+			snprintf(pf->data, sizeof pf->data, "%.*s.dat", (int)(len - el), image);
+			const char *slash = strrchr(image, '/');
+			if (!slash)
+				snprintf(pf->dir, sizeof pf->dir, ".");
+			else if (slash == image)
+				snprintf(pf->dir, sizeof pf->dir, "/");
+			else
+				snprintf(pf->dir, sizeof pf->dir, "%.*s", (int)(slash - image), image);
+			return GS_OK;
+		}
+	}
+	return GS_EUSAGE;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* ---- the data file ---- */
+
+/* Columns of FILE.dat (1-based, as gnuplot counts). */
+enum {
+	D_GPUS = 1, D_EFF, D_TOK, D_IDEAL, D_SPEEDUP, D_STEP_MS,
+	D_COMPUTE, D_TP, D_PP, D_DP, D_BUBBLE, D_OPT, D_HOST, D_COMM, D_MEM, D_BARX,
+};
+
+/* The breakdown parts, in stacking order: data column, legend, colour. */
+static const struct { int col; const char *label, *color; } parts[] = {
+	{D_COMPUTE, "compute", "#4c72b0"},
+	{D_TP, "exposed TP communication", "#dd8452"},
+	{D_PP, "exposed PP communication", "#55a868"},
+	{D_DP, "exposed DP communication", "#c44e52"},
+	{D_BUBBLE, "pipeline bubble", "#b0b0b0"},
+	{D_OPT, "optimizer", "#8172b3"},
+	{D_HOST, "waiting for the host", "#937860"},
+};
+#define NPARTS ((int)(sizeof parts / sizeof parts[0]))
+
+static const char *const line_colors[] = {
+	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+};
+#define NCOLORS ((int)(sizeof line_colors / sizeof line_colors[0]))
+
+/* Hardware models in table order, with their rows. */
+struct hwgroup {
+	const char *name;
+	int first, n;          /* rows t->rows[first .. first+n-1] */
+	int feasible;
+};
+
+static int group_rows(const struct scale_table *t, struct hwgroup *g, int max)
+{
+	int ng = 0;
+	for (int i = 0; i < t->n; i++) {
+		if (ng == 0 || strcmp(g[ng - 1].name, t->rows[i].hardware) != 0) {
+			if (ng == max)
+				break;
+			g[ng++] = (struct hwgroup){ t->rows[i].hardware, i, 0, 0 };
+		}
+		g[ng - 1].n++;
+		g[ng - 1].feasible += t->rows[i].feasible;
+	}
+	return ng;
+}
+
+static double pct(double part, double whole)
+{
+	return whole > 0 ? 100.0 * part / whole : 0;
+}
+
+static void write_data(FILE *f, const struct scale_table *t, const struct hwgroup *g, int ng, bool ratio)
+{
+	fprintf(f, "# gpusim plot data: scenario %s, %s scaling, sweep %s\n", t->scenario,
+		scale_mode_name(t->mode), t->sweep);
+	fputs("# one block per hardware model (gnuplot: index 0, 1, ...); shares in % of the step time\n"
+	      "# gpus efficiency_pct tokens_per_s ideal_tokens_per_s speedup step_ms compute_pct tp_pct pp_pct "
+	      "dp_pct bubble_pct optimizer_pct host_pct exposed_comm_pct memory_gb bar_x\n"
+	      "# bar_x: where the row's bar stands in a breakdown plot (models apart by a gap of one bar)\n", f);
+	int bar = 0;
+	for (int h = 0; h < ng; h++) {
+		if (h > 0)
+			fputs("\n\n", f);
+		fprintf(f, "# hardware %s\n", g[h].name);
+		for (int i = g[h].first; i < g[h].first + g[h].n; i++) {
+			const struct scale_row *r = &t->rows[i];
+			if (!r->feasible) {
+				fprintf(f, "# %d GPUs infeasible: %s\n", r->gpus, r->reason);
+				continue;
+			}
+			const struct breakdown *b = &r->breakdown_s;
+			double s = r->step_time_s, base_tok = r->tokens_per_s / r->speedup;
+			fprintf(f, "%d %.6g %.9g %.9g %.6g %.9g %.4f %.4f %.4f %.4f %.4f %.4f %.4f %.4f %.4f %d\n", r->gpus,
+				r->efficiency * 100, r->tokens_per_s, base_tok * r->gpus / r->base_gpus, r->speedup,
+				s * 1e3, pct(b->compute, s), pct(b->tp_comm_exposed, s), pct(b->pp_comm_exposed, s),
+				pct(b->dp_comm_exposed, s), pct(b->pipeline_bubble, s), pct(b->optimizer, s),
+				pct(b->host_wait, s), r->exposed_comm_share * 100, r->memory_per_gpu_bytes / 1e9, bar++);
+		}
+		bar++;
+	}
+	if (!ratio)
+		return;
+	/* compare: the first model's throughput over the second's where both are feasible */
+	fprintf(f, "\n\n# ratio %s / %s: gpus tokens_per_s_ratio\n", g[0].name, g[1].name);
+	for (int i = g[0].first; i < g[0].first + g[0].n; i++)
+		for (int k = g[1].first; k < g[1].first + g[1].n; k++) {
+			const struct scale_row *a = &t->rows[i], *b = &t->rows[k];
+			if (a->gpus == b->gpus && a->feasible && b->feasible)
+				fprintf(f, "%d %.6g\n", a->gpus, a->tokens_per_s / b->tokens_per_s);
+		}
+}
+
+/* ---- the script ---- */
+
+/* s as a gnuplot single-quoted string. */
+static void gp_str(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputc('\'', f);
+		fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+static void terminal(FILE *f, const struct plot_files *pf, bool tall)
+{
+	int h = tall ? 820 : 620;
+	if (strcmp(pf->terminal, "pdfcairo") == 0)
+		fprintf(f, "set terminal pdfcairo size 10in,%gin font 'sans,11' noenhanced\n", tall ? 8.2 : 6.2);
+	else if (strcmp(pf->terminal, "svg") == 0)
+		fprintf(f, "set terminal svg size 1000,%d dynamic font 'sans,13' noenhanced background '#ffffff'\n", h);
+	else
+		fprintf(f, "set terminal pngcairo size 1000,%d font 'sans,12' noenhanced\n", h);
+	fputs("set output ", f);
+	gp_str(f, base_name(pf->image));
+	fputc('\n', f);
+}
+
+/* The GPU counts with a feasible row as x tics (when there are few enough to label each). */
+static void gpu_tics(FILE *f, const struct scale_table *t)
+{
+	int *v = xcalloc((size_t)t->n + 1, sizeof *v), n = 0;
+	for (int i = 0; i < t->n; i++) {
+		if (!t->rows[i].feasible)
+			continue;
+		int k = 0;
+		while (k < n && v[k] < t->rows[i].gpus)
+			k++;
+		if (k < n && v[k] == t->rows[i].gpus)
+			continue;
+		memmove(v + k + 1, v + k, (size_t)(n - k) * sizeof *v);
+		v[k] = t->rows[i].gpus;
+		n++;
+	}
+	if (n > 0 && n <= 16) {
+		fputs("set xtics (", f);
+		for (int i = 0; i < n; i++)
+			fprintf(f, "%s%d", i ? ", " : "", v[i]);
+		fputs(")\n", f);
+		/* room either side on the log axis */
+		fprintf(f, "set xrange [%g:%g]\n", v[0] / 1.25, v[n - 1] * 1.25);
+	}
+	free(v);
+}
+
+static void title(FILE *f, const struct scale_table *t, const struct hwgroup *g, int ng, const char *what,
+		  const char *given)
+{
+	fputs("set title ", f);
+	if (given) {
+		gp_str(f, given);
+		fputc('\n', f);
+		return;
+	}
+	char line[512];
+	snprintf(line, sizeof line, "%s: %s, %s scaling", what, t->scenario, scale_mode_name(t->mode));
+	gp_str(f, line);
+	size_t len = (size_t)snprintf(line, sizeof line, "%s", ng > 1 ? "hardware: " : "on ");
+	for (int h = 0; h < ng && len < sizeof line; h++)
+		len += (size_t)snprintf(line + len, sizeof line - len, "%s%s", h ? (h + 1 == ng ? " and " : ", ") : "",
+					g[h].name);
+	fputs(".\"\\n\".", f);
+	gp_str(f, line);
+	fputs(" font ',14'\n", f);
+}
+
+static void header(FILE *f, const struct plot_files *pf, const struct scale_table *t, const char *kind)
+{
+	fprintf(f, "# %s: gpusim plot %s of a %s-scaling sweep of %s (sweep %s).\n", base_name(pf->script), kind,
+		scale_mode_name(t->mode), t->scenario, t->sweep);
+	fprintf(f, "# Reads %s (columns listed at its top); writes %s. Edit freely, then run in this folder:\n"
+		"#   gnuplot %s\n", base_name(pf->data), base_name(pf->image), base_name(pf->script));
+}
+
+/* What a line plot draws besides the lines: nothing, the 100 % line, or each model's ideal line. */
+enum ref { REF_NONE, REF_100, REF_IDEAL };
+
+static void lines_plot(FILE *f, const struct plot_files *pf, const struct hwgroup *g, int ng, int ycol,
+		       enum ref ref)
+{
+	const char *data = base_name(pf->data);
+	fputs("plot ", f);
+	bool first = true;
+	if (ref == REF_100) {
+		fputs("100 with lines dt 2 lw 2 lc rgb '#555555' title 'ideal (100 %)'", f);
+		first = false;
+	}
+	for (int h = 0; h < ng; h++) {
+		if (!g[h].feasible)
+			continue;
+		const char *c = line_colors[h % NCOLORS];
+		fprintf(f, "%s", first ? "" : ", \\\n     ");
+		first = false;
+		gp_str(f, data);
+		fprintf(f, " index %d using %d:%d with linespoints lw 2.5 pt 7 ps 1.3 lc rgb '%s' title ", h, D_GPUS,
+			ycol, c);
+		gp_str(f, g[h].name);
+		if (ref == REF_IDEAL) {
+			fputs(", \\\n     ", f);
+			gp_str(f, data);
+			fprintf(f, " index %d using %d:%d with lines dt 2 lw 1.5 lc rgb '%s' title ", h, D_GPUS, D_IDEAL,
+				c);
+			char t[128];
+			snprintf(t, sizeof t, "%s, ideal", g[h].name);
+			gp_str(f, t);
+		}
+	}
+	fputc('\n', f);
+}
+
+static void script_efficiency(FILE *f, const struct scale_table *t, const struct hwgroup *g, int ng,
+			      const char *given)
+{
+	double top = 100;
+	for (int i = 0; i < t->n; i++)
+		if (t->rows[i].feasible && t->rows[i].efficiency * 100 > top)
+			top = t->rows[i].efficiency * 100;
+	title(f, t, g, ng, "Scaling efficiency", given);
+	fputs("set xlabel 'GPUs'\nset ylabel 'scaling efficiency (%)'\nset logscale x 2\n", f);
+	gpu_tics(f, t);
+	fprintf(f, "set yrange [0:%g]\n", ceil(top * 1.08 / 10) * 10);
+	fputs("set grid\nset key bottom left box opaque\n", f);
+}
+
+static void script_throughput(FILE *f, const struct scale_table *t, const struct hwgroup *g, int ng,
+			      const char *given)
+{
+	title(f, t, g, ng, "Throughput", given);
+	fputs("set xlabel 'GPUs'\nset ylabel 'throughput (tokens/s)'\nset logscale x 2\nset logscale y 10\n"
+	      "set format y '%.0s%c'\n", f);
+	gpu_tics(f, t);
+	fputs("set grid\nset key top left box opaque\n", f);
+}
+
+/* Stacked bars drawn as boxes at explicit places (bar_x), each part from its cumulative top down, so the labels
+ * (step time above each bar, the model under its group) can go exactly where they belong. */
+static void script_breakdown(FILE *f, const struct plot_files *pf, const struct scale_table *t,
+			     const struct hwgroup *g, int ng, const char *given)
+{
+	bool used[NPARTS] = { false };
+	int bars = 0;
+	for (int i = 0; i < t->n; i++) {
+		const struct scale_row *r = &t->rows[i];
+		if (!r->feasible)
+			continue;
+		bars++;
+		const struct breakdown *b = &r->breakdown_s;
+		double v[NPARTS] = { b->compute, b->tp_comm_exposed, b->pp_comm_exposed, b->dp_comm_exposed,
+				     b->pipeline_bubble, b->optimizer, b->host_wait };
+		for (int k = 0; k < NPARTS; k++)
+			used[k] |= v[k] > 1e-4 * r->step_time_s;
+	}
+	int groups = 0;
+	for (int h = 0; h < ng; h++)
+		groups += g[h].feasible > 0;
+	title(f, t, g, ng, "Where the step time goes", given);
+	fputs("set ylabel 'share of the step time on the critical GPU (%)'\n"
+	      "set xlabel 'GPUs' offset 0,-1\n"
+	      "set yrange [0:112]\nset ytics 0,20,100\nset grid ytics\n"
+	      "set style fill solid 0.9 border rgb '#333333'\nset boxwidth 0.72\n"
+	      "set key below center horizontal samplen 2\nset xtics nomirror scale 0\nset tics out\n", f);
+	fprintf(f, "set xrange [-0.7:%d.7]\n", bars + groups - 2);
+	if (ng > 1) {
+		/* the model's name under its group of bars */
+		fputs("set bmargin 5.5\n", f);
+		int x = 0;
+		for (int h = 0; h < ng; h++) {
+			if (!g[h].feasible)
+				continue;
+			fputs("set label ", f);
+			gp_str(f, g[h].name);
+			fprintf(f, " at first %g, graph -0.1 center font ',12'\n", x + (g[h].feasible - 1) / 2.0);
+			x += g[h].feasible + 1;
+		}
+		/* no axis label under the names: "GPUs" goes left of the GPU counts instead */
+		fputs("unset xlabel\nset label 'GPUs' at graph 0, graph -0.045 right offset -1.5,0\n", f);
+	}
+	/* cumulative share up to part k, for the parts drawn */
+	fputs("# cum_k: sum of the drawn parts up to and including part k, stacked in this order\n", f);
+	char expr[512] = "0";
+	int drawn[NPARTS], nd = 0;
+	for (int k = 0; k < NPARTS; k++) {
+		if (!used[k])
+			continue;
+		size_t len = strlen(expr);
+		snprintf(expr + len, sizeof expr - len, "+$%d", parts[k].col);
+		fprintf(f, "cum%d(x) = %s\n", nd, expr);
+		drawn[nd++] = k;
+	}
+	const char *data = base_name(pf->data);
+	/* the boxes go tallest first (each covers the one before below its top); the key entries come separately,
+	 * in stacking order */
+	fputs("plot ", f);
+	for (int d = 0; d < nd; d++) {
+		fprintf(f, "NaN with boxes lc rgb '%s' title ", parts[drawn[d]].color);
+		gp_str(f, parts[drawn[d]].label);
+		fputs(", \\\n     ", f);
+	}
+	for (int d = nd - 1; d >= 0; d--) {
+		gp_str(f, data);
+		fprintf(f, " using %d:(cum%d(0)):xtic(sprintf('%%d', $%d)) with boxes lc rgb '%s' notitle, \\\n     ",
+			D_BARX, d, D_GPUS, parts[drawn[d]].color);
+	}
+	gp_str(f, data);
+	fprintf(f, " using %d:(cum%d(0)):(sprintf('%%.4g ms', $%d)) with labels offset 0,0.8 font ',%d'%s notitle\n",
+		D_BARX, nd - 1, D_STEP_MS, bars > 12 ? 9 : 10, bars > 12 ? " rotate by 90 left" : "");
+}
+
+static void script_compare(FILE *f, const struct plot_files *pf, const struct scale_table *t,
+			   const struct hwgroup *g, const char *given)
+{
+	const char *data = base_name(pf->data);
+	fputs("set multiplot\n", f);
+	title(f, t, g, 2, "Hardware comparison", given);
+	fputs("set lmargin 12\nset rmargin 4\nset origin 0,0.36\nset size 1,0.60\n"
+	      "set logscale x 2\nset logscale y 10\nset format y '%.0s%c'\n"
+	      "set ylabel 'throughput (tokens/s)'\nset format x ''\nset grid\nset key top left box opaque\n", f);
+	gpu_tics(f, t);
+	lines_plot(f, pf, g, 2, D_TOK, REF_NONE);
+	fputs("unset title\nset origin 0,0.02\nset size 1,0.36\nunset logscale y\nset format y '%g'\n"
+	      "set format x '%g'\nset xlabel 'GPUs'\nset tmargin 1\n", f);
+	double top = 1;
+	for (int i = g[0].first; i < g[0].first + g[0].n; i++)
+		for (int k = g[1].first; k < g[1].first + g[1].n; k++) {
+			const struct scale_row *a = &t->rows[i], *b = &t->rows[k];
+			if (a->gpus == b->gpus && a->feasible && b->feasible && a->tokens_per_s / b->tokens_per_s > top)
+				top = a->tokens_per_s / b->tokens_per_s;
+		}
+	/* about four labelled steps of 1, 2 or 5 times a power of ten */
+	double raw = top * 1.3 / 4, mag = pow(10, floor(log10(raw))), step = mag;
+	step = raw > 5 * mag ? 10 * mag : raw > 2 * mag ? 5 * mag : raw > mag ? 2 * mag : mag;
+	fprintf(f, "set ylabel 'throughput ratio'\nset yrange [0:%g]\nset ytics %g\nset key top left\n", top * 1.35,
+		step);
+	char yl[256];
+	snprintf(yl, sizeof yl, "%s / %s", g[0].name, g[1].name);
+	fputs("plot 1 with lines dt 2 lw 2 lc rgb '#555555' title 'equal', \\\n     ", f);
+	gp_str(f, data);
+	fprintf(f, " index %d using 1:2 with linespoints lw 2.5 pt 7 ps 1.3 lc rgb '#333333' title ", 2);
+	gp_str(f, yl);
+	fputs(", \\\n     ", f);
+	gp_str(f, data);
+	fprintf(f, " index %d using 1:2:(sprintf('%%.2fx', $2)) with labels offset 0,1.1 font ',11' notitle\n", 2);
+	fputs("unset multiplot\n", f);
+}
+
+static int close_checked(FILE *f, const char *path)
+{
+	int bad = ferror(f);
+	errno = 0;
+	if (fclose(f) != 0 || bad) {
+		diag_errorf("cannot write '%s': %s", path, errno ? strerror(errno) : "write error");
+		return GS_EENV;
+	}
+	return 0;
+}
+
+int plot_write(const struct scale_table *t, enum plot_kind kind, const struct plot_files *pf, const char *given)
+{
+	struct hwgroup g[64];
+	int ng = group_rows(t, g, 64), feasible = 0;
+	for (int h = 0; h < ng; h++)
+		feasible += g[h].feasible;
+	if (feasible == 0)
+		return diag_errorf("nothing to plot: no row of the sweep is feasible");
+	if (kind == PLOT_COMPARE && ng != 2)
+		return diag_errorf("compare needs a sweep of exactly two hardware models (gpusim scale --hw A --hw B), "
+				   "this one has %d", ng);
+	if (kind == PLOT_COMPARE && (!g[0].feasible || !g[1].feasible))
+		return diag_errorf("compare: no feasible row for %s", g[0].feasible ? g[1].name : g[0].name);
+
+	FILE *f = fopen(pf->data, "w");
+	if (!f) {
+		diag_errorf("cannot open '%s' for writing: %s", pf->data, strerror(errno));
+		return GS_EENV;
+	}
+	write_data(f, t, g, ng, kind == PLOT_COMPARE);
+	int rc = close_checked(f, pf->data);
+	if (rc != 0)
+		return rc;
+
+	f = fopen(pf->script, "w");
+	if (!f) {
+		diag_errorf("cannot open '%s' for writing: %s", pf->script, strerror(errno));
+		return GS_EENV;
+	}
+	header(f, pf, t, plot_kind_names[kind]);
+	terminal(f, pf, kind == PLOT_COMPARE);
+	switch (kind) {
+	case PLOT_EFFICIENCY:
+		script_efficiency(f, t, g, ng, given);
+		lines_plot(f, pf, g, ng, D_EFF, REF_100);
+		break;
+	case PLOT_THROUGHPUT:
+		script_throughput(f, t, g, ng, given);
+		lines_plot(f, pf, g, ng, D_TOK, REF_IDEAL);
+		break;
+	case PLOT_BREAKDOWN:
+		script_breakdown(f, pf, t, g, ng, given);
+		break;
+	case PLOT_COMPARE:
+		script_compare(f, pf, t, g, given);
+		break;
+	case PLOT_NKINDS:
+		break;
+	}
+	return close_checked(f, pf->script);
+}
+
+/* ---- running gnuplot ---- */
+
+int plot_render(const struct plot_files *pf, const char *program, int *not_found)
+{
+	*not_found = 0;
+	/* exec failure travels back through a close-on-exec pipe: nothing read means gnuplot started */
+	int fds[2];
+	if (pipe(fds) != 0) {
+		diag_errorf("cannot start gnuplot: %s", strerror(errno));
+		return GS_EENV;
+	}
+	fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		diag_errorf("cannot start gnuplot: %s", strerror(errno));
+		return GS_EENV;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		int e = 0;
+		if (chdir(pf->dir) != 0)
+			e = errno;
+		else {
+			char *argv[] = { (char *)program, (char *)base_name(pf->script), NULL };
+			execvp(program, argv);
+			e = errno;
+		}
+		if (write(fds[1], &e, sizeof e) < 0)
+			_exit(126);
+		_exit(127);
+	}
+	close(fds[1]);
+	int e = 0;
+	ssize_t got = read(fds[0], &e, sizeof e);
+	close(fds[0]);
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (got == (ssize_t)sizeof e) {
+		*not_found = e == ENOENT;
+		diag_errorf("cannot run '%s': %s", program, strerror(e));
+		return GS_EENV;
+	}
+	struct stat sb;
+	bool ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	if (!ok || stat(pf->image, &sb) != 0 || sb.st_size == 0) {
+		if (ok)
+			diag_errorf("gnuplot wrote no image to '%s'", pf->image);
+		else if (WIFEXITED(st))
+			diag_errorf("gnuplot failed on '%s' (exit status %d; its message is above)", pf->script,
+				    WEXITSTATUS(st));
+		else
+			diag_errorf("gnuplot was killed by signal %d", WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+		remove(pf->image);
+		return GS_EINVAL;
+	}
+	return 0;
+}

@@ -1,0 +1,44 @@
+/* plot: report plots of a scaling sweep (scale/scale.h), drawn by gnuplot. For an image FILE.png (or .svg, .pdf)
+ * plot_write writes FILE.dat (the numbers, one block per hardware model) and FILE.gp (a commented gnuplot script
+ * that reads FILE.dat by its bare name and writes FILE.png), and plot_render runs gnuplot on the script from its
+ * folder, so a user restyles a plot by editing FILE.gp and running `gnuplot FILE.gp` there. gnuplot is the only
+ * backend and stays in this module: nothing else in gpusim starts a program. */
+#ifndef PLOT_H
+#define PLOT_H
+
+#include <stddef.h>
+#include "scale/scale.h"
+
+enum plot_kind {
+	PLOT_EFFICIENCY,  /* scaling efficiency vs GPUs, a line per hardware model, ideal at 100 % */
+	PLOT_THROUGHPUT,  /* tokens/s vs GPUs (log-log), a line per hardware model and its ideal */
+	PLOT_BREAKDOWN,   /* step time split into compute, exposed TP/PP/DP communication, bubble, optimizer */
+	PLOT_COMPARE,     /* two hardware models: throughput of both, and the ratio of the first to the second */
+	PLOT_NKINDS
+};
+
+/* plot_kind_parse: 0, or GS_EUSAGE for an unknown name; plot_kind_names: NULL-terminated, in enum order. */
+int plot_kind_parse(const char *s, enum plot_kind *out);
+extern const char *const plot_kind_names[];
+
+struct plot_files {
+	char image[4096], script[4096], data[4096];  /* paths as given: dir/name.png, dir/name.gp, dir/name.dat */
+	char dir[4096];                               /* folder gnuplot runs in ("." for none) */
+	const char *terminal;                         /* pngcairo, svg or pdfcairo */
+};
+
+/* plot_files_for: the three paths and the terminal for an image path; 0, or GS_EUSAGE when the extension is not
+ * .png, .svg or .pdf (or the path is too long). */
+int plot_files_for(const char *image, struct plot_files *out);
+
+/* plot_write: FILE.dat and FILE.gp for kind from table t; title NULL: one naming the scenario, the mode and the
+ * hardware. 0, GS_EINVAL after a message when the table cannot give that plot (no feasible row; compare without
+ * exactly two hardware models), GS_EENV when a file cannot be written. */
+int plot_write(const struct scale_table *t, enum plot_kind kind, const struct plot_files *pf, const char *title);
+
+/* plot_render: run `gnuplot SCRIPT` (program: the gnuplot to run, found on PATH) in pf->dir and check that it
+ * exited 0 and left a non-empty image. 0; GS_EENV when gnuplot cannot be started (not installed: *not_found set);
+ * GS_EINVAL when gnuplot failed (its messages are on stderr; a partial image is removed). */
+int plot_render(const struct plot_files *pf, const char *program, int *not_found);
+
+#endif

@@ -1,0 +1,616 @@
+/* table: a sweep's rows on paper and back. One column list (cols[] below) drives the CSV header, the CSV cells,
+ * the JSON keys and both readers, so a column added there is written and read everywhere alike. A row that is
+ * not feasible has only the columns up to "reason"; its other cells are empty (CSV) or absent (JSON).
+ * Doubles are written in shortest round-trip form and read with strtod, so read-then-write is byte-identical:
+ * merged shards print exactly what the whole sweep prints. */
+#include "scale/scale.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/diag.h"
+#include "util/gserr.h"
+#include "util/jsonw.h"
+#include "util/xalloc.h"
+#include "util/ydoc.h"
+
+enum ctype { C_INT, C_DBL, C_BOOL, C_STR };
+
+struct col {
+	const char *name;     /* CSV header; "parent.child" nests in JSON */
+	enum ctype type;
+	size_t off, size;
+	bool feasible_only;
+};
+
+#define COL(n, t, m, f) {n, t, offsetof(struct scale_row, m), sizeof(((struct scale_row *)0)->m), f}
+static const struct col cols[] = {
+	COL("row", C_INT, row, false),
+	COL("hardware", C_STR, hardware, false),
+	COL("gpus", C_INT, gpus, false),
+	COL("dp", C_INT, dp, false),
+	COL("tp", C_INT, tp, false),
+	COL("pp", C_INT, pp, false),
+	COL("global_batch", C_INT, global_batch, false),
+	COL("micro_batch", C_INT, micro_batch, false),
+	COL("feasible", C_BOOL, feasible, false),
+	COL("reason", C_STR, reason, false),
+	COL("num_microbatches", C_INT, num_microbatches, true),
+	COL("base_gpus", C_INT, base_gpus, true),
+	COL("step_time_s", C_DBL, step_time_s, true),
+	COL("tokens_per_s", C_DBL, tokens_per_s, true),
+	COL("speedup", C_DBL, speedup, true),
+	COL("scaling_efficiency", C_DBL, efficiency, true),
+	COL("mfu", C_DBL, mfu, true),
+	COL("exposed_comm_share", C_DBL, exposed_comm_share, true),
+	COL("bubble_share", C_DBL, bubble_share, true),
+	COL("breakdown_s.compute", C_DBL, breakdown_s.compute, true),
+	COL("breakdown_s.tp_comm_exposed", C_DBL, breakdown_s.tp_comm_exposed, true),
+	COL("breakdown_s.pp_comm_exposed", C_DBL, breakdown_s.pp_comm_exposed, true),
+	COL("breakdown_s.dp_comm_exposed", C_DBL, breakdown_s.dp_comm_exposed, true),
+	COL("breakdown_s.pipeline_bubble", C_DBL, breakdown_s.pipeline_bubble, true),
+	COL("breakdown_s.optimizer", C_DBL, breakdown_s.optimizer, true),
+	COL("breakdown_s.host_wait", C_DBL, breakdown_s.host_wait, true),
+	COL("memory_per_gpu_bytes", C_DBL, memory_per_gpu_bytes, true),
+	COL("memory_capacity_bytes", C_DBL, memory_capacity_bytes, true),
+	COL("fits_in_memory", C_BOOL, fits_in_memory, true),
+};
+#define NCOLS ((int)(sizeof cols / sizeof cols[0]))
+/* The sweep's own fields, repeated at the start of every CSV line. */
+static const char *const sweep_cols[] = { "sweep", "scenario", "mode", "rows_total" };
+#define NSWEEP 4
+
+static void *field(struct scale_row *r, const struct col *c)
+{
+	return (char *)r + c->off;
+}
+
+static const void *cfield(const struct scale_row *r, const struct col *c)
+{
+	return (const char *)r + c->off;
+}
+
+static int finish(FILE *f)
+{
+	return fflush(f) != 0 || ferror(f) ? GS_EENV : GS_OK;
+}
+
+/* ---- CSV ---- */
+
+static void csv_cell(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/* The text of a column's value (empty for a value the row does not have). */
+static const char *cell_text(const struct scale_row *r, const struct col *c, char *buf, size_t n)
+{
+	if (c->feasible_only && !r->feasible)
+		return "";
+	const void *p = cfield(r, c);
+	switch (c->type) {
+	case C_INT: snprintf(buf, n, "%d", *(const int *)p); return buf;
+	case C_DBL: return isfinite(*(const double *)p) ? jsonw_format_double(*(const double *)p, buf, n) : "";
+	case C_BOOL: return *(const bool *)p ? "true" : "false";
+	case C_STR: return (const char *)p;
+	}
+	return "";
+}
+
+static int write_csv(FILE *f, const struct scale_table *t)
+{
+	for (int i = 0; i < NSWEEP; i++)
+		fprintf(f, "%s,", sweep_cols[i]);
+	for (int c = 0; c < NCOLS; c++)
+		fprintf(f, "%s%c", cols[c].name, c + 1 < NCOLS ? ',' : '\n');
+	for (int i = 0; i < t->n; i++) {
+		const struct scale_row *r = &t->rows[i];
+		fprintf(f, "%s,", t->sweep);
+		csv_cell(f, t->scenario);
+		fprintf(f, ",%s,%d,", scale_mode_name(t->mode), t->rows_total);
+		for (int c = 0; c < NCOLS; c++) {
+			char buf[48];
+			csv_cell(f, cell_text(r, &cols[c], buf, sizeof buf));
+			fputc(c + 1 < NCOLS ? ',' : '\n', f);
+		}
+	}
+	return finish(f);
+}
+
+/* ---- JSON ---- */
+
+static int write_json(FILE *f, const struct scale_table *t)
+{
+	struct jsonw w;
+	jsonw_init(&w, f);
+	jsonw_object_begin(&w);
+	jsonw_kv_string(&w, "scenario", t->scenario);
+	jsonw_kv_string(&w, "mode", scale_mode_name(t->mode));
+	jsonw_kv_string(&w, "sweep", t->sweep);
+	jsonw_kv_int(&w, "rows_total", t->rows_total);
+	jsonw_kv_int(&w, "shard", t->shard);
+	jsonw_kv_int(&w, "shards", t->nshards);
+	jsonw_key(&w, "rows");
+	jsonw_array_begin(&w);
+	for (int i = 0; i < t->n; i++) {
+		const struct scale_row *r = &t->rows[i];
+		jsonw_object_begin(&w);
+		const char *open = NULL;  /* the parent object now open, "breakdown_s." */
+		size_t open_len = 0;
+		for (int c = 0; c < NCOLS; c++) {
+			const struct col *col = &cols[c];
+			if ((col->feasible_only && !r->feasible) || (col->type == C_STR && col->off ==
+			    offsetof(struct scale_row, reason) && r->feasible))
+				continue;
+			const char *dot = strchr(col->name, '.');
+			const char *key = col->name;
+			if (open && (!dot || strncmp(col->name, open, open_len) != 0)) {
+				jsonw_object_end(&w);
+				open = NULL;
+			}
+			if (dot) {
+				if (!open) {
+					char parent[64];
+					snprintf(parent, sizeof parent, "%.*s", (int)(dot - col->name), col->name);
+					jsonw_key(&w, parent);
+					jsonw_object_begin(&w);
+					open = col->name;
+					open_len = (size_t)(dot - col->name) + 1;
+				}
+				key = dot + 1;
+			}
+			const void *p = cfield(r, col);
+			switch (col->type) {
+			case C_INT: jsonw_kv_int(&w, key, *(const int *)p); break;
+			case C_DBL: jsonw_kv_double(&w, key, *(const double *)p); break;
+			case C_BOOL: jsonw_kv_bool(&w, key, *(const bool *)p); break;
+			case C_STR: jsonw_kv_string(&w, key, (const char *)p); break;
+			}
+		}
+		if (open)
+			jsonw_object_end(&w);
+		jsonw_object_end(&w);
+	}
+	jsonw_array_end(&w);
+	jsonw_object_end(&w);
+	return jsonw_finish(&w);
+}
+
+/* ---- table for people ---- */
+
+static int write_people(FILE *f, const struct scale_table *t)
+{
+	int hw_w = 8;
+	bool oom = false, host = false;
+	for (int i = 0; i < t->n; i++) {
+		int len = (int)strlen(t->rows[i].hardware);
+		hw_w = len > hw_w ? len : hw_w;
+		oom |= t->rows[i].feasible && !t->rows[i].fits_in_memory;
+		host |= t->rows[i].feasible && t->rows[i].breakdown_s.host_wait > 0;
+	}
+	fprintf(f, "%s: %s scaling (%s), tp and pp as in the scenario, dp = GPUs / (tp*pp)\n", t->scenario,
+		scale_mode_name(t->mode),
+		t->mode == SCALE_STRONG ? "global batch kept" : "batch per DP replica kept, global batch grows");
+	if (t->nshards > 1)
+		fprintf(f, "shard %d of %d: rows %d, %d, ... of %d (join the shards with 'gpusim merge')\n", t->shard,
+			t->nshards, t->shard - 1, t->shard - 1 + t->nshards, t->rows_total);
+	fputc('\n', f);
+	fprintf(f, "%-*s %6s %15s %7s %12s %14s %8s %10s %8s %7s %9s\n", hw_w, "hardware", "gpus", "dp x tp x pp",
+		"batch", "step (ms)", "tokens/s", "speedup", "efficiency", "comm", "bubble", "GB/GPU");
+	for (int i = 0; i < t->n; i++) {
+		const struct scale_row *r = &t->rows[i];
+		char layout[48];
+		snprintf(layout, sizeof layout, "%d x %d x %d", r->dp, r->tp, r->pp);
+		fprintf(f, "%-*s %6d ", hw_w, r->hardware, r->gpus);
+		if (!r->feasible) {
+			fprintf(f, "infeasible: %s\n", r->reason);
+			continue;
+		}
+		char tok[48];
+		report_group_digits(r->tokens_per_s, tok, sizeof tok);
+		fprintf(f, "%15s %7d %12.3f %14s %8.2f %8.1f %% %6.1f %% %5.1f %% %8.1f%s\n", layout, r->global_batch,
+			r->step_time_s * 1e3, tok, r->speedup, r->efficiency * 100, r->exposed_comm_share * 100,
+			r->bubble_share * 100, r->memory_per_gpu_bytes / 1e9, r->fits_in_memory ? "" : " !");
+	}
+	fputs("\nspeedup: tokens/s over the first feasible row of the same hardware; efficiency: speedup / (gpus /\n"
+	      "its gpus); comm: exposed TP + PP + DP communication, share of the step on the critical rank\n", f);
+	if (oom)
+		fputs("!: does not fit in GPU memory (gpusim predict shows the memory breakdown)\n", f);
+	if (host)
+		fputs("some rows wait for the host (training.host_us_per_op): see breakdown_s.host_wait in csv/json\n",
+		      f);
+	return finish(f);
+}
+
+int scale_table_write(FILE *f, enum report_format fmt, const struct scale_table *t)
+{
+	switch (fmt) {
+	case REPORT_CSV: return write_csv(f, t);
+	case REPORT_JSON: return write_json(f, t);
+	case REPORT_TABLE: return write_people(f, t);
+	}
+	return GS_EUSAGE;
+}
+
+/* ---- reading ---- */
+
+/* Set a column from text; -1 when the text is not of the column's type. */
+static int set_cell(struct scale_row *r, const struct col *c, const char *s)
+{
+	void *p = field(r, c);
+	char *end;
+	errno = 0;
+	switch (c->type) {
+	case C_INT: {
+		long v = strtol(s, &end, 10);
+		if (errno || end == s || *end || v < -2147483647L - 1 || v > 2147483647L)
+			return -1;
+		*(int *)p = (int)v;
+		return 0;
+	}
+	case C_DBL: {
+		double v = strtod(s, &end);
+		if (errno || end == s || *end)
+			return -1;
+		*(double *)p = v;
+		return 0;
+	}
+	case C_BOOL:
+		if (strcmp(s, "true") == 0)
+			*(bool *)p = true;
+		else if (strcmp(s, "false") == 0)
+			*(bool *)p = false;
+		else
+			return -1;
+		return 0;
+	case C_STR:
+		if (strlen(s) >= c->size)
+			return -1;
+		memcpy(p, s, strlen(s) + 1);
+		return 0;
+	}
+	return -1;
+}
+
+static const char *type_name(enum ctype t)
+{
+	return t == C_INT ? "an integer" : t == C_DBL ? "a number" : t == C_BOOL ? "true or false" : "a short text";
+}
+
+/* A CSV reader for the tables write_csv writes (RFC 4180 quoting, no line breaks inside cells). */
+struct csv {
+	const char *path;
+	int line;
+	char **cells;
+	int *cols_at;      /* 1-based column of each cell in the line, for messages */
+	int n, cap;
+	char *buf;         /* the current line's unquoted cells, NUL-separated */
+	size_t bufcap;
+};
+
+static int csv_split(struct csv *c, const char *line)
+{
+	size_t len = strlen(line);
+	if (len + 1 > c->bufcap) {
+		c->bufcap = len + 1;
+		c->buf = xrealloc(c->buf, c->bufcap);
+	}
+	char *o = c->buf;
+	const char *p = line;
+	c->n = 0;
+	for (;;) {
+		if (c->n == c->cap) {
+			c->cap = c->cap ? 2 * c->cap : 64;
+			c->cells = xrealloc(c->cells, (size_t)c->cap * sizeof *c->cells);
+			c->cols_at = xrealloc(c->cols_at, (size_t)c->cap * sizeof *c->cols_at);
+		}
+		c->cells[c->n] = o;
+		c->cols_at[c->n] = (int)(p - line) + 1;
+		c->n++;
+		if (*p == '"') {
+			p++;
+			for (;;) {
+				if (*p == '\0')
+					return diag_error(c->path, c->line, (int)(p - line) + 1, "unterminated quoted cell");
+				if (*p == '"' && p[1] == '"') {
+					*o++ = '"';
+					p += 2;
+				} else if (*p == '"') {
+					p++;
+					break;
+				} else {
+					*o++ = *p++;
+				}
+			}
+			if (*p != ',' && *p != '\0')
+				return diag_error(c->path, c->line, (int)(p - line) + 1, "text after a quoted cell");
+		} else {
+			while (*p && *p != ',')
+				*o++ = *p++;
+		}
+		*o++ = '\0';
+		if (*p == '\0')
+			return 0;
+		p++;
+	}
+}
+
+static void csv_release(struct csv *c)
+{
+	free(c->cells);
+	free(c->cols_at);
+	free(c->buf);
+}
+
+/* One line without its line ending into *line (grown as needed); 0 at end of file. */
+static int read_line(FILE *f, char **line, size_t *cap)
+{
+	size_t n = 0;
+	int ch;
+	while ((ch = fgetc(f)) != EOF && ch != '\n') {
+		if (n + 2 > *cap) {
+			*cap = *cap ? 2 * *cap : 512;
+			*line = xrealloc(*line, *cap);
+		}
+		(*line)[n++] = (char)ch;
+	}
+	if (n == 0 && ch == EOF)
+		return 0;
+	if (!*line) {
+		*cap = 1;
+		*line = xrealloc(NULL, 1);
+	}
+	if (n > 0 && (*line)[n - 1] == '\r')
+		n--;
+	(*line)[n] = '\0';
+	return 1;
+}
+
+static int read_csv(const char *path, FILE *f, struct scale_table *t)
+{
+	struct csv c = { .path = path };
+	char *line = NULL;
+	size_t cap = 0;
+	int at[NSWEEP + NCOLS], rc = 0;
+	for (int i = 0; i < NSWEEP + NCOLS; i++)
+		at[i] = -1;
+	bool first = true;
+	t->nshards = t->shard = 1;
+	while (rc == 0 && read_line(f, &line, &cap)) {
+		c.line++;
+		if (line[0] == '\0')
+			continue;
+		if ((rc = csv_split(&c, line)) != 0)
+			break;
+		if (first) {
+			first = false;
+			for (int k = 0; k < c.n; k++)
+				for (int i = 0; i < NSWEEP + NCOLS; i++)
+					if (strcmp(c.cells[k], i < NSWEEP ? sweep_cols[i] : cols[i - NSWEEP].name) == 0)
+						at[i] = k;
+			for (int i = 0; i < NSWEEP + NCOLS && rc == 0; i++)
+				if (at[i] < 0)
+					rc = diag_error(path, 1, 0, "no column '%s': not a table written by gpusim scale",
+							i < NSWEEP ? sweep_cols[i] : cols[i - NSWEEP].name);
+			continue;
+		}
+		char sweep[17] = "";
+		int total = 0;
+		struct scale_row *r = scale_table_add(t);
+		for (int i = 0; i < NSWEEP + NCOLS && rc == 0; i++) {
+			if (at[i] >= c.n) {
+				rc = diag_error(path, c.line, 0, "the line has %d cells, the header %d", c.n,
+						NSWEEP + NCOLS);
+				break;
+			}
+			const char *s = c.cells[at[i]];
+			int col = c.cols_at[at[i]];
+			if (i < NSWEEP) {
+				bool ok;
+				if (i == 0) {
+					ok = strlen(s) == 16;
+					if (ok)
+						memcpy(sweep, s, 17);
+				} else if (i == 1) {
+					ok = strlen(s) < sizeof t->scenario;
+					if (ok)
+						memcpy(t->scenario, s, strlen(s) + 1);
+				} else if (i == 2) {
+					ok = scale_mode_parse(s, &t->mode) == 0;
+				} else {
+					char *end;
+					long v = strtol(s, &end, 10);
+					ok = end != s && *end == '\0' && v > 0 && v <= 1000000;
+					total = (int)v;
+				}
+				if (!ok)
+					rc = diag_error(path, c.line, col, "bad %s '%s'", sweep_cols[i], s);
+				continue;
+			}
+			const struct col *cl = &cols[i - NSWEEP];
+			if (s[0] == '\0' && (cl->type == C_STR || cl->feasible_only))
+				continue;
+			if (set_cell(r, cl, s) != 0)
+				rc = diag_error(path, c.line, col, "%s: expected %s, got '%s'", cl->name, type_name(cl->type),
+						s);
+		}
+		if (rc != 0)
+			break;
+		if (t->n == 1) {
+			memcpy(t->sweep, sweep, sizeof t->sweep);
+			t->rows_total = total;
+		} else if (strcmp(t->sweep, sweep) != 0 || t->rows_total != total) {
+			rc = diag_error(path, c.line, 0, "this row belongs to another sweep (%s of %d rows, not %s of %d)",
+					sweep, total, t->sweep, t->rows_total);
+		}
+	}
+	if (rc == 0 && first)
+		rc = diag_error(path, 0, 0, "empty file: not a table written by gpusim scale");
+	free(line);
+	csv_release(&c);
+	return rc;
+}
+
+static int read_json_row(struct ydoc *d, const struct ynode *item, struct scale_row *r)
+{
+	int errs = ydoc_errors(d);
+	bool feasible = true;
+	ydoc_bool(d, item, "feasible", YD_REQUIRED, &feasible);
+	for (int c = 0; c < NCOLS; c++) {
+		const struct col *cl = &cols[c];
+		const struct ynode *map = item;
+		const char *key = cl->name, *dot = strchr(key, '.');
+		if (cl->feasible_only && !feasible)
+			continue;
+		unsigned flags = (cl->type == C_STR && cl->off == offsetof(struct scale_row, reason)) ? 0 : YD_REQUIRED;
+		if (dot) {
+			char parent[64];
+			snprintf(parent, sizeof parent, "%.*s", (int)(dot - key), key);
+			if (ydoc_map(d, item, parent, YD_REQUIRED, &map) != 1)
+				continue;
+			key = dot + 1;
+		}
+		void *p = field(r, cl);
+		switch (cl->type) {
+		case C_INT: ydoc_int(d, map, key, flags, (int *)p); break;
+		case C_DBL: ydoc_double(d, map, key, flags, (double *)p); break;
+		case C_BOOL: ydoc_bool(d, map, key, flags, (bool *)p); break;
+		case C_STR: ydoc_string(d, map, key, flags, (char *)p, cl->size); break;
+		}
+	}
+	return ydoc_errors(d) > errs ? GS_EINVAL : 0;
+}
+
+static int read_json(const char *path, struct scale_table *t)
+{
+	int err;
+	struct ydoc *d = ydoc_load_file(path, &err);
+	if (!d)
+		return err;
+	const struct ynode *root = ydoc_root(d), *rows = NULL;
+	char mode[16] = "";
+	if (ynode_kind(root) != YNODE_MAP) {
+		ydoc_error(d, root, "expected the JSON object gpusim scale writes");
+	} else {
+		ydoc_string(d, root, "scenario", YD_REQUIRED, t->scenario, sizeof t->scenario);
+		if (ydoc_string(d, root, "mode", YD_REQUIRED, mode, sizeof mode) == 1 &&
+		    scale_mode_parse(mode, &t->mode) != 0)
+			ydoc_error(d, ynode_get(root, "mode"), "mode: expected strong or weak, got '%s'", mode);
+		ydoc_string(d, root, "sweep", YD_REQUIRED, t->sweep, sizeof t->sweep);
+		ydoc_int(d, root, "rows_total", YD_REQUIRED | YD_POSITIVE, &t->rows_total);
+		ydoc_int(d, root, "shard", YD_REQUIRED | YD_POSITIVE, &t->shard);
+		ydoc_int(d, root, "shards", YD_REQUIRED | YD_POSITIVE, &t->nshards);
+		ydoc_seq(d, root, "rows", YD_REQUIRED, &rows);
+		for (int i = 0; i < ynode_len(rows); i++)
+			read_json_row(d, ynode_item(rows, i), scale_table_add(t));
+	}
+	err = ydoc_errors(d) ? GS_EINVAL : 0;
+	ydoc_free(d);
+	return err;
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct scale_row *x = a, *y = b;
+	return (x->row > y->row) - (x->row < y->row);
+}
+
+int scale_table_read(const char *path, struct scale_table *t)
+{
+	scale_table_init(t);
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		diag_errorf("cannot open '%s': %s", path, strerror(errno));
+		return GS_EENV;
+	}
+	int ch;
+	while ((ch = fgetc(f)) == ' ' || ch == '\t' || ch == '\n' || ch == '\r')
+		;
+	int rc;
+	if (ch == '{') {
+		fclose(f);
+		rc = read_json(path, t);
+	} else {
+		rewind(f);
+		rc = read_csv(path, f, t);
+		if (ferror(f)) {
+			diag_errorf("cannot read '%s'", path);
+			rc = GS_EENV;
+		}
+		fclose(f);
+	}
+	if (rc != 0)
+		return rc;
+	for (int i = 0; i < t->n; i++)
+		if (t->rows[i].row < 0 || t->rows[i].row >= t->rows_total)
+			return diag_error(path, 0, 0, "row %d is outside the sweep's %d rows", t->rows[i].row,
+					  t->rows_total);
+	qsort(t->rows, (size_t)t->n, sizeof *t->rows, cmp_row);
+	return 0;
+}
+
+int scale_table_merge(const struct scale_table *tabs, const char *const *names, int n, struct scale_table *out)
+{
+	scale_table_init(out);
+	if (n <= 0)
+		return diag_errorf("merge: no tables");
+	const struct scale_table *a = &tabs[0];
+	int total = a->rows_total;
+	for (int i = 1; i < n; i++) {
+		const struct scale_table *b = &tabs[i];
+		if (strcmp(a->sweep, b->sweep) != 0 || a->rows_total != b->rows_total || a->mode != b->mode)
+			return diag_errorf("%s and %s come from different sweeps (ids %s and %s): shards to merge must "
+					   "come from one 'gpusim scale' command line with --shard i/N", names[0], names[i],
+					   a->sweep, b->sweep);
+	}
+	int *from = xcalloc((size_t)total, sizeof *from);  /* 1 + the table holding each row, 0 none */
+	const struct scale_row **rows = xcalloc((size_t)total, sizeof *rows);
+	int rc = 0;
+	for (int i = 0; i < n && rc == 0; i++)
+		for (int k = 0; k < tabs[i].n; k++) {
+			int r = tabs[i].rows[k].row;
+			if (from[r]) {
+				rc = diag_errorf("row %d is in both %s and %s (the same shard given twice?)", r,
+						 names[from[r] - 1], names[i]);
+				break;
+			}
+			from[r] = i + 1;
+			rows[r] = &tabs[i].rows[k];
+		}
+	if (rc == 0) {
+		char missing[256] = "";
+		int nmiss = 0;
+		size_t len = 0;
+		for (int r = 0; r < total; r++)
+			if (!from[r] && nmiss++ < 12)
+				len += (size_t)snprintf(missing + len, sizeof missing - len, "%s%d", nmiss > 1 ? ", " : "",
+							r);
+		if (nmiss)
+			rc = diag_errorf("%d of the sweep's %d rows are in none of the files: rows %s%s (a shard "
+					 "missing?)", nmiss, total, missing, nmiss > 12 ? ", ..." : "");
+	}
+	if (rc == 0) {
+		memcpy(out->scenario, a->scenario, sizeof out->scenario);
+		memcpy(out->sweep, a->sweep, sizeof out->sweep);
+		out->mode = a->mode;
+		out->rows_total = total;
+		for (int r = 0; r < total; r++)
+			*scale_table_add(out) = *rows[r];
+	}
+	free(from);
+	free(rows);
+	return rc;
+}
