@@ -329,7 +329,7 @@ static void script_breakdown(FILE *f, const struct plot_files *pf, const struct 
 		groups += g[h].feasible > 0;
 	title(f, t, g, ng, "Where the step time goes", given);
 	fputs("set ylabel 'share of the step time on the critical GPU (%)'\n"
-	      "set xlabel 'GPUs' offset 0,-1\n"
+	      "set xlabel 'GPUs'\n"
 	      "set yrange [0:112]\nset ytics 0,20,100\nset grid ytics\n"
 	      "set style fill solid 0.9 border rgb '#333333'\nset boxwidth 0.72\n"
 	      "set key below center horizontal samplen 2\nset xtics nomirror scale 0\nset tics out\n", f);
@@ -361,6 +361,7 @@ static void script_breakdown(FILE *f, const struct plot_files *pf, const struct 
 		fprintf(f, "cum%d(x) = %s\n", nd, expr);
 		drawn[nd++] = k;
 	}
+	fputs("step_label(ms) = ms >= 1000 ? sprintf('%.3g s', ms / 1000) : sprintf('%.3g ms', ms)\n", f);
 	const char *data = base_name(pf->data);
 	/* the boxes go tallest first (each covers the one before below its top); the key entries come separately,
 	 * in stacking order */
@@ -376,7 +377,7 @@ static void script_breakdown(FILE *f, const struct plot_files *pf, const struct 
 			D_BARX, d, D_GPUS, parts[drawn[d]].color);
 	}
 	gp_str(f, data);
-	fprintf(f, " using %d:(cum%d(0)):(sprintf('%%.4g ms', $%d)) with labels offset 0,0.8 font ',%d'%s notitle\n",
+	fprintf(f, " using %d:(cum%d(0)):(step_label($%d)) with labels offset 0,0.8 font ',%d'%s notitle\n",
 		D_BARX, nd - 1, D_STEP_MS, bars > 12 ? 9 : 10, bars > 12 ? " rotate by 90 left" : "");
 }
 
