@@ -131,8 +131,7 @@ static int write_json(FILE *f, const struct result *r)
 	return jsonw_finish(&w);
 }
 
-/* A CSV cell (RFC 4180): quoted only when it holds a comma, a quote or a line break. */
-static void csv_string(FILE *f, const char *s)
+void report_csv_cell(FILE *f, const char *s)
 {
 	if (!s)
 		return;
@@ -182,7 +181,7 @@ static int write_csv(FILE *f, const struct result *r)
 			fputc(',', f);
 		first = false;
 		switch (x->kind) {
-		case K_STR: csv_string(f, x->s); break;
+		case K_STR: report_csv_cell(f, x->s); break;
 		case K_DBL: if (isfinite(x->d)) fputs(jsonw_format_double(x->d, buf, sizeof buf), f); break;
 		case K_INT: fprintf(f, "%lld", x->i); break;
 		case K_BOOL: fputs(x->i ? "true" : "false", f); break;

@@ -19,49 +19,58 @@
 
 enum ctype { C_INT, C_DBL, C_BOOL, C_STR };
 
+/* Which rows have a column: every row, feasible rows (the prediction), infeasible ones (the reason). */
+enum when { W_ALL, W_FEASIBLE, W_INFEASIBLE };
+
 struct col {
 	const char *name;     /* CSV header; "parent.child" nests in JSON */
 	enum ctype type;
 	size_t off, size;
-	bool feasible_only;
+	enum when when;
 };
 
 #define COL(n, t, m, f) {n, t, offsetof(struct scale_row, m), sizeof(((struct scale_row *)0)->m), f}
 static const struct col cols[] = {
-	COL("row", C_INT, row, false),
-	COL("hardware", C_STR, hardware, false),
-	COL("gpus", C_INT, gpus, false),
-	COL("dp", C_INT, dp, false),
-	COL("tp", C_INT, tp, false),
-	COL("pp", C_INT, pp, false),
-	COL("global_batch", C_INT, global_batch, false),
-	COL("micro_batch", C_INT, micro_batch, false),
-	COL("feasible", C_BOOL, feasible, false),
-	COL("reason", C_STR, reason, false),
-	COL("num_microbatches", C_INT, num_microbatches, true),
-	COL("base_gpus", C_INT, base_gpus, true),
-	COL("step_time_s", C_DBL, step_time_s, true),
-	COL("tokens_per_s", C_DBL, tokens_per_s, true),
-	COL("speedup", C_DBL, speedup, true),
-	COL("scaling_efficiency", C_DBL, efficiency, true),
-	COL("mfu", C_DBL, mfu, true),
-	COL("exposed_comm_share", C_DBL, exposed_comm_share, true),
-	COL("bubble_share", C_DBL, bubble_share, true),
-	COL("breakdown_s.compute", C_DBL, breakdown_s.compute, true),
-	COL("breakdown_s.tp_comm_exposed", C_DBL, breakdown_s.tp_comm_exposed, true),
-	COL("breakdown_s.pp_comm_exposed", C_DBL, breakdown_s.pp_comm_exposed, true),
-	COL("breakdown_s.dp_comm_exposed", C_DBL, breakdown_s.dp_comm_exposed, true),
-	COL("breakdown_s.pipeline_bubble", C_DBL, breakdown_s.pipeline_bubble, true),
-	COL("breakdown_s.optimizer", C_DBL, breakdown_s.optimizer, true),
-	COL("breakdown_s.host_wait", C_DBL, breakdown_s.host_wait, true),
-	COL("memory_per_gpu_bytes", C_DBL, memory_per_gpu_bytes, true),
-	COL("memory_capacity_bytes", C_DBL, memory_capacity_bytes, true),
-	COL("fits_in_memory", C_BOOL, fits_in_memory, true),
+	COL("row", C_INT, row, W_ALL),
+	COL("hardware", C_STR, hardware, W_ALL),
+	COL("gpus", C_INT, gpus, W_ALL),
+	COL("dp", C_INT, dp, W_ALL),
+	COL("tp", C_INT, tp, W_ALL),
+	COL("pp", C_INT, pp, W_ALL),
+	COL("global_batch", C_INT, global_batch, W_ALL),
+	COL("micro_batch", C_INT, micro_batch, W_ALL),
+	COL("feasible", C_BOOL, feasible, W_ALL),
+	COL("reason", C_STR, reason, W_INFEASIBLE),
+	COL("num_microbatches", C_INT, num_microbatches, W_FEASIBLE),
+	COL("base_gpus", C_INT, base_gpus, W_FEASIBLE),
+	COL("step_time_s", C_DBL, step_time_s, W_FEASIBLE),
+	COL("tokens_per_s", C_DBL, tokens_per_s, W_FEASIBLE),
+	COL("speedup", C_DBL, speedup, W_FEASIBLE),
+	COL("scaling_efficiency", C_DBL, efficiency, W_FEASIBLE),
+	COL("mfu", C_DBL, mfu, W_FEASIBLE),
+	COL("exposed_comm_share", C_DBL, exposed_comm_share, W_FEASIBLE),
+	COL("bubble_share", C_DBL, bubble_share, W_FEASIBLE),
+	COL("breakdown_s.compute", C_DBL, breakdown_s.compute, W_FEASIBLE),
+	COL("breakdown_s.tp_comm_exposed", C_DBL, breakdown_s.tp_comm_exposed, W_FEASIBLE),
+	COL("breakdown_s.pp_comm_exposed", C_DBL, breakdown_s.pp_comm_exposed, W_FEASIBLE),
+	COL("breakdown_s.dp_comm_exposed", C_DBL, breakdown_s.dp_comm_exposed, W_FEASIBLE),
+	COL("breakdown_s.pipeline_bubble", C_DBL, breakdown_s.pipeline_bubble, W_FEASIBLE),
+	COL("breakdown_s.optimizer", C_DBL, breakdown_s.optimizer, W_FEASIBLE),
+	COL("breakdown_s.host_wait", C_DBL, breakdown_s.host_wait, W_FEASIBLE),
+	COL("memory_per_gpu_bytes", C_DBL, memory_per_gpu_bytes, W_FEASIBLE),
+	COL("memory_capacity_bytes", C_DBL, memory_capacity_bytes, W_FEASIBLE),
+	COL("fits_in_memory", C_BOOL, fits_in_memory, W_FEASIBLE),
 };
 #define NCOLS ((int)(sizeof cols / sizeof cols[0]))
 /* The sweep's own fields, repeated at the start of every CSV line. */
 static const char *const sweep_cols[] = { "sweep", "scenario", "mode", "rows_total" };
 #define NSWEEP 4
+
+/* Whether row r has column c. */
+static bool has(const struct scale_row *r, const struct col *c)
+{
+	return c->when == W_ALL || (c->when == W_FEASIBLE) == r->feasible;
+}
 
 static void *field(struct scale_row *r, const struct col *c)
 {
@@ -80,25 +89,10 @@ static int finish(FILE *f)
 
 /* ---- CSV ---- */
 
-static void csv_cell(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 /* The text of a column's value (empty for a value the row does not have). */
 static const char *cell_text(const struct scale_row *r, const struct col *c, char *buf, size_t n)
 {
-	if (c->feasible_only && !r->feasible)
+	if (!has(r, c))
 		return "";
 	const void *p = cfield(r, c);
 	switch (c->type) {
@@ -119,11 +113,11 @@ static int write_csv(FILE *f, const struct scale_table *t)
 	for (int i = 0; i < t->n; i++) {
 		const struct scale_row *r = &t->rows[i];
 		fprintf(f, "%s,", t->sweep);
-		csv_cell(f, t->scenario);
+		report_csv_cell(f, t->scenario);
 		fprintf(f, ",%s,%d,", scale_mode_name(t->mode), t->rows_total);
 		for (int c = 0; c < NCOLS; c++) {
 			char buf[48];
-			csv_cell(f, cell_text(r, &cols[c], buf, sizeof buf));
+			report_csv_cell(f, cell_text(r, &cols[c], buf, sizeof buf));
 			fputc(c + 1 < NCOLS ? ',' : '\n', f);
 		}
 	}
@@ -152,8 +146,7 @@ static int write_json(FILE *f, const struct scale_table *t)
 		size_t open_len = 0;
 		for (int c = 0; c < NCOLS; c++) {
 			const struct col *col = &cols[c];
-			if ((col->feasible_only && !r->feasible) || (col->type == C_STR && col->off ==
-			    offsetof(struct scale_row, reason) && r->feasible))
+			if (!has(r, col))
 				continue;
 			const char *dot = strchr(col->name, '.');
 			const char *key = col->name;
@@ -441,7 +434,7 @@ static int read_csv(const char *path, FILE *f, struct scale_table *t)
 				continue;
 			}
 			const struct col *cl = &cols[i - NSWEEP];
-			if (s[0] == '\0' && (cl->type == C_STR || cl->feasible_only))
+			if (s[0] == '\0' && (cl->type == C_STR || cl->when != W_ALL))
 				continue;
 			if (set_cell(r, cl, s) != 0)
 				rc = diag_error(path, c.line, col, "%s: expected %s, got '%s'", cl->name, type_name(cl->type),
@@ -473,9 +466,9 @@ static int read_json_row(struct ydoc *d, const struct ynode *item, struct scale_
 		const struct col *cl = &cols[c];
 		const struct ynode *map = item;
 		const char *key = cl->name, *dot = strchr(key, '.');
-		if (cl->feasible_only && !feasible)
+		if (cl->when == W_FEASIBLE && !feasible)
 			continue;
-		unsigned flags = (cl->type == C_STR && cl->off == offsetof(struct scale_row, reason)) ? 0 : YD_REQUIRED;
+		unsigned flags = cl->when == W_INFEASIBLE ? 0 : YD_REQUIRED;
 		if (dot) {
 			char parent[64];
 			snprintf(parent, sizeof parent, "%.*s", (int)(dot - key), key);
