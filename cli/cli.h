@@ -17,6 +17,24 @@ int cli_opt(int argc, char **argv, int *i, const char *lng, char shrt, const cha
 /* cli_parse_positive_int: a positive decimal int for option opt; 0, or -1 after a message. */
 int cli_parse_positive_int(const char *opt, const char *s, int *out);
 
+/* One option of a command, for cli_parse. */
+struct cli_option {
+	const char *name;   /* long name without the dashes: "format" matches --format and --format=V */
+	char shrt;          /* short letter ('o' for -o) or 0 */
+	bool takes_value;
+	int id;             /* handed to the command's on_opt */
+};
+
+/* cli_parse: the argument loop every command shares. Options in opts (a NULL name ends the list) go to on_opt
+ * with their value (NULL for a flag), in order; other arguments, and everything after "--", go to on_arg; -h and
+ * --help call help. Handlers return 0, or nonzero after printing what is wrong. An unknown option gets a did-you-mean.
+ * Returns 0 parsed, -1 help shown (exit 0), or 2 after a usage error (the message, then "see 'gpusim CMD --help'"). */
+int cli_parse(int argc, char **argv, const char *cmd, const struct cli_option *opts, void (*help)(void),
+	      int (*on_opt)(void *ctx, int id, const char *val), int (*on_arg)(void *ctx, const char *arg),
+	      void *ctx);
+/* cli_usage_error: prints "see 'gpusim CMD --help'" and returns 2, the usage-error exit status. */
+int cli_usage_error(const char *cmd);
+
 /* cli_unknown_option: "gpusim: CMD: unknown option '--fromat' (did you mean '--format'?)", the suggestion from
  * names (NULL-terminated, with their dashes). */
 void cli_unknown_option(const char *cmd, const char *arg, const char *const *names);

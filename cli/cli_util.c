@@ -123,3 +123,57 @@ void cli_unknown_option(const char *cmd, const char *arg, const char *const *nam
 	else
 		diag_errorf("%s: unknown option '%s'", cmd, name);
 }
+
+int cli_usage_error(const char *cmd)
+{
+	fprintf(stderr, "see 'gpusim %s --help'\n", cmd);
+	return 2;
+}
+
+#define CLI_MAX_OPTIONS 32
+
+int cli_parse(int argc, char **argv, const char *cmd, const struct cli_option *opts, void (*help)(void),
+	      int (*on_opt)(void *ctx, int id, const char *val), int (*on_arg)(void *ctx, const char *arg),
+	      void *ctx)
+{
+	bool only_args = false;
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		if (only_args || arg[0] != '-' || arg[1] == '\0') {
+			if (on_arg(ctx, arg) != 0)
+				return cli_usage_error(cmd);
+			continue;
+		}
+		if (strcmp(arg, "--") == 0) {
+			only_args = true;
+			continue;
+		}
+		if (cli_is_help(arg)) {
+			help();
+			return -1;
+		}
+		int m = 0;
+		for (const struct cli_option *o = opts; o->name && m == 0; o++) {
+			const char *val = NULL;
+			m = cli_opt(argc, argv, &i, o->name, o->shrt, o->takes_value ? &val : NULL);
+			if (m > 0 && on_opt(ctx, o->id, val) != 0)
+				m = -1;
+		}
+		if (m < 0)
+			return cli_usage_error(cmd);
+		if (m == 0) {
+			char names[CLI_MAX_OPTIONS + 1][40];
+			const char *list[CLI_MAX_OPTIONS + 2];
+			int n = 0;
+			for (const struct cli_option *o = opts; o->name && n < CLI_MAX_OPTIONS; o++, n++) {
+				snprintf(names[n], sizeof names[n], "--%s", o->name);
+				list[n] = names[n];
+			}
+			list[n++] = "--help";
+			list[n] = NULL;
+			cli_unknown_option(cmd, arg, list);
+			return cli_usage_error(cmd);
+		}
+	}
+	return 0;
+}

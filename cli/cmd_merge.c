@@ -39,52 +39,46 @@ static void help(void)
 	      "2 usage error, 3 a file cannot be read or written\n", stdout);
 }
 
-static int usage_error(void)
+enum { OPT_FORMAT, OPT_OUTPUT };
+static const struct cli_option options[] = {
+	{"format", 0, true, OPT_FORMAT}, {"output", 'o', true, OPT_OUTPUT}, {NULL, 0, false, 0},
+};
+
+struct args {
+	const char **files;
+	int nfiles;
+	enum report_format fmt;
+	const char *output;
+};
+
+static int on_opt(void *ctx, int id, const char *val)
 {
-	fputs("see 'gpusim merge --help'\n", stderr);
-	return 2;
+	struct args *a = ctx;
+	if (id == OPT_OUTPUT)
+		a->output = val;
+	else if (report_format_parse(val, &a->fmt) != 0)
+		return diag_errorf("unknown format '%s' (use table, csv or json)", val);
+	return 0;
 }
 
-static const char *const option_names[] = { "--format", "--output", "--help", NULL };
+static int on_arg(void *ctx, const char *arg)
+{
+	struct args *a = ctx;
+	a->files[a->nfiles++] = arg;
+	return 0;
+}
 
 int cmd_merge(int argc, char **argv)
 {
-	const char **files = xcalloc((size_t)argc, sizeof *files);
-	int nfiles = 0, status = 0;
-	enum report_format fmt = REPORT_TABLE;
-	const char *output = NULL;
-	bool only_files = false;
-	for (int i = 1; i < argc && status == 0; i++) {
-		const char *arg = argv[i], *val = NULL;
-		int m;
-		if (only_files || arg[0] != '-' || arg[1] == '\0') {
-			files[nfiles++] = arg;
-		} else if (strcmp(arg, "--") == 0) {
-			only_files = true;
-		} else if (cli_is_help(arg)) {
-			help();
-			status = -1;
-		} else if ((m = cli_opt(argc, argv, &i, "format", 0, &val)) != 0) {
-			if (m < 0) {
-				status = usage_error();
-			} else if (report_format_parse(val, &fmt) != 0) {
-				diag_errorf("unknown format '%s' (use table, csv or json)", val);
-				status = usage_error();
-			}
-		} else if ((m = cli_opt(argc, argv, &i, "output", 'o', &val)) != 0) {
-			if (m < 0)
-				status = usage_error();
-			output = val;
-		} else {
-			cli_unknown_option("merge", arg, option_names);
-			status = usage_error();
-		}
-	}
-	if (status == 0 && nfiles == 0) {
+	struct args a = { .files = xcalloc((size_t)argc, sizeof *a.files), .fmt = REPORT_TABLE };
+	int status = cli_parse(argc, argv, "merge", options, help, on_opt, on_arg, &a);
+	if (status == 0 && a.nfiles == 0) {
 		diag_errorf("merge needs the shard files of a sweep");
 		fputs(usage_line, stderr);
-		status = usage_error();
+		status = cli_usage_error("merge");
 	}
+	const char **files = a.files;
+	int nfiles = a.nfiles;
 	if (status != 0) {
 		free(files);
 		return status < 0 ? 0 : status;
@@ -92,7 +86,7 @@ int cmd_merge(int argc, char **argv)
 
 	struct scale_table *tabs = xcalloc((size_t)nfiles, sizeof *tabs);
 	struct scale_table all;
-	struct cli_out out = { .path = output };
+	struct cli_out out = { .path = a.output };
 	int rc = 0;
 	scale_table_init(&all);
 	for (int i = 0; i < nfiles && rc == 0; i++)
@@ -102,7 +96,7 @@ int cmd_merge(int argc, char **argv)
 	if (rc != 0) {
 		status = gserr_exit_code(rc);
 	} else if ((status = cli_out_open(&out)) == 0) {
-		int wr = scale_table_write(out.f ? out.f : stdout, fmt, &all);
+		int wr = scale_table_write(out.f ? out.f : stdout, a.fmt, &all);
 		if (out.f)
 			status = cli_out_commit(&out);
 		else if (wr != 0)

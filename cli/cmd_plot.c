@@ -53,72 +53,59 @@ static void help(void)
 	      "(the script and data are written then)\n", stdout);
 }
 
-static int usage_error(void)
-{
-	fputs("see 'gpusim plot --help'\n", stderr);
-	return 2;
-}
-
-static const char *const option_names[] = { "--output", "--title", "--no-render", "--help", NULL };
-
 struct args {
 	const char *kind_name, *input, *output, *title;
 	enum plot_kind kind;
 	bool no_render;
 };
 
+enum { OPT_OUTPUT, OPT_TITLE, OPT_NO_RENDER };
+static const struct cli_option options[] = {
+	{"output", 'o', true, OPT_OUTPUT}, {"title", 0, true, OPT_TITLE}, {"no-render", 0, false, OPT_NO_RENDER},
+	{NULL, 0, false, 0},
+};
+
+static int on_opt(void *ctx, int id, const char *val)
+{
+	struct args *a = ctx;
+	switch (id) {
+	case OPT_OUTPUT: a->output = val; break;
+	case OPT_TITLE: a->title = val; break;
+	case OPT_NO_RENDER: a->no_render = true; break;
+	}
+	return 0;
+}
+
+static int on_arg(void *ctx, const char *arg)
+{
+	struct args *a = ctx;
+	if (!a->kind_name)
+		a->kind_name = arg;
+	else if (!a->input)
+		a->input = arg;
+	else
+		return diag_errorf("plot takes a kind and one sweep file, got also '%s'", arg);
+	return 0;
+}
+
 /* 0 parsed, -1 help shown, 2 usage error. */
 static int parse(int argc, char **argv, struct args *a)
 {
-	bool only_files = false;
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i], *val = NULL;
-		int m;
-		if (only_files || arg[0] != '-' || arg[1] == '\0') {
-			if (!a->kind_name) {
-				a->kind_name = arg;
-			} else if (!a->input) {
-				a->input = arg;
-			} else {
-				diag_errorf("plot takes a kind and one sweep file, got also '%s'", arg);
-				return usage_error();
-			}
-			continue;
-		}
-		if (strcmp(arg, "--") == 0) {
-			only_files = true;
-		} else if (cli_is_help(arg)) {
-			help();
-			return -1;
-		} else if ((m = cli_opt(argc, argv, &i, "output", 'o', &val)) != 0) {
-			if (m < 0)
-				return usage_error();
-			a->output = val;
-		} else if ((m = cli_opt(argc, argv, &i, "title", 0, &val)) != 0) {
-			if (m < 0)
-				return usage_error();
-			a->title = val;
-		} else if ((m = cli_opt(argc, argv, &i, "no-render", 0, NULL)) != 0) {
-			if (m < 0)
-				return usage_error();
-			a->no_render = true;
-		} else {
-			cli_unknown_option("plot", arg, option_names);
-			return usage_error();
-		}
-	}
+	int rc = cli_parse(argc, argv, "plot", options, help, on_opt, on_arg, a);
+	if (rc != 0)
+		return rc;
 	if (!a->kind_name || !a->input) {
 		diag_errorf("plot needs a kind (efficiency, throughput, breakdown or compare) and a sweep file");
 		fputs(usage_line, stderr);
-		return usage_error();
+		return cli_usage_error("plot");
 	}
 	if (plot_kind_parse(a->kind_name, &a->kind) != 0) {
 		diag_errorf("unknown plot kind '%s' (use efficiency, throughput, breakdown or compare)", a->kind_name);
-		return usage_error();
+		return cli_usage_error("plot");
 	}
 	if (!a->output) {
 		diag_errorf("plot needs -o FILE.png, FILE.svg or FILE.pdf");
-		return usage_error();
+		return cli_usage_error("plot");
 	}
 	return 0;
 }
@@ -132,7 +119,7 @@ int cmd_plot(int argc, char **argv)
 	struct plot_files pf;
 	if (plot_files_for(a.output, &pf) != 0) {
 		diag_errorf("-o '%s': the image must end in .png, .svg or .pdf", a.output);
-		return usage_error();
+		return cli_usage_error("plot");
 	}
 
 	struct scale_table t;

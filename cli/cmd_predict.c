@@ -55,12 +55,6 @@ static void help(void)
 	      "3 a file cannot be read or written\n", stdout);
 }
 
-static int usage_error(void)
-{
-	fputs("see 'gpusim predict --help'\n", stderr);
-	return 2;
-}
-
 struct args {
 	const char *scenario;
 	struct scenario_overrides ov;
@@ -69,72 +63,55 @@ struct args {
 	const char *output, *trace;
 };
 
-static const char *const option_names[] = {
-	"--hw", "--gpus", "--format", "--output", "--all-ranks", "--trace", "--help", NULL,
+enum { OPT_HW, OPT_GPUS, OPT_FORMAT, OPT_OUTPUT, OPT_TRACE, OPT_ALL_RANKS };
+static const struct cli_option options[] = {
+	{"hw", 0, true, OPT_HW}, {"gpus", 0, true, OPT_GPUS}, {"format", 0, true, OPT_FORMAT},
+	{"output", 'o', true, OPT_OUTPUT}, {"trace", 0, true, OPT_TRACE}, {"all-ranks", 0, false, OPT_ALL_RANKS},
+	{NULL, 0, false, 0},
 };
+
+static int on_opt(void *ctx, int id, const char *val)
+{
+	struct args *a = ctx;
+	switch (id) {
+	case OPT_HW: a->ov.hardware = val; break;
+	case OPT_GPUS: return cli_parse_positive_int("--gpus", val, &a->ov.gpus);
+	case OPT_FORMAT:
+		if (report_format_parse(val, &a->fmt) != 0)
+			return diag_errorf("unknown format '%s' (use table, json or csv)", val);
+		break;
+	case OPT_OUTPUT: a->output = val; break;
+	case OPT_TRACE: a->trace = val; break;
+	case OPT_ALL_RANKS: a->all_ranks = true; break;
+	}
+	return 0;
+}
+
+static int on_arg(void *ctx, const char *arg)
+{
+	struct args *a = ctx;
+	if (a->scenario) {
+		diag_errorf("predict takes one scenario file, got '%s' and '%s'", a->scenario, arg);
+		return -1;
+	}
+	a->scenario = arg;
+	return 0;
+}
 
 /* 0 parsed, -1 help shown (exit 0), 2 usage error (message printed). */
 static int parse(int argc, char **argv, struct args *a)
 {
-	bool only_files = false;
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i], *val = NULL;
-		int m;
-		if (only_files || arg[0] != '-' || arg[1] == '\0') {
-			if (a->scenario) {
-				diag_errorf("predict takes one scenario file, got '%s' and '%s'", a->scenario, arg);
-				return usage_error();
-			}
-			a->scenario = arg;
-			continue;
-		}
-		if (strcmp(arg, "--") == 0) {
-			only_files = true;
-			continue;
-		}
-		if (cli_is_help(arg)) {
-			help();
-			return -1;
-		}
-		if ((m = cli_opt(argc, argv, &i, "hw", 0, &val)) != 0) {
-			if (m < 0)
-				return usage_error();
-			a->ov.hardware = val;
-		} else if ((m = cli_opt(argc, argv, &i, "gpus", 0, &val)) != 0) {
-			if (m < 0 || cli_parse_positive_int("--gpus", val, &a->ov.gpus) != 0)
-				return usage_error();
-		} else if ((m = cli_opt(argc, argv, &i, "format", 0, &val)) != 0) {
-			if (m < 0)
-				return usage_error();
-			if (report_format_parse(val, &a->fmt) != 0) {
-				diag_errorf("unknown format '%s' (use table, json or csv)", val);
-				return usage_error();
-			}
-		} else if ((m = cli_opt(argc, argv, &i, "output", 'o', &val)) != 0) {
-			if (m < 0)
-				return usage_error();
-			a->output = val;
-		} else if ((m = cli_opt(argc, argv, &i, "trace", 0, &val)) != 0) {
-			if (m < 0)
-				return usage_error();
-			a->trace = val;
-		} else if ((m = cli_opt(argc, argv, &i, "all-ranks", 0, NULL)) != 0) {
-			if (m < 0)
-				return usage_error();
-			a->all_ranks = true;
-		} else {
-			cli_unknown_option("predict", arg, option_names);
-			return usage_error();
-		}
-	}
+	int rc = cli_parse(argc, argv, "predict", options, help, on_opt, on_arg, a);
+	if (rc != 0)
+		return rc;
 	if (!a->scenario) {
 		diag_errorf("predict needs a scenario file");
 		fputs(usage_line, stderr);
-		return usage_error();
+		return cli_usage_error("predict");
 	}
 	if (a->output && a->trace && strcmp(a->output, a->trace) == 0) {
 		diag_errorf("-o and --trace name the same file '%s'", a->output);
-		return usage_error();
+		return cli_usage_error("predict");
 	}
 	return 0;
 }

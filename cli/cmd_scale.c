@@ -59,12 +59,6 @@ static void help(void)
 	      "3 a file cannot be read or written\n", stdout);
 }
 
-static int usage_error(void)
-{
-	fputs("see 'gpusim scale --help'\n", stderr);
-	return 2;
-}
-
 struct args {
 	struct scale_spec spec;
 	const char *hw[MAX_HW];
@@ -74,8 +68,11 @@ struct args {
 	const char *output;
 };
 
-static const char *const option_names[] = {
-	"--gpus", "--hw", "--mode", "--format", "--output", "--shard", "--all-ranks", "--help", NULL,
+enum { OPT_GPUS, OPT_HW, OPT_MODE, OPT_FORMAT, OPT_OUTPUT, OPT_SHARD, OPT_ALL_RANKS };
+static const struct cli_option options[] = {
+	{"gpus", 0, true, OPT_GPUS}, {"hw", 0, true, OPT_HW}, {"mode", 0, true, OPT_MODE},
+	{"format", 0, true, OPT_FORMAT}, {"output", 'o', true, OPT_OUTPUT}, {"shard", 0, true, OPT_SHARD},
+	{"all-ranks", 0, false, OPT_ALL_RANKS}, {NULL, 0, false, 0},
 };
 
 /* "I/N" with 1 <= I <= N; 0 or -1 after a message. */
@@ -97,94 +94,70 @@ bad:
 	return -1;
 }
 
+static int on_opt(void *ctx, int id, const char *val)
+{
+	struct args *a = ctx;
+	struct scale_spec *sp = &a->spec;
+	char why[160];
+	switch (id) {
+	case OPT_GPUS:
+		free(a->gpus);
+		a->gpus = NULL;
+		if (scale_parse_gpus(val, &a->gpus, &sp->ngpus, why, sizeof why) != 0)
+			return diag_errorf("--gpus '%s': %s", val, why);
+		sp->gpus = a->gpus;
+		break;
+	case OPT_HW:
+		if (sp->nhw == MAX_HW)
+			return diag_errorf("at most %d --hw options", MAX_HW);
+		a->hw[sp->nhw++] = val;
+		break;
+	case OPT_MODE:
+		if (scale_mode_parse(val, &sp->mode) != 0)
+			return diag_errorf("unknown mode '%s' (use strong or weak)", val);
+		break;
+	case OPT_FORMAT:
+		if (report_format_parse(val, &a->fmt) != 0)
+			return diag_errorf("unknown format '%s' (use table, csv or json)", val);
+		a->fmt_given = true;
+		break;
+	case OPT_OUTPUT: a->output = val; break;
+	case OPT_SHARD: return parse_shard(val, &sp->shard, &sp->nshards);
+	case OPT_ALL_RANKS: sp->all_ranks = true; break;
+	}
+	return 0;
+}
+
+static int on_arg(void *ctx, const char *arg)
+{
+	struct args *a = ctx;
+	if (a->spec.scenario)
+		return diag_errorf("scale takes one scenario file, got '%s' and '%s'", a->spec.scenario, arg);
+	a->spec.scenario = arg;
+	return 0;
+}
+
 /* 0 parsed, -1 help shown (exit 0), 2 usage error (message printed). */
 static int parse(int argc, char **argv, struct args *a)
 {
-	bool only_files = false;
 	struct scale_spec *sp = &a->spec;
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i], *val = NULL;
-		int m;
-		if (only_files || arg[0] != '-' || arg[1] == '\0') {
-			if (sp->scenario) {
-				diag_errorf("scale takes one scenario file, got '%s' and '%s'", sp->scenario, arg);
-				return usage_error();
-			}
-			sp->scenario = arg;
-			continue;
-		}
-		if (strcmp(arg, "--") == 0) {
-			only_files = true;
-			continue;
-		}
-		if (cli_is_help(arg)) {
-			help();
-			return -1;
-		}
-		if ((m = cli_opt(argc, argv, &i, "gpus", 0, &val)) != 0) {
-			if (m < 0)
-				return usage_error();
-			char why[160];
-			free(a->gpus);
-			a->gpus = NULL;
-			if (scale_parse_gpus(val, &a->gpus, &sp->ngpus, why, sizeof why) != 0) {
-				diag_errorf("--gpus '%s': %s", val, why);
-				return usage_error();
-			}
-			sp->gpus = a->gpus;
-		} else if ((m = cli_opt(argc, argv, &i, "hw", 0, &val)) != 0) {
-			if (m < 0)
-				return usage_error();
-			if (sp->nhw == MAX_HW) {
-				diag_errorf("at most %d --hw options", MAX_HW);
-				return usage_error();
-			}
-			a->hw[sp->nhw++] = val;
-		} else if ((m = cli_opt(argc, argv, &i, "mode", 0, &val)) != 0) {
-			if (m < 0)
-				return usage_error();
-			if (scale_mode_parse(val, &sp->mode) != 0) {
-				diag_errorf("unknown mode '%s' (use strong or weak)", val);
-				return usage_error();
-			}
-		} else if ((m = cli_opt(argc, argv, &i, "format", 0, &val)) != 0) {
-			if (m < 0)
-				return usage_error();
-			if (report_format_parse(val, &a->fmt) != 0) {
-				diag_errorf("unknown format '%s' (use table, csv or json)", val);
-				return usage_error();
-			}
-			a->fmt_given = true;
-		} else if ((m = cli_opt(argc, argv, &i, "output", 'o', &val)) != 0) {
-			if (m < 0)
-				return usage_error();
-			a->output = val;
-		} else if ((m = cli_opt(argc, argv, &i, "shard", 0, &val)) != 0) {
-			if (m < 0 || parse_shard(val, &sp->shard, &sp->nshards) != 0)
-				return usage_error();
-		} else if ((m = cli_opt(argc, argv, &i, "all-ranks", 0, NULL)) != 0) {
-			if (m < 0)
-				return usage_error();
-			sp->all_ranks = true;
-		} else {
-			cli_unknown_option("scale", arg, option_names);
-			return usage_error();
-		}
-	}
+	int rc = cli_parse(argc, argv, "scale", options, help, on_opt, on_arg, a);
+	if (rc != 0)
+		return rc;
 	if (!sp->scenario) {
 		diag_errorf("scale needs a scenario file");
 		fputs(usage_line, stderr);
-		return usage_error();
+		return cli_usage_error("scale");
 	}
 	if (!sp->gpus) {
 		diag_errorf("scale needs --gpus, the GPU counts to predict (e.g. --gpus 8,16,...,1024)");
-		return usage_error();
+		return cli_usage_error("scale");
 	}
 	if (sp->nshards > 1 && !a->fmt_given)
 		a->fmt = REPORT_CSV;
 	if (sp->nshards > 1 && a->fmt == REPORT_TABLE) {
 		diag_errorf("--shard writes rows for 'gpusim merge', which reads csv or json, not a table");
-		return usage_error();
+		return cli_usage_error("scale");
 	}
 	sp->hw = a->hw;
 	return 0;

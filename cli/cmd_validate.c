@@ -58,12 +58,6 @@ static void help(void)
 	      "2 usage error, 3 a file cannot be read or written\n", stdout);
 }
 
-static int usage_error(void)
-{
-	fputs("see 'gpusim validate --help'\n", stderr);
-	return 2;
-}
-
 enum fmt { FMT_TABLE, FMT_CSV, FMT_JSON };
 
 struct args {
@@ -71,10 +65,6 @@ struct args {
 	double max_median_pct, max_pct;   /* < 0: not set */
 	bool require_sign;
 	enum fmt fmt;
-};
-
-static const char *const option_names[] = {
-	"--hw", "--max-median-error", "--max-error", "--require-speedup-sign", "--format", "--help", NULL,
 };
 
 /* A percentage: a number >= 0, an optional trailing '%'. 0 or -1 after a message. */
@@ -93,65 +83,53 @@ static int parse_pct(const char *opt, const char *s, double *out)
 	return 0;
 }
 
+enum { OPT_HW, OPT_MAX_MEDIAN, OPT_MAX, OPT_SIGN, OPT_FORMAT };
+static const struct cli_option options[] = {
+	{"hw", 0, true, OPT_HW}, {"max-median-error", 0, true, OPT_MAX_MEDIAN}, {"max-error", 0, true, OPT_MAX},
+	{"require-speedup-sign", 0, false, OPT_SIGN}, {"format", 0, true, OPT_FORMAT}, {NULL, 0, false, 0},
+};
+
+static int on_opt(void *ctx, int id, const char *val)
+{
+	struct args *a = ctx;
+	switch (id) {
+	case OPT_HW: a->hw = val; break;
+	case OPT_MAX_MEDIAN: return parse_pct("--max-median-error", val, &a->max_median_pct);
+	case OPT_MAX: return parse_pct("--max-error", val, &a->max_pct);
+	case OPT_SIGN: a->require_sign = true; break;
+	case OPT_FORMAT:
+		if (strcmp(val, "table") == 0)
+			a->fmt = FMT_TABLE;
+		else if (strcmp(val, "csv") == 0)
+			a->fmt = FMT_CSV;
+		else if (strcmp(val, "json") == 0)
+			a->fmt = FMT_JSON;
+		else
+			return diag_errorf("unknown format '%s' (use table, csv or json)", val);
+		break;
+	}
+	return 0;
+}
+
+static int on_arg(void *ctx, const char *arg)
+{
+	struct args *a = ctx;
+	if (a->csv)
+		return diag_errorf("validate takes one CSV file, got '%s' and '%s'", a->csv, arg);
+	a->csv = arg;
+	return 0;
+}
+
 /* 0 parsed, -1 help shown, 2 usage error. */
 static int parse(int argc, char **argv, struct args *a)
 {
-	bool only_files = false;
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i], *val = NULL;
-		int m;
-		if (only_files || arg[0] != '-' || arg[1] == '\0') {
-			if (a->csv) {
-				diag_errorf("validate takes one CSV file, got '%s' and '%s'", a->csv, arg);
-				return usage_error();
-			}
-			a->csv = arg;
-			continue;
-		}
-		if (strcmp(arg, "--") == 0) {
-			only_files = true;
-			continue;
-		}
-		if (cli_is_help(arg)) {
-			help();
-			return -1;
-		}
-		if ((m = cli_opt(argc, argv, &i, "hw", 0, &val)) != 0) {
-			if (m < 0)
-				return usage_error();
-			a->hw = val;
-		} else if ((m = cli_opt(argc, argv, &i, "max-median-error", 0, &val)) != 0) {
-			if (m < 0 || parse_pct("--max-median-error", val, &a->max_median_pct) != 0)
-				return usage_error();
-		} else if ((m = cli_opt(argc, argv, &i, "max-error", 0, &val)) != 0) {
-			if (m < 0 || parse_pct("--max-error", val, &a->max_pct) != 0)
-				return usage_error();
-		} else if ((m = cli_opt(argc, argv, &i, "require-speedup-sign", 0, NULL)) != 0) {
-			if (m < 0)
-				return usage_error();
-			a->require_sign = true;
-		} else if ((m = cli_opt(argc, argv, &i, "format", 0, &val)) != 0) {
-			if (m < 0)
-				return usage_error();
-			if (strcmp(val, "table") == 0)
-				a->fmt = FMT_TABLE;
-			else if (strcmp(val, "csv") == 0)
-				a->fmt = FMT_CSV;
-			else if (strcmp(val, "json") == 0)
-				a->fmt = FMT_JSON;
-			else {
-				diag_errorf("unknown format '%s' (use table, csv or json)", val);
-				return usage_error();
-			}
-		} else {
-			cli_unknown_option("validate", arg, option_names);
-			return usage_error();
-		}
-	}
+	int rc = cli_parse(argc, argv, "validate", options, help, on_opt, on_arg, a);
+	if (rc != 0)
+		return rc;
 	if (!a->csv) {
 		diag_errorf("validate needs a measured-runs CSV file");
 		fputs(usage_line, stderr);
-		return usage_error();
+		return cli_usage_error("validate");
 	}
 	return 0;
 }
