@@ -33,7 +33,8 @@ static void emit(struct ctx *c, const struct opcost *ops, int n, int layer, int 
 {
 	for (int i = 0; i < n;) {
 		if (ops[i].kind != OPK_COMPUTE) {
-			program_coll(c->prog, STREAM_COMPUTE, GROUP_TP, ops[i].s, CAT_TP, ops[i].name, layer, mb);
+			program_coll(c->prog, STREAM_COMPUTE, GROUP_TP, ops[i].s, ops[i].bytes, CAT_TP, ops[i].name,
+				     layer, mb);
 			i++;
 			continue;
 		}
@@ -65,8 +66,8 @@ static void bucket_issue(struct ctx *c, double bytes)
 	int ev = program_record(c->prog, STREAM_COMPUTE);
 	program_wait(c->prog, STREAM_DP, ev, CAT_DP);
 	program_coll(c->prog, STREAM_DP, GROUP_DP,
-		     comm_coll_s(c->hw, zero ? COLL_REDUCE_SCATTER : COLL_ALL_REDUCE, bytes, c->dp_shape), CAT_DP,
-		     zero ? "dp_reduce_scatter" : "dp_allreduce", -1, -1);
+		     comm_coll_s(c->hw, zero ? COLL_REDUCE_SCATTER : COLL_ALL_REDUCE, bytes, c->dp_shape), bytes,
+		     CAT_DP, zero ? "dp_reduce_scatter" : "dp_allreduce", -1, -1);
 }
 
 /* Gradients of `params` parameters are ready: add them to the open bucket, issue it when full. With ZeRO-3
@@ -109,7 +110,7 @@ static void send(struct ctx *c, int bwd, int mb, int chunk)
 	int ev = program_record(c->prog, STREAM_COMPUTE);
 	program_wait(c->prog, st, ev, CAT_PP);
 	program_send(c->prog, st, dest, slot(c, mb, dchunk, bwd), same ? LINK_INTRA : LINK_INTER,
-		     comm_p2p_s(c->hw, bytes, same), bwd ? "send_grad" : "send_activation", mb);
+		     comm_p2p_s(c->hw, bytes, same), bytes, bwd ? "send_grad" : "send_activation", mb);
 	if (!sc->par.pp_overlap) {
 		/* blocking p2p: the compute stream goes on only once its send has finished */
 		int done = program_record(c->prog, st);
@@ -125,7 +126,7 @@ static void recv(struct ctx *c, int mb, int slot_id)
 	if (sc->par.pp_scatter_gather && sc->par.tp > 1) {
 		double bytes = c->oc.tokens * sc->model.hidden * dtype_bytes(sc->model.dtype);
 		program_coll(c->prog, STREAM_COMPUTE, GROUP_TP, comm_coll_s(c->hw, COLL_ALL_GATHER, bytes, c->tp_shape),
-			     CAT_PP, "pp_allgather", -1, mb);
+			     bytes, CAT_PP, "pp_allgather", -1, mb);
 	}
 }
 
@@ -161,8 +162,8 @@ static int zero3_gather(struct ctx *c, int j, int l, int wait_ev)
 	if (wait_ev >= 0)
 		program_wait(c->prog, STREAM_DP, wait_ev, CAT_DP);
 	double bytes = zero3_layer_params(c, j, l) * dtype_bytes(c->sc->model.dtype);
-	program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, COLL_ALL_GATHER, bytes, c->dp_shape), CAT_DP,
-		     "zero3_allgather", -1, -1);
+	program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, COLL_ALL_GATHER, bytes, c->dp_shape), bytes,
+		     CAT_DP, "zero3_allgather", j * c->Lv + l, -1);
 	return program_record(c->prog, STREAM_DP);
 }
 
@@ -171,7 +172,7 @@ static void zero3_reduce(struct ctx *c, int j, int l, int done_ev)
 	double bytes = zero3_layer_params(c, j, l) * dtype_bytes(c->sc->train.grad_dtype);
 	program_wait(c->prog, STREAM_DP, done_ev, CAT_DP);
 	program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, COLL_REDUCE_SCATTER, bytes, c->dp_shape),
-		     CAT_DP, "zero3_reduce_scatter", -1, -1);
+		     bytes, CAT_DP, "zero3_reduce_scatter", j * c->Lv + l, -1);
 }
 
 /* training.grad_accumulation add: the micro-batch's weight gradients of `params` parameters are added into the
@@ -338,9 +339,9 @@ static void build_stage(struct ctx *c, struct stage_info *info)
 		/* the updated parameters go back to every replica */
 		int ev = program_record(c->prog, STREAM_COMPUTE);
 		program_wait(c->prog, STREAM_DP, ev, CAT_DP);
-		program_coll(c->prog, STREAM_DP, GROUP_DP,
-			     comm_coll_s(c->hw, COLL_ALL_GATHER, params * dtype_bytes(sc->model.dtype), c->dp_shape),
-			     CAT_DP, "zero_param_allgather", -1, -1);
+		double bytes = params * dtype_bytes(sc->model.dtype);
+		program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, COLL_ALL_GATHER, bytes, c->dp_shape),
+			     bytes, CAT_DP, "zero_param_allgather", -1, -1);
 		int done = program_record(c->prog, STREAM_DP);
 		program_wait(c->prog, STREAM_COMPUTE, done, CAT_DP);
 	}

@@ -10,12 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sim/eventq.h"
+#include "sim/trace.h"
 #include "util/diag.h"
 #include "util/gserr.h"
 #include "util/xalloc.h"
 
 enum { ST_RUN, ST_BUSY, ST_BLOCKED, ST_DONE };
-enum { EV_STREAM, EV_COLL_TP, EV_COLL_DP, EV_LINK };
+/* EV_SEGMENT: the end of an unfused compute segment when tracing, written to the timeline then, when
+ * interference can no longer lengthen it; a kind of its own keeps that test off the untraced path */
+enum { EV_STREAM, EV_COLL_TP, EV_COLL_DP, EV_LINK, EV_SEGMENT };
 
 struct sim {
 	struct sim_config cfg;
@@ -30,7 +33,8 @@ struct sim {
 	double *acc;           /* [rank*ACC_N + i] */
 	double *idle_since;    /* compute stream: since when it is not busy */
 	double *host_t;        /* when the rank's host has issued everything up to the current instruction */
-	double *coll_arrive;   /* [rank*NSTREAMS + k]: when the stream arrived at its collective */
+	double *arrive;        /* [rank*NSTREAMS + k]: when the stream arrived at its collective or send, or (traced
+	                        * without fusion) when the GPU began its compute segment */
 	int8_t *block_cat;     /* compute stream: why it is blocked (-1 none) */
 	int32_t *block_slot;
 	double *end_t;         /* [rank*NSTREAMS + k] when the stream finished */
@@ -45,8 +49,8 @@ struct sim {
 	size_t nwork, capwork, capbatch;
 	long long events;
 	double step_time;
-	long trace_count;
 	int fuse;              /* see run_fused */
+	uint32_t seg_ev;       /* event kind that ends an unfused compute segment: EV_STREAM, or EV_SEGMENT */
 };
 
 static inline int rank_stage(const struct sim *s, int r) { return r / (s->cfg.dp_sim * s->cfg.tp_sim); }
@@ -79,7 +83,7 @@ struct sim *sim_new(const struct sim_config *cfg)
 	s->state = xcalloc(rk, 1);
 	s->busy_from = xcalloc(rk, sizeof(double));
 	s->busy_until = xcalloc(rk, sizeof(double));
-	s->coll_arrive = xcalloc(rk, sizeof(double));
+	s->arrive = xcalloc(rk, sizeof(double));
 	s->end_t = xcalloc(rk, sizeof(double));
 	s->ev_t = xmalloc(((size_t)s->nranks * s->maxev + 1) * sizeof(double));
 	s->mb_start = xmalloc(((size_t)s->nranks * s->maxslot + 1) * sizeof(double));
@@ -101,6 +105,7 @@ struct sim *sim_new(const struct sim_config *cfg)
 		s->mb_start[i] = s->mb_end[i] = -1;
 	memset(s->block_cat, -1, s->nranks);
 	s->fuse = cfg->compute_slowdown == 0 && cfg->comm_slowdown == 0;
+	s->seg_ev = cfg->trace ? EV_SEGMENT : EV_STREAM;
 	eventq_init(&s->q);
 	return s;
 }
@@ -109,7 +114,7 @@ void sim_free(struct sim *s)
 {
 	if (!s)
 		return;
-	free(s->pc); free(s->state); free(s->busy_from); free(s->busy_until); free(s->coll_arrive);
+	free(s->pc); free(s->state); free(s->busy_from); free(s->busy_until); free(s->arrive);
 	free(s->end_t); free(s->ev_t); free(s->mb_start); free(s->mb_end); free(s->acc);
 	free(s->idle_since); free(s->host_t); free(s->block_cat); free(s->block_slot); free(s->link_busy);
 	free(s->link_nwait); free(s->link_wait); free(s->link_start); free(s->tp_arrived);
@@ -177,16 +182,13 @@ static int overlapping(const struct sim *s, int r, int k, double now)
 	return s->busy_from[i] < now && s->busy_until[i] > now;
 }
 
-static void trace_span(struct sim *s, int r, int k, const char *name, double t0, double dur)
+/* A busy interval of rank r on a track (a stream or TRACK_LINK + scope) for the timeline; the writer keeps the
+ * ranks it traces. Callers test cfg.trace first, so an untraced run pays one branch. */
+static void trace_span(struct sim *s, int r, int track, const struct instr *in, const struct op *op, double t0,
+		       double dur)
 {
-	FILE *f = s->cfg.trace;
-	if (!f || rank_d(s, r) != s->cfg.trace_dp || rank_t(s, r) != s->cfg.trace_tp)
-		return;
-	static const char *const tname[NSTREAMS] = { "compute", "dp", "send_fwd", "send_bwd" };
-	if (!name)
-		return;
-	fprintf(f, "%s{\"name\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":\"%s\",\"ts\":%.3f,\"dur\":%.3f}",
-		s->trace_count++ ? ",\n" : "", name, rank_stage(s, r), tname[k], t0 * 1e6, dur * 1e6);
+	struct trace_span sp = { rank_stage(s, r), rank_d(s, r), rank_t(s, r), track, in, op, t0, dur };
+	trace_slice(s->cfg.trace, &sp);
 }
 
 /* End of a compute segment of n ops and GPU time dur that the GPU could start at t, when the host issues its
@@ -243,7 +245,7 @@ static double coll_interference(struct sim *s, int r, double now, double dur)
 	if (ext > 0) {
 		s->busy_until[ci] += ext;
 		s->acc[(size_t)r * ACC_N + ACC_COMPUTE] += ext;
-		eventq_push(&s->q, s->busy_until[ci], EV_STREAM, (uint32_t)ci);
+		eventq_push(&s->q, s->busy_until[ci], s->seg_ev, (uint32_t)ci);
 	}
 	return dur;
 }
@@ -278,22 +280,24 @@ static void start_coll(struct sim *s, int r0, int k, const struct instr *in, dou
 	}
 }
 
-/* The name of a COLL or SEND instruction for a timeline (NULL without one). */
-static const char *op_name(const struct sim *s, int r, int k, const struct instr *in)
+/* A COLL or SEND instruction of stream k as one slice on a track (its stream, or its link), named by its op. */
+static void trace_instr(struct sim *s, int r, int k, int track, const struct instr *in, double t0, double dur)
 {
 	const struct program *p = &s->cfg.progs[rank_stage(s, r)];
 	const struct op_range *rg = program_ops_of(p, k, in);
-	return rg && rg->count ? p->ops[rg->first].name : NULL;
+	if (rg && rg->count)
+		trace_span(s, r, track, in, &p->ops[rg->first], t0, dur);
 }
 
-static void trace_segment(struct sim *s, int r, int k, const struct instr *in, double now, double dur)
+/* The ops of a compute segment that ran from t0 for dur, each stretched alike when interference lengthened it. */
+static void trace_segment(struct sim *s, int r, int k, const struct instr *in, double t0, double dur)
 {
 	const struct program *prog = &s->cfg.progs[rank_stage(s, r)];
-	double t = now, scale = in->dur > 0 ? dur / in->dur : 1;
+	double t = t0, scale = in->dur > 0 ? dur / in->dur : 1;
 	const struct op_range *rg = program_ops_of(prog, k, in);
 	for (uint32_t o = 0; rg && o < rg->count; o++) {
 		const struct op *op = &prog->ops[rg->first + o];
-		trace_span(s, r, k, op->name, t, op->dur * scale);
+		trace_span(s, r, k, in, op, t, op->dur * scale);
 		t += op->dur * scale;
 	}
 }
@@ -321,8 +325,7 @@ static void run_fused(struct sim *s, int r, double now)
 			s->host_t[r] += s->cfg.host_op_s;
 			acc[in->cat == CAT_PP ? ACC_PP : ACC_TP] += end - t;
 			if (s->cfg.trace)
-				trace_span(s, r, STREAM_COMPUTE, op_name(s, r, STREAM_COMPUTE, in), t,
-					   end - t);
+				trace_instr(s, r, STREAM_COMPUTE, STREAM_COMPUTE, in, t, end - t);
 		}
 		t = end;
 		const struct program *p = &s->cfg.progs[rank_stage(s, r)];
@@ -371,9 +374,9 @@ static void run(struct sim *s, int r, int k, double now)
 				s->acc[(size_t)r * ACC_N + (in->cat == CAT_OPTIMIZER ? ACC_OPTIMIZER : ACC_COMPUTE)] += dur;
 				s->acc[(size_t)r * ACC_N + ACC_HOST] += end - (now + dur);
 			}
-			if (s->cfg.trace)
-				trace_segment(s, r, k, in, end - dur, dur);
-			start_until(s, r, k, now, end, EV_STREAM, (uint32_t)si);
+			/* traced when it ends (see sim_run): a DP collective starting meanwhile may still lengthen it */
+			s->arrive[si] = end - dur;
+			start_until(s, r, k, now, end, s->seg_ev, (uint32_t)si);
 			return;
 		}
 		case INS_RECORD: {
@@ -410,7 +413,7 @@ static void run(struct sim *s, int r, int k, double now)
 				account_idle(s, r, now);
 				s->host_t[r] += s->cfg.host_op_s;
 			}
-			s->coll_arrive[si] = now;
+			s->arrive[si] = now;
 			int st = rank_stage(s, r), g, members;
 			int32_t *arrived;
 			if (in->group == GROUP_TP) {
@@ -431,6 +434,7 @@ static void run(struct sim *s, int r, int k, double now)
 		}
 		case INS_SEND: {
 			size_t l = (size_t)r * LINK_N + in->scope;
+			s->arrive[si] = now;
 			if (!s->link_busy[l]) {
 				start_transfer(s, r, k, in, now);
 			} else {
@@ -464,10 +468,9 @@ static void coll_done(struct sim *s, const struct event *e)
 		const struct instr *in = cur(s, r, k);
 		if (k == STREAM_COMPUTE)
 			s->acc[(size_t)r * ACC_N + (in->cat == CAT_TP ? ACC_TP : in->cat == CAT_DP ? ACC_DP :
-					in->cat == CAT_PP ? ACC_PP : ACC_COMPUTE)] += e->t - s->coll_arrive[si];
+					in->cat == CAT_PP ? ACC_PP : ACC_COMPUTE)] += e->t - s->arrive[si];
 		if (s->cfg.trace)
-			trace_span(s, r, k, op_name(s, r, k, in),
-				   s->coll_arrive[si], e->t - s->coll_arrive[si]);
+			trace_instr(s, r, k, k, in, s->arrive[si], e->t - s->arrive[si]);
 		finish(s, r, k, e->t);
 	}
 }
@@ -481,9 +484,13 @@ static void link_done(struct sim *s, const struct event *e)
 	size_t slot = (size_t)dst * s->maxslot + in->arg;
 	s->mb_start[slot] = s->link_start[l];
 	s->mb_end[slot] = e->t;
-	if (s->cfg.trace)
-		trace_span(s, r, k, op_name(s, r, k, in), s->link_start[l],
-			   e->t - s->link_start[l]);
+	if (s->cfg.trace) {
+		/* the stream is held from its arrival at the send, the link only while it carries the transfer: they
+		 * differ when the other send stream had the link first */
+		size_t si = (size_t)r * NSTREAMS + k;
+		trace_instr(s, r, k, k, in, s->arrive[si], e->t - s->arrive[si]);
+		trace_instr(s, r, k, TRACK_LINK + in->scope, in, s->link_start[l], e->t - s->link_start[l]);
+	}
 	for (int k2 = 0; k2 < NSTREAMS; k2++) {
 		const struct instr *w = cur(s, dst, k2);
 		if (s->state[dst * NSTREAMS + k2] == ST_BLOCKED && w && w->kind == INS_RECV && w->arg == in->arg)
@@ -532,6 +539,17 @@ int sim_run(struct sim *s)
 			}
 			finish(s, (int)(e.what / NSTREAMS), (int)(e.what % NSTREAMS), now);
 			break;
+		case EV_SEGMENT: {
+			if (s->state[e.what] != ST_BUSY || s->busy_until[e.what] != now) {
+				s->events--;  /* superseded, as above */
+				break;
+			}
+			int r = (int)(e.what / NSTREAMS), k = (int)(e.what % NSTREAMS);
+			double t0 = s->arrive[e.what];
+			trace_segment(s, r, k, cur(s, r, k), t0, now - t0);
+			finish(s, r, k, now);
+			break;
+		}
 		case EV_COLL_TP:
 		case EV_COLL_DP:
 			coll_done(s, &e);

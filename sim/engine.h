@@ -7,10 +7,10 @@
 #ifndef ENGINE_H
 #define ENGINE_H
 
-#include <stdio.h>
 #include "sim/program.h"
 
 struct sim;
+struct trace;
 
 struct sim_config {
 	const struct program *progs;  /* pp programs, not owned; must outlive the sim */
@@ -18,8 +18,8 @@ struct sim_config {
 	double compute_slowdown;      /* compute segment dur *= 1+x when it starts while the DP stream is busy */
 	double comm_slowdown;         /* DP collective dur *= 1+x when it starts while the compute stream is busy */
 	double host_op_s;             /* host time to issue one op (0: the host keeps ahead) */
-	FILE *trace;                  /* optional Chrome trace-event output (JSON array body), not owned */
-	int trace_tp, trace_dp;       /* ranks to trace: all stages, this dp and tp index (default 0, 0) */
+	struct trace *trace;          /* optional timeline writer (sim/trace.h), not owned; needs programs built
+	                               * with keep_ops */
 };
 
 /* Breakdown of one rank's compute-stream timeline; the parts sum to the step time. */

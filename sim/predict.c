@@ -7,6 +7,8 @@
 #include <time.h>
 #include "sim/build.h"
 #include "sim/engine.h"
+#include "sim/schedule.h"
+#include "sim/trace.h"
 #include "util/gserr.h"
 
 static double now_s(void)
@@ -25,10 +27,20 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 
 	struct build b;
 	int all = opts && opts->all_ranks;
-	FILE *trace = opts ? opts->trace : NULL;
-	int rc = build_programs(sc, hw, trace != NULL, &b);
+	FILE *trace_f = opts ? opts->trace : NULL;
+	int rc = build_programs(sc, hw, trace_f != NULL, &b);
 	if (rc < 0)
 		return rc;
+	struct trace *trace = NULL;
+	if (trace_f) {
+		struct trace_job job = {
+			.scenario = sc->name, .hardware = hw->name, .schedule = sched_name(par->schedule),
+			.gpus = par->gpus, .dp = par->dp, .tp = par->tp, .pp = par->pp, .gpus_per_node = hw->node.gpus,
+			.num_microbatches = scenario_num_microbatches(sc),
+			.virtual_stages = par->schedule == SCHED_INTERLEAVED ? par->virtual_stages : 1,
+		};
+		trace = trace_new(trace_f, &job);
+	}
 	struct sim_config cfg = {
 		.progs = b.progs, .pp = par->pp, .dp_sim = all ? par->dp : 1, .tp_sim = all ? par->tp : 1,
 		.compute_slowdown = hw->overlap_compute_slowdown, .comm_slowdown = hw->overlap_comm_slowdown,
@@ -37,12 +49,11 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 	};
 	struct sim *s = sim_new(&cfg);
 	if (trace)
-		fputs("[\n", trace);
+		trace_begin(trace);
 	rc = sim_run(s);
-	if (trace)
-		fputs("\n]\n", trace);
 	if (rc < 0) {
 		sim_free(s);
+		trace_free(trace);
 		build_release(&b);
 		return rc;
 	}
@@ -93,6 +104,9 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 	out->simulated_ranks = sim_nranks(s);
 	snprintf(out->hardware, sizeof out->hardware, "%s", hw->name);
 	snprintf(out->scenario, sizeof out->scenario, "%s", sc->name);
+	if (trace)
+		trace_end(trace, out->step_time_s, out->critical_stage);
+	trace_free(trace);
 	sim_free(s);
 	build_release(&b);
 	out->sim_wall_s = now_s() - t0;

@@ -11,7 +11,7 @@
 
 struct predict_opts {
 	bool all_ranks;        /* simulate every rank instead of one representative per symmetric group */
-	FILE *trace;           /* optional: write a Chrome trace-event JSON timeline here */
+	FILE *trace;           /* optional: write a Chrome trace-event timeline here (docs/output.md, Timelines) */
 };
 
 struct breakdown {

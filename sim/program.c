@@ -49,7 +49,7 @@ static struct instr *push(struct program *p, enum stream_kind st)
 	return in;
 }
 
-static uint32_t push_op(struct program *p, const char *name, double dur, int layer, int mb)
+static uint32_t push_op(struct program *p, const char *name, double dur, double bytes, int layer, int mb)
 {
 	if (!p->keep_ops)
 		return 0;
@@ -57,7 +57,7 @@ static uint32_t push_op(struct program *p, const char *name, double dur, int lay
 		p->opcap = p->opcap ? 2 * p->opcap : 256;
 		p->ops = xrealloc(p->ops, p->opcap * sizeof *p->ops);
 	}
-	p->ops[p->nops] = (struct op){ name, dur, layer, mb };
+	p->ops[p->nops] = (struct op){ name, dur, bytes, layer, mb };
 	return (uint32_t)p->nops++;
 }
 
@@ -76,7 +76,7 @@ void program_op(struct program *p, const char *name, double dur_s, enum cat cat,
 {
 	if (p->open && p->open_cat != cat)
 		program_flush(p);
-	uint32_t id = push_op(p, name, dur_s, layer, mb);
+	uint32_t id = push_op(p, name, dur_s, 0, layer, mb);
 	if (!p->open) {
 		struct instr *in = push(p, STREAM_COMPUTE);
 		in->kind = INS_COMPUTE;
@@ -115,11 +115,11 @@ void program_wait(struct program *p, enum stream_kind st, int ev, enum cat cat)
 	in->cat = (uint8_t)cat;
 }
 
-void program_coll(struct program *p, enum stream_kind st, enum group_kind g, double dur_s, enum cat cat,
-		  const char *name, int layer, int mb)
+void program_coll(struct program *p, enum stream_kind st, enum group_kind g, double dur_s, double bytes,
+		  enum cat cat, const char *name, int layer, int mb)
 {
 	program_flush(p);
-	uint32_t id = push_op(p, name, dur_s, layer, mb);
+	uint32_t id = push_op(p, name, dur_s, bytes, layer, mb);
 	struct instr *in = push(p, st);
 	in->kind = INS_COLL;
 	in->nops = 1;
@@ -131,10 +131,10 @@ void program_coll(struct program *p, enum stream_kind st, enum group_kind g, dou
 }
 
 void program_send(struct program *p, enum stream_kind st, int dest_stage, int slot, enum link_scope scope,
-		  double dur_s, const char *name, int mb)
+		  double dur_s, double bytes, const char *name, int mb)
 {
 	program_flush(p);
-	uint32_t id = push_op(p, name, dur_s, -1, mb);
+	uint32_t id = push_op(p, name, dur_s, bytes, -1, mb);
 	struct instr *in = push(p, st);
 	in->kind = INS_SEND;
 	in->cat = CAT_PP;

@@ -46,8 +46,9 @@ struct instr {
 struct op {
 	const char *name;   /* static string */
 	double dur;         /* seconds */
+	double bytes;       /* collective or transfer: bytes it moves (nccl-tests convention); 0 for compute */
 	int32_t layer;      /* global layer index, -1 for embedding/head/optimizer */
-	int32_t mb;         /* micro-batch */
+	int32_t mb;         /* micro-batch, -1 for none (DP buckets, optimizer) */
 };
 
 /* The ops of one instruction: COMPUTE its ops in program.ops; COLL/SEND the op that names it. */
@@ -91,10 +92,11 @@ void program_flush(struct program *p);
 void program_unit_begin(struct program *p);
 int program_record(struct program *p, enum stream_kind st);  /* returns the event id */
 void program_wait(struct program *p, enum stream_kind st, int ev, enum cat cat);
-void program_coll(struct program *p, enum stream_kind st, enum group_kind g, double dur_s, enum cat cat,
-		  const char *name, int layer, int mb);
+/* bytes: what the collective or transfer moves, kept only for timelines (the time is dur_s) */
+void program_coll(struct program *p, enum stream_kind st, enum group_kind g, double dur_s, double bytes,
+		  enum cat cat, const char *name, int layer, int mb);
 void program_send(struct program *p, enum stream_kind st, int dest_stage, int slot, enum link_scope scope,
-		  double dur_s, const char *name, int mb);
+		  double dur_s, double bytes, const char *name, int mb);
 void program_recv(struct program *p, enum stream_kind st, int slot, enum cat cat);
 
 #endif

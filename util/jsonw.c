@@ -62,7 +62,7 @@ void jsonw_object_end(struct jsonw *w) { close_container(w, '}'); }
 void jsonw_array_begin(struct jsonw *w) { open_container(w, '['); }
 void jsonw_array_end(struct jsonw *w) { close_container(w, ']'); }
 
-static void write_string(FILE *f, const char *s)
+void jsonw_put_string(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -87,7 +87,7 @@ static void write_string(FILE *f, const char *s)
 void jsonw_key(struct jsonw *w, const char *key)
 {
 	item_start(w);
-	write_string(w->f, key);
+	jsonw_put_string(w->f, key);
 	fputs(": ", w->f);
 	w->after_key = true;
 }
@@ -96,7 +96,7 @@ void jsonw_string(struct jsonw *w, const char *s)
 {
 	item_start(w);
 	if (s)
-		write_string(w->f, s);
+		jsonw_put_string(w->f, s);
 	else
 		fputs("null", w->f);
 }

@@ -44,6 +44,10 @@ void jsonw_kv_double(struct jsonw *w, const char *key, double v);
 void jsonw_kv_int(struct jsonw *w, const char *key, long long v);
 void jsonw_kv_bool(struct jsonw *w, const char *key, bool v);
 
+/* jsonw_put_string: s as one quoted, escaped JSON string, straight to f, for writers that lay out their own
+ * compact JSON (the trace writer's one event per line) and only need the escaping. */
+void jsonw_put_string(FILE *f, const char *s);
+
 /* jsonw_format_double: whole numbers below 1e17 as plain integers ("17500000000"), others as the shortest %g text
  * (1 to 17 digits) that strtod reads back as exactly v, into buf (n >= 32). NaN and infinities give "nan", "inf", "-inf" (the caller decides what those mean). Returns buf. */
 char *jsonw_format_double(double v, char *buf, size_t n);

@@ -1,0 +1,42 @@
+/* trace: writes one simulated step as a Chrome trace-event timeline (JSON Object Format; docs/output.md,
+ * Timelines) that Perfetto and chrome://tracing open. The engine reports every busy interval of every simulated
+ * rank as it learns it; the writer keeps one rank per pipeline stage (dp 0, tp 0: the representative rank the
+ * default simulation runs) and gives it one process with one thread track per GPU stream and per outgoing link.
+ * Invariant: every track that holds a slice has been named (thread_name) before its first slice. */
+#ifndef TRACE_H
+#define TRACE_H
+
+#include <stdio.h>
+#include "sim/program.h"
+
+/* A traced rank's tracks: its streams (enum stream_kind), then its outgoing links (enum link_scope). */
+enum { TRACK_LINK = NSTREAMS, TRACK_N = NSTREAMS + LINK_N };
+
+/* What the timeline says about the job (otherData, track names). */
+struct trace_job {
+	const char *scenario, *hardware, *schedule;  /* not owned; must outlive the trace */
+	int gpus, dp, tp, pp, gpus_per_node, num_microbatches, virtual_stages;
+};
+
+/* One busy interval of one rank. */
+struct trace_span {
+	int stage, dp, tp;          /* the rank */
+	int track;                  /* a stream_kind, or TRACK_LINK + link_scope */
+	const struct instr *in;     /* its category, collective group, send destination and link */
+	const struct op *op;        /* its name, micro-batch, layer and bytes (ops are kept with --trace) */
+	double t0_s, dur_s;
+};
+
+struct trace;
+
+/* trace_new: a writer to f (not owned, not closed; the caller checks it for write errors after trace_end). */
+struct trace *trace_new(FILE *f, const struct trace_job *job);
+void trace_free(struct trace *t);
+/* trace_begin: opens the document and names one process per stage. */
+void trace_begin(struct trace *t);
+/* trace_slice: one "X" event for a span of a traced rank; spans of other ranks are ignored. */
+void trace_slice(struct trace *t, const struct trace_span *sp);
+/* trace_end: closes the event list and writes otherData (the job, step_time_s, critical_stage). */
+void trace_end(struct trace *t, double step_time_s, int critical_stage);
+
+#endif
