@@ -6,40 +6,12 @@ set -uo pipefail
 
 gpusim=${1:?usage: basics.sh GPUSIM}
 scen=scenarios/70b_64gpu.yaml
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-
-ok() { passed=$((passed + 1)); }
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL: $*"
-	echo "  exit $rc; stdout: $(head -c 600 "$tmp/out")"
-	echo "  stderr: $(head -c 600 "$tmp/err")"
-}
-# run ARGS...: runs gpusim, leaving $rc, $tmp/out and $tmp/err.
-run() {
-	"$gpusim" "$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-}
-expect_rc() {  # expect_rc CODE DESCRIPTION
-	if [ "$rc" -eq "$1" ]; then ok; else fail "$2: expected exit $1"; fi
-}
-expect_out() {  # expect_out REGEX DESCRIPTION
-	if grep -Eq -- "$1" "$tmp/out"; then ok; else fail "$2: stdout lacks /$1/"; fi
-}
-expect_err() {  # expect_err REGEX DESCRIPTION
-	if grep -Eq -- "$1" "$tmp/err"; then ok; else fail "$2: stderr lacks /$1/"; fi
-}
-expect_no_out() {
-	if [ ! -s "$tmp/out" ]; then ok; else fail "$1: stdout is not empty"; fi
-}
+. "$(dirname "$0")/../cli_lib.sh"
 
 # help and version
 run --help
 expect_rc 0 "--help"
-for c in predict presets validate calibrate help; do expect_out "^  $c " "--help lists $c"; done
+for c in predict scale merge plot presets validate calibrate help; do expect_out "^  $c " "--help lists $c"; done
 run -h
 expect_rc 0 "-h"
 run help predict
@@ -192,5 +164,4 @@ run presets show h100-dgz
 expect_rc 1 "presets show unknown"
 expect_err "did you mean 'h100-dgx'" "presets show unknown"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+cli_done

@@ -6,28 +6,11 @@
 set -uo pipefail
 
 gpusim=${1:?usage: scale.sh GPUSIM}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); }
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL: $*"
-	echo "  exit $rc; stdout: $(head -c 600 "$tmp/out")"
-	echo "  stderr: $(head -c 600 "$tmp/err")"
-}
-run() {
-	"$gpusim" "$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-}
-expect_rc() { if [ "$rc" -eq "$1" ]; then ok; else fail "$2: expected exit $1"; fi; }
-expect_out() { if grep -Eq -- "$1" "$tmp/out"; then ok; else fail "$2: stdout lacks /$1/"; fi; }
-expect_err() { if grep -Eq -- "$1" "$tmp/err"; then ok; else fail "$2: stderr lacks /$1/"; fi; }
+. "$(dirname "$0")/../cli_lib.sh"
 check() {  # check DESCRIPTION COMMAND...: passes when the command succeeds
 	local what=$1
 	shift
-	if "$@" >"$tmp/check" 2>&1; then ok; else rc=$?; fail "$what: $(head -c 400 "$tmp/check")"; fi
+	if "$@" >"$tmp/check" 2>&1; then ok; else fail "$what: $(head -c 400 "$tmp/check")"; fi
 }
 
 scen=scenarios/70b_64gpu.yaml   # tp 8 x pp 4: 32 GPUs per replica
@@ -179,11 +162,9 @@ if command -v gnuplot >/dev/null 2>&1; then
 	check "c.pdf is a PDF" magic "$tmp/c.pdf" '%PDF'
 	check "--title reaches the script" grep -q "set title 'NVLink vs PCIe'" "$tmp/c.gp"
 elif [ "${CI:-}" = "true" ]; then
-	rc=0
 	fail "gnuplot is not installed, but CI must run it (scripts/deps installs gnuplot-nox)"
 else
 	echo "gnuplot not installed: skipping the real plot runs"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+cli_done

@@ -7,16 +7,7 @@
 set -uo pipefail
 
 gpusim=${1:?usage: trace.sh GPUSIM}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-
-ok() { passed=$((passed + 1)); }
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL: $*"
-}
+. "$(dirname "$0")/../cli_lib.sh"
 
 # check NAME ARGS...: predict ARGS with --trace and --format json, then the checks below on the pair. With
 # queued=1 some transfer must have waited for its link (its send-stream slice starts before its link slice).
@@ -253,5 +244,4 @@ else
 	fail "--trace into a missing directory: exit $rc"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+cli_done
