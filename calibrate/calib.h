@@ -23,7 +23,9 @@ struct cal_identity {
 	char host[64];
 	char date[32];            /* UTC, ISO 8601 */
 	char mode[16];            /* "full" or "quick" */
-	int ngpus;                /* GPUs calibrated on this host */
+	int ngpus;                /* GPUs calibrated on this host (--gpus N, or all) */
+	int host_gpus;            /* GPUs the host has (CUDA's count), the model's node size: a 2-GPU calibration
+				   * of an 8-GPU NVSwitch host describes that host; 0 (old raw files): ngpus */
 	int nodes;                /* hosts (MPI); 1 otherwise */
 	char gpu_name[96];
 	int sm_count, cc_major, cc_minor;

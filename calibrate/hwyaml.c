@@ -130,6 +130,12 @@ static void emit_matrix_int(struct yemit *e, const char *key, int n, int (*get)(
 static int get_p2p(const struct calib *c, int i, int j) { return c->id.p2p[i][j]; }
 static int get_nv(const struct calib *c, int i, int j) { return c->id.topo_nv[i][j]; }
 
+/* The node's size: the host's GPUs, also when fewer were measured (their fabric is the host's). */
+static int node_gpus(const struct calib *c)
+{
+	return c->id.host_gpus > c->id.ngpus ? c->id.host_gpus : c->id.ngpus;
+}
+
 static void emit_meta(struct yemit *e, const struct calib *c)
 {
 	char buf[160];
@@ -143,6 +149,7 @@ static void emit_meta(struct yemit *e, const struct calib *c)
 	yemit_kstr(e, "host", c->id.host);
 	yemit_kint(e, "nodes", c->id.nodes);
 	yemit_kint(e, "gpus", c->id.ngpus);
+	yemit_kint(e, "host_gpus", node_gpus(c));
 	yemit_key(e, "gpu");
 	yemit_map(e, true);
 	yemit_kstr(e, "name", c->id.gpu_name);
@@ -513,7 +520,7 @@ static void emit_node(struct yemit *e, const struct calib *c, struct cal_base *b
 	char src[256];
 	yemit_key(e, "node");
 	yemit_map(e, true);
-	yemit_kint(e, "gpus", c->id.ngpus);
+	yemit_kint(e, "gpus", node_gpus(c));
 	if (links > 0) {
 		double per_link = c->id.cc_major >= 10 ? 50 : 25;  /* NVLink5 : NVLink3/4, GB/s per direction */
 		yemit_kstr(e, "fabric", c->id.nvswitch ? "nvswitch" : "nvlink");
@@ -533,6 +540,11 @@ static void emit_node(struct yemit *e, const struct calib *c, struct cal_base *b
 			yemit_knum(e, "link_gbps", 25);
 			snprintf(src, sizeof src, "measured: no NVLink; link_gbps estimated (PCIe Gen4 x16)");
 		}
+	}
+	if (node_gpus(c) > c->id.ngpus) {
+		size_t len = strlen(src);
+		snprintf(src + len, sizeof src - len, "; gpus: the host's %d, collectives measured on groups of up to %d",
+			 node_gpus(c), c->id.ngpus);
 	}
 	yemit_kstr(e, "source", src);
 	yemit_end_map(e);

@@ -50,8 +50,9 @@ static void write_matrix(FILE *f, const char *key, const struct calib *c, bool n
 static void write_identity(FILE *f, const struct calib *c)
 {
 	const struct cal_identity *id = &c->id;
-	fprintf(f, "host,%s\ndate,%s\nmode,%s\ngpus,%d\nnodes,%d\ngpu_name,%s\nsm_count,%d\ncc,%d.%d\n", id->host,
-		id->date, id->mode, id->ngpus, id->nodes, id->gpu_name, id->sm_count, id->cc_major, id->cc_minor);
+	fprintf(f, "host,%s\ndate,%s\nmode,%s\ngpus,%d\nhost_gpus,%d\nnodes,%d\ngpu_name,%s\nsm_count,%d\ncc,%d.%d\n",
+		id->host, id->date, id->mode, id->ngpus, id->host_gpus, id->nodes, id->gpu_name, id->sm_count,
+		id->cc_major, id->cc_minor);
 	fprintf(f, "memory_bytes,%.0f\nl2_bytes,%.0f\nsm_clock_max_mhz,%d\nmem_clock_max_mhz,%d\npower_limit_w,%g\n",
 		id->memory_bytes, id->l2_bytes, id->sm_clock_max_mhz, id->mem_clock_max_mhz, id->power_limit_w);
 	fprintf(f, "driver,%s\ncuda_runtime,%d\ncuda_driver,%d\ncublaslt_version,%d\nnccl_version,%d\n", id->driver,
@@ -270,7 +271,7 @@ static int read_identity(struct calib *c, const char *dir)
 #define DBL(key, dst) else if (strcmp(k, key) == 0) dst = atof(v)
 		if (0) {}
 		STR("host", id->host); STR("date", id->date); STR("mode", id->mode); INT("gpus", id->ngpus);
-		INT("nodes", id->nodes); STR("gpu_name", id->gpu_name); INT("sm_count", id->sm_count);
+		INT("host_gpus", id->host_gpus); INT("nodes", id->nodes); STR("gpu_name", id->gpu_name); INT("sm_count", id->sm_count);
 		DBL("memory_bytes", id->memory_bytes); DBL("l2_bytes", id->l2_bytes);
 		INT("sm_clock_max_mhz", id->sm_clock_max_mhz); INT("mem_clock_max_mhz", id->mem_clock_max_mhz);
 		DBL("power_limit_w", id->power_limit_w); STR("driver", id->driver); INT("cuda_runtime", id->cuda_runtime);

@@ -133,6 +133,7 @@ static void identity(struct run *r)
 	id->host[sizeof id->host - 1] = 0;
 	snprintf(id->mode, sizeof id->mode, "%s", r->o->quick ? "quick" : "full");
 	id->ngpus = r->ngpus;
+	id->host_gpus = r->sys.ngpus > r->ngpus ? r->sys.ngpus : r->ngpus;
 	id->nodes = r->mpi ? r->mi.nodes : 1;
 	snprintf(id->gpu_name, sizeof id->gpu_name, "%s", g->name);
 	id->sm_count = g->sm_count;

@@ -207,6 +207,7 @@ static void test_writer(void)
 	CHECK_NEAR(num(&d, "gpu.attention.bwd_eff"), 0.3, 1e-3);
 	CHECK_STR(str(&d, "gpu.attention.impl"), "cublas_unfused");
 	CHECK_NEAR(num(&d, "node.gpus"), 2, 0);
+	CHECK_NEAR(num(&d, "meta.host_gpus"), 2, 0);  /* host_gpus 0 (an old raw file): the measured count */
 	CHECK_STR(str(&d, "node.fabric"), "nvlink");
 	CHECK_NEAR(num(&d, "node.link_gbps"), 450, 0);
 	/* measured collectives: per-n lines, extrapolating lines, the table */
@@ -273,6 +274,26 @@ static void test_writer(void)
 	CHECK(get(&d, "collectives.inter") == NULL);
 	CHECK_CONTAINS(str(&d, "meta.status"), "ncclAllReduce");
 	yaml_document_delete(&d);
+
+	/* two GPUs measured on an 8-GPU host (calibrate --gpus 2): the model is of the host, a node of 8, whose groups
+	 * of 4 and 8 take the fitted lines that carry over to any group size */
+	c.status[0] = 0;
+	c.id.host_gpus = 8;
+	CHECK_INT(hwyaml_write(&c, &o, path), 0);
+	CHECK(load(path, &d));
+	CHECK_NEAR(num(&d, "node.gpus"), 8, 0);
+	CHECK_NEAR(num(&d, "meta.gpus"), 2, 0);
+	CHECK_NEAR(num(&d, "meta.host_gpus"), 8, 0);
+	CHECK_CONTAINS(str(&d, "node.source"), "gpus: the host's 8, collectives measured on groups of up to 2");
+	yaml_document_delete(&d);
+	hw = hwmodel_load(path, &err);
+	CHECK(hw != NULL);
+	if (hw) {
+		CHECK_INT(hw->node.gpus, 8);
+		CHECK(hwmodel_coll_us(hw, SCOPE_INTRA, COLL_ALL_REDUCE, 8, 1073741824.0) > 0);
+		hwmodel_free(hw);
+	}
+	c.id.host_gpus = 0;
 
 	/* an unwritable place: an error, and no file */
 	char bad[200];
