@@ -1,7 +1,11 @@
 """Reference configurations for `gpusim validate` on real GPUs (issue 4).
 
 One entry per piece of work (a model and a global batch); each is run in several modes (single GPU, data,
-tensor and pipeline parallel). A row is (config, mode) and is labelled "<id>-<mode>": t07-pp2-1f1b.
+tensor and pipeline parallel, and their mixes). A row is (config, mode) and is labelled "<id>-<mode>":
+t07-pp2-1f1b, t14-dp2-tp2-pp2-1f1b. Ranks are laid out dp-major, then pp, then tp (tensor parallel fastest).
+The 2-GPU rows are the issue-4 set measured in validate/measured-h200x2.csv; the 4- and 8-GPU rows (issue 6,
+t07, t10, t12, t14 and m02, chosen GPU-bound: at least ~2 ms of GPU work per layer and micro-batch on each
+rank, about twice the host's issue time) need a machine with that many GPUs (validate/node-run.sh).
 validate/torch_step.py runs the rows; validate/gen_scenarios.py writes scenarios/validate/<label>.yaml that
 describe exactly the same work. Both import this file, so they cannot drift apart.
 
@@ -47,21 +51,28 @@ TRANSFORMERS = [
     dict(id="t06", layers=12, hidden=1536, heads=12, seq=2048, mb=2, gb=16,
          modes=["single", "dp2", "tp2"]),
     dict(id="t07", layers=8,  hidden=2048, heads=16, seq=2048, mb=4, gb=16,
-         modes=["single", "dp2", "tp2", "pp2-gpipe", "pp2-1f1b"]),
+         modes=["single", "dp2", "tp2", "pp2-gpipe", "pp2-1f1b",
+                "dp4", "pp4-gpipe", "pp4-1f1b", "dp2-tp2", "tp2-pp2-1f1b",
+                "dp8", "dp4-tp2", "dp2-tp2-pp2-1f1b"], mb_by_mode={"dp8": 2}),
     dict(id="t08", layers=8,  hidden=2048, heads=16, seq=1024, mb=8, gb=32,
          modes=["single", "dp2", "pp2-1f1b"]),
     dict(id="t09", layers=8,  hidden=2048, heads=16, seq=4096, mb=2, gb=8,
          modes=["single", "tp2", "pp2-1f1b"]),
     dict(id="t10", layers=8,  hidden=2560, heads=20, seq=2048, mb=2, gb=16,
-         modes=["single", "dp2", "pp2-gpipe", "pp2-1f1b"]),
+         modes=["single", "dp2", "pp2-gpipe", "pp2-1f1b",
+                "dp4", "pp4-1f1b", "dp2-pp2-1f1b",
+                "dp8", "pp8-gpipe", "pp8-1f1b", "dp2-pp4-1f1b"]),
     dict(id="t11", layers=6,  hidden=3072, heads=24, seq=2048, mb=2, gb=8,
          modes=["single", "dp2", "tp2"]),
     dict(id="t12", layers=4,  hidden=4096, heads=32, seq=2048, mb=1, gb=8,
-         modes=["single", "dp2", "tp2", "pp2-gpipe", "pp2-1f1b"]),
+         modes=["single", "dp2", "tp2", "pp2-gpipe", "pp2-1f1b",
+                "pp4-1f1b"]),
     dict(id="t13", layers=4,  hidden=4096, heads=32, seq=4096, mb=1, gb=4,
          modes=["single", "tp2", "pp2-1f1b"]),
     dict(id="t14", layers=4,  hidden=5120, heads=40, seq=2048, mb=2, gb=8,
-         modes=["single", "tp2", "pp2-1f1b"]),
+         modes=["single", "tp2", "pp2-1f1b",
+                "dp4", "tp4", "dp2-tp2",
+                "tp8", "dp2-tp4", "tp4-pp2-1f1b", "dp2-tp2-pp2-1f1b"]),
     dict(id="t15", layers=2,  hidden=6144, heads=48, seq=2048, mb=1, gb=4,
          modes=["single", "dp2", "tp2"]),
     dict(id="t16", layers=8,  hidden=1024, heads=16, seq=2048, mb=8, gb=16,
@@ -75,12 +86,12 @@ TRANSFORMERS = [
 ]
 
 # Small MLPs (well under 10M parameters), where a second GPU often makes the step slower.
-# mb_by_mode keeps the global batch and gives each replica half of it.
+# mb_by_mode keeps the global batch and gives each replica its share of it (also used by t07-dp8 above).
 MLPS = [
     dict(id="m01", layers=4, hidden=512,  ffn_hidden=512,  gb=256,  mb=256,
          modes=["single", "dp2"], mb_by_mode={"dp2": 128}),
     dict(id="m02", layers=4, hidden=1024, ffn_hidden=1024, gb=1024, mb=1024,
-         modes=["single", "dp2"], mb_by_mode={"dp2": 512}),
+         modes=["single", "dp2", "dp4", "dp8"], mb_by_mode={"dp2": 512, "dp4": 256, "dp8": 128}),
 ]
 
 
@@ -171,11 +182,66 @@ def flops_per_step(r):
     return f
 
 
-if __name__ == "__main__":
-    tot = 0.0
+def select(spec="all", rows_=None):
+    """Rows named by spec: "all", or a comma list of labels and config ids (t07-dp4, t07), in run order."""
+    rs = rows() if rows_ is None else rows_
+    if spec == "all":
+        return rs
+    want = set(spec.split(","))
+    return [r for r in rs if r["label"] in want or r["id"] in want]
+
+
+def multi_gpu_labels(lo, hi, spec="all"):
+    """Labels of the selected rows of lo..hi GPUs (lo >= 2) and of the 1-GPU baselines they name, in run order."""
+    sel = [r for r in select(spec) if lo <= r["gpus"] <= hi]
+    want = set(r["label"] for r in sel) | set(r["baseline"] for r in sel)
+    return [r["label"] for r in rows() if r["label"] in want]
+
+
+def config_ids(lo, hi):
+    """Ids of the configs with rows of lo..hi GPUs, in file order."""
+    out = []
     for r in rows():
+        if lo <= r["gpus"] <= hi and r["id"] not in out:
+            out.append(r["id"])
+    return out
+
+
+def _estimate(rs):
+    by = {}
+    for r in rs:
         t = flops_per_step(r) / (450e12 * r["gpus"])
-        tot += (WARMUP_STEPS + TIMED_STEPS) * t
-        print("%-18s gpus %d m %2d  params %7.1fM  est step %7.1f ms" % (
+        n, tot = by.get(r["gpus"], (0, 0.0))
+        by[r["gpus"]] = (n + 1, tot + (WARMUP_STEPS + TIMED_STEPS) * t)
+        print("%-22s gpus %d m %2d  params %7.1fM  est step %7.1f ms" % (
             r["label"], r["gpus"], r["m"], params_per_layer(r) * r["layers"] / 1e6, t * 1e3))
-    print("rows %d, estimated GPU time %.0f s (450 TFLOP/s, before setup)" % (len(rows()), tot))
+    for g in sorted(by):
+        print("gpus %d: %d rows, estimated GPU time %.0f s" % (g, by[g][0], by[g][1]))
+    print("rows %d, estimated GPU time %.0f s (450 TFLOP/s, before setup)" % (
+        len(rs), sum(v[1] for v in by.values())))
+
+
+if __name__ == "__main__":
+    import argparse
+    ap = argparse.ArgumentParser(description="List the reference rows with a rough step-time estimate (default), "
+                                 "or print what validate/device-run.sh and validate/node-run.sh need.")
+    ap.add_argument("--rows", default="all", help="comma list of labels or config ids (default all)")
+    ap.add_argument("--gpu-counts", action="store_true", help="print the GPU counts the selected rows use")
+    ap.add_argument("--labels", metavar="LO-HI", help="print, comma separated, the labels of the selected rows of "
+                    "LO..HI GPUs and of their 1-GPU baselines (e.g. 3-8)")
+    ap.add_argument("--ids", metavar="LO-HI", help="print, comma separated, the ids of the configs with rows of "
+                    "LO..HI GPUs")
+    a = ap.parse_args()
+
+    def span(v):
+        lo, _, hi = v.partition("-")
+        return int(lo), int(hi or lo)
+
+    if a.gpu_counts:
+        print(" ".join(str(g) for g in sorted(set(r["gpus"] for r in select(a.rows)))))
+    elif a.labels:
+        print(",".join(multi_gpu_labels(*span(a.labels), spec=a.rows)))
+    elif a.ids:
+        print(",".join(config_ids(*span(a.ids))))
+    else:
+        _estimate(select(a.rows))

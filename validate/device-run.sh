@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Runs the reference rows of validate/configs.py on this machine's GPUs (validate/torch_step.py): first the
-# 1-GPU rows, then the 2-GPU rows under torchrun. Writes OUTDIR/measured-h200x2.csv (scenario paths relative
-# to validate/, where the file belongs) and OUTDIR/validate-runner.log (environment, per-row times, failures).
+# Runs the reference rows of validate/configs.py on this machine's GPUs (validate/torch_step.py): one phase per
+# GPU count that the selected rows use, smallest first (1, then 2, 4, 8 under torchrun), up to the GPUs present.
+# Writes OUTDIR/measured-<gpu>x<N>.csv, named after the machine (measured-h200x2.csv on two H200s,
+# measured-h200x8.csv on eight; scenario paths relative to validate/, where the file belongs) and
+# OUTDIR/validate-runner.log (environment, per-row times, failures, the rows not run).
 # A phase that crashes or hangs is started again and goes on after the row it died in (progress file).
 # usage: validate/device-run.sh [OUTDIR]        OUTDIR defaults to $OUT, else ./validate-out
-# env:   VALIDATE_BUDGET_S (default 300): wall-clock budget for all phases; ROWS: comma list (default all)
+# env:   VALIDATE_BUDGET_S (default 300): wall-clock budget for all phases; ROWS: comma list of labels or config
+#        ids (default all); CSV_NAME: the CSV's file name instead of the machine's; GPUS: the number of GPUs to
+#        use (default all that torch sees); EXTRA_ARGS: more runner options ("--cpu --tiny" with GPUS=4 is a
+#        dry run of the 4-process phases without GPUs)
 set -u
 # NVLink multicast stays off on shared machines (see the device docs): NCCL, PyTorch and NVSHMEM.
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
@@ -12,22 +17,25 @@ export PYTHONUNBUFFERED=1 OMP_NUM_THREADS=4
 here=$(cd "$(dirname "$0")" && pwd)
 outdir=${1:-${OUT:-validate-out}}
 mkdir -p "$outdir"
-csv=$outdir/measured-h200x2.csv
 log=$outdir/validate-runner.log
 work=$(mktemp -d)
 py=${PYTHON:-python3}
 rows=${ROWS:-all}
 extra=${EXTRA_ARGS:-}   # e.g. "--cpu --tiny" for a dry run without GPUs
 deadline=$((SECONDS + ${VALIDATE_BUDGET_S:-300}))
+
+ngpu=${GPUS:-$("$py" -c 'import torch; print(torch.cuda.device_count())' 2>/dev/null || echo 0)}
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr '[:upper:]' '[:lower:]' |
+	sed 's/^nvidia //; s/[^a-z0-9].*//')
+csv=$outdir/${CSV_NAME:-measured-${gpu:-cpu}x$ngpu.csv}
 rm -f "$csv"
 
 {
-	echo "# validate/device-run.sh $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
+	echo "# validate/device-run.sh $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname): rows $rows, $ngpu GPU(s), -> $csv"
 	nvidia-smi --query-gpu=index,name,memory.total,driver_version,clocks.max.sm --format=csv 2>&1
 	nvidia-smi topo -m 2>&1
 	"$py" -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "nccl", torch.cuda.nccl.version(), "gpus", torch.cuda.device_count())' 2>&1
 } >"$log"
-ngpu=$("$py" -c 'import torch; print(torch.cuda.device_count())' 2>/dev/null || echo 0)
 # provenance, as comment lines `gpusim validate` skips
 {
 	echo "# measured by validate/device-run.sh (validate/torch_step.py, rows of validate/configs.py), $(date -u +%Y-%m-%dT%H:%MZ)"
@@ -62,12 +70,17 @@ run_phase() {
 }
 
 t0=$SECONDS
-run_phase single 1
-if [ "$ngpu" -ge 2 ]; then
-	run_phase two 2
-else
-	echo "# only $ngpu GPU(s): 2-GPU rows not run" >>"$log"
-fi
+counts=$(cd "$here" && "$py" configs.py --gpu-counts --rows "$rows")
+for n in $counts; do
+	name=gpus$n
+	[ "$n" -eq 1 ] && name=single
+	[ "$n" -eq 2 ] && name=two   # the names the 2-GPU logs have always had
+	if [ "$n" -eq 1 ] || [ "$n" -le "$ngpu" ]; then
+		run_phase "$name" "$n"
+	else
+		echo "# only $ngpu GPU(s): the rows of $n GPUs not run" >>"$log"
+	fi
+done
 n=$(grep -c '^\.\./' "$csv" 2>/dev/null || echo 0)
 echo "# done: $n rows in $((SECONDS - t0)) s -> $csv" | tee -a "$log"
 rm -rf "$work"

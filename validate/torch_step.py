@@ -6,8 +6,9 @@ and write the median step time of each to a CSV that `gpusim validate` reads.
 Runs on the GPU machine only (PyTorch with CUDA and NCCL):
     python3 validate/torch_step.py --out measured.csv                      # the 1-GPU rows
     torchrun --standalone --nproc_per_node=2 validate/torch_step.py --out measured.csv   # the 2-GPU rows
-Each process runs the rows whose GPU count equals the world size, one after another, and appends one CSV line
-per row (rank 0 writes). validate/device-run.sh runs both. validate/configs.py says exactly what a step is.
+Each process runs the rows whose GPU count equals the world size (2, 4 or 8 under torchrun), one after another,
+and appends one CSV line per row (rank 0 writes). validate/device-run.sh runs every GPU count the machine has.
+validate/configs.py says exactly what a step is.
 
 A step is: zero the gradient buffer, forward and backward of every micro-batch in the schedule, the DP
 gradient all-reduce, and the optimizer step. Every step of a row starts on all ranks together (an all-reduce
@@ -96,6 +97,20 @@ class Layout:
 
     def size(self, kind):
         return {"tp": self.tp, "pp": self.pp, "dp": self.dp}[kind]
+
+    def warm(self, dev, warmed):
+        """One all-reduce on each proper subgroup of 3 or more ranks that this rank meets for the first time, so
+        NCCL builds its communicator here, outside the timed steps, and not inside the first batched send/recv
+        of a pipeline group, which torch requires every member to join. A group is first met where it is
+        created (every rank creates every group, in the same order), so all its members reach this together; all
+        do tp, then pp, then dp, and groups of one kind are disjoint, so no rank waits on one that waits on it.
+        Worlds of 2 have no such group: the 2-GPU rows run as before."""
+        for g, n in ((self.tp_group, self.tp), (self.pp_group, self.pp), (self.dp_group, self.dp)):
+            if g is None or g is dist.group.WORLD or n < 3 or id(g) in warmed:
+                continue
+            warmed.add(id(g))
+            t = torch.ones(1, device=dev)
+            dist.all_reduce(t, group=g)
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -589,20 +604,31 @@ def host_probe(dev, dtype):
 
 
 def shrink(r):
-    """--tiny: the same row structure (modes, batches, micro-batches) with toy sizes, for the CPU self-test."""
+    """--tiny: the same row structure (modes, batches, micro-batches) with toy sizes, for the CPU self-test. The
+    sizes depend on the config alone, never on the mode, so every row of a config trains the same toy model as
+    its single-GPU row (what --check compares): enough heads for the config's widest tensor parallel split and
+    enough layers for its deepest pipeline (4 heads, 2 KV heads with GQA, 4 layers where 2 GPUs is the most)."""
     r = dict(r)
     if r["kind"] == "mlp":
         r.update(hidden=32, ffn_hidden=48)
         return r
-    heads = 4
-    r.update(hidden=64, heads=heads, kv_heads=heads if r["kv_heads"] == r["heads"] else 2, seq=16,
-             layers=min(r["layers"], 4), ffn_hidden=96 if r["ffn"] == "swiglu" else 256,
-             vocab=100 if r["vocab"] else 0)
+    same = [x for x in configs.rows() if x["id"] == r["id"]]
+    tpmax = max(x["tp"] for x in same)
+    gqa = r["kv_heads"] != r["heads"]
+    kv = max(2, tpmax) if gqa else max(4, tpmax)
+    heads = max(4, 2 * kv) if gqa else kv
+    layers = min(r["layers"], max(4, max(x["pp"] for x in same)))
+    if any(layers % x["pp"] for x in same):
+        layers = r["layers"]
+    r.update(hidden=max(64, 8 * heads), heads=heads, kv_heads=kv if gqa else heads, seq=16, layers=layers,
+             ffn_hidden=96 if r["ffn"] == "swiglu" else 256, vocab=100 if r["vocab"] else 0)
     return r
 
 
 def run_row(r, args, rank, world, dev, cache):
     lay = Layout(r, rank, world, cache)
+    if world > 2:
+        lay.warm(dev, cache.setdefault("warmed", set()))
     ctx = contextlib.nullcontext()
     if dev.type == "cuda" and sdpa_kernel is not None and r["kind"] == "transformer":
         ctx = sdpa_kernel([SDPBackend.FLASH_ATTENTION])
@@ -673,10 +699,7 @@ def main():
     ap.add_argument("--probe", action="store_true", help="also print the host cost of eager layers (rank 0)")
     args = ap.parse_args()
 
-    rows = configs.rows()
-    if args.rows != "all":
-        want = set(args.rows.split(","))
-        rows = [r for r in rows if r["label"] in want or r["id"] in want]
+    rows = configs.select(args.rows)
     if args.list:
         for r in rows:
             print(r["label"], r["gpus"], configs.scenario_relpath(r["label"]))
