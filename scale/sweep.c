@@ -236,29 +236,42 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
-/* The sweep id: the scenario file's bytes and every choice that changes a row. */
-static int sweep_id(const struct scale_spec *sp, char out[17])
+/* Adds the bytes of the file at path to *h; 0, or GS_EENV after a message. */
+static int hash_file(uint64_t *h, const char *path)
 {
-	uint64_t h = 14695981039346656037ULL;
-	FILE *f = fopen(sp->scenario, "rb");
+	FILE *f = fopen(path, "rb");
 	if (!f) {
-		diag_errorf("cannot open '%s': %s", sp->scenario, strerror(errno));
+		diag_errorf("cannot open '%s': %s", path, strerror(errno));
 		return GS_EENV;
 	}
 	char buf[8192];
 	size_t got;
 	while ((got = fread(buf, 1, sizeof buf, f)) > 0)
-		h = fnv(h, buf, got);
+		*h = fnv(*h, buf, got);
 	int bad = ferror(f);
 	fclose(f);
 	if (bad) {
-		diag_errorf("cannot read '%s'", sp->scenario);
+		diag_errorf("cannot read '%s'", path);
 		return GS_EENV;
 	}
+	return 0;
+}
+
+/* The sweep id: gpusim's version, the scenario file's bytes, the hardware arguments (and the bytes of those that
+ * are files, so a recalibrated model is another sweep) and every choice that changes a row. */
+static int sweep_id(const struct scale_spec *sp, char out[17])
+{
+	uint64_t h = fnv(14695981039346656037ULL, GPUSIM_VERSION, sizeof GPUSIM_VERSION);
+	int rc = hash_file(&h, sp->scenario);
+	for (int i = 0; i < sp->nhw && rc == 0; i++) {
+		h = fnv(h, sp->hw[i], strlen(sp->hw[i]) + 1);
+		if (!hwmodel_is_preset_name(sp->hw[i]))
+			rc = hash_file(&h, sp->hw[i]);
+	}
+	if (rc != 0)
+		return rc;
 	const char *mode = scale_mode_name(sp->mode);
 	h = fnv(h, mode, strlen(mode) + 1);
-	for (int i = 0; i < sp->nhw; i++)
-		h = fnv(h, sp->hw[i], strlen(sp->hw[i]) + 1);
 	h = fnv(h, sp->gpus, (size_t)sp->ngpus * sizeof *sp->gpus);
 	h = fnv(h, &sp->all_ranks, sizeof sp->all_ranks);
 	snprintf(out, 17, "%016llx", (unsigned long long)h);
