@@ -1,4 +1,4 @@
-# 70b-breakdown.gp: gpusim plot breakdown of a strong-scaling sweep of llama2-70b-64gpu (sweep c85539d99cf77c51).
+# 70b-breakdown.gp: gpusim plot breakdown of a strong-scaling sweep of llama2-70b-64gpu (sweep db220b43b9281d28).
 # Reads 70b-breakdown.dat (columns listed at its top); writes 70b-breakdown.png. Edit freely, then run in this folder:
 #   gnuplot 70b-breakdown.gp
 set terminal pngcairo size 1000,620 font 'sans,12' noenhanced

@@ -1,4 +1,4 @@
-# 70b-efficiency.gp: gpusim plot efficiency of a strong-scaling sweep of llama2-70b-64gpu (sweep 528cd5409043192e).
+# 70b-efficiency.gp: gpusim plot efficiency of a strong-scaling sweep of llama2-70b-64gpu (sweep f5545b29c6871b9d).
 # Reads 70b-efficiency.dat (columns listed at its top); writes 70b-efficiency.png. Edit freely, then run in this folder:
 #   gnuplot 70b-efficiency.gp
 set terminal pngcairo size 1000,620 font 'sans,12' noenhanced

@@ -1,4 +1,4 @@
-# gpt-small-breakdown.gp: gpusim plot breakdown of a strong-scaling sweep of gpt-small-2gpu (sweep 7d0edaaa56d946cf).
+# gpt-small-breakdown.gp: gpusim plot breakdown of a strong-scaling sweep of gpt-small-2gpu (sweep 08152ee4cbf82482).
 # Reads gpt-small-breakdown.dat (columns listed at its top); writes gpt-small-breakdown.png. Edit freely, then run in this folder:
 #   gnuplot gpt-small-breakdown.gp
 set terminal pngcairo size 1000,620 font 'sans,12' noenhanced

@@ -1,4 +1,4 @@
-# gpt-small-compare.gp: gpusim plot compare of a strong-scaling sweep of gpt-small-2gpu (sweep 7d0edaaa56d946cf).
+# gpt-small-compare.gp: gpusim plot compare of a strong-scaling sweep of gpt-small-2gpu (sweep 08152ee4cbf82482).
 # Reads gpt-small-compare.dat (columns listed at its top); writes gpt-small-compare.png. Edit freely, then run in this folder:
 #   gnuplot gpt-small-compare.gp
 set terminal pngcairo size 1000,820 font 'sans,12' noenhanced
