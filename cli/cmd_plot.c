@@ -14,16 +14,18 @@
 #include "util/gserr.h"
 
 static const char usage_line[] =
-	"usage: gpusim plot KIND SWEEP.csv|SWEEP.json -o FILE.png|FILE.svg|FILE.pdf [--title TEXT] [--no-render]\n";
+	"usage: gpusim plot KIND SWEEP.csv|SWEEP.json -o FILE.png|FILE.svg|FILE.pdf [--title TEXT] [--no-render]\n"
+	"       gpusim plot timeline TRACE.json -o FILE.png|FILE.svg|FILE.pdf [--title TEXT] [--no-render]\n";
 
 static void help(void)
 {
 	fputs(usage_line, stdout);
 	fputs("\n"
-	      "Draws a scaling sweep (the csv or json of 'gpusim scale' or 'gpusim merge') with gnuplot. Next to the\n"
-	      "image it writes FILE.gp, the gnuplot script, and FILE.dat, its numbers, so the plot can be restyled\n"
-	      "by editing the script and running 'gnuplot FILE.gp' in that folder. The extension of -o picks the\n"
-	      "output: .png (pngcairo), .svg or .pdf (pdfcairo).\n"
+	      "Draws a scaling sweep (the csv or json of 'gpusim scale' or 'gpusim merge'), or one predicted step\n"
+	      "from its trace (timeline), with gnuplot. Next to the image it writes FILE.gp, the gnuplot script,\n"
+	      "and FILE.dat, its numbers, so the plot can be restyled by editing the script and running\n"
+	      "'gnuplot FILE.gp' in that folder. The extension of -o picks the output: .png (pngcairo), .svg or\n"
+	      ".pdf (pdfcairo).\n"
 	      "\n"
 	      "kinds:\n"
 	      "  efficiency   scaling efficiency (%) against GPUs (log2 axis), a line per hardware model and the\n"
@@ -34,6 +36,9 @@ static void help(void)
 	      "               exposed TP, PP and DP communication, pipeline bubble, optimizer (and host waits)\n"
 	      "  compare      two hardware models (a sweep with exactly two --hw): throughput of both, and the\n"
 	      "               ratio of the first to the second at each GPU count\n"
+	      "  timeline     one simulated step from a 'gpusim predict --trace' file: a row per GPU stream and link\n"
+	      "               of each stage's traced GPU, time across, a colour per category, forward and backward\n"
+	      "               passes labelled with their micro-batch (Perfetto shows the same file interactively)\n"
 	      "\n"
 	      "options:\n"
 	      "  -o, --output FILE  the image to write (required): .png, .svg or .pdf\n"
@@ -47,6 +52,8 @@ static void help(void)
 	      "      -o 70b.csv\n"
 	      "  gpusim plot efficiency 70b.csv -o 70b-efficiency.png\n"
 	      "  gpusim plot compare 70b.csv -o 70b-compare.pdf\n"
+	      "  gpusim predict tests/golden/tp4_pp2_dp2_interleaved.yaml --trace step.json\n"
+	      "  gpusim plot timeline step.json -o step.png\n"
 	      "\n"
 	      "exit status: 0 ok, 1 the sweep cannot give that plot (nothing feasible; compare without two models)\n"
 	      "or gnuplot failed, 2 usage error, 3 a file cannot be read or written, or gnuplot is not installed\n"
@@ -84,7 +91,7 @@ static int on_arg(void *ctx, const char *arg)
 	else if (!a->input)
 		a->input = arg;
 	else
-		return diag_errorf("plot takes a kind and one sweep file, got also '%s'", arg);
+		return diag_errorf("plot takes a kind and one input file, got also '%s'", arg);
 	return 0;
 }
 
@@ -95,12 +102,14 @@ static int parse(int argc, char **argv, struct args *a)
 	if (rc != 0)
 		return rc;
 	if (!a->kind_name || !a->input) {
-		diag_errorf("plot needs a kind (efficiency, throughput, breakdown or compare) and a sweep file");
+		diag_errorf("plot needs a kind (efficiency, throughput, breakdown, compare or timeline) and its input "
+			    "file");
 		fputs(usage_line, stderr);
 		return cli_usage_error("plot");
 	}
 	if (plot_kind_parse(a->kind_name, &a->kind) != 0) {
-		diag_errorf("unknown plot kind '%s' (use efficiency, throughput, breakdown or compare)", a->kind_name);
+		diag_errorf("unknown plot kind '%s' (use efficiency, throughput, breakdown, compare or timeline)",
+			    a->kind_name);
 		return cli_usage_error("plot");
 	}
 	if (!a->output) {
@@ -122,11 +131,16 @@ int cmd_plot(int argc, char **argv)
 		return cli_usage_error("plot");
 	}
 
-	struct scale_table t;
-	int rc = scale_table_read(a.input, &t);
-	if (rc == 0)
-		rc = plot_write(&t, a.kind, &pf, a.title);
-	scale_table_release(&t);
+	int rc;
+	if (a.kind == PLOT_TIMELINE) {
+		rc = plot_timeline(a.input, &pf, a.title);
+	} else {
+		struct scale_table t;
+		rc = scale_table_read(a.input, &t);
+		if (rc == 0)
+			rc = plot_write(&t, a.kind, &pf, a.title);
+		scale_table_release(&t);
+	}
 	if (rc != 0 || a.no_render)
 		return gserr_exit_code(rc);
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# plots/examples.sh [GPUSIM]: regenerates the example scaling plots in docs/img/ from the shipped scenarios
-# (docs/cli.md shows them). Each image comes with the .gp script and .dat numbers gpusim plot writes next to it,
-# and the sweep's CSV. Run from anywhere; GPUSIM defaults to build/gpusim.
+# plots/examples.sh [GPUSIM]: regenerates the example plots in docs/img/ from the shipped scenarios: the scaling
+# sweeps of docs/scaling.md (docs/img/scale/) and the timeline of docs/output.md. Each image comes with the .gp
+# script and .dat numbers gpusim plot writes next to it, and each sweep with its CSV. Run from anywhere; GPUSIM
+# defaults to build/gpusim.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 gpusim=${1:-build/gpusim}
@@ -21,4 +22,9 @@ mkdir -p "$out"
 	--format csv -o "$out/gpt-small.csv"
 "$gpusim" plot compare "$out/gpt-small.csv" -o "$out/gpt-small-compare.png"
 "$gpusim" plot breakdown "$out/gpt-small.csv" -o "$out/gpt-small-breakdown.png"
+# one step of the interleaved 1F1B golden scenario (dp 2 x tp 4 x pp 2, v = 2) as a timeline (docs/output.md)
+"$gpusim" predict tests/golden/tp4_pp2_dp2_interleaved.yaml --trace "$out/timeline-tp4_pp2_dp2_interleaved.json" \
+	>/dev/null
+"$gpusim" plot timeline "$out/timeline-tp4_pp2_dp2_interleaved.json" -o docs/img/timeline-tp4_pp2_dp2_interleaved.png
+rm "$out/timeline-tp4_pp2_dp2_interleaved.json"
 echo "examples: wrote $(ls "$out"/*.png | wc -l) plots in $out"

@@ -5,6 +5,7 @@
  * text off, so a hardware name like "h100_dgx" prints as written. */
 #define _POSIX_C_SOURCE 200809L /* fork, execvp, waitpid, pipe; fcntl for FD_CLOEXEC */
 #include "plots/plot.h"
+#include "plots/plot_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,7 +23,7 @@
 #include "util/gserr.h"
 #include "util/xalloc.h"
 
-const char *const plot_kind_names[] = { "efficiency", "throughput", "breakdown", "compare", NULL };
+const char *const plot_kind_names[] = { "efficiency", "throughput", "breakdown", "compare", "timeline", NULL };
 
 int plot_kind_parse(const char *s, enum plot_kind *out)
 {
@@ -63,7 +64,7 @@ int plot_files_for(const char *image, struct plot_files *pf)
 	return GS_EUSAGE;
 }
 
-static const char *base_name(const char *path)
+const char *plot_base_name(const char *path)
 {
 	const char *s = strrchr(path, '/');
 	return s ? s + 1 : path;
@@ -164,8 +165,7 @@ static void write_data(FILE *f, const struct scale_table *t, const struct hwgrou
 
 /* ---- the script ---- */
 
-/* s as a gnuplot single-quoted string. */
-static void gp_str(FILE *f, const char *s)
+void plot_gp_str(FILE *f, const char *s)
 {
 	fputc('\'', f);
 	for (; *s; s++) {
@@ -186,7 +186,7 @@ static void terminal(FILE *f, const struct plot_files *pf, bool tall)
 	else
 		fprintf(f, "set terminal pngcairo size 1000,%d font 'sans,12' noenhanced\n", h);
 	fputs("set output ", f);
-	gp_str(f, base_name(pf->image));
+	plot_gp_str(f, plot_base_name(pf->image));
 	fputc('\n', f);
 }
 
@@ -222,28 +222,28 @@ static void title(FILE *f, const struct scale_table *t, const struct hwgroup *g,
 {
 	fputs("set title ", f);
 	if (given) {
-		gp_str(f, given);
+		plot_gp_str(f, given);
 		fputc('\n', f);
 		return;
 	}
 	char line[512];
 	snprintf(line, sizeof line, "%s: %s, %s scaling", what, t->scenario, scale_mode_name(t->mode));
-	gp_str(f, line);
+	plot_gp_str(f, line);
 	size_t len = (size_t)snprintf(line, sizeof line, "%s", ng > 1 ? "hardware: " : "on ");
 	for (int h = 0; h < ng && len < sizeof line; h++)
 		len += (size_t)snprintf(line + len, sizeof line - len, "%s%s", h ? (h + 1 == ng ? " and " : ", ") : "",
 					g[h].name);
 	fputs(".\"\\n\".", f);
-	gp_str(f, line);
+	plot_gp_str(f, line);
 	fputs(" font ',14'\n", f);
 }
 
 static void header(FILE *f, const struct plot_files *pf, const struct scale_table *t, const char *kind)
 {
-	fprintf(f, "# %s: gpusim plot %s of a %s-scaling sweep of %s (sweep %s).\n", base_name(pf->script), kind,
+	fprintf(f, "# %s: gpusim plot %s of a %s-scaling sweep of %s (sweep %s).\n", plot_base_name(pf->script), kind,
 		scale_mode_name(t->mode), t->scenario, t->sweep);
 	fprintf(f, "# Reads %s (columns listed at its top); writes %s. Edit freely, then run in this folder:\n"
-		"#   gnuplot %s\n", base_name(pf->data), base_name(pf->image), base_name(pf->script));
+		"#   gnuplot %s\n", plot_base_name(pf->data), plot_base_name(pf->image), plot_base_name(pf->script));
 }
 
 /* What a line plot draws besides the lines: nothing, the 100 % line, or each model's ideal line. */
@@ -252,7 +252,7 @@ enum ref { REF_NONE, REF_100, REF_IDEAL };
 static void lines_plot(FILE *f, const struct plot_files *pf, const struct hwgroup *g, int ng, int ycol,
 		       enum ref ref)
 {
-	const char *data = base_name(pf->data);
+	const char *data = plot_base_name(pf->data);
 	fputs("plot ", f);
 	bool first = true;
 	if (ref == REF_100) {
@@ -265,18 +265,18 @@ static void lines_plot(FILE *f, const struct plot_files *pf, const struct hwgrou
 		const char *c = line_colors[h % NCOLORS];
 		fprintf(f, "%s", first ? "" : ", \\\n     ");
 		first = false;
-		gp_str(f, data);
+		plot_gp_str(f, data);
 		fprintf(f, " index %d using %d:%d with linespoints lw 2.5 pt 7 ps 1.3 lc rgb '%s' title ", h, D_GPUS,
 			ycol, c);
-		gp_str(f, g[h].name);
+		plot_gp_str(f, g[h].name);
 		if (ref == REF_IDEAL) {
 			fputs(", \\\n     ", f);
-			gp_str(f, data);
+			plot_gp_str(f, data);
 			fprintf(f, " index %d using %d:%d with lines dt 2 lw 1.5 lc rgb '%s' title ", h, D_GPUS, D_IDEAL,
 				c);
 			char t[128];
 			snprintf(t, sizeof t, "%s, ideal", g[h].name);
-			gp_str(f, t);
+			plot_gp_str(f, t);
 		}
 	}
 	fputc('\n', f);
@@ -342,7 +342,7 @@ static void script_breakdown(FILE *f, const struct plot_files *pf, const struct 
 			if (!g[h].feasible)
 				continue;
 			fputs("set label ", f);
-			gp_str(f, g[h].name);
+			plot_gp_str(f, g[h].name);
 			fprintf(f, " at first %g, graph -0.1 center font ',12'\n", x + (g[h].feasible - 1) / 2.0);
 			x += g[h].feasible + 1;
 		}
@@ -362,21 +362,21 @@ static void script_breakdown(FILE *f, const struct plot_files *pf, const struct 
 		drawn[nd++] = k;
 	}
 	fputs("step_label(ms) = ms >= 1000 ? sprintf('%.3g s', ms / 1000) : sprintf('%.3g ms', ms)\n", f);
-	const char *data = base_name(pf->data);
+	const char *data = plot_base_name(pf->data);
 	/* the boxes go tallest first (each covers the one before below its top); the key entries come separately,
 	 * in stacking order */
 	fputs("plot ", f);
 	for (int d = 0; d < nd; d++) {
 		fprintf(f, "NaN with boxes lc rgb '%s' title ", parts[drawn[d]].color);
-		gp_str(f, parts[drawn[d]].label);
+		plot_gp_str(f, parts[drawn[d]].label);
 		fputs(", \\\n     ", f);
 	}
 	for (int d = nd - 1; d >= 0; d--) {
-		gp_str(f, data);
+		plot_gp_str(f, data);
 		fprintf(f, " using %d:(cum%d(0)):xtic(sprintf('%%d', $%d)) with boxes lc rgb '%s' notitle, \\\n     ",
 			D_BARX, d, D_GPUS, parts[drawn[d]].color);
 	}
-	gp_str(f, data);
+	plot_gp_str(f, data);
 	fprintf(f, " using %d:(cum%d(0)):(step_label($%d)) with labels offset 0,0.8 font ',%d'%s notitle\n",
 		D_BARX, nd - 1, D_STEP_MS, bars > 12 ? 9 : 10, bars > 12 ? " rotate by 90 left" : "");
 }
@@ -384,7 +384,7 @@ static void script_breakdown(FILE *f, const struct plot_files *pf, const struct 
 static void script_compare(FILE *f, const struct plot_files *pf, const struct scale_table *t,
 			   const struct hwgroup *g, const char *given)
 {
-	const char *data = base_name(pf->data);
+	const char *data = plot_base_name(pf->data);
 	fputs("set multiplot\n", f);
 	title(f, t, g, 2, "Hardware comparison", given);
 	fputs("set lmargin 12\nset rmargin 4\nset origin 0,0.36\nset size 1,0.60\n"
@@ -409,16 +409,16 @@ static void script_compare(FILE *f, const struct plot_files *pf, const struct sc
 	char yl[256];
 	snprintf(yl, sizeof yl, "%s / %s", g[0].name, g[1].name);
 	fputs("plot 1 with lines dt 2 lw 2 lc rgb '#555555' title 'equal', \\\n     ", f);
-	gp_str(f, data);
+	plot_gp_str(f, data);
 	fprintf(f, " index %d using 1:2 with linespoints lw 2.5 pt 7 ps 1.3 lc rgb '#333333' title ", 2);
-	gp_str(f, yl);
+	plot_gp_str(f, yl);
 	fputs(", \\\n     ", f);
-	gp_str(f, data);
+	plot_gp_str(f, data);
 	fprintf(f, " index %d using 1:2:(sprintf('%%.2fx', $2)) with labels offset 0,1.1 font ',11' notitle\n", 2);
 	fputs("unset multiplot\n", f);
 }
 
-static int close_checked(FILE *f, const char *path)
+int plot_close(FILE *f, const char *path)
 {
 	int bad = ferror(f);
 	errno = 0;
@@ -435,6 +435,8 @@ int plot_write(const struct scale_table *t, enum plot_kind kind, const struct pl
 	int ng = group_rows(t, g, 64), feasible = 0;
 	for (int h = 0; h < ng; h++)
 		feasible += g[h].feasible;
+	if (kind == PLOT_TIMELINE)
+		return diag_errorf("a timeline is drawn from a trace (gpusim predict --trace), not from a sweep");
 	if (feasible == 0)
 		return diag_errorf("nothing to plot: no row of the sweep is feasible");
 	if (kind == PLOT_COMPARE && ng != 2)
@@ -449,7 +451,7 @@ int plot_write(const struct scale_table *t, enum plot_kind kind, const struct pl
 		return GS_EENV;
 	}
 	write_data(f, t, g, ng, kind == PLOT_COMPARE);
-	int rc = close_checked(f, pf->data);
+	int rc = plot_close(f, pf->data);
 	if (rc != 0)
 		return rc;
 
@@ -475,10 +477,11 @@ int plot_write(const struct scale_table *t, enum plot_kind kind, const struct pl
 	case PLOT_COMPARE:
 		script_compare(f, pf, t, g, given);
 		break;
+	case PLOT_TIMELINE: /* refused above */
 	case PLOT_NKINDS:
 		break;
 	}
-	return close_checked(f, pf->script);
+	return plot_close(f, pf->script);
 }
 
 /* ---- running gnuplot ---- */
@@ -507,7 +510,7 @@ int plot_render(const struct plot_files *pf, const char *program, int *not_found
 		if (chdir(pf->dir) != 0)
 			e = errno;
 		else {
-			char *argv[] = { (char *)program, (char *)base_name(pf->script), NULL };
+			char *argv[] = { (char *)program, (char *)plot_base_name(pf->script), NULL };
 			execvp(program, argv);
 			e = errno;
 		}

@@ -14,6 +14,7 @@ enum plot_kind {
 	PLOT_THROUGHPUT,  /* tokens/s vs GPUs (log-log), a line per hardware model and its ideal */
 	PLOT_BREAKDOWN,   /* step time split into compute, exposed TP/PP/DP communication, bubble, optimizer */
 	PLOT_COMPARE,     /* two hardware models: throughput of both, and the ratio of the first to the second */
+	PLOT_TIMELINE,    /* one simulated step from a `predict --trace` file (plot_timeline), not a sweep */
 	PLOT_NKINDS
 };
 
@@ -31,10 +32,15 @@ struct plot_files {
  * .png, .svg or .pdf (or the path is too long). */
 int plot_files_for(const char *image, struct plot_files *out);
 
-/* plot_write: FILE.dat and FILE.gp for kind from table t; title NULL: one naming the scenario, the mode and the
+/* plot_write: FILE.dat and FILE.gp for kind (not PLOT_TIMELINE) from table t; title NULL: one naming the scenario, the mode and the
  * hardware. 0, GS_EINVAL after a message when the table cannot give that plot (no feasible row; compare without
  * exactly two hardware models), GS_EENV when a file cannot be written. */
 int plot_write(const struct scale_table *t, enum plot_kind kind, const struct plot_files *pf, const char *title);
+
+/* plot_timeline: FILE.dat and FILE.gp drawing the trace-event file trace (gpusim predict --trace): a row per
+ * track of each traced GPU, time across, a colour per category, passes labelled with their micro-batch. 0, or
+ * GS_EINVAL / GS_EENV after a message (a file that is no trace, nothing to draw, a file not writable). */
+int plot_timeline(const char *trace, const struct plot_files *pf, const char *title);
 
 /* plot_render: run `gnuplot SCRIPT` (program: the gnuplot to run, found on PATH) in pf->dir and check that it
  * exited 0 and left a non-empty image. 0; GS_EENV when gnuplot cannot be started (not installed: *not_found set);

@@ -154,6 +154,18 @@ if command -v gnuplot >/dev/null 2>&1; then
 		# the script runs as is, from its folder, as its header says
 		check "$kind.gp reruns" bash -c "cd '$tmp' && rm -f '$kind.png' && gnuplot '$kind.gp' && test -s '$kind.png'"
 	done
+	# a step's timeline from its trace
+	run predict tests/golden/tp4_pp2_dp2_interleaved.yaml --trace "$tmp/step.json"
+	expect_rc 0 "predict --trace"
+	run plot timeline "$tmp/step.json" -o "$tmp/step.png"
+	expect_rc 0 "plot timeline"
+	check "step.png is a PNG" magic "$tmp/step.png" $'\x89PNG'
+	check "timeline rows" grep -q '^5.5 "stage 1  compute"$' "$tmp/step.dat"
+	run plot timeline "$tmp/small.csv" -o "$tmp/nt.png"
+	expect_rc 1 "plot timeline of a sweep"
+	expect_err "small.csv:1:1: expected a trace" "plot timeline of a sweep"
+	run plot efficiency "$tmp/step.json" -o "$tmp/ne.png"
+	expect_rc 1 "plot efficiency of a trace"
 	run plot breakdown "$tmp/small.csv" -o "$tmp/b.svg"
 	expect_rc 0 "plot svg"
 	check "b.svg is SVG" grep -q '<svg' "$tmp/b.svg"
