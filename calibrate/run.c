@@ -599,6 +599,17 @@ static int finish(struct run *r, int rc)
 	return rc ? rc : wrc;
 }
 
+/* Everything a run holds, on every way out. */
+static void run_release(struct run *r)
+{
+	calib_release(&r->c);
+	base_release(&r->base);
+#ifdef GPUSIM_HAVE_MPI
+	if (r->mpi)
+		calmpi_stop();
+#endif
+}
+
 int calibrate_run(const struct cal_opts *o)
 {
 	struct run r;
@@ -609,12 +620,7 @@ int calibrate_run(const struct cal_opts *o)
 	calib_init(&r.c);
 	rc = setup(&r);
 	if (rc) {
-		calib_release(&r.c);
-		base_release(&r.base);
-#ifdef GPUSIM_HAVE_MPI
-		if (r.mpi)
-			calmpi_stop();
-#endif
+		run_release(&r);
 		return rc;
 	}
 	if (r.writer) {
@@ -655,11 +661,6 @@ int calibrate_run(const struct cal_opts *o)
 #endif
 	if (r.writer)
 		rc = finish(&r, rc);
-	calib_release(&r.c);
-	base_release(&r.base);
-#ifdef GPUSIM_HAVE_MPI
-	if (r.mpi)
-		calmpi_stop();
-#endif
+	run_release(&r);
 	return rc;
 }

@@ -225,20 +225,27 @@ static int sync_all(struct gb_comm *c)
 	return 0;
 }
 
+/* What every timing loop starts with: the buffer size of op at the nccl-tests size bytes (*b), warm-up ops, and
+ * all streams idle. */
+static int prepare(struct gb_comm *c, enum coll_op op, double bytes, bool in_place, int warmup, size_t *b)
+{
+	int rc;
+	if ((rc = check_size(c, gb_coll_bytes(op, c->nranks, bytes), b)))
+		return rc;
+	for (int w = 0; w < warmup; w++)
+		if ((rc = issue(c, op, *b, in_place)))
+			return rc;
+	return sync_all(c);
+}
+
 int gb_coll_time(struct gb_comm *c, enum coll_op op, double bytes, int warmup, int iters, int trials,
 		 double *trial_us)
 {
 	int rc;
 	size_t b;
-	bytes = gb_coll_bytes(op, c->nranks, bytes);
-	if ((rc = check_size(c, bytes, &b)))
+	if ((rc = prepare(c, op, bytes, false, warmup, &b)))
 		return rc;
 	if (iters < 1) iters = 1;
-	for (int w = 0; w < warmup; w++)
-		if ((rc = issue(c, op, b, false)))
-			return rc;
-	if ((rc = sync_all(c)))
-		return rc;
 	for (int t = 0; t < trials; t++) {
 		double worst = 0;
 		for (int i = 0; i < c->nlocal; i++) {
@@ -276,15 +283,9 @@ int gb_coll_time_hostclock(struct gb_comm *c, enum coll_op op, double bytes, boo
 	int rc;
 	size_t b;
 	double t0;
-	bytes = gb_coll_bytes(op, c->nranks, bytes);
-	if ((rc = check_size(c, bytes, &b)))
+	if ((rc = prepare(c, op, bytes, in_place, warmup, &b)))
 		return rc;
 	if (iters < 1) iters = 1;
-	for (int w = 0; w < warmup; w++)
-		if ((rc = issue(c, op, b, in_place)))
-			return rc;
-	if ((rc = sync_all(c)))
-		return rc;
 	/* nccl-tests: one more untimed op completed, then the timed loop */
 	if ((rc = issue(c, op, b, in_place)) || (rc = sync_all(c)))
 		return rc;

@@ -64,8 +64,7 @@ int dtype_bytes(enum dtype dt)
 	}
 }
 
-/* The file name without folder and .yaml/.yml, into buf. */
-static void file_stem(const char *path, char *buf, size_t size)
+void scenario_file_stem(const char *path, char *buf, size_t size)
 {
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
@@ -377,7 +376,7 @@ static void scenario_init(struct scenario *s, const char *path)
 {
 	memset(s, 0, sizeof *s);
 	snprintf(s->path, sizeof s->path, "%s", path);
-	file_stem(path, s->name, sizeof s->name);
+	scenario_file_stem(path, s->name, sizeof s->name);
 	s->model.dtype = DT_BF16;
 	s->train.master_dtype = DT_FP32;
 	s->train.grad_dtype = DT_BF16;

@@ -95,6 +95,10 @@ int scenario_load(const char *path, const struct scenario_overrides *ov, struct 
 int scenario_load_string(const char *name, const char *text, const struct scenario_overrides *ov,
 			 struct scenario *out);
 
+/* scenario_file_stem: path's file name without its folder and a .yaml/.yml ending ("dir/t01-dp2.yaml" ->
+ * "t01-dp2"), cut to size-1 bytes: a scenario's default name and a scored row's default label. */
+void scenario_file_stem(const char *path, char *buf, size_t size);
+
 /* scenario_relayout: a copy of base (a loaded scenario) run on gpus GPUs (dp = gpus/(tp*pp), tp and pp kept)
  * with global_batch sequences per step, checked as scenario_load checks a layout. 0 and *out set, or GS_EINVAL
  * with the reason in why (n bytes) and nothing printed: in a sweep an impossible layout is one row's outcome. */

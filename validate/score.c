@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scenario/scenario.h"
 #include "util/diag.h"
 #include "util/gserr.h"
 #include "util/xalloc.h"
@@ -110,19 +111,6 @@ static int parse_header(struct score_table *t, int line, char **f, int n, struct
 	return rc;
 }
 
-/* The file name of path without its folder and a .yaml/.yml ending. */
-static void default_label(const char *path, char *out, size_t n)
-{
-	const char *b = strrchr(path, '/');
-	b = b ? b + 1 : path;
-	size_t len = strlen(b);
-	if (len > 5 && strcmp(b + len - 5, ".yaml") == 0)
-		len -= 5;
-	else if (len > 4 && strcmp(b + len - 4, ".yml") == 0)
-		len -= 4;
-	snprintf(out, n, "%.*s", (int)len, b);
-}
-
 static struct score_row *add_row(struct score_table *t)
 {
 	if (t->n == t->cap) {
@@ -183,7 +171,7 @@ static int parse_row(struct score_table *t, int line, char **f, int n, const str
 	if (*label)
 		snprintf(r->label, sizeof r->label, "%s", label);
 	else
-		default_label(scen, r->label, sizeof r->label);
+		scenario_file_stem(scen, r->label, sizeof r->label);
 	snprintf(base_name[t->n - 1], sizeof base_name[0], "%s", base);
 	for (int i = 0; i < t->n - 1; i++)
 		if (strcmp(t->rows[i].label, r->label) == 0)
