@@ -11,7 +11,8 @@ int cmd_merge(int argc, char **argv);      /* cli/cmd_merge.c: join the shards o
 int cmd_plot(int argc, char **argv);       /* cli/cmd_plot.c: report plots with gnuplot */
 int cmd_validate(int argc, char **argv);   /* cli/cmd_validate.c: score predictions against measured runs */
 int cmd_calibrate(int argc, char **argv);  /* calibrate/cmd_calibrate.c: measure GPUs, write a hardware YAML */
-/* 1 when calibrate was compiled with CUDA (calibrate/cmd_calibrate.c), else 0; shown by --version. */
-int calibrate_compiled_in(void);
+/* How calibrate measures, for --version: "compiled in (CUDA module ...)" or "not compiled in (...)"
+ * (calibrate/loader.c in gpusim; loads nothing). */
+const char *calibrate_backend(void);
 
 #endif
