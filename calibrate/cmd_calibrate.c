@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "calibrate/run.h"
-#include "cli/commands.h"
+#include "calibrate/calibrate.h"
 #include "util/gserr.h"
 
 static const char help[] =
