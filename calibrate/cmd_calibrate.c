@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "calibrate/calibrate.h"
 #include "calibrate/module.h"
-#include "cli/commands.h"
 #include "util/gserr.h"
 
 static const char help[] =

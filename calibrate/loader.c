@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "calibrate/module.h"
-#include "cli/commands.h"
+#include "calibrate/calibrate.h"
 #include "util/gserr.h"
 
 #ifndef GPUSIM_VERSION

@@ -1,8 +1,8 @@
 /* gpusim-calibrate: `gpusim calibrate` as a program of its own, for machines or trees where the simulator is not
  * built (see calibrate/CMakeLists.txt). Same options, same output. It links the measuring code directly (no
  * module to load) and has no simulator: calibrate/core_stubs.c stands in for the presets and scenarios. */
+#include "calibrate/calibrate.h"
 #include "calibrate/module.h"
-#include "cli/commands.h"
 
 const char *calibrate_backend(void)
 {

@@ -12,7 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "hardware/hwmodel.h"   /* enum coll_op; enum dtype via scenario/scenario.h */
+#include "hardware/hwmodel.h"   /* enum coll_op; enum dtype via util/dtype.h */
 
 #ifdef __cplusplus
 extern "C" {

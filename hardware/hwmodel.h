@@ -6,7 +6,7 @@
 #define HWMODEL_H
 
 #include <stdbool.h>
-#include "scenario/scenario.h"
+#include "util/dtype.h"
 
 enum coll_op {
 	COLL_ALL_REDUCE,

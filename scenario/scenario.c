@@ -25,7 +25,6 @@ static const char *const par_keys[] = { "gpus", "tp", "pp", "dp", "schedule", "v
 					NULL };
 
 /* In enum order (scenario.h). */
-static const char *const dtype_names[] = { "fp32", "tf32", "bf16", "fp16", "fp8", NULL };
 static const char *const type_names[] = { "transformer", "mlp", NULL };
 static const char *const ffn_names[] = { "gelu", "swiglu", NULL };
 static const char *const sched_names[] = { "gpipe", "1f1b", "interleaved", NULL };
@@ -37,32 +36,6 @@ struct seen {
 	const struct ynode *root, *model, *train, *par;
 	bool dp, gpus, vstages;
 };
-
-const char *dtype_name(enum dtype dt)
-{
-	return dt >= 0 && dt < DT_COUNT ? dtype_names[dt] : "?";
-}
-
-int dtype_parse(const char *s, enum dtype *out)
-{
-	for (int i = 0; i < DT_COUNT; i++)
-		if (strcmp(s, dtype_names[i]) == 0)
-			return *out = (enum dtype)i, 0;
-	return GS_EINVAL;
-}
-
-int dtype_bytes(enum dtype dt)
-{
-	switch (dt) {
-	case DT_FP8:
-		return 1;
-	case DT_BF16:
-	case DT_FP16:
-		return 2;
-	default:
-		return 4;
-	}
-}
 
 void scenario_file_stem(const char *path, char *buf, size_t size)
 {

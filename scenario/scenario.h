@@ -9,19 +9,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum dtype { DT_FP32, DT_TF32, DT_BF16, DT_FP16, DT_FP8, DT_COUNT };
+#include "util/dtype.h"
+
 enum model_type { MODEL_TRANSFORMER, MODEL_MLP };
 enum ffn_type { FFN_GELU, FFN_SWIGLU };
 enum schedule { SCHED_GPIPE, SCHED_1F1B, SCHED_INTERLEAVED };
 enum optimizer { OPT_ADAM, OPT_SGD };
 enum recompute { RECOMPUTE_NONE, RECOMPUTE_FULL, RECOMPUTE_SELECTIVE };
 
-/* dtype_bytes: bytes per element (fp8 = 1, bf16/fp16 = 2, tf32/fp32 = 4). */
-int dtype_bytes(enum dtype dt);
-/* dtype_name: "fp32", "tf32", "bf16", "fp16", "fp8". */
-const char *dtype_name(enum dtype dt);
-/* dtype_parse: 0 and *out set, or GS_EINVAL for an unknown name. */
-int dtype_parse(const char *s, enum dtype *out);
 
 struct model_cfg {
 	char name[64];
