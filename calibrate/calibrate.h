@@ -4,7 +4,8 @@
 
 /* cmd_calibrate: `gpusim calibrate ARGS` (argv[0] is the command name); returns the process exit status. */
 int cmd_calibrate(int argc, char **argv);
-/* 1 when calibrate was compiled with CUDA (calibrate/cmd_calibrate.c), else 0; shown by --version. */
-int calibrate_compiled_in(void);
+/* How calibrate measures, for --version: "compiled in (CUDA module ...)" or "not compiled in (...)"
+ * (calibrate/loader.c in gpusim, calibrate/tool_main.c in gpusim-calibrate); loads nothing. */
+const char *calibrate_backend(void);
 
 #endif

@@ -1,13 +1,13 @@
 /* cmd_calibrate: `gpusim calibrate`: options, help and exit status. The measuring itself is calibrate/run.c, built
- * only when the CUDA toolkit was found (GPUSIM_HAVE_CUDA); without it the command still parses its options and
- * helps, then says it was not compiled in. */
+ * only when the CUDA toolkit was found, into the CUDA module that calibrate_measure loads (calibrate/loader.c);
+ * without it the command still parses its options, helps and refits, then says what is missing. */
 #define _POSIX_C_SOURCE 200809L  /* isatty */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "calibrate/run.h"
 #include "calibrate/calibrate.h"
+#include "calibrate/module.h"
 #include "util/gserr.h"
 
 static const char help[] =
@@ -52,17 +52,9 @@ static const char help[] =
 "  gpusim calibrate --refit hardware/h200x2-measured -o hardware/h200x2-measured.yaml\n"
 "  gpusim predict scenarios/70b_64gpu.yaml --hw hardware/h200x2-measured.yaml\n"
 "\n"
-"exit status: 0 ok, 1 invalid input (scenario, base model), 2 usage error, 3 no GPU or driver, a failed CUDA,\n"
-"cuBLASLt or NCCL call, or a file that cannot be written.\n";
-
-int calibrate_compiled_in(void)
-{
-#ifdef GPUSIM_HAVE_CUDA
-	return 1;
-#else
-	return 0;
-#endif
-}
+"exit status: 0 ok, 1 invalid input (scenario, base model), 2 usage error, 3 no GPU or driver, CUDA libraries\n"
+"that cannot be loaded (the message names them), a failed CUDA, cuBLASLt or NCCL call, or a file that cannot be\n"
+"written.\n";
 
 static int exit_code(int rc)
 {
@@ -132,10 +124,5 @@ int cmd_calibrate(int argc, char **argv)
 			return usage("%s: --refit measures nothing (no --quick, --scenario or --gpus)", "--refit");
 		return exit_code(calibrate_refit(&o));
 	}
-#ifdef GPUSIM_HAVE_CUDA
-	return exit_code(calibrate_run(&o));
-#else
-	fputs("gpusim: calibrate was not compiled in (no CUDA toolkit at build time)\n", stderr);
-	return exit_code(GS_EENV);
-#endif
+	return exit_code(calibrate_measure(&o));
 }

@@ -127,7 +127,7 @@ else
 	say "predict: skipped (no gpusim binary, or no model written)"
 fi
 
-if [ "$mode" != full ] && command -v mpirun >/dev/null && grep -q "GPUSIM_HAVE_MPI" $build/calibrate/CMakeFiles/gpusim_calibrate.dir/flags.make 2>/dev/null; then
+if [ "$mode" != full ] && command -v mpirun >/dev/null && grep -q "GPUSIM_HAVE_MPI" $build/calibrate/CMakeFiles/gpusim_measure.dir/flags.make 2>/dev/null; then
 	step "MPI path: mpirun -np 2"
 	# first the launcher alone, then calibrate with every rank saying where it is (a run hung here once, silently)
 	# one node in a VM: shared memory between the ranks and the loopback for Open MPI's own wiring

@@ -10,7 +10,7 @@ int cmd_scale(int argc, char **argv);      /* cli/cmd_scale.c: scaling sweeps ov
 int cmd_merge(int argc, char **argv);      /* cli/cmd_merge.c: join the shards of a sweep */
 int cmd_plot(int argc, char **argv);       /* cli/cmd_plot.c: report plots with gnuplot */
 int cmd_validate(int argc, char **argv);   /* cli/cmd_validate.c: score predictions against measured runs */
-/* cmd_calibrate and calibrate_compiled_in: calibrate/calibrate.h (measure GPUs, write a hardware YAML) */
+/* cmd_calibrate and calibrate_backend: calibrate/calibrate.h (measure GPUs, write a hardware YAML) */
 #include "calibrate/calibrate.h"
 
 #endif

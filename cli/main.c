@@ -78,10 +78,7 @@ static void general_help(FILE *f)
 static void version(void)
 {
 	printf("gpusim %s\n", GPUSIM_VERSION);
-	if (calibrate_compiled_in())
-		puts("calibrate: compiled in (CUDA)");
-	else
-		puts("calibrate: not compiled in (no CUDA toolkit at build time)");
+	printf("calibrate: %s\n", calibrate_backend());
 }
 
 static int unknown_command(const char *name)

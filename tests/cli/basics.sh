@@ -24,7 +24,7 @@ expect_out "--all-ranks" "predict --help"
 run --version
 expect_rc 0 "--version"
 expect_out '^gpusim [0-9]+\.[0-9]+\.[0-9]+$' "--version"
-expect_out '^calibrate: (compiled in \(CUDA\)|not compiled in \(no CUDA toolkit at build time\))$' "--version"
+expect_out '^calibrate: (compiled in \(CUDA[^)]*\)|not compiled in \(no CUDA toolkit at build time\))$' "--version"
 
 # usage errors: exit 2, a message in the one format, nothing on stdout
 run
