@@ -19,7 +19,8 @@ static const char *const top_keys[] = { "name", "description", "model", "trainin
 static const char *const model_keys[] = { "name", "type", "layers", "hidden", "heads", "kv_heads", "ffn",
 					  "ffn_hidden", "seq", "vocab", "dtype", "flash_attention", "causal", NULL };
 static const char *const train_keys[] = { "global_batch", "micro_batch", "optimizer", "master_weights",
-					  "grad_dtype", "recompute", "grad_accumulation", "host_us_per_op", NULL };
+					  "grad_dtype", "recompute", "grad_accumulation", "host_us_per_op", "execution",
+					  NULL };
 static const char *const par_keys[] = { "gpus", "tp", "pp", "dp", "schedule", "virtual_stages",
 					"dp_bucket_bytes", "dp_overlap", "dp_bucket_copy", "pp_overlap", "pp_scatter_gather", "zero",
 					NULL };
@@ -120,6 +121,9 @@ static void read_training(struct ydoc *d, const struct ynode *t, struct scenario
 	int accum = 0;
 	enum_get(d, t, "grad_accumulation", accum_names, &accum);
 	tc->grad_accum_add = accum == 1;
+	int exec = EXEC_EAGER;
+	enum_get(d, t, "execution", exec_mode_names, &exec);
+	tc->exec = (enum exec_mode)exec;
 	tc->host_us_per_op = 0;
 	ydoc_double(d, t, "host_us_per_op", YD_NONNEG, &tc->host_us_per_op);
 }

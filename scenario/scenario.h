@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hardware/hwmodel.h"
 #include "util/dtype.h"
 
 enum model_type { MODEL_TRANSFORMER, MODEL_MLP };
@@ -44,8 +45,10 @@ struct train_cfg {
 	bool grad_accum_add;       /* gradients of every micro-batch are added into the gradient buffer by a separate
 				    * pass (PyTorch autograd); false (default): the weight-gradient GEMMs accumulate
 				    * in place (Megatron-LM's gradient_accumulation_fusion) */
-	double host_us_per_op;     /* host (framework + driver) time to issue one op's kernels; 0: the host keeps
-				    * ahead of the GPU (default) */
+	enum exec_mode exec;       /* how the framework issues the step (default eager): picks host.<mode> of the
+				    * hardware model for every op, collective and bucket */
+	double host_us_per_op;     /* override of the hardware model's per-op host time (op_us + launch_us of the
+				    * mode) and per-collective time; 0: the hardware model's (default) */
 };
 
 struct parallel_cfg {
@@ -100,7 +103,6 @@ void scenario_file_stem(const char *path, char *buf, size_t size);
 int scenario_relayout(const struct scenario *base, int gpus, int global_batch, struct scenario *out, char *why,
 		      size_t n);
 
-struct hwmodel;
 /* scenario_load_hardware: hwmodel_load(s->hardware), with the errors placed at the scenario's hardware value:
  * an unknown preset ("file:line:col: unknown hardware preset 'x' (did you mean ...; presets: ...)"), an
  * unreadable file, or a GPU without a peak for model.dtype. 0 and *out set (caller frees with hwmodel_free), or

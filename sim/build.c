@@ -18,6 +18,7 @@ struct ctx {
 	const struct hwmodel *hw;
 	struct program *prog;
 	struct opctx oc;
+	struct host_cost host;    /* host time per op, collective, bucket and step (ops_host_cost) */
 	struct group_shape tp_shape, dp_shape;
 	int p, v, m, s, Lv, last_j;
 	struct opcost fwd[OPS_MAX], bwd[OPS_MAX], efwd[OPS_MAX], ebwd[OPS_MAX], hfwd[OPS_MAX], hbwd[OPS_MAX];
@@ -33,6 +34,7 @@ static void emit(struct ctx *c, const struct opcost *ops, int n, int layer, int 
 {
 	for (int i = 0; i < n;) {
 		if (ops[i].kind != OPK_COMPUTE) {
+			program_host(c->prog, c->host.coll);
 			program_coll(c->prog, STREAM_COMPUTE, GROUP_TP, ops[i].s, ops[i].bytes, CAT_TP, ops[i].name,
 				     layer, mb);
 			i++;
@@ -63,6 +65,8 @@ static void bucket_issue(struct ctx *c, double bytes)
 		program_add_time(c->prog, 1, t);
 		c->copied_bytes += bytes;
 	}
+	/* the reducer's hook runs on the host between the backward ops and enqueues the all-reduce */
+	program_host(c->prog, c->host.bucket);
 	int ev = program_record(c->prog, STREAM_COMPUTE);
 	program_wait(c->prog, STREAM_DP, ev, CAT_DP);
 	program_coll(c->prog, STREAM_DP, GROUP_DP,
@@ -107,6 +111,7 @@ static void send(struct ctx *c, int bwd, int mb, int chunk)
 	if (sc->par.pp_scatter_gather)
 		bytes /= sc->par.tp;
 	enum stream_kind st = bwd ? STREAM_SENDB : STREAM_SENDF;
+	program_host(c->prog, c->host.coll);
 	int ev = program_record(c->prog, STREAM_COMPUTE);
 	program_wait(c->prog, st, ev, CAT_PP);
 	program_send(c->prog, st, dest, slot(c, mb, dchunk, bwd), same ? LINK_INTRA : LINK_INTER,
@@ -125,6 +130,7 @@ static void recv(struct ctx *c, int mb, int slot_id)
 	program_recv(c->prog, STREAM_COMPUTE, slot_id, CAT_PP);
 	if (sc->par.pp_scatter_gather && sc->par.tp > 1) {
 		double bytes = c->oc.tokens * sc->model.hidden * dtype_bytes(sc->model.dtype);
+		program_host(c->prog, c->host.coll);
 		program_coll(c->prog, STREAM_COMPUTE, GROUP_TP, comm_coll_s(c->hw, COLL_ALL_GATHER, bytes, c->tp_shape),
 			     bytes, CAT_PP, "pp_allgather", -1, mb);
 	}
@@ -410,6 +416,7 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 	c.Lv = sc->model.layers / (c.p * c.v);
 	c.last_j = c.p * c.v - 1;
 	c.oc = (struct opctx){ hw, sc, par->tp, (double)sc->train.micro_batch * sc->model.seq };
+	ops_host_cost(hw, sc, &c.host);
 	c.nfwd = ops_layer_fwd(&c.oc, c.fwd);
 	c.nbwd = ops_layer_bwd(&c.oc, sc->train.recompute == RECOMPUTE_SELECTIVE, c.bwd);
 	if (sc->model.vocab > 0) {
@@ -435,6 +442,7 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 		time_tp(&c, c.hbwd, c.nhbwd);
 		program_init(c.prog, 2 * c.m * c.v, keep_ops);
 		program_reserve(c.prog, STREAM_COMPUTE, compute_instr_estimate(&c));
+		program_host(c.prog, c.host.step);
 		build_stage(&c, &out->stages[s]);
 	}
 	free(c.deferred);

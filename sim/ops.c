@@ -17,6 +17,16 @@ double ops_gemm_s(const struct hwmodel *hw, enum dtype dt, double m, double n, d
 	return fmax(t_math, t_mem) + hw->gpu.launch_us * 1e-6;
 }
 
+void ops_host_cost(const struct hwmodel *hw, const struct scenario *sc, struct host_cost *out)
+{
+	const struct hw_host_cost *h = &hw->host.mode[sc->train.exec];
+	double ov = sc->train.host_us_per_op;
+	out->step = h->step_us * 1e-6;
+	out->op = (ov > 0 ? ov : h->op_us + h->launch_us) * 1e-6;
+	out->coll = (ov > 0 ? ov : h->op_us + h->coll_us) * 1e-6;
+	out->bucket = (h->bucket_us + h->coll_us) * 1e-6;
+}
+
 double ops_mem_s(const struct hwmodel *hw, double bytes)
 {
 	return bytes / (hwmodel_mem_gbps(hw, bytes) * 1e9) + hw->gpu.launch_us * 1e-6;
