@@ -12,7 +12,10 @@
 #include "hardware/hwmodel.h"
 #include "util/dtype.h"
 
-enum model_type { MODEL_TRANSFORMER, MODEL_MLP };
+enum model_type { MODEL_TRANSFORMER, MODEL_MLP, MODEL_DENSE };
+enum activation { ACT_RELU, ACT_GELU, ACT_TANH, ACT_NONE };
+enum loss_kind { LOSS_CROSS_ENTROPY, LOSS_MSE, LOSS_NONE };
+#define MODEL_MAX_WIDTHS 65    /* a dense layer list of at most 64 layers */
 enum ffn_type { FFN_GELU, FFN_SWIGLU };
 enum schedule { SCHED_GPIPE, SCHED_1F1B, SCHED_INTERLEAVED };
 enum optimizer { OPT_ADAM, OPT_SGD };
@@ -33,6 +36,14 @@ struct model_cfg {
 	enum dtype dtype;      /* dtype of weights, activations and GEMMs */
 	bool flash_attention;  /* fused attention: no s*s score tensor stored, default true */
 	bool causal;           /* causal mask: fused attention skips the upper triangle, default true */
+	/* dense only (type: dense): layer l maps widths[l] to widths[l+1] features; layers = nwidths - 1 and
+	 * hidden = widths[0]. The activation (and dropout) follow every layer but the last; the loss the last. */
+	int nwidths;
+	int widths[MODEL_MAX_WIDTHS];
+	bool bias;             /* dense: every layer has a bias (default true) */
+	enum activation act;   /* dense: default relu */
+	double dropout;        /* dense: dropout probability after each activation, 0 (default) = none */
+	enum loss_kind loss;   /* dense: default cross_entropy */
 };
 
 struct train_cfg {
@@ -111,7 +122,9 @@ int scenario_load_hardware(const struct scenario *s, struct hwmodel **out);
 
 /* Derived numbers, all per the whole model unless said otherwise (formulas: docs/scenario.md). */
 int scenario_num_microbatches(const struct scenario *s);  /* global_batch / (dp*micro_batch) */
-double scenario_params_per_layer(const struct scenario *s);
+double scenario_params_per_layer(const struct scenario *s);  /* dense: the mean over its layers */
+/* Dense layer l (0-based): widths[l]*widths[l+1] weights plus widths[l+1] biases when model.bias. */
+double scenario_dense_layer_params(const struct scenario *s, int l);
 double scenario_params_total(const struct scenario *s);  /* layers + embedding + head (+ final norm) */
 double scenario_params_embedding(const struct scenario *s);  /* input embedding + output head: 2*vocab*hidden */
 /* Model FLOPs for one step (fwd+bwd, no recompute): 6*N*tokens plus attention, used for MFU. */

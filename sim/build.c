@@ -136,9 +136,26 @@ static void recv(struct ctx *c, int mb, int slot_id)
 	}
 }
 
-static double layer_params_local(const struct ctx *c)
+/* Parameters of global layer `layer` on one TP rank. */
+static double layer_params_local(const struct ctx *c, int layer)
 {
+	if (c->sc->model.type == MODEL_DENSE)
+		return scenario_dense_layer_params(c->sc, layer);
 	return scenario_params_per_layer(c->sc) / c->sc->par.tp;
+}
+
+/* A layer's forward or backward: the shared op list, or a dense layer's own (its widths differ by layer). */
+static void emit_layer(struct ctx *c, int bwd, int layer, int mb)
+{
+	if (c->sc->model.type == MODEL_DENSE) {
+		struct opcost ops[OPS_MAX];
+		int n = bwd ? ops_dense_bwd(&c->oc, layer, ops) : ops_dense_fwd(&c->oc, layer, ops);
+		emit(c, ops, n, layer, mb);
+	} else if (bwd) {
+		emit(c, c->bwd, c->nbwd, layer, mb);
+	} else {
+		emit(c, c->fwd, c->nfwd, layer, mb);
+	}
 }
 
 static double vocab_params_local(const struct ctx *c)
@@ -157,7 +174,7 @@ static int zero3(const struct ctx *c)
 
 static double zero3_layer_params(const struct ctx *c, int j, int l)
 {
-	double p = layer_params_local(c);
+	double p = layer_params_local(c, j * c->Lv + l);
 	if (c->sc->model.vocab > 0 && ((j == 0 && l == 0) || (j == c->last_j && l == c->Lv - 1)))
 		p += vocab_params_local(c);
 	return p;
@@ -212,7 +229,7 @@ static void unit_forward(struct ctx *c, int mb, int chunk)
 	for (int l = 0; l < c->Lv; l++) {
 		if (z)
 			program_wait(c->prog, STREAM_COMPUTE, ag[l % 2], CAT_DP);
-		emit(c, c->fwd, c->nfwd, j * c->Lv + l, mb);
+		emit_layer(c, 0, j * c->Lv + l, mb);
 		if (z && l + 2 < c->Lv)
 			ag[l % 2] = zero3_gather(c, j, l + 2, program_record(c->prog, STREAM_COMPUTE));
 	}
@@ -248,9 +265,9 @@ static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 		if (z)
 			program_wait(c->prog, STREAM_COMPUTE, ag[l % 2], CAT_DP);
 		if (full)
-			emit(c, c->fwd, c->nfwd, layer, mb);
-		emit(c, c->bwd, c->nbwd, layer, mb);
-		grad_accumulate(c, layer_params_local(c), layer, mb);
+			emit_layer(c, 0, layer, mb);
+		emit_layer(c, 1, layer, mb);
+		grad_accumulate(c, layer_params_local(c, layer), layer, mb);
 		if (z && !(l == 0 && j == 0 && has_vocab)) {
 			int done = program_record(c->prog, STREAM_COMPUTE);
 			zero3_reduce(c, j, l, done);
@@ -258,7 +275,7 @@ static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 				ag[l % 2] = zero3_gather(c, j, l - 2, -1);
 		}
 		if (last_of_chunk)
-			grads_ready(c, layer_params_local(c), l == 0 && !(j == 0 && has_vocab));
+			grads_ready(c, layer_params_local(c, layer), l == 0 && !(j == 0 && has_vocab));
 	}
 	if (j == 0 && has_vocab) {
 		emit(c, c->ebwd, c->nebwd, -1, mb);
@@ -277,6 +294,8 @@ static double unit_act_bytes(const struct ctx *c, int chunk)
 	const struct scenario *sc = c->sc;
 	int j = chunk * c->p + c->s;
 	double b = c->Lv * mem_layer_act_bytes(sc, sc->par.tp);
+	if (sc->model.type == MODEL_DENSE && sc->train.recompute != RECOMPUTE_FULL)
+		b = mem_dense_act_bytes(sc);  /* pp = 1: the whole list */
 	if (sc->model.vocab > 0 && j == c->last_j)  /* fp32 softmax of the vocab-parallel logits */
 		b += c->oc.tokens * ((double)sc->model.vocab / sc->par.tp) * 4;
 	if (sc->model.vocab > 0 && j == 0)
@@ -327,7 +346,10 @@ static void build_stage(struct ctx *c, struct stage_info *info)
 		program_add_time(c->prog, 1, t);
 	}
 
-	double params = c->v * c->Lv * layer_params_local(c);
+	double params = 0;
+	for (int j = 0; j < c->v; j++)
+		for (int l = 0; l < c->Lv; l++)
+			params += layer_params_local(c, (j * c->p + c->s) * c->Lv + l);
 	if (sc->model.vocab > 0) {
 		if (c->s == 0)
 			params += vocab_params_local(c);
@@ -417,8 +439,10 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 	c.last_j = c.p * c.v - 1;
 	c.oc = (struct opctx){ hw, sc, par->tp, (double)sc->train.micro_batch * sc->model.seq };
 	ops_host_cost(hw, sc, &c.host);
-	c.nfwd = ops_layer_fwd(&c.oc, c.fwd);
-	c.nbwd = ops_layer_bwd(&c.oc, sc->train.recompute == RECOMPUTE_SELECTIVE, c.bwd);
+	if (sc->model.type != MODEL_DENSE) {
+		c.nfwd = ops_layer_fwd(&c.oc, c.fwd);
+		c.nbwd = ops_layer_bwd(&c.oc, sc->train.recompute == RECOMPUTE_SELECTIVE, c.bwd);
+	}
 	if (sc->model.vocab > 0) {
 		c.nefwd = ops_embed_fwd(&c.oc, c.efwd);
 		c.nebwd = ops_embed_bwd(&c.oc, c.ebwd);

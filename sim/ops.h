@@ -47,6 +47,9 @@ double ops_attn_s(const struct opctx *c, int backward);
  * attention core's forward to the backward (selective recompute). */
 int ops_layer_fwd(const struct opctx *c, struct opcost *out);
 int ops_layer_bwd(const struct opctx *c, int recompute_attn, struct opcost *out);
+/* Dense layer l of a layer list (model.type dense): forward, and backward in execution order. */
+int ops_dense_fwd(const struct opctx *c, int l, struct opcost *out);
+int ops_dense_bwd(const struct opctx *c, int l, struct opcost *out);
 int ops_embed_fwd(const struct opctx *c, struct opcost *out);
 int ops_embed_bwd(const struct opctx *c, struct opcost *out);
 int ops_head_fwd(const struct opctx *c, struct opcost *out);
