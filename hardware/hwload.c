@@ -16,7 +16,7 @@
 #define EFF_MAX 1.5
 
 static const char *const top_keys[] = { "schema", "name", "description", "source", "meta", "gpu", "node",
-					"network", "collectives", "overlap", "cost", NULL };
+					"network", "collectives", "overlap", "cost", "host", NULL };
 static const char *const gpu_keys[] = { "name", "sm_count", "memory_bytes", "hbm_gbps", "peak_tflops", "launch_us",
 					"memory_bound", "gemm", "attention", "source", NULL };
 static const char *const membound_keys[] = { "eff", "half_bytes", "source", NULL };
@@ -33,6 +33,8 @@ static const char *const line_keys[] = { "algo", "n", "alpha_us", "step_us", "bu
 static const char *const table_keys[] = { "n", "bytes", "time_us", NULL };
 static const char *const overlap_keys[] = { "compute_slowdown", "comm_slowdown", "source", NULL };
 static const char *const cost_keys[] = { "usd_per_gpu_hour", "source", NULL };
+static const char *const host_keys[] = { "eager", "cuda_graphs", "compiled", "source", NULL };
+static const char *const host_cost_keys[] = { "step_us", "op_us", "launch_us", "coll_us", "bucket_us", NULL };
 static const char *const fabric_names[] = { "nvswitch", "nvlink", "pcie", NULL };
 static const char *const scope_names[] = { "intra", "inter", "source", NULL };
 
@@ -253,10 +255,27 @@ static void read_collectives(struct ydoc *d, const struct ynode *coll, struct hw
 	}
 }
 
+/* host: per execution mode, each key a nonnegative time in us; a mode or key left out costs 0. */
+static void read_host(struct ydoc *d, const struct ynode *host, struct hw_host *h, const char *def_source)
+{
+	ydoc_check_keys(d, host, host_keys);
+	read_source(d, host, h->source, sizeof h->source, def_source);
+	for (int m = 0; m < EXEC_N; m++) {
+		const struct ynode *mm = NULL;
+		if (ydoc_map(d, host, exec_mode_names[m], 0, &mm) != 1)
+			continue;
+		ydoc_check_keys(d, mm, host_cost_keys);
+		struct hw_host_cost *c = &h->mode[m];
+		double *dst[] = { &c->step_us, &c->op_us, &c->launch_us, &c->coll_us, &c->bucket_us };
+		for (int i = 0; host_cost_keys[i]; i++)
+			ydoc_double(d, mm, host_cost_keys[i], YD_NONNEG, dst[i]);
+	}
+}
+
 int hwload_parse(struct ydoc *d, struct hwmodel *hw)
 {
 	const struct ynode *root = ydoc_root(d), *gpu = NULL, *node = NULL, *net = NULL, *coll = NULL;
-	const struct ynode *overlap = NULL, *cost = NULL;
+	const struct ynode *overlap = NULL, *cost = NULL, *host = NULL;
 	char schema[32], src[128], def_src[128], got[64];
 	int fabric = FABRIC_NVSWITCH;
 	if (ynode_kind(root) != YNODE_MAP)
@@ -316,5 +335,8 @@ int hwload_parse(struct ydoc *d, struct hwmodel *hw)
 		ydoc_check_keys(d, cost, cost_keys);
 		ydoc_double(d, cost, "usd_per_gpu_hour", YD_NONNEG, &hw->usd_per_gpu_hour);
 	}
+	snprintf(hw->host.source, sizeof hw->host.source, "none: no host section, the host keeps ahead of the GPU");
+	if (ydoc_map(d, root, "host", 0, &host) == 1)
+		read_host(d, host, &hw->host, src);
 	return ydoc_errors(d) ? GS_EINVAL : 0;
 }

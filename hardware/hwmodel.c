@@ -34,6 +34,8 @@ extern const struct hw_preset hw_presets[];
 static const char *const op_names[COLL_NOPS] = { "all_reduce", "all_gather", "reduce_scatter", "broadcast",
 						 "send_recv", "all_to_all" };
 
+const char *const exec_mode_names[] = { "eager", "cuda_graphs", "compiled", NULL };
+
 const char *coll_op_name(enum coll_op op)
 {
 	return op >= 0 && op < COLL_NOPS ? op_names[op] : "?";

@@ -19,9 +19,14 @@ enum coll_op {
 };
 enum coll_scope { SCOPE_INTRA, SCOPE_INTER, SCOPE_N };  /* inside a node / across nodes (one GPU per node) */
 enum fabric { FABRIC_NVSWITCH, FABRIC_NVLINK, FABRIC_PCIE };
+/* How the framework issues the step's work: eager (PyTorch op by op from Python), cuda_graphs (the step replayed
+ * from a captured CUDA graph), compiled (torch.compile: generated code calls the kernels). */
+enum exec_mode { EXEC_EAGER, EXEC_CUDA_GRAPHS, EXEC_COMPILED, EXEC_N };
 
 const char *coll_op_name(enum coll_op op);        /* "all_reduce", ... (the YAML keys) */
 const char *coll_scope_name(enum coll_scope sc);  /* "intra", "inter" */
+/* exec_mode_names: "eager", "cuda_graphs", "compiled", NULL, in enum order (the YAML keys and values). */
+extern const char *const exec_mode_names[];
 
 /* One latency/bandwidth line: t_us = alpha_us + step_us*steps(op,n) + bytes*busfactor(op,n)/(bus_gbps*1e3).
  * n == 0: valid for every group size; otherwise only for groups of exactly n. The model is the lower envelope
@@ -91,6 +96,21 @@ struct hw_net {
 	char source[128];
 };
 
+/* CPU time the host spends issuing work in one execution mode, in us (host.<mode> in the YAML; 0 where not
+ * given). The host runs ahead of the GPU; a GPU op cannot start before the host has issued it. */
+struct hw_host_cost {
+	double step_us;           /* once per step: the training loop's own work (zero_grad, loop, graph launch) */
+	double op_us;             /* per op: framework dispatch (Python, ATen, autograd bookkeeping) */
+	double launch_us;         /* per kernel: the driver's launch call (cudaLaunchKernel) */
+	double coll_us;           /* per collective or p2p call: the process group's enqueue (events, ncclXxx) */
+	double bucket_us;         /* per DDP gradient bucket: the reducer's hook work around the bucket's all-reduce */
+};
+
+struct hw_host {
+	struct hw_host_cost mode[EXEC_N];
+	char source[128];
+};
+
 struct hwmodel {
 	char name[64];
 	char path[512];
@@ -101,6 +121,7 @@ struct hwmodel {
 	double overlap_compute_slowdown;  /* compute time *= 1+x while a collective runs beside it */
 	double overlap_comm_slowdown;     /* collective time *= 1+x while compute runs beside it */
 	double usd_per_gpu_hour;          /* 0 = unknown */
+	struct hw_host host;              /* all 0 when the file has no host section */
 };
 
 /* hwmodel_load: name is a preset name ("h100-dgx", see hwmodel_preset_names) or a YAML path.

@@ -11,9 +11,25 @@ int scenario_num_microbatches(const struct scenario *s)
 /* Transformer layer: Q and output projections h*h each, K and V h*(h*kv_heads/heads) each (GQA), MLP 2*h*f
  * (gelu) or 3*h*f (swiglu: gate, up, down), two norm weight vectors of h. Biases are ignored. An MLP layer is the
  * MLP block alone, without norms. */
+double scenario_dense_layer_params(const struct scenario *s, int l)
+{
+	const struct model_cfg *m = &s->model;
+	return (double)m->widths[l] * m->widths[l + 1] + (m->bias ? m->widths[l + 1] : 0);
+}
+
+static double dense_params(const struct scenario *s)
+{
+	double p = 0;
+	for (int l = 0; l < s->model.layers; l++)
+		p += scenario_dense_layer_params(s, l);
+	return p;
+}
+
 double scenario_params_per_layer(const struct scenario *s)
 {
 	const struct model_cfg *m = &s->model;
+	if (m->type == MODEL_DENSE)
+		return dense_params(s) / m->layers;
 	double h = m->hidden, f = m->ffn_hidden;
 	double mlp = (m->ffn == FFN_SWIGLU ? 3.0 : 2.0) * h * f;
 	if (m->type == MODEL_MLP)
@@ -45,6 +61,12 @@ double scenario_model_flops(const struct scenario *s)
 	const struct model_cfg *m = &s->model;
 	double tokens = (double)s->train.global_batch * m->seq;
 	double h = m->hidden;
+	if (m->type == MODEL_DENSE) {  /* 6 per weight (biases add no multiply) per sample */
+		double w = 0;
+		for (int l = 0; l < m->layers; l++)
+			w += (double)m->widths[l] * m->widths[l + 1];
+		return 6.0 * w * tokens;
+	}
 	double flops = 6.0 * m->layers * scenario_params_per_layer(s) * tokens + 6.0 * m->vocab * h * tokens;
 	if (m->type == MODEL_TRANSFORMER)
 		flops += 3.0 * 4.0 * m->seq * h * m->layers * tokens;

@@ -5,6 +5,7 @@
  * dp*tp*pp, schedule rules); by then every number is valid, so no error is a consequence of another. A
  * scenario that comes back with 0 therefore satisfies every invariant scenario.h promises. */
 #include <errno.h>
+#include <stdlib.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,15 +18,19 @@
 
 static const char *const top_keys[] = { "name", "description", "model", "training", "parallel", "hardware", NULL };
 static const char *const model_keys[] = { "name", "type", "layers", "hidden", "heads", "kv_heads", "ffn",
-					  "ffn_hidden", "seq", "vocab", "dtype", "flash_attention", "causal", NULL };
+					  "ffn_hidden", "seq", "vocab", "dtype", "flash_attention", "causal", "widths",
+					  "bias", "activation", "dropout", "loss", NULL };
 static const char *const train_keys[] = { "global_batch", "micro_batch", "optimizer", "master_weights",
-					  "grad_dtype", "recompute", "grad_accumulation", "host_us_per_op", NULL };
+					  "grad_dtype", "recompute", "grad_accumulation", "host_us_per_op", "execution",
+					  NULL };
 static const char *const par_keys[] = { "gpus", "tp", "pp", "dp", "schedule", "virtual_stages",
 					"dp_bucket_bytes", "dp_overlap", "dp_bucket_copy", "pp_overlap", "pp_scatter_gather", "zero",
 					NULL };
 
 /* In enum order (scenario.h). */
-static const char *const type_names[] = { "transformer", "mlp", NULL };
+static const char *const type_names[] = { "transformer", "mlp", "dense", NULL };
+static const char *const act_names[] = { "relu", "gelu", "tanh", "none", NULL };
+static const char *const loss_names[] = { "cross_entropy", "mse", "none", NULL };
 static const char *const ffn_names[] = { "gelu", "swiglu", NULL };
 static const char *const sched_names[] = { "gpipe", "1f1b", "interleaved", NULL };
 static const char *const opt_names[] = { "adam", "sgd", NULL };
@@ -57,6 +62,44 @@ static int enum_get(struct ydoc *d, const struct ynode *map, const char *key, co
 	return ydoc_enum(d, map, key, 0, names, field);
 }
 
+/* type: dense: the widths list (input features, then each layer's output features) and the per-layer extras. */
+static void read_dense(struct ydoc *d, const struct ynode *m, struct model_cfg *mc)
+{
+	double *w = NULL;
+	int n = 0;
+	if (ydoc_doubles(d, m, "widths", YD_REQUIRED | YD_POSITIVE, &w, &n) == 1) {
+		const struct ynode *seq = ynode_get(m, "widths");
+		if (n < 2 || n > MODEL_MAX_WIDTHS)
+			ydoc_error(d, seq, "model.widths: give 2 to %d widths (input features, then each layer's "
+				   "output features), got %d", MODEL_MAX_WIDTHS, n);
+		for (int i = 0; i < n && i < MODEL_MAX_WIDTHS; i++) {
+			if (w[i] != (int)w[i])
+				ydoc_error(d, ynode_item(seq, i), "model.widths[%d]: expected a whole number, got %g", i,
+					   w[i]);
+			mc->widths[i] = (int)w[i];
+		}
+		mc->nwidths = n < MODEL_MAX_WIDTHS ? n : MODEL_MAX_WIDTHS;
+		mc->layers = mc->nwidths - 1;
+		mc->hidden = mc->widths[0];
+	}
+	free(w);
+	for (int i = 0; i < 2; i++) {
+		const char *k = i ? "hidden" : "layers";
+		if (ynode_get(m, k))
+			ydoc_error(d, ynode_get(m, k), "model.%s: a dense model takes its layers from model.widths", k);
+	}
+	int act = ACT_RELU, loss = LOSS_CROSS_ENTROPY;
+	mc->bias = true;
+	ydoc_bool(d, m, "bias", 0, &mc->bias);
+	enum_get(d, m, "activation", act_names, &act);
+	mc->act = (enum activation)act;
+	enum_get(d, m, "loss", loss_names, &loss);
+	mc->loss = (enum loss_kind)loss;
+	mc->dropout = 0;
+	if (ydoc_double(d, m, "dropout", YD_NONNEG, &mc->dropout) == 1 && mc->dropout >= 1)
+		ydoc_error(d, ynode_get(m, "dropout"), "model.dropout: a probability in [0, 1), got %g", mc->dropout);
+}
+
 static void read_model(struct ydoc *d, const struct ynode *m, struct scenario *s)
 {
 	struct model_cfg *mc = &s->model;
@@ -66,8 +109,18 @@ static void read_model(struct ydoc *d, const struct ynode *m, struct scenario *s
 	ydoc_string(d, m, "name", 0, mc->name, sizeof mc->name);
 	enum_get(d, m, "type", type_names, &type);
 	mc->type = (enum model_type)type;
-	ydoc_int(d, m, "layers", YD_REQUIRED | YD_POSITIVE, &mc->layers);
-	ydoc_int(d, m, "hidden", YD_REQUIRED | YD_POSITIVE, &mc->hidden);
+	if (mc->type == MODEL_DENSE) {
+		read_dense(d, m, mc);
+	} else {
+		static const char *const dense_only[] = { "widths", "bias", "activation", "dropout", "loss" };
+		for (int i = 0; i < 5; i++) {
+			const struct ynode *v = ynode_get(m, dense_only[i]);
+			if (v)
+				ydoc_error(d, v, "model.%s: only for type: dense (a layer list)", dense_only[i]);
+		}
+		ydoc_int(d, m, "layers", YD_REQUIRED | YD_POSITIVE, &mc->layers);
+		ydoc_int(d, m, "hidden", YD_REQUIRED | YD_POSITIVE, &mc->hidden);
+	}
 	if (mc->type == MODEL_TRANSFORMER) {
 		ydoc_int(d, m, "heads", YD_REQUIRED | YD_POSITIVE, &mc->heads);
 		mc->kv_heads = mc->heads;
@@ -97,7 +150,7 @@ static void read_model(struct ydoc *d, const struct ynode *m, struct scenario *s
 	mc->flash_attention = mc->causal = true;
 	ydoc_bool(d, m, "flash_attention", 0, &mc->flash_attention);
 	ydoc_bool(d, m, "causal", 0, &mc->causal);
-	if (mc->type == MODEL_MLP)
+	if (mc->type != MODEL_TRANSFORMER)
 		mc->heads = mc->kv_heads = 0, mc->flash_attention = mc->causal = false;
 }
 
@@ -120,6 +173,9 @@ static void read_training(struct ydoc *d, const struct ynode *t, struct scenario
 	int accum = 0;
 	enum_get(d, t, "grad_accumulation", accum_names, &accum);
 	tc->grad_accum_add = accum == 1;
+	int exec = EXEC_EAGER;
+	enum_get(d, t, "execution", exec_mode_names, &exec);
+	tc->exec = (enum exec_mode)exec;
 	tc->host_us_per_op = 0;
 	ydoc_double(d, t, "host_us_per_op", YD_NONNEG, &tc->host_us_per_op);
 }
@@ -274,6 +330,14 @@ static void check_consistency(struct ydoc *d, const struct seen *seen, const str
 		check_divides(d, at(m, "kv_heads"), "model.kv_heads", mc->kv_heads, "model.heads", mc->heads);
 		check_divides(d, at(p, "tp"), "parallel.tp", pc->tp, "model.heads", mc->heads);
 		check_divides(d, at(p, "tp"), "parallel.tp", pc->tp, "model.kv_heads", mc->kv_heads);
+	}
+	if (mc->type == MODEL_DENSE) {
+		if (pc->tp > 1 || pc->pp > 1)
+			ydoc_error(d, at(p, pc->tp > 1 ? "tp" : "pp"),
+				   "parallel: a dense layer list runs data parallel only (tp = pp = 1), got tp %d, pp %d",
+				   pc->tp, pc->pp);
+		if (mc->vocab > 0)
+			ydoc_error(d, at(m, "vocab"), "model.vocab: a dense layer list has no embedding (vocab 0)");
 	}
 	check_divides(d, at(p, "tp"), "parallel.tp", pc->tp, "model.hidden", mc->hidden);
 	check_divides(d, at(p, "tp"), "parallel.tp", pc->tp, "model.ffn_hidden", mc->ffn_hidden);

@@ -9,9 +9,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hardware/hwmodel.h"
 #include "util/dtype.h"
 
-enum model_type { MODEL_TRANSFORMER, MODEL_MLP };
+enum model_type { MODEL_TRANSFORMER, MODEL_MLP, MODEL_DENSE };
+enum activation { ACT_RELU, ACT_GELU, ACT_TANH, ACT_NONE };
+enum loss_kind { LOSS_CROSS_ENTROPY, LOSS_MSE, LOSS_NONE };
+#define MODEL_MAX_WIDTHS 65    /* a dense layer list of at most 64 layers */
 enum ffn_type { FFN_GELU, FFN_SWIGLU };
 enum schedule { SCHED_GPIPE, SCHED_1F1B, SCHED_INTERLEAVED };
 enum optimizer { OPT_ADAM, OPT_SGD };
@@ -32,6 +36,14 @@ struct model_cfg {
 	enum dtype dtype;      /* dtype of weights, activations and GEMMs */
 	bool flash_attention;  /* fused attention: no s*s score tensor stored, default true */
 	bool causal;           /* causal mask: fused attention skips the upper triangle, default true */
+	/* dense only (type: dense): layer l maps widths[l] to widths[l+1] features; layers = nwidths - 1 and
+	 * hidden = widths[0]. The activation (and dropout) follow every layer but the last; the loss the last. */
+	int nwidths;
+	int widths[MODEL_MAX_WIDTHS];
+	bool bias;             /* dense: every layer has a bias (default true) */
+	enum activation act;   /* dense: default relu */
+	double dropout;        /* dense: dropout probability after each activation, 0 (default) = none */
+	enum loss_kind loss;   /* dense: default cross_entropy */
 };
 
 struct train_cfg {
@@ -44,8 +56,10 @@ struct train_cfg {
 	bool grad_accum_add;       /* gradients of every micro-batch are added into the gradient buffer by a separate
 				    * pass (PyTorch autograd); false (default): the weight-gradient GEMMs accumulate
 				    * in place (Megatron-LM's gradient_accumulation_fusion) */
-	double host_us_per_op;     /* host (framework + driver) time to issue one op's kernels; 0: the host keeps
-				    * ahead of the GPU (default) */
+	enum exec_mode exec;       /* how the framework issues the step (default eager): picks host.<mode> of the
+				    * hardware model for every op, collective and bucket */
+	double host_us_per_op;     /* override of the hardware model's per-op host time (op_us + launch_us of the
+				    * mode) and per-collective time; 0: the hardware model's (default) */
 };
 
 struct parallel_cfg {
@@ -100,7 +114,6 @@ void scenario_file_stem(const char *path, char *buf, size_t size);
 int scenario_relayout(const struct scenario *base, int gpus, int global_batch, struct scenario *out, char *why,
 		      size_t n);
 
-struct hwmodel;
 /* scenario_load_hardware: hwmodel_load(s->hardware), with the errors placed at the scenario's hardware value:
  * an unknown preset ("file:line:col: unknown hardware preset 'x' (did you mean ...; presets: ...)"), an
  * unreadable file, or a GPU without a peak for model.dtype. 0 and *out set (caller frees with hwmodel_free), or
@@ -109,7 +122,9 @@ int scenario_load_hardware(const struct scenario *s, struct hwmodel **out);
 
 /* Derived numbers, all per the whole model unless said otherwise (formulas: docs/scenario.md). */
 int scenario_num_microbatches(const struct scenario *s);  /* global_batch / (dp*micro_batch) */
-double scenario_params_per_layer(const struct scenario *s);
+double scenario_params_per_layer(const struct scenario *s);  /* dense: the mean over its layers */
+/* Dense layer l (0-based): widths[l]*widths[l+1] weights plus widths[l+1] biases when model.bias. */
+double scenario_dense_layer_params(const struct scenario *s, int l);
 double scenario_params_total(const struct scenario *s);  /* layers + embedding + head (+ final norm) */
 double scenario_params_embedding(const struct scenario *s);  /* input embedding + output head: 2*vocab*hidden */
 /* Model FLOPs for one step (fwd+bwd, no recompute): 6*N*tokens plus attention, used for MFU. */

@@ -18,6 +18,7 @@ struct ctx {
 	const struct hwmodel *hw;
 	struct program *prog;
 	struct opctx oc;
+	struct host_cost host;    /* host time per op, collective, bucket and step (ops_host_cost) */
 	struct group_shape tp_shape, dp_shape;
 	int p, v, m, s, Lv, last_j;
 	struct opcost fwd[OPS_MAX], bwd[OPS_MAX], efwd[OPS_MAX], ebwd[OPS_MAX], hfwd[OPS_MAX], hbwd[OPS_MAX];
@@ -33,6 +34,7 @@ static void emit(struct ctx *c, const struct opcost *ops, int n, int layer, int 
 {
 	for (int i = 0; i < n;) {
 		if (ops[i].kind != OPK_COMPUTE) {
+			program_host(c->prog, c->host.coll);
 			program_coll(c->prog, STREAM_COMPUTE, GROUP_TP, ops[i].s, ops[i].bytes, CAT_TP, ops[i].name,
 				     layer, mb);
 			i++;
@@ -63,6 +65,8 @@ static void bucket_issue(struct ctx *c, double bytes)
 		program_add_time(c->prog, 1, t);
 		c->copied_bytes += bytes;
 	}
+	/* the reducer's hook runs on the host between the backward ops and enqueues the all-reduce */
+	program_host(c->prog, c->host.bucket);
 	int ev = program_record(c->prog, STREAM_COMPUTE);
 	program_wait(c->prog, STREAM_DP, ev, CAT_DP);
 	program_coll(c->prog, STREAM_DP, GROUP_DP,
@@ -107,6 +111,7 @@ static void send(struct ctx *c, int bwd, int mb, int chunk)
 	if (sc->par.pp_scatter_gather)
 		bytes /= sc->par.tp;
 	enum stream_kind st = bwd ? STREAM_SENDB : STREAM_SENDF;
+	program_host(c->prog, c->host.coll);
 	int ev = program_record(c->prog, STREAM_COMPUTE);
 	program_wait(c->prog, st, ev, CAT_PP);
 	program_send(c->prog, st, dest, slot(c, mb, dchunk, bwd), same ? LINK_INTRA : LINK_INTER,
@@ -125,14 +130,32 @@ static void recv(struct ctx *c, int mb, int slot_id)
 	program_recv(c->prog, STREAM_COMPUTE, slot_id, CAT_PP);
 	if (sc->par.pp_scatter_gather && sc->par.tp > 1) {
 		double bytes = c->oc.tokens * sc->model.hidden * dtype_bytes(sc->model.dtype);
+		program_host(c->prog, c->host.coll);
 		program_coll(c->prog, STREAM_COMPUTE, GROUP_TP, comm_coll_s(c->hw, COLL_ALL_GATHER, bytes, c->tp_shape),
 			     bytes, CAT_PP, "pp_allgather", -1, mb);
 	}
 }
 
-static double layer_params_local(const struct ctx *c)
+/* Parameters of global layer `layer` on one TP rank. */
+static double layer_params_local(const struct ctx *c, int layer)
 {
+	if (c->sc->model.type == MODEL_DENSE)
+		return scenario_dense_layer_params(c->sc, layer);
 	return scenario_params_per_layer(c->sc) / c->sc->par.tp;
+}
+
+/* A layer's forward or backward: the shared op list, or a dense layer's own (its widths differ by layer). */
+static void emit_layer(struct ctx *c, int bwd, int layer, int mb)
+{
+	if (c->sc->model.type == MODEL_DENSE) {
+		struct opcost ops[OPS_MAX];
+		int n = bwd ? ops_dense_bwd(&c->oc, layer, ops) : ops_dense_fwd(&c->oc, layer, ops);
+		emit(c, ops, n, layer, mb);
+	} else if (bwd) {
+		emit(c, c->bwd, c->nbwd, layer, mb);
+	} else {
+		emit(c, c->fwd, c->nfwd, layer, mb);
+	}
 }
 
 static double vocab_params_local(const struct ctx *c)
@@ -151,7 +174,7 @@ static int zero3(const struct ctx *c)
 
 static double zero3_layer_params(const struct ctx *c, int j, int l)
 {
-	double p = layer_params_local(c);
+	double p = layer_params_local(c, j * c->Lv + l);
 	if (c->sc->model.vocab > 0 && ((j == 0 && l == 0) || (j == c->last_j && l == c->Lv - 1)))
 		p += vocab_params_local(c);
 	return p;
@@ -206,7 +229,7 @@ static void unit_forward(struct ctx *c, int mb, int chunk)
 	for (int l = 0; l < c->Lv; l++) {
 		if (z)
 			program_wait(c->prog, STREAM_COMPUTE, ag[l % 2], CAT_DP);
-		emit(c, c->fwd, c->nfwd, j * c->Lv + l, mb);
+		emit_layer(c, 0, j * c->Lv + l, mb);
 		if (z && l + 2 < c->Lv)
 			ag[l % 2] = zero3_gather(c, j, l + 2, program_record(c->prog, STREAM_COMPUTE));
 	}
@@ -242,9 +265,9 @@ static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 		if (z)
 			program_wait(c->prog, STREAM_COMPUTE, ag[l % 2], CAT_DP);
 		if (full)
-			emit(c, c->fwd, c->nfwd, layer, mb);
-		emit(c, c->bwd, c->nbwd, layer, mb);
-		grad_accumulate(c, layer_params_local(c), layer, mb);
+			emit_layer(c, 0, layer, mb);
+		emit_layer(c, 1, layer, mb);
+		grad_accumulate(c, layer_params_local(c, layer), layer, mb);
 		if (z && !(l == 0 && j == 0 && has_vocab)) {
 			int done = program_record(c->prog, STREAM_COMPUTE);
 			zero3_reduce(c, j, l, done);
@@ -252,7 +275,7 @@ static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 				ag[l % 2] = zero3_gather(c, j, l - 2, -1);
 		}
 		if (last_of_chunk)
-			grads_ready(c, layer_params_local(c), l == 0 && !(j == 0 && has_vocab));
+			grads_ready(c, layer_params_local(c, layer), l == 0 && !(j == 0 && has_vocab));
 	}
 	if (j == 0 && has_vocab) {
 		emit(c, c->ebwd, c->nebwd, -1, mb);
@@ -271,6 +294,8 @@ static double unit_act_bytes(const struct ctx *c, int chunk)
 	const struct scenario *sc = c->sc;
 	int j = chunk * c->p + c->s;
 	double b = c->Lv * mem_layer_act_bytes(sc, sc->par.tp);
+	if (sc->model.type == MODEL_DENSE && sc->train.recompute != RECOMPUTE_FULL)
+		b = mem_dense_act_bytes(sc);  /* pp = 1: the whole list */
 	if (sc->model.vocab > 0 && j == c->last_j)  /* fp32 softmax of the vocab-parallel logits */
 		b += c->oc.tokens * ((double)sc->model.vocab / sc->par.tp) * 4;
 	if (sc->model.vocab > 0 && j == 0)
@@ -321,7 +346,10 @@ static void build_stage(struct ctx *c, struct stage_info *info)
 		program_add_time(c->prog, 1, t);
 	}
 
-	double params = c->v * c->Lv * layer_params_local(c);
+	double params = 0;
+	for (int j = 0; j < c->v; j++)
+		for (int l = 0; l < c->Lv; l++)
+			params += layer_params_local(c, (j * c->p + c->s) * c->Lv + l);
 	if (sc->model.vocab > 0) {
 		if (c->s == 0)
 			params += vocab_params_local(c);
@@ -410,8 +438,11 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 	c.Lv = sc->model.layers / (c.p * c.v);
 	c.last_j = c.p * c.v - 1;
 	c.oc = (struct opctx){ hw, sc, par->tp, (double)sc->train.micro_batch * sc->model.seq };
-	c.nfwd = ops_layer_fwd(&c.oc, c.fwd);
-	c.nbwd = ops_layer_bwd(&c.oc, sc->train.recompute == RECOMPUTE_SELECTIVE, c.bwd);
+	ops_host_cost(hw, sc, &c.host);
+	if (sc->model.type != MODEL_DENSE) {
+		c.nfwd = ops_layer_fwd(&c.oc, c.fwd);
+		c.nbwd = ops_layer_bwd(&c.oc, sc->train.recompute == RECOMPUTE_SELECTIVE, c.bwd);
+	}
 	if (sc->model.vocab > 0) {
 		c.nefwd = ops_embed_fwd(&c.oc, c.efwd);
 		c.nebwd = ops_embed_bwd(&c.oc, c.ebwd);
@@ -435,6 +466,7 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 		time_tp(&c, c.hbwd, c.nhbwd);
 		program_init(c.prog, 2 * c.m * c.v, keep_ops);
 		program_reserve(c.prog, STREAM_COMPUTE, compute_instr_estimate(&c));
+		program_host(c.prog, c.host.step);
 		build_stage(&c, &out->stages[s]);
 	}
 	free(c.deferred);

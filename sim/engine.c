@@ -322,7 +322,6 @@ static void run_fused(struct sim *s, int r, double now)
 			if (s->cfg.trace)
 				trace_segment(s, r, STREAM_COMPUTE, in, end - in->dur, in->dur);
 		} else {
-			s->host_t[r] += s->cfg.host_op_s;
 			acc[in->cat == CAT_PP ? ACC_PP : ACC_TP] += end - t;
 			if (s->cfg.trace)
 				trace_instr(s, r, STREAM_COMPUTE, STREAM_COMPUTE, in, t, end - t);
@@ -390,6 +389,17 @@ static void run(struct sim *s, int r, int k, double now)
 			s->pc[si]++;
 			continue;
 		}
+		case INS_HOST:
+			/* the host's own work; the GPU waits only when the host is behind it */
+			s->host_t[r] += in->dur;
+			if (s->host_t[r] > now) {
+				account_idle(s, r, now);
+				s->acc[(size_t)r * ACC_N + ACC_HOST] += s->host_t[r] - now;
+				start_until(s, r, k, now, s->host_t[r], EV_STREAM, (uint32_t)si);
+				return;
+			}
+			s->pc[si]++;
+			continue;
 		case INS_WAIT:
 			if (s->ev_t[(size_t)r * s->maxev + in->arg] >= 0) {
 				s->pc[si]++;
@@ -409,10 +419,8 @@ static void run(struct sim *s, int r, int k, double now)
 				run_fused(s, r, now);
 				return;
 			}
-			if (k == STREAM_COMPUTE) {
+			if (k == STREAM_COMPUTE)
 				account_idle(s, r, now);
-				s->host_t[r] += s->cfg.host_op_s;
-			}
 			s->arrive[si] = now;
 			int st = rank_stage(s, r), g, members;
 			int32_t *arrived;

@@ -6,6 +6,8 @@ double mem_layer_full_act_bytes(const struct scenario *sc, int tp)
 	const struct model_cfg *m = &sc->model;
 	double T = (double)sc->train.micro_batch * m->seq, h = m->hidden, e = dtype_bytes(m->dtype);
 	double f = (double)m->ffn_hidden / tp, f_in = m->ffn == FFN_SWIGLU ? 2 * f : f;
+	if (m->type == MODEL_DENSE)
+		return mem_dense_act_bytes(sc) / m->layers;
 	double mlp = T * h * e          /* fc1 input (replicated) */
 		   + T * f_in * e       /* activation input = fc1 output */
 		   + T * f * e          /* fc2 input */
@@ -60,4 +62,27 @@ double mem_optimizer_bytes_per_param(const struct scenario *sc)
 {
 	double master = sc->train.master_dtype == sc->model.dtype ? 0 : dtype_bytes(sc->train.master_dtype);
 	return master + (sc->train.optimizer == OPT_ADAM ? 8 : 4);
+}
+
+/* Dense layer list: what autograd saves for one micro-batch. Each linear saves its input (T*in; the first layer's
+ * is the batch itself). relu and tanh save their output, which is the next linear's input unless dropout sits
+ * between (then it is a tensor of its own, T*out); gelu saves its input (T*out); dropout saves a 1-byte mask.
+ * The loss: log_softmax saves its output (T*out), mse its input (T*out). */
+double mem_dense_act_bytes(const struct scenario *sc)
+{
+	const struct model_cfg *m = &sc->model;
+	double T = sc->train.micro_batch, e = dtype_bytes(m->dtype), b = 0;
+	for (int l = 0; l < m->layers; l++) {
+		double o = m->widths[l + 1];
+		b += T * m->widths[l] * e;
+		if (l + 1 == m->layers) {
+			b += m->loss == LOSS_NONE ? 0 : T * o * e;
+			continue;
+		}
+		if (m->act == ACT_GELU || (m->dropout > 0 && m->act != ACT_NONE))
+			b += T * o * e;
+		if (m->dropout > 0)
+			b += T * o;
+	}
+	return b;
 }

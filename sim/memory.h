@@ -15,6 +15,8 @@ double mem_layer_act_bytes(const struct scenario *sc, int tp);
 /* All of one layer's activations (what full recompute rebuilds during backward). */
 double mem_layer_full_act_bytes(const struct scenario *sc, int tp);
 /* Bytes per parameter of weights, of gradients, of optimizer state (master copy + moments). */
+/* Activations a dense layer list (model.type dense) keeps for one micro-batch, all layers. */
+double mem_dense_act_bytes(const struct scenario *sc);
 double mem_weight_bytes_per_param(const struct scenario *sc);
 double mem_grad_bytes_per_param(const struct scenario *sc);
 double mem_optimizer_bytes_per_param(const struct scenario *sc);

@@ -17,6 +17,16 @@ double ops_gemm_s(const struct hwmodel *hw, enum dtype dt, double m, double n, d
 	return fmax(t_math, t_mem) + hw->gpu.launch_us * 1e-6;
 }
 
+void ops_host_cost(const struct hwmodel *hw, const struct scenario *sc, struct host_cost *out)
+{
+	const struct hw_host_cost *h = &hw->host.mode[sc->train.exec];
+	double ov = sc->train.host_us_per_op;
+	out->step = h->step_us * 1e-6;
+	out->op = (ov > 0 ? ov : h->op_us + h->launch_us) * 1e-6;
+	out->coll = (ov > 0 ? ov : h->op_us + h->coll_us) * 1e-6;
+	out->bucket = (h->bucket_us + h->coll_us) * 1e-6;
+}
+
 double ops_mem_s(const struct hwmodel *hw, double bytes)
 {
 	return bytes / (hwmodel_mem_gbps(hw, bytes) * 1e9) + hw->gpu.launch_us * 1e-6;
@@ -190,6 +200,69 @@ int ops_head_bwd(const struct opctx *c, struct opcost *out)
 	n = put(out, n, "logits_wgrad", ops_gemm_s(c->hw, d.dt, v, d.h, d.T));
 	n = put_ar(c, out, n, "tp_allreduce_head_bwd", d.T * d.h * d.dtb);
 	return put(out, n, "final_ln_bwd", ops_mem_s(c->hw, 4 * d.T * d.h * d.dtb));
+}
+
+/* Dense layer l of a layer list (type: dense), in = widths[l], out = widths[l+1], T samples of e bytes:
+ *   linear      GEMM (T, out, in); a bias rides in the GEMM's epilogue (cuBLASLt, as PyTorch's addmm)
+ *   activation  elementwise, reads and writes T*out (not after the last layer)
+ *   dropout     reads T*out, writes T*out and a 1-byte mask (not after the last layer)
+ *   loss        after the last layer: cross entropy = log_softmax (read, write T*out) and nll_loss (T targets of
+ *               8 bytes and T values); mse = one pass over prediction and target (2*T*out). */
+static const char *const act_op[] = { "relu", "gelu", "tanh", "" };
+static const char *const act_bwd_op[] = { "relu_bwd", "gelu_bwd", "tanh_bwd", "" };
+
+int ops_dense_fwd(const struct opctx *c, int l, struct opcost *out)
+{
+	const struct model_cfg *m = &c->sc->model;
+	const struct hwmodel *hw = c->hw;
+	double T = c->tokens, in = m->widths[l], o = m->widths[l + 1], e = dtype_bytes(m->dtype);
+	int n = put(out, 0, "linear", ops_gemm_s(hw, m->dtype, T, o, in));
+	if (l + 1 < m->layers) {
+		if (m->act != ACT_NONE)
+			n = put(out, n, act_op[m->act], ops_mem_s(hw, 2 * T * o * e));
+		if (m->dropout > 0)
+			n = put(out, n, "dropout", ops_mem_s(hw, T * o * (2 * e + 1)));
+		return n;
+	}
+	if (m->loss == LOSS_CROSS_ENTROPY) {
+		n = put(out, n, "log_softmax", ops_mem_s(hw, 2 * T * o * e));
+		n = put(out, n, "nll_loss", ops_mem_s(hw, T * (8 + e)));
+	} else if (m->loss == LOSS_MSE) {
+		n = put(out, n, "mse_loss", ops_mem_s(hw, 2 * T * o * e));
+	}
+	return n;
+}
+
+/* Backward of dense layer l: the loss's gradient (last layer: nll_loss_backward writes T*out, log_softmax
+ * backward reads the gradient and the saved output and writes T*out; mse reads prediction and target, writes
+ * the gradient), or dropout (read gradient and mask, write) and activation backward (read gradient and saved
+ * tensor, write); then the weight gradient GEMM (out, in, T), the bias gradient (a reduction reading T*out) and
+ * the input gradient GEMM (T, in, out), which the first layer skips: its input needs no gradient. */
+int ops_dense_bwd(const struct opctx *c, int l, struct opcost *out)
+{
+	const struct model_cfg *m = &c->sc->model;
+	const struct hwmodel *hw = c->hw;
+	double T = c->tokens, in = m->widths[l], o = m->widths[l + 1], e = dtype_bytes(m->dtype);
+	int n = 0;
+	if (l + 1 == m->layers) {
+		if (m->loss == LOSS_CROSS_ENTROPY) {
+			n = put(out, n, "nll_loss_bwd", ops_mem_s(hw, T * o * e));
+			n = put(out, n, "log_softmax_bwd", ops_mem_s(hw, 3 * T * o * e));
+		} else if (m->loss == LOSS_MSE) {
+			n = put(out, n, "mse_loss_bwd", ops_mem_s(hw, 3 * T * o * e));
+		}
+	} else {
+		if (m->dropout > 0)
+			n = put(out, n, "dropout_bwd", ops_mem_s(hw, T * o * (2 * e + 1)));
+		if (m->act != ACT_NONE)
+			n = put(out, n, act_bwd_op[m->act], ops_mem_s(hw, 3 * T * o * e));
+	}
+	n = put(out, n, "linear_wgrad", ops_gemm_s(hw, m->dtype, o, in, T));
+	if (m->bias)
+		n = put(out, n, "bias_grad", ops_mem_s(hw, T * o * e));
+	if (l > 0)
+		n = put(out, n, "linear_dgrad", ops_gemm_s(hw, m->dtype, T, in, o));
+	return n;
 }
 
 double ops_optimizer_bytes_per_param(const struct scenario *sc)

@@ -27,6 +27,17 @@ struct opctx {
 
 #define OPS_MAX 32
 
+/* Host time, in seconds, to issue work in the scenario's execution mode (training.execution picks host.<mode> of
+ * the hardware model; training.host_us_per_op overrides op and coll):
+ *   op     = op_us + launch_us                  one op and its kernel
+ *   coll   = op_us + coll_us                    a TP collective or pipeline send: the call and its enqueue
+ *   bucket = bucket_us + coll_us                a DDP bucket: the reducer's hook and its all-reduce call
+ *   step   = step_us                            once per step, before the first op */
+struct host_cost {
+	double step, op, coll, bucket;
+};
+void ops_host_cost(const struct hwmodel *hw, const struct scenario *sc, struct host_cost *out);
+
 double ops_gemm_s(const struct hwmodel *hw, enum dtype dt, double m, double n, double k);
 double ops_mem_s(const struct hwmodel *hw, double bytes);
 /* Attention core (scores, softmax, weighted sum) of one micro-batch on one TP rank. */
@@ -36,6 +47,9 @@ double ops_attn_s(const struct opctx *c, int backward);
  * attention core's forward to the backward (selective recompute). */
 int ops_layer_fwd(const struct opctx *c, struct opcost *out);
 int ops_layer_bwd(const struct opctx *c, int recompute_attn, struct opcost *out);
+/* Dense layer l of a layer list (model.type dense): forward, and backward in execution order. */
+int ops_dense_fwd(const struct opctx *c, int l, struct opcost *out);
+int ops_dense_bwd(const struct opctx *c, int l, struct opcost *out);
 int ops_embed_fwd(const struct opctx *c, struct opcost *out);
 int ops_embed_bwd(const struct opctx *c, struct opcost *out);
 int ops_head_fwd(const struct opctx *c, struct opcost *out);

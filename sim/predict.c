@@ -7,6 +7,7 @@
 #include <time.h>
 #include "sim/build.h"
 #include "sim/engine.h"
+#include "sim/ops.h"
 #include "sim/schedule.h"
 #include "sim/trace.h"
 #include "util/gserr.h"
@@ -41,10 +42,12 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 		};
 		trace = trace_new(trace_f, &job);
 	}
+	struct host_cost hc;
+	ops_host_cost(hw, sc, &hc);
 	struct sim_config cfg = {
 		.progs = b.progs, .pp = par->pp, .dp_sim = all ? par->dp : 1, .tp_sim = all ? par->tp : 1,
 		.compute_slowdown = hw->overlap_compute_slowdown, .comm_slowdown = hw->overlap_comm_slowdown,
-		.host_op_s = sc->train.host_us_per_op * 1e-6,
+		.host_op_s = hc.op,
 		.trace = trace,
 	};
 	struct sim *s = sim_new(&cfg);

@@ -154,3 +154,13 @@ void program_recv(struct program *p, enum stream_kind st, int slot, enum cat cat
 	in->arg = slot;
 	in->cat = (uint8_t)cat;
 }
+
+void program_host(struct program *p, double dur_s)
+{
+	if (dur_s <= 0)
+		return;
+	program_flush(p);
+	struct instr *in = push(p, STREAM_COMPUTE);
+	in->kind = INS_HOST;
+	in->dur = dur_s;
+}

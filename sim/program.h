@@ -24,6 +24,8 @@ enum instr_kind {
 	INS_RECV,     /* wait until the transfer into mailbox slot arg has landed */
 	INS_RECORD,   /* mark event arg as reached (instant) */
 	INS_WAIT,     /* wait until event arg of the same rank has been recorded */
+	INS_HOST,     /* compute stream: the host works for dur (a collective call, a DDP hook) with no GPU work;
+	               * the stream goes on once the host has issued everything up to here */
 };
 
 enum cat { CAT_COMPUTE, CAT_TP, CAT_PP, CAT_DP, CAT_OPTIMIZER, CAT_N };
@@ -98,5 +100,7 @@ void program_coll(struct program *p, enum stream_kind st, enum group_kind g, dou
 void program_send(struct program *p, enum stream_kind st, int dest_stage, int slot, enum link_scope scope,
 		  double dur_s, double bytes, const char *name, int mb);
 void program_recv(struct program *p, enum stream_kind st, int slot, enum cat cat);
+/* Host work of dur_s on the compute stream's host timeline (nothing emitted for dur_s <= 0). */
+void program_host(struct program *p, double dur_s);
 
 #endif
