@@ -22,7 +22,7 @@ static const char *const model_keys[] = { "name", "type", "layers", "hidden", "h
 					  "bias", "activation", "dropout", "loss", NULL };
 static const char *const train_keys[] = { "global_batch", "micro_batch", "optimizer", "master_weights",
 					  "grad_dtype", "recompute", "grad_accumulation", "host_us_per_op", "execution",
-					  NULL };
+					  "optimizer_state", "amp", NULL };
 static const char *const par_keys[] = { "gpus", "tp", "pp", "dp", "schedule", "virtual_stages",
 					"dp_bucket_bytes", "dp_overlap", "dp_bucket_copy", "pp_overlap", "pp_scatter_gather", "zero",
 					NULL };
@@ -173,6 +173,25 @@ static void read_training(struct ydoc *d, const struct ynode *t, struct scenario
 	int accum = 0;
 	enum_get(d, t, "grad_accumulation", accum_names, &accum);
 	tc->grad_accum_add = accum == 1;
+	int state = DT_FP32;
+	enum_get(d, t, "optimizer_state", dtype_names, &state);
+	tc->state_dtype = (enum dtype)state;
+	if (tc->state_dtype != DT_FP32 && tc->state_dtype != DT_BF16)
+		ydoc_error(d, ynode_get(t, "optimizer_state"), "training.optimizer_state: fp32 or bf16, got %s",
+			   dtype_name(tc->state_dtype));
+	tc->amp = false;
+	if (ydoc_bool(d, t, "amp", 0, &tc->amp) == 1 && tc->amp) {
+		/* the parameters are the fp32 copy the optimizer updates, their gradients fp32 */
+		if (ynode_get(t, "grad_dtype") && tc->grad_dtype != DT_FP32)
+			ydoc_error(d, ynode_get(t, "grad_dtype"), "training.grad_dtype: amp keeps fp32 gradients, got %s",
+				   dtype_name(tc->grad_dtype));
+		if (ynode_get(t, "master_weights") && tc->master_dtype != DT_FP32)
+			ydoc_error(d, ynode_get(t, "master_weights"),
+				   "training.master_weights: amp's parameters are fp32, got %s",
+				   dtype_name(tc->master_dtype));
+		tc->grad_dtype = DT_FP32;
+		tc->master_dtype = DT_FP32;
+	}
 	int exec = EXEC_EAGER;
 	enum_get(d, t, "execution", exec_mode_names, &exec);
 	tc->exec = (enum exec_mode)exec;

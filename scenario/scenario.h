@@ -56,6 +56,11 @@ struct train_cfg {
 	bool grad_accum_add;       /* gradients of every micro-batch are added into the gradient buffer by a separate
 				    * pass (PyTorch autograd); false (default): the weight-gradient GEMMs accumulate
 				    * in place (Megatron-LM's gradient_accumulation_fusion) */
+	enum dtype state_dtype;    /* optimizer state (Adam's two moments, SGD's momentum): DT_FP32 (default) or
+				    * DT_BF16 */
+	bool amp;                  /* PyTorch AMP: fp32 parameters, gradients and optimizer (no separate master),
+				    * GEMMs autocast to model.dtype: every micro-batch's forward casts the weights
+				    * and its backward casts their gradients back (default false) */
 	enum exec_mode exec;       /* how the framework issues the step (default eager): picks host.<mode> of the
 				    * hardware model for every op, collective and bucket */
 	double host_us_per_op;     /* override of the hardware model's per-op host time (op_us + launch_us of the

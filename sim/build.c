@@ -300,7 +300,27 @@ static double unit_act_bytes(const struct ctx *c, int chunk)
 		b += c->oc.tokens * ((double)sc->model.vocab / sc->par.tp) * 4;
 	if (sc->model.vocab > 0 && j == 0)
 		b += c->oc.tokens * sc->model.hidden * dtype_bytes(sc->model.dtype);
+	if (sc->train.amp) {
+		/* the autocast copies of the chunk's weights, saved for the micro-batch's backward */
+		double p = 0;
+		for (int l = 0; l < c->Lv; l++)
+			p += layer_params_local(c, j * c->Lv + l);
+		if (sc->model.vocab > 0 && j == c->last_j)
+			p += vocab_params_local(c);
+		b += p * dtype_bytes(sc->model.dtype);
+	}
 	return b;
+}
+
+/* The loss's backward over the vocabulary, while everything the micro-batch saved is still alive: beside the
+ * saved fp32 log-softmax (in unit_act_bytes) the gradient of its output and of its input, fp32 each:
+ * 8 bytes per logit of this TP rank. */
+static double loss_transient_bytes(const struct ctx *c, int chunk)
+{
+	const struct scenario *sc = c->sc;
+	if (sc->model.vocab == 0 || chunk * c->p + c->s != c->last_j)
+		return 0;
+	return c->oc.tokens * ((double)sc->model.vocab / sc->par.tp) * 8;
 }
 
 static void build_stage(struct ctx *c, struct stage_info *info)
@@ -328,6 +348,8 @@ static void build_stage(struct ctx *c, struct stage_info *info)
 				peak_units = live_units;
 		} else {
 			unit_backward(c, u->mb, u->chunk, i == last_b[u->chunk]);
+			if (live + loss_transient_bytes(c, u->chunk) > peak)
+				peak = live + loss_transient_bytes(c, u->chunk);
 			live -= unit_act_bytes(c, u->chunk);
 			live_units--;
 		}
@@ -378,6 +400,8 @@ static void build_stage(struct ctx *c, struct stage_info *info)
 		peak += mem_layer_full_act_bytes(sc, sc->par.tp);
 	info->weights = params * mem_weight_bytes_per_param(sc);
 	info->gradients = params * mem_grad_bytes_per_param(sc);
+	if (dp > 1 && sc->par.dp_bucket_copy && zero < 2)  /* PyTorch DDP's buckets: a second gradient buffer */
+		info->gradients *= 2;
 	info->optimizer = params * mem_optimizer_bytes_per_param(sc);
 	if (zero >= 1)
 		info->optimizer /= dp;

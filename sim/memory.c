@@ -48,9 +48,10 @@ double mem_layer_act_bytes(const struct scenario *sc, int tp)
 	return mem_layer_full_act_bytes(sc, tp);
 }
 
+/* Bytes a parameter's weight takes: fp32 under AMP (the parameters are fp32), else the model dtype. */
 double mem_weight_bytes_per_param(const struct scenario *sc)
 {
-	return dtype_bytes(sc->model.dtype);
+	return sc->train.amp ? 4 : dtype_bytes(sc->model.dtype);
 }
 
 double mem_grad_bytes_per_param(const struct scenario *sc)
@@ -58,10 +59,20 @@ double mem_grad_bytes_per_param(const struct scenario *sc)
 	return dtype_bytes(sc->train.grad_dtype);
 }
 
+bool mem_has_master(const struct scenario *sc)
+{
+	return !sc->train.amp && sc->train.master_dtype != sc->model.dtype;
+}
+
+/* A separate master copy (master_dtype), fp32 master gradients when the gradients are kept in a narrower dtype
+ * (Megatron-LM's Float16Optimizer copies them into main_param.grad; a PyTorch loop upcasts its flat gradient
+ * buffer), and the state: Adam's two moments or SGD's momentum in training.optimizer_state's dtype. */
 double mem_optimizer_bytes_per_param(const struct scenario *sc)
 {
-	double master = sc->train.master_dtype == sc->model.dtype ? 0 : dtype_bytes(sc->train.master_dtype);
-	return master + (sc->train.optimizer == OPT_ADAM ? 8 : 4);
+	double master = mem_has_master(sc) ? dtype_bytes(sc->train.master_dtype) : 0;
+	double master_grad = mem_has_master(sc) && dtype_bytes(sc->train.grad_dtype) < master ? master : 0;
+	double state = (sc->train.optimizer == OPT_ADAM ? 2 : 1) * dtype_bytes(sc->train.state_dtype);
+	return master + master_grad + state;
 }
 
 /* Dense layer list: what autograd saves for one micro-batch. Each linear saves its input (T*in; the first layer's

@@ -17,6 +17,8 @@ double mem_layer_full_act_bytes(const struct scenario *sc, int tp);
 /* Bytes per parameter of weights, of gradients, of optimizer state (master copy + moments). */
 /* Activations a dense layer list (model.type dense) keeps for one micro-batch, all layers. */
 double mem_dense_act_bytes(const struct scenario *sc);
+/* A separate master copy of the weights exists (master_weights differs from the model dtype, no AMP). */
+bool mem_has_master(const struct scenario *sc);
 double mem_weight_bytes_per_param(const struct scenario *sc);
 double mem_grad_bytes_per_param(const struct scenario *sc);
 double mem_optimizer_bytes_per_param(const struct scenario *sc);

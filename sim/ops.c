@@ -6,6 +6,7 @@
 #include "sim/ops.h"
 
 #include <math.h>
+#include "sim/memory.h"
 
 double ops_gemm_s(const struct hwmodel *hw, enum dtype dt, double m, double n, double k)
 {
@@ -85,6 +86,16 @@ static int put_ar(const struct opctx *c, struct opcost *out, int n, const char *
 	return n + 1;
 }
 
+/* AMP: a forward casts the fp32 weights of `params` parameters to the autocast dtype (read 4, write e bytes each);
+ * the backward casts their gradients back to fp32 (read e, write 4). Nothing without AMP. */
+static int put_cast(const struct opctx *c, struct opcost *out, int n, double params, int bwd)
+{
+	if (!c->sc->train.amp)
+		return n;
+	double bytes = params * (4 + dtype_bytes(c->sc->model.dtype));
+	return put(out, n, bwd ? "amp_grad_cast" : "amp_weight_cast", ops_mem_s(c->hw, bytes));
+}
+
 struct dims { double T, h, qkv, f_in, f, dtb; enum dtype dt; };
 
 static struct dims dims_of(const struct opctx *c)
@@ -128,9 +139,9 @@ int ops_layer_fwd(const struct opctx *c, struct opcost *out)
 {
 	const struct hwmodel *hw = c->hw;
 	struct dims d = dims_of(c);
-	int n = 0;
+	int n = put_cast(c, out, 0, scenario_params_per_layer(c->sc) / c->tp, 0);
 	if (c->sc->model.type == MODEL_MLP)
-		return mlp_fwd(c, &d, out, 0);
+		return mlp_fwd(c, &d, out, n);
 	double act = d.T * d.h * d.dtb;
 	n = put(out, n, "ln1", ops_mem_s(hw, 2 * act));
 	n = put(out, n, "qkv", ops_gemm_s(hw, d.dt, d.T, d.qkv, d.h));
@@ -149,7 +160,7 @@ int ops_layer_bwd(const struct opctx *c, int recompute_attn, struct opcost *out)
 	struct dims d = dims_of(c);
 	int n = 0;
 	if (c->sc->model.type == MODEL_MLP)
-		return mlp_bwd(c, &d, out, 0);
+		return put_cast(c, out, mlp_bwd(c, &d, out, 0), scenario_params_per_layer(c->sc) / c->tp, 1);
 	double act = d.T * d.h * d.dtb;
 	n = mlp_bwd(c, &d, out, n);
 	n = put(out, n, "ln2_bwd", ops_mem_s(hw, 4 * act));
@@ -164,7 +175,8 @@ int ops_layer_bwd(const struct opctx *c, int recompute_attn, struct opcost *out)
 	n = put(out, n, "qkv_wgrad", ops_gemm_s(hw, d.dt, d.qkv, d.h, d.T));
 	n = put_ar(c, out, n, "tp_allreduce_attn_bwd", act);
 	n = put(out, n, "ln1_bwd", ops_mem_s(hw, 4 * act));
-	return put(out, n, "residual1_bwd", ops_mem_s(hw, 3 * act));
+	n = put(out, n, "residual1_bwd", ops_mem_s(hw, 3 * act));
+	return put_cast(c, out, n, scenario_params_per_layer(c->sc) / c->tp, 1);
 }
 
 int ops_embed_fwd(const struct opctx *c, struct opcost *out)
@@ -185,6 +197,7 @@ int ops_head_fwd(const struct opctx *c, struct opcost *out)
 	struct dims d = dims_of(c);
 	double v = (double)c->sc->model.vocab / c->tp;
 	int n = put(out, 0, "final_ln", ops_mem_s(c->hw, 2 * d.T * d.h * d.dtb));
+	n = put_cast(c, out, n, v * d.h, 0);
 	n = put(out, n, "logits", ops_gemm_s(c->hw, d.dt, d.T, v, d.h));
 	n = put(out, n, "cross_entropy", ops_mem_s(c->hw, d.T * v * (d.dtb + 4)));
 	/* vocab-parallel cross entropy: max, sum-exp and target logit, T floats each */
@@ -198,6 +211,7 @@ int ops_head_bwd(const struct opctx *c, struct opcost *out)
 	int n = put(out, 0, "cross_entropy_bwd", ops_mem_s(c->hw, d.T * v * (4 + d.dtb)));
 	n = put(out, n, "logits_dgrad", ops_gemm_s(c->hw, d.dt, d.T, d.h, v));
 	n = put(out, n, "logits_wgrad", ops_gemm_s(c->hw, d.dt, v, d.h, d.T));
+	n = put_cast(c, out, n, v * d.h, 1);
 	n = put_ar(c, out, n, "tp_allreduce_head_bwd", d.T * d.h * d.dtb);
 	return put(out, n, "final_ln_bwd", ops_mem_s(c->hw, 4 * d.T * d.h * d.dtb));
 }
@@ -216,7 +230,8 @@ int ops_dense_fwd(const struct opctx *c, int l, struct opcost *out)
 	const struct model_cfg *m = &c->sc->model;
 	const struct hwmodel *hw = c->hw;
 	double T = c->tokens, in = m->widths[l], o = m->widths[l + 1], e = dtype_bytes(m->dtype);
-	int n = put(out, 0, "linear", ops_gemm_s(hw, m->dtype, T, o, in));
+	int n = put_cast(c, out, 0, scenario_dense_layer_params(c->sc, l), 0);
+	n = put(out, n, "linear", ops_gemm_s(hw, m->dtype, T, o, in));
 	if (l + 1 < m->layers) {
 		if (m->act != ACT_NONE)
 			n = put(out, n, act_op[m->act], ops_mem_s(hw, 2 * T * o * e));
@@ -262,16 +277,22 @@ int ops_dense_bwd(const struct opctx *c, int l, struct opcost *out)
 		n = put(out, n, "bias_grad", ops_mem_s(hw, T * o * e));
 	if (l > 0)
 		n = put(out, n, "linear_dgrad", ops_gemm_s(hw, m->dtype, T, in, o));
-	return n;
+	return put_cast(c, out, n, scenario_dense_layer_params(c->sc, l), 1);
 }
 
+/* With a master copy (m bytes, fp32): the gradients are upcast into fp32 master gradients when narrower
+ * (read g, write m), the optimizer reads master, master gradients and state and writes master and state, and the
+ * master is cast back into the weights (read m, write w). Without one (fp32 or bf16 training, AMP): it reads
+ * weights, gradients and state and writes weights and state. State s = 2 (Adam) or 1 (SGD) x its dtype. */
 double ops_optimizer_bytes_per_param(const struct scenario *sc)
 {
-	double w = dtype_bytes(sc->model.dtype), g = dtype_bytes(sc->train.grad_dtype);
-	double master = sc->train.master_dtype == sc->model.dtype ? 0 : dtype_bytes(sc->train.master_dtype);
-	double state = sc->train.optimizer == OPT_ADAM ? 8 : 4;  /* fp32 m and v, or fp32 momentum */
-	/* read weights, grads, master, state; write weights, master, state */
-	return (w + g + master + state) + (w + master + state);
+	double w = mem_weight_bytes_per_param(sc), g = dtype_bytes(sc->train.grad_dtype);
+	double s = (sc->train.optimizer == OPT_ADAM ? 2 : 1) * dtype_bytes(sc->train.state_dtype);
+	if (!mem_has_master(sc))
+		return (w + g + s) + (w + s);
+	double m = dtype_bytes(sc->train.master_dtype);
+	double upcast = g < m ? g + m : 0;
+	return upcast + (m + m + s) + (m + s) + (m + w);
 }
 
 double ops_optimizer_s(const struct opctx *c, double params)
