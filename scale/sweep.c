@@ -1,8 +1,9 @@
 /* sweep: runs a scaling sweep (scale.h) row by row. Each hardware model loads the scenario afresh (so its
  * errors point into the file and the hardware resolves as in predict), then every GPU count is a relayout of
- * that base: scenario_relayout says whether the layout exists, predict_run simulates it. A shard still simulates
- * the first feasible row of each hardware when that row belongs to another shard, because every row's speedup is
- * relative to it; so the shards of a sweep write exactly the rows the whole sweep writes. */
+ * that base: scenario_relayout says whether the layout exists, predict_run simulates it. Every row's speedup is
+ * relative to the hardware's baseline row: the first that fits in memory, else the first feasible one. A shard
+ * still simulates the rows of other shards up to the baseline, so the shards of a sweep write exactly the rows
+ * the whole sweep writes. */
 #include "scale/scale.h"
 
 #include <errno.h>
@@ -319,14 +320,19 @@ static int sweep_hardware(const struct scale_spec *sp, int h, char (*names)[64],
 	if (h == 0)
 		snprintf(t->scenario, sizeof t->scenario, "%s", base.name);
 
+	/* Every row of this hardware is simulated first (another shard's rows only while no baseline is known),
+	 * then the speedups are filled in relative to the baseline: the first row that fits in memory, or the
+	 * first feasible row when none fits (the table says so). */
 	struct predict_opts opts = { .all_ranks = sp->all_ranks };
-	int base_gpus = 0;
-	double base_tokens = 0;
+	struct result *res = xcalloc((size_t)sp->ngpus, sizeof *res);
+	int *rows = xcalloc((size_t)sp->ngpus, sizeof *rows); /* index in t->rows + 1; 0: another shard's */
+	bool *ran = xcalloc((size_t)sp->ngpus, sizeof *ran);
+	int base_g = -1, first = -1;
 	int per_replica = base.train.global_batch / base.par.dp;
 	for (int g = 0; g < sp->ngpus && rc == 0; g++) {
 		int number = h * sp->ngpus + g;
 		bool mine = number % sp->nshards == sp->shard - 1;
-		if (!mine && base_gpus)
+		if (!mine && base_g >= 0)
 			continue;
 		int gpus = sp->gpus[g];
 		long long mp = (long long)base.par.tp * base.par.pp;
@@ -342,6 +348,7 @@ static int sweep_hardware(const struct scale_spec *sp, int h, char (*names)[64],
 		struct scale_row *row = NULL;
 		if (mine) {
 			row = scale_table_add(t);
+			rows[g] = t->n;
 			row->row = number;
 			snprintf(row->hardware, sizeof row->hardware, "%s", hw->name);
 			row->gpus = gpus;
@@ -357,16 +364,22 @@ static int sweep_hardware(const struct scale_spec *sp, int h, char (*names)[64],
 			rc = 0;
 			continue;
 		}
-		struct result r;
-		if ((rc = predict_run(&sc, hw, &opts, &r)) != 0)
+		if ((rc = predict_run(&sc, hw, &opts, &res[g])) != 0)
 			break;
-		if (!base_gpus) {
-			base_gpus = gpus;
-			base_tokens = r.tokens_per_s;
-		}
-		if (row)
-			fill_row(row, &r, base_gpus, base_tokens);
+		ran[g] = true;
+		if (first < 0)
+			first = g;
+		if (base_g < 0 && res[g].fits_in_memory)
+			base_g = g;
 	}
+	if (base_g < 0)
+		base_g = first;
+	for (int g = 0; g < sp->ngpus && rc == 0; g++)
+		if (rows[g] && ran[g])
+			fill_row(&t->rows[rows[g] - 1], &res[g], sp->gpus[base_g], res[base_g].tokens_per_s);
+	free(res);
+	free(rows);
+	free(ran);
 	hwmodel_free(hw);
 	return rc;
 }

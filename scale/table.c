@@ -184,6 +184,19 @@ static int write_json(FILE *f, const struct scale_table *t)
 
 /* ---- table for people ---- */
 
+/* A hardware none of whose rows fits in memory still has a baseline (its first feasible row): say so once per
+ * hardware, since its speedups then compare layouts that could not run. */
+static void write_unfit_baselines(FILE *f, const struct scale_table *t)
+{
+	for (int i = 0; i < t->n; i++) {
+		const struct scale_row *r = &t->rows[i];
+		if (!r->feasible || r->gpus != r->base_gpus || r->fits_in_memory)
+			continue;
+		fprintf(f, "note: no row of %s fits in GPU memory; its speedups are relative to %d GPUs, which does not "
+			"fit either\n", r->hardware, r->gpus);
+	}
+}
+
 static int write_people(FILE *f, const struct scale_table *t)
 {
 	int hw_w = 8;
@@ -218,12 +231,14 @@ static int write_people(FILE *f, const struct scale_table *t)
 			r->step_time_s * 1e3, tok, r->speedup, r->efficiency * 100, r->exposed_comm_share * 100,
 			r->bubble_share * 100, r->memory_per_gpu_bytes / 1e9, r->fits_in_memory ? "" : " !");
 	}
-	fputs("\nspeedup: tokens/s over the first feasible row of the same hardware; efficiency: speedup / (gpus /\n"
-	      "its gpus); comm: exposed TP + PP + DP communication, share of the step on the critical rank\n", f);
+	fputs("\nspeedup: tokens/s over the first row of the same hardware that fits in memory (the first feasible\n"
+	      "row when none fits); efficiency: speedup / (gpus / its gpus); comm: exposed TP + PP + DP\n"
+	      "communication, share of the step on the critical rank\n", f);
 	if (oom)
-		fputs("!: does not fit in GPU memory (gpusim predict shows the memory breakdown)\n", f);
+		fputs("!: does not fit in GPU memory (gpusim predict shows the memory breakdown and what would fit)\n", f);
+	write_unfit_baselines(f, t);
 	if (host)
-		fputs("some rows wait for the host (training.host_us_per_op): see breakdown_s.host_wait in csv/json\n",
+		fputs("some rows wait for the host (training.execution): see breakdown_s.host_wait in csv/json\n",
 		      f);
 	return finish(f);
 }
