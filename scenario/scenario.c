@@ -532,6 +532,42 @@ int scenario_load_hardware(const struct scenario *s, struct hwmodel **out)
 	return 0;
 }
 
+int scenario_check_layout(const struct scenario *s, char *why, size_t n)
+{
+	const struct model_cfg *mc = &s->model;
+	const struct parallel_cfg *pc = &s->par;
+	struct { int by; const char *of; int value; } divs[] = {
+		{ pc->tp, "model.heads", mc->type == MODEL_TRANSFORMER ? mc->heads : 0 },
+		{ pc->tp, "model.kv_heads", mc->type == MODEL_TRANSFORMER ? mc->kv_heads : 0 },
+		{ pc->tp, "model.hidden", mc->hidden },
+		{ pc->tp, "model.ffn_hidden", mc->ffn_hidden },
+		{ pc->pp * pc->virtual_stages, "model.layers", mc->layers },
+	};
+	if (pc->tp < 1 || pc->pp < 1 || pc->dp < 1 || pc->virtual_stages < 1 || s->train.micro_batch < 1) {
+		snprintf(why, n, "tp, pp, dp, virtual_stages and micro_batch must be at least 1");
+		return GS_EINVAL;
+	}
+	if (mc->type == MODEL_DENSE && (pc->tp > 1 || pc->pp > 1)) {
+		snprintf(why, n, "a dense layer list runs data parallel only (tp = pp = 1)");
+		return GS_EINVAL;
+	}
+	for (size_t i = 0; i < sizeof divs / sizeof divs[0]; i++)
+		if (divs[i].value % divs[i].by != 0) {
+			snprintf(why, n, "%s (%d) is not divisible by %s (%d)", divs[i].of, divs[i].value,
+				 i < 4 ? "tp" : "pp*virtual_stages", divs[i].by);
+			return GS_EINVAL;
+		}
+	if (pc->schedule == SCHED_INTERLEAVED && pc->pp < 2) {
+		snprintf(why, n, "the interleaved schedule needs pp >= 2 (pp is %d)", pc->pp);
+		return GS_EINVAL;
+	}
+	if ((long long)pc->dp * pc->tp * pc->pp != pc->gpus) {
+		snprintf(why, n, "gpus (%d) is not dp*tp*pp = %d*%d*%d", pc->gpus, pc->dp, pc->tp, pc->pp);
+		return GS_EINVAL;
+	}
+	return batch_fault(s, why, n) == FAULT_NONE ? 0 : GS_EINVAL;
+}
+
 int scenario_relayout(const struct scenario *base, int gpus, int global_batch, struct scenario *out, char *why,
 		      size_t n)
 {
