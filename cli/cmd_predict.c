@@ -78,7 +78,13 @@ static int on_opt(void *ctx, int id, const char *val)
 {
 	struct args *a = ctx;
 	switch (id) {
-	case OPT_HW: a->ov.hardware = val; break;
+	case OPT_HW:
+		if (a->ov.hardware)
+			return diag_errorf("predict takes one --hw (got '%s' and '%s'); to compare hardware models side by "
+					   "side use 'gpusim scale SCENARIO --gpus N --hw %s --hw %s'", a->ov.hardware, val,
+					   a->ov.hardware, val);
+		a->ov.hardware = val;
+		break;
 	case OPT_GPUS: return cli_parse_positive_int("--gpus", val, &a->ov.gpus);
 	case OPT_FORMAT:
 		if (report_format_parse(val, &a->fmt) != 0)

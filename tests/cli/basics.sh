@@ -65,6 +65,12 @@ run predict tests/data/unfit_8gpu.yaml --require-fit
 expect_rc 1 "--require-fit"
 expect_err "^gpusim: does not fit: needs 154.0 GB per GPU, the GPU has 85.5 GB \(--require-fit\)$" "--require-fit"
 
+# two hardware models: predict refuses and names the command that compares them
+run predict "$scen" --hw h100-dgx --hw a100-dgx
+expect_rc 2 "predict --hw twice"
+expect_err "^gpusim: predict takes one --hw \(got 'h100-dgx' and 'a100-dgx'\); to compare hardware models side by side use 'gpusim scale SCENARIO --gpus N --hw h100-dgx --hw a100-dgx'$" "predict --hw twice"
+expect_no_out "predict --hw twice"
+
 # environment errors: exit 3
 run predict does/not/exist.yaml
 expect_rc 3 "missing scenario"
