@@ -169,6 +169,9 @@ int cmd_predict(int argc, char **argv)
 		return 3;
 	}
 	fclose(probe);
+	if (cli_check_kind(a.scenario, FILEKIND_SCENARIO) != 0 ||
+	    (a.ov.hardware && cli_check_kind(a.ov.hardware, FILEKIND_HARDWARE) != 0))
+		return 1;
 
 	struct cli_out out = {.path = a.output}, trace = {.path = a.trace};
 	struct hwmodel *hw = NULL;

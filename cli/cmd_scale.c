@@ -178,6 +178,13 @@ int cmd_scale(int argc, char **argv)
 		return 3;
 	}
 	fclose(probe);
+	bool wrong = cli_check_kind(a.spec.scenario, FILEKIND_SCENARIO) != 0;
+	for (int h = 0; h < a.spec.nhw && !wrong; h++)
+		wrong = cli_check_kind(a.hw[h], FILEKIND_HARDWARE) != 0;
+	if (wrong) {
+		free(a.gpus);
+		return 1;
+	}
 
 	struct cli_out out = { .path = a.output };
 	struct scale_table t;

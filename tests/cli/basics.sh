@@ -71,6 +71,15 @@ expect_rc 2 "predict --hw twice"
 expect_err "^gpusim: predict takes one --hw \(got 'h100-dgx' and 'a100-dgx'\); to compare hardware models side by side use 'gpusim scale SCENARIO --gpus N --hw h100-dgx --hw a100-dgx'$" "predict --hw twice"
 expect_no_out "predict --hw twice"
 
+# another gpusim file kind where a scenario or a hardware model belongs: the message names the right use
+run predict hardware/h100-dgx.yaml
+expect_rc 1 "predict a hardware model"
+expect_err "^gpusim: 'hardware/h100-dgx.yaml' is a hardware model \(gpusim-hw\), not a scenario \(a job description\): use it with '--hw hardware/h100-dgx.yaml'$" "predict a hardware model"
+expect_no_out "predict a hardware model"
+run predict "$scen" --hw "$scen"
+expect_rc 1 "--hw a scenario"
+expect_err "is a scenario \(a job description\), not a hardware model" "--hw a scenario"
+
 # environment errors: exit 3
 run predict does/not/exist.yaml
 expect_rc 3 "missing scenario"
