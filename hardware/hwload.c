@@ -18,7 +18,8 @@
 static const char *const top_keys[] = { "schema", "name", "description", "source", "meta", "gpu", "node",
 					"network", "collectives", "overlap", "cost", "host", NULL };
 static const char *const gpu_keys[] = { "name", "sm_count", "memory_bytes", "hbm_gbps", "peak_tflops", "launch_us",
-					"memory_bound", "gemm", "attention", "source", NULL };
+					"memory_bound", "gemm", "attention", "power", "source", NULL };
+static const char *const power_keys[] = { "burst_speedup", "exponent", "source", NULL };
 static const char *const membound_keys[] = { "eff", "half_bytes", "source", NULL };
 static const char *const gemm_keys[] = { "model", "tables", "source", NULL };
 static const char *const gemm_model_keys[] = { "max_eff", "tile_m", "tile_n", "k_half", "source", NULL };
@@ -159,6 +160,18 @@ static void read_gpu(struct ydoc *d, const struct ynode *gpu, struct hw_gpu *g, 
 		read_source(d, gemm, src, sizeof src, g->source);
 		for (int i = 0; i < ynode_len(tables); i++)
 			read_gemm_table(d, ynode_item(tables, i), g, src);
+	}
+
+	const struct ynode *power = NULL;
+	g->burst_speedup = 1;
+	g->power_exponent = 3;
+	if (ydoc_map(d, gpu, "power", 0, &power) == 1) {
+		ydoc_check_keys(d, power, power_keys);
+		if (ydoc_double(d, power, "burst_speedup", YD_REQUIRED | YD_POSITIVE, &g->burst_speedup) == 1 &&
+		    g->burst_speedup < 1)
+			ydoc_error(d, ynode_get(power, "burst_speedup"), "gpu.power.burst_speedup: must be >= 1, got %g",
+				   g->burst_speedup);
+		ydoc_double(d, power, "exponent", YD_POSITIVE, &g->power_exponent);
 	}
 
 	ydoc_map(d, gpu, "attention", YD_REQUIRED, &attn);

@@ -77,6 +77,10 @@ struct hw_gpu {
 	double gemm_k_half;
 	struct gemm_table gemm[DT_COUNT];
 	double attn_fwd_eff, attn_bwd_eff;  /* fraction of peak the attention core reaches */
+	/* power cap: the rates above are sustained (GPU busy all the time at its power limit); a GPU busy a fraction
+	 * u of the step runs its compute min(burst_speedup, u^(-1/power_exponent)) times faster. 1 = not modelled */
+	double burst_speedup;
+	double power_exponent;
 	char attn_impl[32];                 /* "flash", "cudnn", "cublas_unfused", ... */
 	char source[128];
 };
