@@ -56,14 +56,17 @@ double ops_attn_s(const struct opctx *c, int backward)
 	const struct hwmodel *hw = c->hw;
 	double b = c->sc->train.micro_batch, s = m->seq;
 	double heads = (double)m->heads / c->tp, hd = (double)m->hidden / m->heads;
-	if (m->flash_attention) {
-		/* QK^T and PV: 2 GEMMs of 2*s*s*hd flops per head; a causal kernel skips the upper half.
-		 * Backward: dV, dP, dQ, dK plus recomputing P (5 GEMMs against 2: x2.5) */
-		double flops = 4 * b * heads * s * s * hd * (m->causal ? 0.5 : 1.0);
-		double eff = backward ? hw->gpu.attn_bwd_eff : hw->gpu.attn_fwd_eff;
-		return flops * (backward ? 2.5 : 1.0) / (hw->gpu.peak_tflops[m->dtype] * 1e12 * eff) +
-		       hw->gpu.launch_us * 1e-6;
+	/* QK^T and PV: 2 GEMMs of 2*s*s*hd flops per (query) head; a fused causal kernel skips the upper half.
+	 * Backward: dV, dP, dQ, dK plus recomputing P (5 GEMMs against 2: x2.5). GQA shares K and V between
+	 * query heads: the same FLOPs. */
+	double flops = 4 * b * heads * s * s * hd * (backward ? 2.5 : 1.0);
+	enum attn_path path = m->flash_attention ? ATTN_FUSED : ATTN_UNFUSED;
+	if (m->flash_attention || hw->gpu.attn[ATTN_UNFUSED].nrows > 0) {
+		bool causal = m->flash_attention && m->causal;
+		double tf = hwmodel_attn_tflops(hw, path, m->dtype, s, (int)hd, causal, backward);
+		return flops * (causal ? 0.5 : 1.0) / (tf * 1e12) + hw->gpu.launch_us * 1e-6;
 	}
+	/* unfused without measured rows: its batched GEMMs and softmax passes over the materialised scores */
 	double n = b * heads, e = dtype_bytes(m->dtype), sq = n * s * s;
 	double qk = batched_gemm_s(hw, m->dtype, n, s, s, hd);   /* scores (s x s) from Q (s x hd), K^T */
 	double pv = batched_gemm_s(hw, m->dtype, n, s, hd, s);   /* context (s x hd) from P (s x s), V */
