@@ -18,12 +18,15 @@
 static const char *const top_keys[] = { "schema", "name", "description", "source", "meta", "gpu", "node",
 					"network", "collectives", "overlap", "cost", "host", NULL };
 static const char *const gpu_keys[] = { "name", "sm_count", "memory_bytes", "hbm_gbps", "peak_tflops", "launch_us",
-					"memory_bound", "gemm", "attention", "source", NULL };
+					"memory_bound", "gemm", "attention", "power", "source", NULL };
+static const char *const power_keys[] = { "burst_speedup", "exponent", "source", NULL };
 static const char *const membound_keys[] = { "eff", "half_bytes", "source", NULL };
 static const char *const gemm_keys[] = { "model", "tables", "source", NULL };
 static const char *const gemm_model_keys[] = { "max_eff", "tile_m", "tile_n", "k_half", "source", NULL };
 static const char *const gemm_table_keys[] = { "dtype", "m", "n", "k", "eff", "source", NULL };
-static const char *const attn_keys[] = { "fwd_eff", "bwd_eff", "impl", "source", NULL };
+static const char *const attn_keys[] = { "fwd_eff", "bwd_eff", "impl", "source", "fused", "unfused", NULL };
+static const char *const attn_entry_keys[] = { "impl", "fwd_eff", "bwd_eff", "rows", "source", NULL };
+static const char *const attn_row_keys[] = { "seq", "head_dim", "causal", "fwd_tflops", "bwd_tflops", NULL };
 static const char *const node_keys[] = { "gpus", "fabric", "link_gbps", "source", NULL };
 static const char *const net_keys[] = { "nics", "nic_gbps", "latency_us", "oversubscription", "source", NULL };
 static const char *const scope_keys[] = { "all_reduce", "all_gather", "reduce_scatter", "broadcast", "send_recv",
@@ -128,6 +131,80 @@ static void read_gemm_table(struct ydoc *d, const struct ynode *t, struct hw_gpu
 		}
 }
 
+/* One attention path: impl, and measured rows or the fractions of peak (one of them required). */
+static void read_attn_entry(struct ydoc *d, const struct ynode *e, struct hw_attn *a, const char *def_impl,
+			    const char *def_src)
+{
+	const struct ynode *rows = NULL;
+	ydoc_check_keys(d, e, attn_entry_keys);
+	a->present = true;
+	snprintf(a->impl, sizeof a->impl, "%s", def_impl);
+	ydoc_string(d, e, "impl", 0, a->impl, sizeof a->impl);
+	read_source(d, e, a->source, sizeof a->source, def_src);
+	int have_rows = ydoc_seq(d, e, "rows", 0, &rows) == 1 && ynode_len(rows) > 0;
+	read_eff(d, e, "fwd_eff", have_rows ? 0 : YD_REQUIRED, &a->fwd_eff);
+	read_eff(d, e, "bwd_eff", have_rows ? 0 : YD_REQUIRED, &a->bwd_eff);
+	if (!have_rows)
+		return;
+	if (ynode_len(rows) > HW_ATTN_ROWS) {
+		ydoc_error(d, rows, "%s: at most %d rows, got %d", ynode_path(rows), HW_ATTN_ROWS, ynode_len(rows));
+		return;
+	}
+	for (int i = 0; i < ynode_len(rows); i++) {
+		const struct ynode *r = ynode_item(rows, i);
+		struct attn_row *ar = &a->row[a->nrows++];
+		if (ynode_kind(r) != YNODE_MAP) {
+			char got[32];
+			ydoc_error(d, r, "%s: expected a mapping, got %s", ynode_path(r), ynode_describe(r, got, sizeof got));
+			continue;
+		}
+		ydoc_check_keys(d, r, attn_row_keys);
+		ydoc_double(d, r, "seq", YD_REQUIRED | YD_POSITIVE, &ar->seq);
+		ydoc_int(d, r, "head_dim", YD_REQUIRED | YD_POSITIVE, &ar->head_dim);
+		ar->causal = false;
+		ydoc_bool(d, r, "causal", 0, &ar->causal);
+		ydoc_double(d, r, "fwd_tflops", YD_REQUIRED | YD_POSITIVE, &ar->fwd_tflops);
+		ydoc_double(d, r, "bwd_tflops", YD_REQUIRED | YD_POSITIVE, &ar->bwd_tflops);
+		for (int j = 0; j + 1 < a->nrows; j++)
+			if (a->row[j].head_dim == ar->head_dim && a->row[j].causal == ar->causal && a->row[j].seq == ar->seq)
+				ydoc_error(d, r, "%s: a second row for seq %g, head_dim %d, causal %s", ynode_path(r), ar->seq,
+					   ar->head_dim, ar->causal ? "true" : "false");
+	}
+}
+
+/* gpu.attention: the entries `fused` and `unfused`; the older flat form (fwd_eff, bwd_eff, impl) is the entry of
+ * the path its impl names (an impl containing "unfused" is the unfused one). A missing fused entry is taken from
+ * the built-in preset of the same GPU after loading (hwmodel.c). */
+static void read_attention(struct ydoc *d, const struct ynode *attn, struct hw_gpu *g)
+{
+	const struct ynode *fused = NULL, *unfused = NULL;
+	char src[160];
+	ydoc_check_keys(d, attn, attn_keys);
+	read_source(d, attn, src, sizeof src, g->source);
+	if (ydoc_map(d, attn, "fused", 0, &fused) == 1)
+		read_attn_entry(d, fused, &g->attn[ATTN_FUSED], "flash", src);
+	if (ydoc_map(d, attn, "unfused", 0, &unfused) == 1)
+		read_attn_entry(d, unfused, &g->attn[ATTN_UNFUSED], "cublas_unfused", src);
+	const struct ynode *flat = ynode_get(attn, "fwd_eff") ? ynode_get(attn, "fwd_eff") : ynode_get(attn, "impl");
+	if (flat || (!fused && !unfused)) {
+		char impl[32] = "flash";
+		ydoc_string(d, attn, "impl", 0, impl, sizeof impl);
+		enum attn_path p = strstr(impl, "unfused") ? ATTN_UNFUSED : ATTN_FUSED;
+		if (g->attn[p].present) {
+			ydoc_error(d, flat, "%s: the %s entry is given twice (flat keys and attention.%s)",
+				   ynode_path(attn), p == ATTN_FUSED ? "fused" : "unfused",
+				   p == ATTN_FUSED ? "fused" : "unfused");
+			return;
+		}
+		struct hw_attn *a = &g->attn[p];
+		a->present = true;
+		snprintf(a->impl, sizeof a->impl, "%s", impl);
+		snprintf(a->source, sizeof a->source, "%s", src);
+		read_eff(d, attn, "fwd_eff", YD_REQUIRED, &a->fwd_eff);
+		read_eff(d, attn, "bwd_eff", YD_REQUIRED, &a->bwd_eff);
+	}
+}
+
 static void read_gpu(struct ydoc *d, const struct ynode *gpu, struct hw_gpu *g, const char *file_source)
 {
 	const struct ynode *peaks = NULL, *mb = NULL, *gemm = NULL, *model = NULL, *tables = NULL, *attn = NULL;
@@ -161,12 +238,20 @@ static void read_gpu(struct ydoc *d, const struct ynode *gpu, struct hw_gpu *g, 
 			read_gemm_table(d, ynode_item(tables, i), g, src);
 	}
 
-	ydoc_map(d, gpu, "attention", YD_REQUIRED, &attn);
-	ydoc_check_keys(d, attn, attn_keys);
-	read_eff(d, attn, "fwd_eff", YD_REQUIRED, &g->attn_fwd_eff);
-	read_eff(d, attn, "bwd_eff", YD_REQUIRED, &g->attn_bwd_eff);
-	snprintf(g->attn_impl, sizeof g->attn_impl, "flash");
-	ydoc_string(d, attn, "impl", 0, g->attn_impl, sizeof g->attn_impl);
+	const struct ynode *power = NULL;
+	g->burst_speedup = 1;
+	g->power_exponent = 3;
+	if (ydoc_map(d, gpu, "power", 0, &power) == 1) {
+		ydoc_check_keys(d, power, power_keys);
+		if (ydoc_double(d, power, "burst_speedup", YD_REQUIRED | YD_POSITIVE, &g->burst_speedup) == 1 &&
+		    g->burst_speedup < 1)
+			ydoc_error(d, ynode_get(power, "burst_speedup"), "gpu.power.burst_speedup: must be >= 1, got %g",
+				   g->burst_speedup);
+		ydoc_double(d, power, "exponent", YD_POSITIVE, &g->power_exponent);
+	}
+
+	if (ydoc_map(d, gpu, "attention", YD_REQUIRED, &attn) == 1)
+		read_attention(d, attn, g);
 }
 
 static void read_line(struct ydoc *d, const struct ynode *l, struct coll_line *cl)

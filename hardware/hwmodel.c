@@ -100,12 +100,42 @@ int hwmodel_unknown_preset(const char *file, int line, int col, const char *name
 	return diag_error(file, line, col, "unknown hardware preset '%s' (%spresets: %s)", name, hint, list);
 }
 
+static struct hwmodel *load_doc(struct ydoc *d, const char *path, int *err);
+
+/* A model without a fused attention entry (a calibration that measured only the unfused path) takes the fused
+ * entry of the built-in preset for the same GPU (gpu.name), its source saying so. Presets all have one. */
+static int attn_from_preset(struct hwmodel *hw)
+{
+	if (hw->gpu.attn[ATTN_FUSED].present)
+		return 0;
+	for (const struct hw_preset *p = hw_presets; p->name; p++) {
+		int e = 0;
+		struct ydoc *d = ydoc_load_string(p->name, p->text, strlen(p->text), &e);
+		struct hwmodel *pre = d ? load_doc(d, p->name, &e) : NULL;
+		if (pre && strcmp(pre->gpu.name, hw->gpu.name) == 0 && pre->gpu.attn[ATTN_FUSED].present) {
+			struct hw_attn *a = &hw->gpu.attn[ATTN_FUSED];
+			*a = pre->gpu.attn[ATTN_FUSED];
+			snprintf(a->source, sizeof a->source, "preset %s (no fused entry measured): %.100s", p->name,
+				 pre->gpu.attn[ATTN_FUSED].source);
+			hwmodel_free(pre);
+			return 0;
+		}
+		hwmodel_free(pre);
+	}
+	return diag_error(hw->path, 0, 0,
+			  "gpu.attention: no fused entry (attention.fused) and no built-in preset for GPU '%s' to take "
+			  "one from; measure it (gpusim calibrate) or add one (docs/hardware-model.md)",
+			  hw->gpu.name);
+}
+
 static struct hwmodel *load_doc(struct ydoc *d, const char *path, int *err)
 {
 	struct hwmodel *hw = xcalloc(1, sizeof *hw);
 	snprintf(hw->path, sizeof hw->path, "%s", path);
 	int rc = hwload_parse(d, hw);
 	ydoc_free(d);
+	if (rc == 0)
+		rc = attn_from_preset(hw);
 	if (err)
 		*err = rc;
 	if (rc != 0) {
@@ -180,6 +210,51 @@ static void axis_locate(const double *a, int n, double x, int *i, double *w)
 		j++;
 	*i = j;
 	*w = (log2(x) - log2(a[j])) / (log2(a[j + 1]) - log2(a[j]));
+}
+
+/* The rate at seq over rows idx[0..n) of one head dimension and mask, sorted by seq: log2-interpolated between
+ * neighbours, clamped at both ends. */
+static double attn_rows_rate(const struct attn_row *rows, const int *idx, int n, double seq, bool backward)
+{
+	double a[HW_ATTN_ROWS];
+	for (int i = 0; i < n; i++)
+		a[i] = rows[idx[i]].seq;
+	int i;
+	double w;
+	axis_locate(a, n, seq, &i, &w);
+	const struct attn_row *lo = &rows[idx[i]], *hi = &rows[idx[i + (w > 0)]];
+	double rl = backward ? lo->bwd_tflops : lo->fwd_tflops, rh = backward ? hi->bwd_tflops : hi->fwd_tflops;
+	return rl + w * (rh - rl);
+}
+
+double hwmodel_attn_tflops(const struct hwmodel *hw, enum attn_path p, enum dtype dt, double seq, int hd, bool causal,
+			   bool backward)
+{
+	const struct hw_attn *a = &hw->gpu.attn[p];
+	if (!a->present)
+		return 0;
+	if (a->nrows == 0)
+		return (backward ? a->bwd_eff : a->fwd_eff) * hw->gpu.peak_tflops[dt];
+	/* the nearest head dimension (log distance; the smaller on a tie), then rows of the same mask if any */
+	int best = a->row[0].head_dim;
+	for (int i = 1; i < a->nrows; i++) {
+		double dn = fabs(log2((double)a->row[i].head_dim / hd)), db = fabs(log2((double)best / hd));
+		if (dn < db || (dn == db && a->row[i].head_dim < best))
+			best = a->row[i].head_dim;
+	}
+	int idx[HW_ATTN_ROWS], n = 0;
+	for (int pass = 0; pass < 2 && n == 0; pass++)
+		for (int i = 0; i < a->nrows; i++)
+			if (a->row[i].head_dim == best && (pass == 1 || a->row[i].causal == causal))
+				idx[n++] = i;
+	/* sort by seq (few rows: insertion sort) */
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && a->row[idx[j]].seq < a->row[idx[j - 1]].seq; j--) {
+			int x = idx[j];
+			idx[j] = idx[j - 1];
+			idx[j - 1] = x;
+		}
+	return attn_rows_rate(a->row, idx, n, seq, backward);
 }
 
 static double table_eff(const struct gemm_table *t, double m, double n, double k)

@@ -61,6 +61,27 @@ struct gemm_table {
 	char source[128];
 };
 
+/* An attention kernel family (docs/hardware-model.md, gpu.attention): measured rates by shape where rows are
+ * given, else the fractions of the dtype peak. FLOPs count 4*b*heads*s^2*hd forward (halved when causal) and
+ * 2.5 times that backward, the FlashAttention benchmarks' convention. */
+enum attn_path { ATTN_FUSED, ATTN_UNFUSED, ATTN_PATHS };
+#define HW_ATTN_ROWS 64
+struct attn_row {
+	int head_dim;
+	bool causal;
+	double seq;
+	double fwd_tflops, bwd_tflops;
+};
+struct hw_attn {
+	bool present;
+	char impl[32];                /* fused: "flash" (FlashAttention-2, SDPA's flash backend), "cudnn", "fa3",
+	                               * ...; unfused: "cublas_unfused" */
+	double fwd_eff, bwd_eff;      /* fraction of the dtype peak, for shapes no row covers */
+	int nrows;
+	struct attn_row row[HW_ATTN_ROWS];
+	char source[160];
+};
+
 struct hw_gpu {
 	char name[96];
 	int sm_count;
@@ -76,8 +97,11 @@ struct hw_gpu {
 	int gemm_tile_m, gemm_tile_n;
 	double gemm_k_half;
 	struct gemm_table gemm[DT_COUNT];
-	double attn_fwd_eff, attn_bwd_eff;  /* fraction of peak the attention core reaches */
-	char attn_impl[32];                 /* "flash", "cudnn", "cublas_unfused", ... */
+	struct hw_attn attn[ATTN_PATHS];    /* fused and unfused attention cores */
+	/* power cap: the rates above are sustained (GPU busy all the time at its power limit); a GPU busy a fraction
+	 * u of the step runs its compute min(burst_speedup, u^(-1/power_exponent)) times faster. 1 = not modelled */
+	double burst_speedup;
+	double power_exponent;
 	char source[128];
 };
 
@@ -144,6 +168,11 @@ int hwmodel_unknown_preset(const char *file, int line, int col, const char *name
 /* GEMM efficiency (achieved/peak, > 0; at most 1.5 as the loader allows) for an m x n x k product in dtype dt:
  * the dtype's table (log2-trilinear, clamped at the edges) or the analytic model. */
 double hwmodel_gemm_eff(const struct hwmodel *hw, enum dtype dt, double m, double n, double k);
+/* Achieved TFLOP/s of an attention core on path p for sequence seq and head dimension hd (dtype dt's peak
+ * scales the eff fallback): the rows of the nearest head dimension, same mask preferred, interpolated in
+ * log2(seq) and clamped at their ends; with no rows, eff * peak. 0 when the path has no entry. */
+double hwmodel_attn_tflops(const struct hwmodel *hw, enum attn_path p, enum dtype dt, double seq, int hd, bool causal,
+			   bool backward);
 /* Memory-bound kernel bandwidth in GB/s for a kernel that moves bytes. */
 double hwmodel_mem_gbps(const struct hwmodel *hw, double bytes);
 /* Time in us of one collective inside one scope, for a group of n ranks (0 for n < 2): the table for exactly n

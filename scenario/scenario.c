@@ -18,7 +18,7 @@
 
 static const char *const top_keys[] = { "name", "description", "model", "training", "parallel", "hardware", NULL };
 static const char *const model_keys[] = { "name", "type", "layers", "hidden", "heads", "kv_heads", "ffn",
-					  "ffn_hidden", "seq", "vocab", "dtype", "flash_attention", "causal", "widths",
+					  "ffn_hidden", "seq", "vocab", "dtype", "flash_attention", "causal", "rope", "widths",
 					  "bias", "activation", "dropout", "loss", NULL };
 static const char *const train_keys[] = { "global_batch", "micro_batch", "optimizer", "master_weights",
 					  "grad_dtype", "recompute", "grad_accumulation", "host_us_per_op", "execution",
@@ -126,9 +126,13 @@ static void read_model(struct ydoc *d, const struct ynode *m, struct scenario *s
 		mc->kv_heads = mc->heads;
 		ydoc_int(d, m, "kv_heads", YD_POSITIVE, &mc->kv_heads);
 		ydoc_int(d, m, "seq", YD_REQUIRED | YD_POSITIVE, &mc->seq);
+		static const char *const rope_names[] = { "none", "fused", "unfused", NULL };
+		int rope = ROPE_NONE;
+		enum_get(d, m, "rope", rope_names, &rope);
+		mc->rope = (enum rope_kind)rope;
 	} else {
-		static const char *const attn_only[] = { "heads", "kv_heads", "flash_attention", "causal" };
-		for (int i = 0; i < 4; i++) {
+		static const char *const attn_only[] = { "heads", "kv_heads", "flash_attention", "causal", "rope" };
+		for (int i = 0; i < 5; i++) {
 			const struct ynode *v = ynode_get(m, attn_only[i]);
 			if (v)
 				ydoc_error(d, v, "model.%s: only for transformer models (an mlp has no attention)",

@@ -296,8 +296,9 @@ static double unit_act_bytes(const struct ctx *c, int chunk)
 	double b = c->Lv * mem_layer_act_bytes(sc, sc->par.tp);
 	if (sc->model.type == MODEL_DENSE && sc->train.recompute != RECOMPUTE_FULL)
 		b = mem_dense_act_bytes(sc);  /* pp = 1: the whole list */
-	if (sc->model.vocab > 0 && j == c->last_j)  /* fp32 softmax of the vocab-parallel logits */
-		b += c->oc.tokens * ((double)sc->model.vocab / sc->par.tp) * 4;
+	if (sc->model.vocab > 0 && j == c->last_j)  /* eager: the fp32 log-softmax; compiled: the logits */
+		b += c->oc.tokens * ((double)sc->model.vocab / sc->par.tp) *
+		     (sc->train.exec == EXEC_COMPILED ? dtype_bytes(sc->model.dtype) : 4);
 	if (sc->model.vocab > 0 && j == 0)
 		b += c->oc.tokens * sc->model.hidden * dtype_bytes(sc->model.dtype);
 	if (sc->train.amp) {
@@ -314,13 +315,14 @@ static double unit_act_bytes(const struct ctx *c, int chunk)
 
 /* The loss's backward over the vocabulary, while everything the micro-batch saved is still alive: beside the
  * saved fp32 log-softmax (in unit_act_bytes) the gradient of its output and of its input, fp32 each:
- * 8 bytes per logit of this TP rank. */
+ * 8 bytes per logit of this TP rank; compiled, the one gradient its fused kernel writes (model dtype). */
 static double loss_transient_bytes(const struct ctx *c, int chunk)
 {
 	const struct scenario *sc = c->sc;
 	if (sc->model.vocab == 0 || chunk * c->p + c->s != c->last_j)
 		return 0;
-	return c->oc.tokens * ((double)sc->model.vocab / sc->par.tp) * 8;
+	return c->oc.tokens * ((double)sc->model.vocab / sc->par.tp) *
+	       (sc->train.exec == EXEC_COMPILED ? dtype_bytes(sc->model.dtype) : 8);
 }
 
 static void build_stage(struct ctx *c, struct stage_info *info)

@@ -60,6 +60,12 @@ static inline int rank_of(const struct sim *s, int st, int d, int t)
 {
 	return (st * s->cfg.dp_sim + d) * s->cfg.tp_sim + t;
 }
+/* A compute instruction's duration at the stage's clock (sim_config.stage_speed). */
+static inline double seg_dur(const struct sim *s, int r, const struct instr *in)
+{
+	return s->cfg.stage_speed ? in->dur / s->cfg.stage_speed[r / (s->cfg.dp_sim * s->cfg.tp_sim)] : in->dur;
+}
+
 static inline const struct instr *cur(const struct sim *s, int r, int k)
 {
 	const struct program *p = &s->cfg.progs[rank_stage(s, r)];
@@ -316,11 +322,12 @@ static void run_fused(struct sim *s, int r, double now)
 		const struct instr *in = cur(s, r, STREAM_COMPUTE);
 		double end = t + in->dur;
 		if (in->kind == INS_COMPUTE) {
-			end = host_bound_end(s, r, t, in, in->dur);
-			acc[in->cat == CAT_OPTIMIZER ? ACC_OPTIMIZER : ACC_COMPUTE] += in->dur;
-			acc[ACC_HOST] += end - (t + in->dur);
+			double dur = seg_dur(s, r, in);
+			end = host_bound_end(s, r, t, in, dur);
+			acc[in->cat == CAT_OPTIMIZER ? ACC_OPTIMIZER : ACC_COMPUTE] += dur;
+			acc[ACC_HOST] += end - (t + dur);
 			if (s->cfg.trace)
-				trace_segment(s, r, STREAM_COMPUTE, in, end - in->dur, in->dur);
+				trace_segment(s, r, STREAM_COMPUTE, in, end - dur, dur);
 		} else {
 			acc[in->cat == CAT_PP ? ACC_PP : ACC_TP] += end - t;
 			if (s->cfg.trace)
@@ -362,7 +369,7 @@ static void run(struct sim *s, int r, int k, double now)
 				run_fused(s, r, now);
 				return;
 			}
-			double dur = in->dur;
+			double dur = k == STREAM_COMPUTE ? seg_dur(s, r, in) : in->dur;
 			if (k == STREAM_COMPUTE && s->cfg.compute_slowdown > 0 && overlapping(s, r, STREAM_DP, now))
 				dur += fmin(s->busy_until[(size_t)r * NSTREAMS + STREAM_DP] - now, dur) *
 				       s->cfg.compute_slowdown;

@@ -12,6 +12,8 @@ double mem_layer_full_act_bytes(const struct scenario *sc, int tp)
 		   + T * f_in * e       /* activation input = fc1 output */
 		   + T * f * e          /* fc2 input */
 		   + T * h;             /* dropout mask */
+	if (m->ffn == FFN_SWIGLU && sc->train.exec != EXEC_COMPILED)
+		mlp += T * f * e;       /* eager: silu's output, saved by the product */
 	if (m->type == MODEL_MLP)
 		return mlp;
 	double hd = h / m->heads, heads = (double)m->heads / tp;

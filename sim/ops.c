@@ -56,14 +56,17 @@ double ops_attn_s(const struct opctx *c, int backward)
 	const struct hwmodel *hw = c->hw;
 	double b = c->sc->train.micro_batch, s = m->seq;
 	double heads = (double)m->heads / c->tp, hd = (double)m->hidden / m->heads;
-	if (m->flash_attention) {
-		/* QK^T and PV: 2 GEMMs of 2*s*s*hd flops per head; a causal kernel skips the upper half.
-		 * Backward: dV, dP, dQ, dK plus recomputing P (5 GEMMs against 2: x2.5) */
-		double flops = 4 * b * heads * s * s * hd * (m->causal ? 0.5 : 1.0);
-		double eff = backward ? hw->gpu.attn_bwd_eff : hw->gpu.attn_fwd_eff;
-		return flops * (backward ? 2.5 : 1.0) / (hw->gpu.peak_tflops[m->dtype] * 1e12 * eff) +
-		       hw->gpu.launch_us * 1e-6;
+	/* QK^T and PV: 2 GEMMs of 2*s*s*hd flops per (query) head; a fused causal kernel skips the upper half.
+	 * Backward: dV, dP, dQ, dK plus recomputing P (5 GEMMs against 2: x2.5). GQA shares K and V between
+	 * query heads: the same FLOPs. */
+	double flops = 4 * b * heads * s * s * hd * (backward ? 2.5 : 1.0);
+	enum attn_path path = m->flash_attention ? ATTN_FUSED : ATTN_UNFUSED;
+	if (m->flash_attention || hw->gpu.attn[ATTN_UNFUSED].nrows > 0) {
+		bool causal = m->flash_attention && m->causal;
+		double tf = hwmodel_attn_tflops(hw, path, m->dtype, s, (int)hd, causal, backward);
+		return flops * (causal ? 0.5 : 1.0) / (tf * 1e12) + hw->gpu.launch_us * 1e-6;
 	}
+	/* unfused without measured rows: its batched GEMMs and softmax passes over the materialised scores */
 	double n = b * heads, e = dtype_bytes(m->dtype), sq = n * s * s;
 	double qk = batched_gemm_s(hw, m->dtype, n, s, s, hd);   /* scores (s x s) from Q (s x hd), K^T */
 	double pv = batched_gemm_s(hw, m->dtype, n, s, hd, s);   /* context (s x hd) from P (s x s), V */
@@ -113,12 +116,31 @@ static struct dims dims_of(const struct opctx *c)
 	return d;
 }
 
+/* torch.compile (inductor) fuses chains of elementwise kernels into one; eager and CUDA graphs run the chain's
+ * kernels one by one (a graph replays the eager kernels). */
+static int fused(const struct opctx *c)
+{
+	return c->sc->train.exec == EXEC_COMPILED;
+}
+
+/* SwiGLU y = silu(gate) * up over the fc1 output's two halves (T*f each, p = T*f*e bytes a pass).
+ * Eager: silu (read gate, write s: 2p), mul (read s, up, write: 3p); backward: mul's two products (read g and
+ * up or s, write: 6p), silu backward (read grad, gate, write: 3p) and chunk's backward, a cat of the two halves
+ * into the fc1 output gradient (read and write 2*T*f: 4p). Fused: one kernel (read gate, up, write: 3p), its
+ * backward one kernel (read g, gate, up, write both halves: 5p). GeLU: one kernel (2p), backward (3p). */
 static int mlp_fwd(const struct opctx *c, const struct dims *d, struct opcost *out, int n)
 {
 	const struct hwmodel *hw = c->hw;
-	int swiglu = c->sc->model.ffn == FFN_SWIGLU;
+	double p = d->T * d->f * d->dtb;
 	n = put(out, n, "fc1", ops_gemm_s(hw, d->dt, d->T, d->f_in, d->h));
-	n = put(out, n, swiglu ? "swiglu" : "gelu", ops_mem_s(hw, (swiglu ? 3 : 2) * d->T * d->f * d->dtb));
+	if (c->sc->model.ffn != FFN_SWIGLU) {
+		n = put(out, n, "gelu", ops_mem_s(hw, 2 * p));
+	} else if (fused(c)) {
+		n = put(out, n, "swiglu", ops_mem_s(hw, 3 * p));
+	} else {
+		n = put(out, n, "silu", ops_mem_s(hw, 2 * p));
+		n = put(out, n, "swiglu_mul", ops_mem_s(hw, 3 * p));
+	}
 	n = put(out, n, "fc2", ops_gemm_s(hw, d->dt, d->T, d->h, d->f));
 	return put_ar(c, out, n, "tp_allreduce_mlp", d->T * d->h * d->dtb);
 }
@@ -126,13 +148,37 @@ static int mlp_fwd(const struct opctx *c, const struct dims *d, struct opcost *o
 static int mlp_bwd(const struct opctx *c, const struct dims *d, struct opcost *out, int n)
 {
 	const struct hwmodel *hw = c->hw;
-	int swiglu = c->sc->model.ffn == FFN_SWIGLU;
+	double p = d->T * d->f * d->dtb;
 	n = put(out, n, "fc2_dgrad", ops_gemm_s(hw, d->dt, d->T, d->f, d->h));
 	n = put(out, n, "fc2_wgrad", ops_gemm_s(hw, d->dt, d->h, d->f, d->T));
-	n = put(out, n, swiglu ? "swiglu_bwd" : "gelu_bwd", ops_mem_s(hw, (swiglu ? 5 : 3) * d->T * d->f * d->dtb));
+	if (c->sc->model.ffn != FFN_SWIGLU) {
+		n = put(out, n, "gelu_bwd", ops_mem_s(hw, 3 * p));
+	} else if (fused(c)) {
+		n = put(out, n, "swiglu_bwd", ops_mem_s(hw, 5 * p));
+	} else {
+		n = put(out, n, "swiglu_mul_bwd", ops_mem_s(hw, 6 * p));
+		n = put(out, n, "silu_bwd", ops_mem_s(hw, 3 * p));
+		n = put(out, n, "swiglu_cat_bwd", ops_mem_s(hw, 4 * p));
+	}
 	n = put(out, n, "fc1_dgrad", ops_gemm_s(hw, d->dt, d->T, d->h, d->f_in));
 	n = put(out, n, "fc1_wgrad", ops_gemm_s(hw, d->dt, d->f_in, d->h, d->T));
 	return put_ar(c, out, n, "tp_allreduce_mlp_bwd", d->T * d->h * d->dtb);
+}
+
+/* Rotary embeddings on Q and K (p = their bytes, T*(h + kv_heads*hd)/tp*e). Fused (flash-attn's or TE's
+ * rotary kernel, or compiled): read and write once (2p), backward alike. Unfused (the Hugging Face
+ * apply_rotary_pos_emb: x*cos + rotate_half(x)*sin): mul (2p), neg of a half (1p), cat (2p), mul (2p), add (3p):
+ * 10p; backward: the two products' gradients (4p), neg (1p), the slices' gradients scattered into zeros (4p) and
+ * their sum (3p): 12p. */
+static int put_rope(const struct opctx *c, const struct dims *d, struct opcost *out, int n, int bwd)
+{
+	enum rope_kind r = c->sc->model.rope;
+	if (r == ROPE_NONE)
+		return n;
+	double hd = (double)c->sc->model.hidden / c->sc->model.heads;
+	double p = d->T * (d->h + (double)c->sc->model.kv_heads * hd) / c->tp * d->dtb;
+	double passes = r == ROPE_FUSED || fused(c) ? 2 : bwd ? 12 : 10;
+	return put(out, n, bwd ? "rope_bwd" : "rope", ops_mem_s(c->hw, passes * p));
 }
 
 int ops_layer_fwd(const struct opctx *c, struct opcost *out)
@@ -145,11 +191,16 @@ int ops_layer_fwd(const struct opctx *c, struct opcost *out)
 	double act = d.T * d.h * d.dtb;
 	n = put(out, n, "ln1", ops_mem_s(hw, 2 * act));
 	n = put(out, n, "qkv", ops_gemm_s(hw, d.dt, d.T, d.qkv, d.h));
+	n = put_rope(c, &d, out, n, 0);
 	n = put(out, n, "attention", ops_attn_s(c, 0));
 	n = put(out, n, "proj", ops_gemm_s(hw, d.dt, d.T, d.h, d.h / c->tp));
 	n = put_ar(c, out, n, "tp_allreduce_attn", act);
-	n = put(out, n, "residual1", ops_mem_s(hw, 3 * act));
-	n = put(out, n, "ln2", ops_mem_s(hw, 2 * act));
+	if (fused(c)) {  /* one kernel: read x and the branch, write the sum and its norm */
+		n = put(out, n, "residual1_ln2", ops_mem_s(hw, 4 * act));
+	} else {
+		n = put(out, n, "residual1", ops_mem_s(hw, 3 * act));
+		n = put(out, n, "ln2", ops_mem_s(hw, 2 * act));
+	}
 	n = mlp_fwd(c, &d, out, n);
 	return put(out, n, "residual2", ops_mem_s(hw, 3 * act));
 }
@@ -163,14 +214,20 @@ int ops_layer_bwd(const struct opctx *c, int recompute_attn, struct opcost *out)
 		return put_cast(c, out, mlp_bwd(c, &d, out, 0), scenario_params_per_layer(c->sc) / c->tp, 1);
 	double act = d.T * d.h * d.dtb;
 	n = mlp_bwd(c, &d, out, n);
-	n = put(out, n, "ln2_bwd", ops_mem_s(hw, 4 * act));
-	/* the residual: the gradient through the MLP branch and the one around it are added */
-	n = put(out, n, "residual2_bwd", ops_mem_s(hw, 3 * act));
+	/* the residual: the gradient through the MLP branch and the one around it are added (compiled: in the
+	 * norm's backward kernel, which then also reads the gradient around the branch) */
+	if (fused(c)) {
+		n = put(out, n, "ln2_residual_bwd", ops_mem_s(hw, 5 * act));
+	} else {
+		n = put(out, n, "ln2_bwd", ops_mem_s(hw, 4 * act));
+		n = put(out, n, "residual2_bwd", ops_mem_s(hw, 3 * act));
+	}
 	n = put(out, n, "proj_dgrad", ops_gemm_s(hw, d.dt, d.T, d.h / c->tp, d.h));
 	n = put(out, n, "proj_wgrad", ops_gemm_s(hw, d.dt, d.h, d.h / c->tp, d.T));
 	if (recompute_attn)
 		n = put(out, n, "attention_recompute", ops_attn_s(c, 0));
 	n = put(out, n, "attention_bwd", ops_attn_s(c, 1));
+	n = put_rope(c, &d, out, n, 1);
 	n = put(out, n, "qkv_dgrad", ops_gemm_s(hw, d.dt, d.T, d.h, d.qkv));
 	n = put(out, n, "qkv_wgrad", ops_gemm_s(hw, d.dt, d.qkv, d.h, d.T));
 	n = put_ar(c, out, n, "tp_allreduce_attn_bwd", act);
@@ -186,10 +243,40 @@ int ops_embed_fwd(const struct opctx *c, struct opcost *out)
 	return put_ar(c, out, n, "tp_allreduce_embedding", d.T * d.h * d.dtb);
 }
 
+/* PyTorch's embedding_dense_backward: zero the (V/tp) x h weight gradient, sort the T token ids and add each
+ * token's gradient row into its word's row through fp32 partial sums: write V/tp*h*e, read T*h*e, write and read
+ * T*h*4 partial sums, approximated as T*h*(e+4) + V/tp*h*e. */
 int ops_embed_bwd(const struct opctx *c, struct opcost *out)
 {
 	struct dims d = dims_of(c);
-	return put(out, 0, "embedding_bwd", ops_mem_s(c->hw, d.T * d.h * (d.dtb + 4)));
+	double v = (double)c->sc->model.vocab / c->tp;
+	return put(out, 0, "embedding_bwd", ops_mem_s(c->hw, d.T * d.h * (d.dtb + 4) + v * d.h * d.dtb));
+}
+
+/* Cross entropy over T rows of V logits of ei bytes, computed in el-byte precision (the head upcasts to fp32,
+ * el = 4; a dense classifier keeps its dtype, el = ei). L = T*V.
+ * Eager (F.cross_entropy): an upcast when el > ei (read ei, write el), log_softmax (read el, write el),
+ * nll_loss (T targets of 8 bytes, T values); backward: nll_loss_backward (a zero fill and a scatter: write el),
+ * log_softmax_backward (read the gradient and the saved output, write: 3 el), a downcast (read el, write ei).
+ * Compiled (inductor): one kernel reads the logits twice (max and sum of exponentials, then the target) and writes
+ * T log-sum-exps; its backward reads the logits once and writes their gradient: 2 ei each way. */
+static int put_ce(const struct opctx *c, struct opcost *out, int n, double T, double V, double ei, double el, int bwd)
+{
+	const struct hwmodel *hw = c->hw;
+	double L = T * V;
+	if (fused(c))
+		return put(out, n, bwd ? "cross_entropy_bwd" : "cross_entropy", ops_mem_s(hw, 2 * L * ei + T * 4));
+	if (!bwd) {
+		if (el > ei)
+			n = put(out, n, "logits_upcast", ops_mem_s(hw, L * (ei + el)));
+		n = put(out, n, "log_softmax", ops_mem_s(hw, 2 * L * el));
+		return put(out, n, "nll_loss", ops_mem_s(hw, T * (8 + el)));
+	}
+	n = put(out, n, "nll_loss_bwd", ops_mem_s(hw, L * el));
+	n = put(out, n, "log_softmax_bwd", ops_mem_s(hw, 3 * L * el));
+	if (el > ei)
+		n = put(out, n, "logits_grad_downcast", ops_mem_s(hw, L * (ei + el)));
+	return n;
 }
 
 int ops_head_fwd(const struct opctx *c, struct opcost *out)
@@ -199,7 +286,7 @@ int ops_head_fwd(const struct opctx *c, struct opcost *out)
 	int n = put(out, 0, "final_ln", ops_mem_s(c->hw, 2 * d.T * d.h * d.dtb));
 	n = put_cast(c, out, n, v * d.h, 0);
 	n = put(out, n, "logits", ops_gemm_s(c->hw, d.dt, d.T, v, d.h));
-	n = put(out, n, "cross_entropy", ops_mem_s(c->hw, d.T * v * (d.dtb + 4)));
+	n = put_ce(c, out, n, d.T, v, d.dtb, 4, 0);
 	/* vocab-parallel cross entropy: max, sum-exp and target logit, T floats each */
 	return put_ar(c, out, n, "tp_allreduce_loss", 3 * d.T * 4);
 }
@@ -208,7 +295,7 @@ int ops_head_bwd(const struct opctx *c, struct opcost *out)
 {
 	struct dims d = dims_of(c);
 	double v = (double)c->sc->model.vocab / c->tp;
-	int n = put(out, 0, "cross_entropy_bwd", ops_mem_s(c->hw, d.T * v * (4 + d.dtb)));
+	int n = put_ce(c, out, 0, d.T, v, d.dtb, 4, 1);
 	n = put(out, n, "logits_dgrad", ops_gemm_s(c->hw, d.dt, d.T, d.h, v));
 	n = put(out, n, "logits_wgrad", ops_gemm_s(c->hw, d.dt, v, d.h, d.T));
 	n = put_cast(c, out, n, v * d.h, 1);
@@ -220,8 +307,8 @@ int ops_head_bwd(const struct opctx *c, struct opcost *out)
  *   linear      GEMM (T, out, in); a bias rides in the GEMM's epilogue (cuBLASLt, as PyTorch's addmm)
  *   activation  elementwise, reads and writes T*out (not after the last layer)
  *   dropout     reads T*out, writes T*out and a 1-byte mask (not after the last layer)
- *   loss        after the last layer: cross entropy = log_softmax (read, write T*out) and nll_loss (T targets of
- *               8 bytes and T values); mse = one pass over prediction and target (2*T*out). */
+ *   loss        after the last layer: cross entropy in the layer's dtype (put_ce); mse = one pass over
+ *               prediction and target (2*T*out). */
 static const char *const act_op[] = { "relu", "gelu", "tanh", "" };
 static const char *const act_bwd_op[] = { "relu_bwd", "gelu_bwd", "tanh_bwd", "" };
 
@@ -240,8 +327,7 @@ int ops_dense_fwd(const struct opctx *c, int l, struct opcost *out)
 		return n;
 	}
 	if (m->loss == LOSS_CROSS_ENTROPY) {
-		n = put(out, n, "log_softmax", ops_mem_s(hw, 2 * T * o * e));
-		n = put(out, n, "nll_loss", ops_mem_s(hw, T * (8 + e)));
+		n = put_ce(c, out, n, T, o, e, e, 0);
 	} else if (m->loss == LOSS_MSE) {
 		n = put(out, n, "mse_loss", ops_mem_s(hw, 2 * T * o * e));
 	}
@@ -261,8 +347,7 @@ int ops_dense_bwd(const struct opctx *c, int l, struct opcost *out)
 	int n = 0;
 	if (l + 1 == m->layers) {
 		if (m->loss == LOSS_CROSS_ENTROPY) {
-			n = put(out, n, "nll_loss_bwd", ops_mem_s(hw, T * o * e));
-			n = put(out, n, "log_softmax_bwd", ops_mem_s(hw, 3 * T * o * e));
+			n = put_ce(c, out, n, T, o, e, e, 1);
 		} else if (m->loss == LOSS_MSE) {
 			n = put(out, n, "mse_loss_bwd", ops_mem_s(hw, 3 * T * o * e));
 		}

@@ -3,6 +3,8 @@
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "sim/predict.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "sim/build.h"
@@ -11,12 +13,51 @@
 #include "sim/schedule.h"
 #include "sim/trace.h"
 #include "util/gserr.h"
+#include "util/xalloc.h"
 
 static double now_s(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The power cap (hardware gpu.power): the hardware model's rates are sustained, measured with the GPU busy all
+ * the time at its power limit. A GPU that computes a fraction u of the step draws, at the sustained clock,
+ * u of that power on average; with dynamic power growing as speed^x it can run speed = u^(-1/x) times faster
+ * within the same cap, at most burst_speedup (the rate of a cool GPU). u depends on the speed (faster compute
+ * leaves more idle time), so each stage's speed is found by fixed-point iteration over whole simulations, its
+ * first rank standing for the stage; the cap is taken as averaged over the step. */
+static int stage_clocks(const struct hwmodel *hw, struct sim_config *cfg, double *speed)
+{
+	struct sim_config c = *cfg;
+	c.trace = NULL;
+	c.stage_speed = speed;
+	for (int i = 0; i < cfg->pp; i++)
+		speed[i] = 1;
+	for (int it = 0; it < 20; it++) {
+		struct sim *s = sim_new(&c);
+		int rc = sim_run(s);
+		if (rc < 0) {
+			sim_free(s);
+			return rc;
+		}
+		double change = 0;
+		for (int i = 0; i < cfg->pp; i++) {
+			double acc[ACC_N];
+			sim_rank_breakdown(s, i * c.dp_sim * c.tp_sim, acc);
+			/* busy at the sustained clock: the time computed at this speed, times the speed */
+			double u = (acc[ACC_COMPUTE] + acc[ACC_OPTIMIZER]) * speed[i] / sim_step_time(s);
+			double v = u > 0 ? fmin(hw->gpu.burst_speedup, pow(u, -1 / hw->gpu.power_exponent)) : 1;
+			v = fmax(v, 1);
+			change = fmax(change, fabs(v - speed[i]));
+			speed[i] = v;
+		}
+		sim_free(s);
+		if (change < 1e-6)
+			break;
+	}
+	return 0;
 }
 
 int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struct predict_opts *opts,
@@ -50,12 +91,25 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 		.host_op_s = hc.op,
 		.trace = trace,
 	};
+	double *speed = NULL;
+	if (hw->gpu.burst_speedup > 1) {
+		speed = xcalloc(par->pp, sizeof *speed);
+		rc = stage_clocks(hw, &cfg, speed);
+		if (rc < 0) {
+			free(speed);
+			trace_free(trace);
+			build_release(&b);
+			return rc;
+		}
+		cfg.stage_speed = speed;
+	}
 	struct sim *s = sim_new(&cfg);
 	if (trace)
 		trace_begin(trace);
 	rc = sim_run(s);
 	if (rc < 0) {
 		sim_free(s);
+		free(speed);
 		trace_free(trace);
 		build_release(&b);
 		return rc;
@@ -111,6 +165,7 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 		trace_end(trace, out->step_time_s, out->critical_stage);
 	trace_free(trace);
 	sim_free(s);
+	free(speed);
 	build_release(&b);
 	out->sim_wall_s = now_s() - t0;
 	return 0;

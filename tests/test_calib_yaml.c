@@ -248,7 +248,10 @@ static void test_writer(void)
 	if (hw) {
 		CHECK_STR(hw->name, "h200x2-measured");
 		CHECK_NEAR(hw->gpu.peak_tflops[DT_BF16], 989.4, 1e-12);
-		CHECK_STR(hw->gpu.attn_impl, "cublas_unfused");
+		/* the measured attention is the unfused path; the fused entry comes from the H200 preset */
+		CHECK_STR(hw->gpu.attn[ATTN_UNFUSED].impl, "cublas_unfused");
+		CHECK(hw->gpu.attn[ATTN_FUSED].present);
+		CHECK_CONTAINS(hw->gpu.attn[ATTN_FUSED].source, "preset h200-sxm");
 		CHECK_INT(hw->node.gpus, 2);
 		CHECK_NEAR(hwmodel_gemm_eff(hw, DT_BF16, 8192, 8192, 8192), 0.5, 1e-3);
 		/* inside the table: its measured time; 1 GiB at 20 us + 1 GiB / 330 GB/s */

@@ -100,6 +100,17 @@ int main(void)
 	/* the GPU waits for the host all step but for the 14 (15 with DDP) ops' own 1 us */
 	CHECK_NEAR(r1.breakdown_s.host_wait, 241e-6 - 14e-6, 1e-5);
 
+	/* the power cap (gpu.power): the GPU computes u = 14/241 of the step, u^(-1/3) = 2.6 > burst_speedup 1.3, so
+	 * its 14 ops (13 compute, 1 optimizer) run 1.3x faster: 14 us / 1.3; the host still issues the last op at
+	 * 240 us, which now ends 1/1.3 us later */
+	hw.gpu.burst_speedup = 1.3;
+	hw.gpu.power_exponent = 3;
+	CHECK_INT(scenario_load_string("t.yaml", dense_yaml(1), NULL, &s), 0);
+	CHECK_INT(predict_run(&s, &hw, NULL, &r1), 0);
+	CHECK_NEAR(r1.step_time_s, 240e-6 + 1e-6 / 1.3, 1e-9);
+	CHECK_NEAR(r1.breakdown_s.compute + r1.breakdown_s.optimizer, 14e-6 / 1.3, 1e-9);
+	hw.gpu.burst_speedup = 1;
+
 	/* the host keeps ahead: with a GPU op of 1 s each, the host's 340 us vanish in the first op's issue
 	 * (step 100 us + op 10 us), so the step is 14 s + 110 us */
 	hw.gpu.launch_us = 1e6;

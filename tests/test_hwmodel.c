@@ -67,7 +67,7 @@ static void test_fields(void)
 	CHECK_INT(hw->gpu.sm_count, 4);
 	CHECK_NEAR(hw->gpu.peak_tflops[DT_BF16], 100, 1e-15);
 	CHECK_NEAR(hw->gpu.peak_tflops[DT_FP8], 0, 1e-15); /* not given: unsupported */
-	CHECK_STR(hw->gpu.attn_impl, "flash");             /* default */
+	CHECK_STR(hw->gpu.attn[ATTN_FUSED].impl, "flash"); /* default: the flat keys are the fused entry */
 	CHECK_STR(hw->gpu.gemm[DT_BF16].source, "measured: toy");
 	CHECK_STR(hw->gpu.source, "unspecified: toy.yaml gives no source");
 	CHECK_INT(hw->node.fabric, FABRIC_NVSWITCH);
@@ -293,6 +293,52 @@ static void test_presets(void)
 	hwmodel_free(hw);
 }
 
+/* gpu.attention: fused rows at 1024 (100 TFLOP/s fwd, 50 bwd) and 4096 (300, 150), head dim 128, causal;
+ * unfused as fractions of peak. */
+static void test_attention(void)
+{
+	const char *attn = "  attention:\n"
+			   "    fused:\n"
+			   "      impl: cudnn\n"
+			   "      rows:\n"
+			   "        - {head_dim: 128, causal: true, seq: 1024, fwd_tflops: 100, bwd_tflops: 50}\n"
+			   "        - {head_dim: 128, causal: true, seq: 4096, fwd_tflops: 300, bwd_tflops: 150}\n"
+			   "    unfused: {fwd_eff: 0.2, bwd_eff: 0.3}\n";
+	int err = 0;
+	struct hwmodel *hw = hwmodel_load_string("a.yaml", replace(HW_HEAD, "  attention: {fwd_eff: 0.5, bwd_eff: 0.4}\n",
+								      attn), &err);
+	CHECK(hw != NULL);
+	if (!hw)
+		return;
+	CHECK_STR(hw->gpu.attn[ATTN_FUSED].impl, "cudnn");
+	CHECK_STR(hw->gpu.attn[ATTN_UNFUSED].impl, "cublas_unfused");
+	/* 2048 lies halfway between 1024 and 4096 in log2: (100 + 300)/2 = 200, (50 + 150)/2 = 100 */
+	CHECK_NEAR(hwmodel_attn_tflops(hw, ATTN_FUSED, DT_BF16, 2048, 128, true, false), 200, 1e-12);
+	CHECK_NEAR(hwmodel_attn_tflops(hw, ATTN_FUSED, DT_BF16, 2048, 128, true, true), 100, 1e-12);
+	/* clamped at both ends; head dim 64 and a non-causal mask take the nearest rows there are */
+	CHECK_NEAR(hwmodel_attn_tflops(hw, ATTN_FUSED, DT_BF16, 512, 128, true, false), 100, 1e-12);
+	CHECK_NEAR(hwmodel_attn_tflops(hw, ATTN_FUSED, DT_BF16, 32768, 64, false, false), 300, 1e-12);
+	/* no rows: eff * peak = 0.3 * 100 */
+	CHECK_NEAR(hwmodel_attn_tflops(hw, ATTN_UNFUSED, DT_BF16, 2048, 128, false, true), 30, 1e-12);
+	hwmodel_free(hw);
+
+	/* only an unfused entry, for a GPU no preset names: no fused entry to fall back on */
+	CHECK_STR(bad_hw(replace(HW_HEAD, "{fwd_eff: 0.5, bwd_eff: 0.4}", "{fwd_eff: 0.5, bwd_eff: 0.4, impl: cublas_unfused}")),
+		  "gpusim: hw.yaml: gpu.attention: no fused entry (attention.fused) and no built-in preset for GPU 'toy gpu' "
+		  "to take one from; measure it (gpusim calibrate) or add one (docs/hardware-model.md)\n");
+	/* ... for an H100 the preset's rows, its source naming the preset */
+	char h100[8192];
+	snprintf(h100, sizeof h100, "%s", replace(HW_HEAD, "{fwd_eff: 0.5, bwd_eff: 0.4}",
+						  "{fwd_eff: 0.5, bwd_eff: 0.4, impl: cublas_unfused}"));
+	hw = hwmodel_load_string("b.yaml", replace(h100, "name: toy gpu", "name: NVIDIA H100 80GB HBM3"), &err);
+	CHECK(hw != NULL);
+	if (!hw)
+		return;
+	CHECK_CONTAINS(hw->gpu.attn[ATTN_FUSED].source, "preset h100-dgx");
+	CHECK_NEAR(hwmodel_attn_tflops(hw, ATTN_FUSED, DT_BF16, 4096, 128, true, false), 319, 1e-12);
+	hwmodel_free(hw);
+}
+
 int main(void)
 {
 	test_fields();
@@ -300,6 +346,7 @@ int main(void)
 	test_mem();
 	test_coll();
 	test_errors();
+	test_attention();
 	test_presets();
 	return check_result();
 }

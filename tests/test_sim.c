@@ -26,8 +26,7 @@ static void make_hw(struct hwmodel *hw)
 	hw->gpu.gemm_tile_m = 128;
 	hw->gpu.gemm_tile_n = 128;
 	hw->gpu.sm_count = 132;
-	hw->gpu.attn_fwd_eff = 0.5;
-	hw->gpu.attn_bwd_eff = 0.4;
+	hw->gpu.attn[ATTN_FUSED] = (struct hw_attn){ .present = true, .fwd_eff = 0.5, .bwd_eff = 0.4 };
 	hw->node.gpus = 8;
 	hw->node.link_gbps = 450;
 	hw->net.nics = 8;
