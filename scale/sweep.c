@@ -298,6 +298,19 @@ static void fill_row(struct scale_row *row, const struct result *r, int base_gpu
 	row->fits_in_memory = r->fits_in_memory;
 }
 
+static void tell(const struct scale_spec *sp, const struct scale_table *t, const char *hw, int gpus, double step,
+		 const char *reason)
+{
+	if (!sp->progress)
+		return;
+	int total = 0;
+	for (int i = 0; i < t->rows_total; i++)
+		total += i % sp->nshards == sp->shard - 1;
+	struct scale_progress p = { .done = t->n, .total = total, .hardware = hw, .gpus = gpus, .step_time_s = step,
+				    .reason = reason };
+	sp->progress(sp->progress_ctx, &p);
+}
+
 /* The rows of one hardware model. */
 static int sweep_hardware(const struct scale_spec *sp, int h, char (*names)[64], struct scale_table *t)
 {
@@ -359,14 +372,18 @@ static int sweep_hardware(const struct scale_spec *sp, int h, char (*names)[64],
 			row->micro_batch = base.train.micro_batch;
 		}
 		if (rc != 0) {
-			if (row)
+			if (row) {
 				snprintf(row->reason, sizeof row->reason, "%s", why);
+				tell(sp, t, hw->name, gpus, 0, why);
+			}
 			rc = 0;
 			continue;
 		}
 		if ((rc = predict_run(&sc, hw, &opts, &res[g])) != 0)
 			break;
 		ran[g] = true;
+		if (row)
+			tell(sp, t, hw->name, gpus, res[g].step_time_s, NULL);
 		if (first < 0)
 			first = g;
 		if (base_g < 0 && res[g].fits_in_memory)

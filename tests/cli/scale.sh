@@ -35,6 +35,12 @@ expect_err "did you mean '--mode'" "misspelt option"
 run scale "$scen" --gpus 64 --hw no-such-preset
 expect_rc 1 "unknown preset"
 
+# --progress: each row on stderr as it finishes (3 GPUs: dp 3 does not split the batch of 64 into 8s)
+run scale "$small" --gpus 1,2,3 --progress
+expect_rc 0 "--progress"
+expect_err "^gpusim: scale: row 1 of 3: h100-dgx, 1 GPUs: step [0-9.]+ ms \([0-9.]+ s so far\)$" "--progress row 1"
+expect_err "^gpusim: scale: row 3 of 3: h100-dgx, 3 GPUs: infeasible \(training.global_batch \(64\) is not a multiple of dp\*micro_batch = 3\*8 = 24\)$" "--progress infeasible row"
+
 # the table: 48 and 96 are not multiples of tp*pp = 32, and 1024 over dp 32 leaves 1024/32 = 32 sequences
 run scale "$scen" --gpus 32,48,64,96,128
 expect_rc 0 "scale table"
