@@ -311,25 +311,52 @@ static void tell(const struct scale_spec *sp, const struct scale_table *t, const
 	sp->progress(sp->progress_ctx, &p);
 }
 
-/* The rows of one hardware model. */
-static int sweep_hardware(const struct scale_spec *sp, int h, char (*names)[64], struct scale_table *t)
+/* The scenario with hardware model h of the sweep, whose name must differ from those before it (names[]). */
+static int load_hardware(const struct scale_spec *sp, int h, char (*names)[64], struct scenario *base,
+			 struct hwmodel **hw)
 {
 	struct scenario_overrides ov = { .hardware = sp->nhw ? sp->hw[h] : NULL };
-	struct scenario base;
-	struct hwmodel *hw = NULL;
-	int rc = scenario_load(sp->scenario, &ov, &base);
+	int rc = scenario_load(sp->scenario, &ov, base);
 	if (rc == 0)
-		rc = scenario_load_hardware(&base, &hw);
+		rc = scenario_load_hardware(base, hw);
 	if (rc != 0)
 		return rc;
 	for (int i = 0; i < h; i++)
-		if (strcmp(names[i], hw->name) == 0) {
+		if (strcmp(names[i], (*hw)->name) == 0) {
 			diag_errorf("hardware models %s and %s are both named '%s'; plots and tables need distinct "
-				    "names: change one's 'name:'", sp->hw[i], sp->hw[h], hw->name);
-			hwmodel_free(hw);
+				    "names: change one's 'name:'", sp->hw[i], sp->hw[h], (*hw)->name);
+			hwmodel_free(*hw);
+			*hw = NULL;
 			return GS_EINVAL;
 		}
-	snprintf(names[h], sizeof names[h], "%s", hw->name);
+	snprintf(names[h], sizeof names[h], "%s", (*hw)->name);
+	return 0;
+}
+
+/* A row of this shard, with what is known before it is simulated. */
+static struct scale_row *new_row(struct scale_table *t, int number, const char *hw, const struct scenario *base,
+				 int gpus, long long gb)
+{
+	struct scale_row *row = scale_table_add(t);
+	row->row = number;
+	snprintf(row->hardware, sizeof row->hardware, "%s", hw);
+	row->gpus = gpus;
+	row->tp = base->par.tp;
+	row->pp = base->par.pp;
+	row->dp = (int)(gpus / ((long long)base->par.tp * base->par.pp));
+	row->global_batch = (int)(gb > INT_MAX ? 0 : gb);
+	row->micro_batch = base->train.micro_batch;
+	return row;
+}
+
+/* The rows of one hardware model. */
+static int sweep_hardware(const struct scale_spec *sp, int h, char (*names)[64], struct scale_table *t)
+{
+	struct scenario base;
+	struct hwmodel *hw = NULL;
+	int rc = load_hardware(sp, h, names, &base, &hw);
+	if (rc != 0)
+		return rc;
 	if (h == 0)
 		snprintf(t->scenario, sizeof t->scenario, "%s", base.name);
 
@@ -360,16 +387,8 @@ static int sweep_hardware(const struct scale_spec *sp, int h, char (*names)[64],
 		}
 		struct scale_row *row = NULL;
 		if (mine) {
-			row = scale_table_add(t);
+			row = new_row(t, number, hw->name, &base, gpus, gb);
 			rows[g] = t->n;
-			row->row = number;
-			snprintf(row->hardware, sizeof row->hardware, "%s", hw->name);
-			row->gpus = gpus;
-			row->tp = base.par.tp;
-			row->pp = base.par.pp;
-			row->dp = (int)(gpus / mp);
-			row->global_batch = (int)(gb > INT_MAX ? 0 : gb);
-			row->micro_batch = base.train.micro_batch;
 		}
 		if (rc != 0) {
 			if (row) {
