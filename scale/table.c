@@ -6,7 +6,9 @@
 #include "scale/scale.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +16,9 @@
 #include "util/csvr.h"
 #include "util/diag.h"
 #include "util/gserr.h"
+#include "util/jsonr.h"
 #include "util/jsonw.h"
 #include "util/xalloc.h"
-#include "util/ydoc.h"
 
 enum ctype { C_INT, C_DBL, C_BOOL, C_STR };
 
@@ -384,62 +386,144 @@ static int read_csv(const char *path, struct scale_table *t)
 	return rc;
 }
 
-static int read_json_row(struct ydoc *d, const struct ynode *item, struct scale_row *r)
+/* ---- JSON, through util/jsonr.h: the table is one value; each cell is checked where it stands ---- */
+
+struct jtab {
+	const char *path;
+	int errors;
+};
+
+static void jerr(struct jtab *j, const struct jv *at, const char *fmt, ...) DIAG_PRINTF(3, 4);
+static void jerr(struct jtab *j, const struct jv *at, const char *fmt, ...)
 {
-	int errs = ydoc_errors(d);
-	bool feasible = true;
-	ydoc_bool(d, item, "feasible", YD_REQUIRED, &feasible);
+	va_list ap;
+	va_start(ap, fmt);
+	diag_verror(j->path, at->line, at->col, fmt, ap);
+	va_end(ap);
+	j->errors++;
+}
+
+static const char *jkind(enum jv_kind k)
+{
+	static const char *const names[] = { "null", "true or false", "a number", "a string", "a list", "an object" };
+	return names[k];
+}
+
+/* Member key of o, of kind want: NULL when absent (an error if required) or of another kind (an error). */
+static const struct jv *member(struct jtab *j, const struct jv *o, const char *key, enum jv_kind want,
+			       bool required)
+{
+	const struct jv *v = jv_get(o, key);
+	if (!v) {
+		if (required)
+			jerr(j, o, "missing required key '%s'", key);
+		return NULL;
+	}
+	if (v->kind != want) {
+		jerr(j, v, "%s: expected %s, got %s", key, jkind(want), jkind(v->kind));
+		return NULL;
+	}
+	return v;
+}
+
+/* A number that must be a whole int (positive when pos). */
+static bool jint(struct jtab *j, const struct jv *v, const char *key, bool pos, int *out)
+{
+	if (v->num != floor(v->num) || v->num < (pos ? 1 : INT_MIN) || v->num > INT_MAX) {
+		jerr(j, v, "%s: expected %s integer, got %.17g", key, pos ? "a positive" : "an", v->num);
+		return false;
+	}
+	*out = (int)v->num;
+	return true;
+}
+
+static void jcell(struct jtab *j, const struct jv *map, const char *key, const struct col *cl, bool required,
+		  struct scale_row *r)
+{
+	static const enum jv_kind kinds[] = { [C_INT] = JV_NUM, [C_DBL] = JV_NUM, [C_BOOL] = JV_BOOL, [C_STR] = JV_STR };
+	const struct jv *v = member(j, map, key, kinds[cl->type], required);
+	void *p = field(r, cl);
+	if (!v)
+		return;
+	switch (cl->type) {
+	case C_INT: jint(j, v, key, false, (int *)p); break;
+	case C_DBL: *(double *)p = v->num; break;
+	case C_BOOL: *(bool *)p = v->b; break;
+	case C_STR:
+		if (strlen(v->str) >= cl->size)
+			jerr(j, v, "%s: longer than %zu characters", key, cl->size - 1);
+		else
+			memcpy(p, v->str, strlen(v->str) + 1);
+		break;
+	}
+}
+
+static void read_json_row(struct jtab *j, const struct jv *item, struct scale_row *r)
+{
+	if (item->kind != JV_OBJ) {
+		jerr(j, item, "rows: expected an object, got %s", jkind(item->kind));
+		return;
+	}
+	const struct jv *f = member(j, item, "feasible", JV_BOOL, true);
+	bool feasible = f ? f->b : true;
 	for (int c = 0; c < NCOLS; c++) {
 		const struct col *cl = &cols[c];
-		const struct ynode *map = item;
+		const struct jv *map = item;
 		const char *key = cl->name, *dot = strchr(key, '.');
 		if (cl->when == W_FEASIBLE && !feasible)
 			continue;
-		unsigned flags = cl->when == W_INFEASIBLE ? 0 : YD_REQUIRED;
 		if (dot) {
 			char parent[64];
 			snprintf(parent, sizeof parent, "%.*s", (int)(dot - key), key);
-			if (ydoc_map(d, item, parent, YD_REQUIRED, &map) != 1)
+			if (!(map = member(j, item, parent, JV_OBJ, true)))
 				continue;
 			key = dot + 1;
 		}
-		void *p = field(r, cl);
-		switch (cl->type) {
-		case C_INT: ydoc_int(d, map, key, flags, (int *)p); break;
-		case C_DBL: ydoc_double(d, map, key, flags, (double *)p); break;
-		case C_BOOL: ydoc_bool(d, map, key, flags, (bool *)p); break;
-		case C_STR: ydoc_string(d, map, key, flags, (char *)p, cl->size); break;
-		}
+		jcell(j, map, key, cl, cl->when != W_INFEASIBLE, r);
 	}
-	return ydoc_errors(d) > errs ? GS_EINVAL : 0;
 }
 
 static int read_json(const char *path, struct scale_table *t)
 {
-	int err;
-	struct ydoc *d = ydoc_load_file(path, &err);
-	if (!d)
+	int err = 0;
+	struct jsonr *r = jsonr_open(path, &err);
+	if (!r)
 		return err;
-	const struct ynode *root = ydoc_root(d), *rows = NULL;
-	char mode[16] = "";
-	if (ynode_kind(root) != YNODE_MAP) {
-		ydoc_error(d, root, "expected the JSON object gpusim scale writes");
-	} else {
-		ydoc_string(d, root, "scenario", YD_REQUIRED, t->scenario, sizeof t->scenario);
-		if (ydoc_string(d, root, "mode", YD_REQUIRED, mode, sizeof mode) == 1 &&
-		    scale_mode_parse(mode, &t->mode) != 0)
-			ydoc_error(d, ynode_get(root, "mode"), "mode: expected strong or weak, got '%s'", mode);
-		ydoc_string(d, root, "sweep", YD_REQUIRED, t->sweep, sizeof t->sweep);
-		ydoc_int(d, root, "rows_total", YD_REQUIRED | YD_POSITIVE, &t->rows_total);
-		ydoc_int(d, root, "shard", YD_REQUIRED | YD_POSITIVE, &t->shard);
-		ydoc_int(d, root, "shards", YD_REQUIRED | YD_POSITIVE, &t->nshards);
-		ydoc_seq(d, root, "rows", YD_REQUIRED, &rows);
-		for (int i = 0; i < ynode_len(rows); i++)
-			read_json_row(d, ynode_item(rows, i), scale_table_add(t));
+	struct jtab j = { .path = path };
+	const struct jv *root = jsonr_value(r), *v;
+	if (root && jsonr_peek(r) != 0)
+		jsonr_error(r, "text after the table");
+	if (jsonr_failed(r) || !root) {
+		jsonr_free(r);
+		return GS_EINVAL;
 	}
-	err = ydoc_errors(d) ? GS_EINVAL : 0;
-	ydoc_free(d);
-	return err;
+	if (root->kind != JV_OBJ) {
+		jerr(&j, root, "expected the JSON object gpusim scale writes, got %s", jkind(root->kind));
+	} else {
+		static const struct { const char *key; size_t off; } ints[] = {
+			{ "rows_total", offsetof(struct scale_table, rows_total) },
+			{ "shard", offsetof(struct scale_table, shard) },
+			{ "shards", offsetof(struct scale_table, nshards) },
+		};
+		if ((v = member(&j, root, "scenario", JV_STR, true)))
+			snprintf(t->scenario, sizeof t->scenario, "%s", v->str);
+		if ((v = member(&j, root, "mode", JV_STR, true)) && scale_mode_parse(v->str, &t->mode) != 0)
+			jerr(&j, v, "mode: expected strong or weak, got '%s'", v->str);
+		if ((v = member(&j, root, "sweep", JV_STR, true))) {
+			if (strlen(v->str) >= sizeof t->sweep)
+				jerr(&j, v, "sweep: longer than %zu characters", sizeof t->sweep - 1);
+			else
+				snprintf(t->sweep, sizeof t->sweep, "%s", v->str);
+		}
+		for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+			if ((v = member(&j, root, ints[i].key, JV_NUM, true)))
+				jint(&j, v, ints[i].key, true, (int *)((char *)t + ints[i].off));
+		if ((v = member(&j, root, "rows", JV_ARR, true)))
+			for (int i = 0; i < v->n; i++)
+				read_json_row(&j, &v->items[i], scale_table_add(t));
+	}
+	jsonr_free(r);
+	return j.errors ? GS_EINVAL : 0;
 }
 
 static int cmp_row(const void *a, const void *b)

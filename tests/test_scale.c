@@ -313,6 +313,49 @@ static void test_round_trip(void)
 	scale_table_release(&t);
 }
 
+/* text written to a file must fail scale_table_read with exactly want on stderr ('@' stands for the path). */
+static void bad_table(const char *text, const char *want)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/tmp/gpusim-bad-%d.json", (int)getpid());
+	FILE *f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+	struct scale_table t;
+	cap_begin();
+	CHECK_INT(scale_table_read(path, &t), GS_EINVAL);
+	char full[1024];  /* want with each '@' replaced by the file's path */
+	size_t n = 0;
+	for (const char *w = want; *w && n + sizeof path < sizeof full; w++) {
+		if (*w == '@')
+			n += (size_t)snprintf(full + n, sizeof full - n, "%s", path);
+		else
+			full[n++] = *w;
+	}
+	full[n] = '\0';
+	CHECK_STR(cap_end(), full);
+	scale_table_release(&t);
+	remove(path);
+}
+
+/* JSON tables read through util/jsonr.h: each fault is reported where it stands (line:column of the value). */
+static void test_bad_json(void)
+{
+	bad_table("{\"scenario\": \"s\", \"mode\": \"strong\", \"sweep\": \"0123456789abcdef\",\n"
+		  " \"rows_total\": 2.5, \"shard\": 1, \"shards\": 1, \"rows\": []}\n",
+		  "gpusim: @:2:16: rows_total: expected a positive integer, got 2.5\n");
+	bad_table("{\"scenario\": \"s\", \"mode\": \"sideways\"}",
+		  "gpusim: @:1:27: mode: expected strong or weak, got 'sideways'\n"
+		  "gpusim: @:1:1: missing required key 'sweep'\n"
+		  "gpusim: @:1:1: missing required key 'rows_total'\n"
+		  "gpusim: @:1:1: missing required key 'shard'\n"
+		  "gpusim: @:1:1: missing required key 'shards'\n"
+		  "gpusim: @:1:1: missing required key 'rows'\n");
+	/* not JSON numbers: strtod would take them */
+	bad_table("{\"scenario\": -inf}", "gpusim: @:1:14: bad number\n");
+	bad_table("{\"scenario\": -nan}", "gpusim: @:1:14: bad number\n");
+}
+
 static void test_plot_files(void)
 {
 	struct plot_files pf;
@@ -443,6 +486,7 @@ int main(void)
 	test_fit_baseline();
 	test_shards_merge();
 	test_round_trip();
+	test_bad_json();
 	test_plot_files();
 	test_plot_script();
 	remove(scen_path);

@@ -5,6 +5,7 @@
 #include "util/jsonr.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -338,10 +339,16 @@ static int container(struct jsonr *r, struct jv *v, bool object)
 
 static int value(struct jsonr *r, struct jv *v)
 {
-	int c = jsonr_peek(r);
+	int c = jsonr_peek(r), line = r->line, col = r->col;
 	memset(v, 0, sizeof *v);
-	if (c == '{' || c == '[')
-		return container(r, v, c == '{');
+	if (c == '{' || c == '[') {
+		int rc = container(r, v, c == '{');
+		v->line = line;
+		v->col = col;
+		return rc;
+	}
+	v->line = line;
+	v->col = col;
 	if (c == '"') {
 		v->kind = JV_STR;
 		v->str = string(r);
@@ -359,7 +366,11 @@ static int value(struct jsonr *r, struct jv *v)
 		errno = 0;
 		v->kind = JV_NUM;
 		v->num = strtod(r->text + r->pos, &end);
-		if (end == r->text + r->pos || errno == ERANGE)
+		/* JSON numbers only: strtod would also take "-inf", "-nan" and hexadecimal */
+		bool plain = end > r->text + r->pos;
+		for (const char *q = r->text + r->pos; q < end && plain; q++)
+			plain = strchr("-+.eE0123456789", *q) != NULL;
+		if (!plain || errno == ERANGE || !isfinite(v->num))
 			return jsonr_error(r, "bad number");
 		while (r->text + r->pos < end)
 			advance(r);

@@ -21,6 +21,7 @@ struct jv {
 	int n;
 	const char **keys;
 	struct jv *items;
+	int line, col;     /* where the value starts, for messages */
 };
 
 struct jsonr;
