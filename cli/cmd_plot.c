@@ -1,5 +1,5 @@
 /* cmd_plot: `gpusim plot KIND SWEEP -o FILE.png|.svg|.pdf`: reads a sweep table (gpusim scale or merge, CSV or
- * JSON), writes FILE.gp and FILE.dat next to the image (plots/plot.h) and runs gnuplot. Without gnuplot the
+ * JSON), writes FILE.png.gp and FILE.png.dat next to the image (plots/plot.h) and runs gnuplot. Without gnuplot the
  * script and data are still written, and the exit status is 3 with the command that draws them later. */
 #include <stdbool.h>
 #include <stdio.h>
@@ -22,10 +22,10 @@ static void help(void)
 	fputs(usage_line, stdout);
 	fputs("\n"
 	      "Draws a scaling sweep (the csv or json of 'gpusim scale' or 'gpusim merge'), or one predicted step\n"
-	      "from its trace (timeline), with gnuplot. Next to the image it writes FILE.gp, the gnuplot script,\n"
-	      "and FILE.dat, its numbers, so the plot can be restyled by editing the script and running\n"
-	      "'gnuplot FILE.gp' in that folder. The extension of -o picks the output: .png (pngcairo), .svg or\n"
-	      ".pdf (pdfcairo).\n"
+	      "from its trace (timeline), with gnuplot. Next to the image FILE.png it writes FILE.png.gp, the\n"
+	      "gnuplot script, and FILE.png.dat, its numbers, so the plot can be restyled by editing the script and\n"
+	      "running 'gnuplot FILE.png.gp' in that folder (an .svg or .pdf of the same sweep gets its own). The\n"
+	      "extension of -o picks the output: .png (pngcairo), .svg or .pdf (pdfcairo).\n"
 	      "\n"
 	      "kinds:\n"
 	      "  efficiency   scaling efficiency (%) against GPUs (log2 axis), a line per hardware model and the\n"
@@ -43,7 +43,7 @@ static void help(void)
 	      "options:\n"
 	      "  -o, --output FILE  the image to write (required): .png, .svg or .pdf\n"
 	      "  --title TEXT       the plot title (default: the kind, the scenario, the mode and the hardware)\n"
-	      "  --no-render        write FILE.gp and FILE.dat only, do not run gnuplot\n"
+	      "  --no-render        write FILE.png.gp and FILE.png.dat only, do not run gnuplot\n"
 	      "  -h, --help         show this help\n"
 	      "environment: GPUSIM_GNUPLOT names the gnuplot to run (default: gnuplot on PATH)\n"
 	      "\n"

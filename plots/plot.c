@@ -1,6 +1,6 @@
 /* plot: writes a sweep's numbers and a gnuplot script for one plot kind, and runs gnuplot (plot.h).
  * The data file holds one block per hardware model (gnuplot `index i`), feasible rows only, in the columns listed
- * at its top; every kind reads the same file, so one FILE.dat can be replotted as any kind by hand. Names from the
+ * at its top; every kind reads the same file, so one FILE.png.dat can be replotted as any kind by hand. Names from the
  * table reach gnuplot only inside single-quoted strings (no escapes there; a quote is doubled) and with enhanced
  * text off, so a hardware name like "h100_dgx" prints as written. */
 #define _POSIX_C_SOURCE 200809L /* fork, execvp, waitpid, pipe; fcntl for FD_CLOEXEC */
@@ -49,8 +49,11 @@ int plot_files_for(const char *image, struct plot_files *pf)
 		if (len > el && strcmp(image + len - el, exts[i].ext) == 0 && image[len - el - 1] != '/') {
 			pf->terminal = exts[i].term;
 			snprintf(pf->image, sizeof pf->image, "%s", image);
-			snprintf(pf->script, sizeof pf->script, "%.*s.gp", (int)(len - el), image);
-			snprintf(pf->data, sizeof pf->data, "%.*s.dat", (int)(len - el), image);
+			/* named after the image, so x.png and x.svg of one sweep do not share (and overwrite) a script */
+			if (len + 5 > sizeof pf->script)
+				return GS_EUSAGE;
+			snprintf(pf->script, sizeof pf->script, "%s.gp", image);
+			snprintf(pf->data, sizeof pf->data, "%s.dat", image);
 			const char *slash = strrchr(image, '/');
 			if (!slash)
 				snprintf(pf->dir, sizeof pf->dir, ".");
@@ -72,7 +75,7 @@ const char *plot_base_name(const char *path)
 
 /* ---- the data file ---- */
 
-/* Columns of FILE.dat (1-based, as gnuplot counts). */
+/* Columns of FILE.png.dat (1-based, as gnuplot counts). */
 enum {
 	D_GPUS = 1, D_EFF, D_TOK, D_IDEAL, D_SPEEDUP, D_STEP_MS,
 	D_COMPUTE, D_TP, D_PP, D_DP, D_BUBBLE, D_OPT, D_HOST, D_COMM, D_MEM, D_BARX,

@@ -1,7 +1,8 @@
 /* plot: report plots of a scaling sweep (scale/scale.h), drawn by gnuplot. For an image FILE.png (or .svg, .pdf)
- * plot_write writes FILE.dat (the numbers, one block per hardware model) and FILE.gp (a commented gnuplot script
- * that reads FILE.dat by its bare name and writes FILE.png), and plot_render runs gnuplot on the script from its
- * folder, so a user restyles a plot by editing FILE.gp and running `gnuplot FILE.gp` there. gnuplot is the only
+ * plot_write writes FILE.png.dat (the numbers, one block per hardware model) and FILE.png.gp (a commented gnuplot
+ * script that reads FILE.png.dat by its bare name and writes FILE.png), and plot_render runs gnuplot on the script
+ * from its folder, so a user restyles a plot by editing FILE.png.gp and running `gnuplot FILE.png.gp` there; the
+ * .svg and .pdf of one sweep get scripts of their own. gnuplot is the only
  * backend and stays in this module: nothing else in gpusim starts a program. */
 #ifndef PLOT_H
 #define PLOT_H
@@ -23,7 +24,7 @@ int plot_kind_parse(const char *s, enum plot_kind *out);
 extern const char *const plot_kind_names[];
 
 struct plot_files {
-	char image[4096], script[4096], data[4096];  /* paths as given: dir/name.png, dir/name.gp, dir/name.dat */
+	char image[4096], script[4096], data[4096];  /* dir/name.png, dir/name.png.gp, dir/name.png.dat */
 	char dir[4096];                               /* folder gnuplot runs in ("." for none) */
 	const char *terminal;                         /* pngcairo, svg or pdfcairo */
 };
@@ -32,12 +33,12 @@ struct plot_files {
  * .png, .svg or .pdf (or the path is too long). */
 int plot_files_for(const char *image, struct plot_files *out);
 
-/* plot_write: FILE.dat and FILE.gp for kind (not PLOT_TIMELINE) from table t; title NULL: one naming the scenario, the mode and the
+/* plot_write: FILE.png.dat and FILE.png.gp for kind (not PLOT_TIMELINE) from table t; title NULL: one naming the scenario, the mode and the
  * hardware. 0, GS_EINVAL after a message when the table cannot give that plot (no feasible row; compare without
  * exactly two hardware models), GS_EENV when a file cannot be written. */
 int plot_write(const struct scale_table *t, enum plot_kind kind, const struct plot_files *pf, const char *title);
 
-/* plot_timeline: FILE.dat and FILE.gp drawing the trace-event file trace (gpusim predict --trace): a row per
+/* plot_timeline: FILE.png.dat and FILE.png.gp drawing the trace-event file trace (gpusim predict --trace): a row per
  * track of each traced GPU, time across, a colour per category, passes labelled with their micro-batch. 0, or
  * GS_EINVAL / GS_EENV after a message (a file that is no trace, nothing to draw, a file not writable). */
 int plot_timeline(const char *trace, const struct plot_files *pf, const char *title);

@@ -2,7 +2,7 @@
  * track of each traced GPU, stage 0 at the top, simulated time across, a colour per category, forward and
  * backward passes labelled with their micro-batch. The trace is read one event at a time (util/jsonr.h), so a
  * 100 MB trace costs the memory of its slices, not of its text tree. Back-to-back slices of one colour and
- * micro-batch on a row merge into one rectangle, which keeps FILE.dat to a few rectangles per pass. Forward and
+ * micro-batch on a row merge into one rectangle, which keeps FILE.png.dat to a few rectangles per pass. Forward and
  * backward are told apart by op name (the trace's category is compute for both): *_bwd, *_dgrad, *_wgrad,
  * *_recompute and the gradient bookkeeping ops are backward. */
 #include "plots/plot.h"

@@ -360,8 +360,8 @@ static void test_plot_files(void)
 {
 	struct plot_files pf;
 	CHECK_INT(plot_files_for("out/x.png", &pf), 0);
-	CHECK_STR(pf.script, "out/x.gp");
-	CHECK_STR(pf.data, "out/x.dat");
+	CHECK_STR(pf.script, "out/x.png.gp");
+	CHECK_STR(pf.data, "out/x.png.dat");
 	CHECK_STR(pf.dir, "out");
 	CHECK_STR(pf.terminal, "pngcairo");
 	CHECK_INT(plot_files_for("x.svg", &pf), 0);
@@ -432,8 +432,8 @@ static void test_plot_script(void)
 	CHECK_CONTAINS(gp, "set logscale x 2");
 	CHECK_CONTAINS(gp, "set xtics (8, 16)");
 	CHECK_CONTAINS(gp, "100 with lines dt 2 lw 2 lc rgb '#555555' title 'ideal (100 %)'");
-	CHECK_CONTAINS(gp, "'e.dat' index 0 using 1:2 with linespoints");
-	CHECK_CONTAINS(gp, "'e.dat' index 1 using 1:2 with linespoints");
+	CHECK_CONTAINS(gp, "'e.png.dat' index 0 using 1:2 with linespoints");
+	CHECK_CONTAINS(gp, "'e.png.dat' index 1 using 1:2 with linespoints");
 	const char *dat = slurp(pf.data);
 	/* 16 GPUs of o'hw: efficiency (1/0.6)/2 = 83.3333 %, ideal tokens 1000 * 16/8 = 2000 */
 	CHECK_CONTAINS(dat, "\n16 83.3333 1666.66667 2000 1.66667 600 75.0000 0.0000 0.0000 25.0000 ");

@@ -118,7 +118,7 @@ static void test_timeline(void)
 	CHECK_CONTAINS(gp, "set title 'hand on hw: one training step, 4 ms'.\"\\n\".'dp 1 x tp 2 x pp 2, 1f1b, 2 "
 			   "micro-batches; one traced GPU per stage (dp 0, tp 0)'");
 	CHECK_CONTAINS(gp, "set yrange [2:-0.5]");
-	CHECK_CONTAINS(gp, "'t.dat' index 2 using 1:2:3:4 with labels");
+	CHECK_CONTAINS(gp, "'t.png.dat' index 2 using 1:2:3:4 with labels");
 
 	/* not a trace, and a trace with nothing to draw */
 	tr = write_file("n.json", "{\"traceEvents\":[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1}]}");

@@ -135,17 +135,20 @@ GPUSIM_GNUPLOT=/nonexistent/gnuplot "$gpusim" plot efficiency "$tmp/small.csv" -
 	>"$tmp/out" 2>"$tmp/err"
 rc=$?
 expect_rc 3 "plot without gnuplot"
-expect_err "gnuplot is not installed .*gnuplot-nox.*run 'gnuplot e.gp' in $tmp/nognu" "plot without gnuplot"
-check "script written without gnuplot" grep -q "set output 'e.png'" "$tmp/nognu/e.gp"
-check "data written without gnuplot" grep -q '^# hardware rtx4070ti-super-pcie' "$tmp/nognu/e.dat"
+expect_err "gnuplot is not installed .*gnuplot-nox.*run 'gnuplot e.png.gp' in $tmp/nognu" "plot without gnuplot"
+check "script written without gnuplot" grep -q "set output 'e.png'" "$tmp/nognu/e.png.gp"
+check "data written without gnuplot" grep -q '^# hardware rtx4070ti-super-pcie' "$tmp/nognu/e.png.dat"
 check "no image without gnuplot" test ! -e "$tmp/nognu/e.png"
 GPUSIM_GNUPLOT=false "$gpusim" plot efficiency "$tmp/small.csv" -o "$tmp/nognu/f.png" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 expect_rc 1 "gnuplot that fails"
-expect_err "gnuplot failed on '$tmp/nognu/f.gp' \(exit status 1" "gnuplot that fails"
+expect_err "gnuplot failed on '$tmp/nognu/f.png.gp' \(exit status 1" "gnuplot that fails"
 run plot efficiency "$tmp/small.csv" -o "$tmp/nognu/g.png" --no-render
 expect_rc 0 "--no-render"
-check "--no-render writes the script" test -s "$tmp/nognu/g.gp"
+check "--no-render writes the script" test -s "$tmp/nognu/g.png.gp"
+run plot efficiency "$tmp/small.csv" -o "$tmp/nognu/g.svg" --no-render
+check "the svg gets a script of its own" grep -q "set output 'g.svg'" "$tmp/nognu/g.svg.gp"
+check "the png's script stays" grep -q "set output 'g.png'" "$tmp/nognu/g.png.gp"
 
 if command -v gnuplot >/dev/null 2>&1; then
 	magic() {  # magic FILE PREFIX: the file starts with PREFIX
@@ -155,10 +158,10 @@ if command -v gnuplot >/dev/null 2>&1; then
 		run plot $kind "$tmp/small.csv" -o "$tmp/$kind.png"
 		expect_rc 0 "plot $kind (png)"
 		check "$kind.png is a PNG" magic "$tmp/$kind.png" $'\x89PNG'
-		check "$kind.gp next to it" test -s "$tmp/$kind.gp"
-		check "$kind.dat next to it" test -s "$tmp/$kind.dat"
+		check "$kind.png.gp next to it" test -s "$tmp/$kind.png.gp"
+		check "$kind.png.dat next to it" test -s "$tmp/$kind.png.dat"
 		# the script runs as is, from its folder, as its header says
-		check "$kind.gp reruns" bash -c "cd '$tmp' && rm -f '$kind.png' && gnuplot '$kind.gp' && test -s '$kind.png'"
+		check "$kind.png.gp reruns" bash -c "cd '$tmp' && rm -f '$kind.png' && gnuplot '$kind.png.gp' && test -s '$kind.png'"
 	done
 	# a step's timeline from its trace
 	run predict tests/golden/tp4_pp2_dp2_interleaved.yaml --trace "$tmp/step.json"
@@ -166,7 +169,7 @@ if command -v gnuplot >/dev/null 2>&1; then
 	run plot timeline "$tmp/step.json" -o "$tmp/step.png"
 	expect_rc 0 "plot timeline"
 	check "step.png is a PNG" magic "$tmp/step.png" $'\x89PNG'
-	check "timeline rows" grep -q '^5.5 "stage 1  compute"$' "$tmp/step.dat"
+	check "timeline rows" grep -q '^5.5 "stage 1  compute"$' "$tmp/step.png.dat"
 	run plot timeline "$tmp/small.csv" -o "$tmp/nt.png"
 	expect_rc 1 "plot timeline of a sweep"
 	expect_err "small.csv' is a sweep table \(gpusim scale or merge\), not a timeline trace \(gpusim predict --trace\): plot it with 'gpusim plot efficiency\|throughput\|breakdown\|compare .*small.csv -o FILE.png'$" "plot timeline of a sweep"
@@ -182,7 +185,7 @@ if command -v gnuplot >/dev/null 2>&1; then
 	run plot compare "$tmp/small.csv" -o "$tmp/c.pdf" --title "NVLink vs PCIe"
 	expect_rc 0 "plot pdf"
 	check "c.pdf is a PDF" magic "$tmp/c.pdf" '%PDF'
-	check "--title reaches the script" grep -q "set title 'NVLink vs PCIe'" "$tmp/c.gp"
+	check "--title reaches the script" grep -q "set title 'NVLink vs PCIe'" "$tmp/c.pdf.gp"
 elif [ "${CI:-}" = "true" ]; then
 	fail "gnuplot is not installed, but CI must run it (scripts/deps installs gnuplot-nox)"
 else
