@@ -396,7 +396,7 @@ static void script_compare(FILE *f, const struct plot_files *pf, const struct sc
 	gpu_tics(f, t);
 	lines_plot(f, pf, g, 2, D_TOK, REF_NONE);
 	fputs("unset title\nset origin 0,0.02\nset size 1,0.36\nunset logscale y\nset format y '%g'\n"
-	      "set format x '%g'\nset xlabel 'GPUs'\nset tmargin 1\n", f);
+	      "set format x '%g'\nset xlabel 'GPUs'\nset tmargin 2\n", f);
 	double top = 1;
 	for (int i = g[0].first; i < g[0].first + g[0].n; i++)
 		for (int k = g[1].first; k < g[1].first + g[1].n; k++) {
@@ -407,8 +407,9 @@ static void script_compare(FILE *f, const struct plot_files *pf, const struct sc
 	/* about four labelled steps of 1, 2 or 5 times a power of ten */
 	double raw = top * 1.3 / 4, mag = pow(10, floor(log10(raw))), step = mag;
 	step = raw > 5 * mag ? 10 * mag : raw > 2 * mag ? 5 * mag : raw > mag ? 2 * mag : mag;
-	fprintf(f, "set ylabel 'throughput ratio'\nset yrange [0:%g]\nset ytics %g\nset key top left\n", top * 1.35,
-		step);
+	/* the key above the panel, never over the ratio labels at the first GPU counts */
+	fprintf(f, "set ylabel 'throughput ratio'\nset yrange [0:%g]\nset ytics %g\n"
+		"set key outside top center horizontal nobox\n", top * 1.35, step);
 	char yl[256];
 	snprintf(yl, sizeof yl, "%s / %s", g[0].name, g[1].name);
 	fputs("plot 1 with lines dt 2 lw 2 lc rgb '#555555' title 'equal', \\\n     ", f);

@@ -451,6 +451,9 @@ static void test_plot_script(void)
 	CHECK_INT(plot_write(&t, PLOT_COMPARE, &pf, NULL), 0);
 	dat = slurp(pf.data);
 	CHECK_CONTAINS(dat, "# ratio o'hw / b: gpus tokens_per_s_ratio\n8 1\n");  /* 16 is infeasible on b */
+	gp = slurp(pf.script);
+	/* the ratio panel's key sits above it, off the labels of the first GPU counts */
+	CHECK_CONTAINS(gp, "set key outside top center horizontal nobox\n");
 
 	t.rows[0].hardware[0] = 'c';  /* three models now */
 	cap_begin();
