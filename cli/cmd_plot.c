@@ -1,6 +1,8 @@
 /* cmd_plot: `gpusim plot KIND SWEEP -o FILE.png|.svg|.pdf`: reads a sweep table (gpusim scale or merge, CSV or
  * JSON), writes FILE.png.gp and FILE.png.dat next to the image (plots/plot.h) and runs gnuplot. Without gnuplot the
  * script and data are still written, and the exit status is 3 with the command that draws them later. */
+#include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +17,8 @@
 
 static const char usage_line[] =
 	"usage: gpusim plot KIND SWEEP.csv|SWEEP.json -o FILE.png|FILE.svg|FILE.pdf [--title TEXT] [--no-render]\n"
-	"       gpusim plot timeline TRACE.json -o FILE.png|FILE.svg|FILE.pdf [--title TEXT] [--no-render]\n";
+	"       gpusim plot timeline TRACE.json -o FILE.png|FILE.svg|FILE.pdf [--ranks critical|all|LIST]\n"
+	"                            [--window FROM:TO] [--title TEXT] [--no-render]\n";
 
 static void help(void)
 {
@@ -37,13 +40,17 @@ static void help(void)
 	      "  compare      two hardware models (a sweep with exactly two --hw): throughput of both, and the\n"
 	      "               ratio of the first to the second at each GPU count\n"
 	      "  timeline     one simulated step from a 'gpusim predict --trace' file: a row per GPU stream and link\n"
-	      "               of each stage's traced GPU, time across, a colour per category, forward and backward\n"
-	      "               passes labelled with their micro-batch (Perfetto shows the same file interactively)\n"
+	      "               of the critical stage's traced GPU (--ranks for others), time across (ms, or s for a\n"
+	      "               window of 2 s or more), a colour per category, forward and backward passes labelled\n"
+	      "               with their micro-batch; with too many passes to tell apart, forward passes get a row\n"
+	      "               of their own (zoom in with --window). Perfetto shows the same file interactively\n"
 	      "\n"
 	      "options:\n"
 	      "  -o, --output FILE  the image to write (required): .png, .svg or .pdf\n"
 	      "  --title TEXT       the plot title (default: the kind, the scenario, the mode and the hardware)\n"
 	      "  --no-render        write FILE.png.gp and FILE.png.dat only, do not run gnuplot\n"
+	      "  --ranks R          timeline: the stages to draw: critical (default), all, or numbers such as 0,3\n"
+	      "  --window FROM:TO   timeline: the part of the step to draw, in ms (FROM: to the end)\n"
 	      "  -h, --help         show this help\n"
 	      "environment: GPUSIM_GNUPLOT names the gnuplot to run (default: gnuplot on PATH)\n"
 	      "\n"
@@ -63,14 +70,34 @@ static void help(void)
 struct args {
 	const char *kind_name, *input, *output, *title;
 	enum plot_kind kind;
-	bool no_render;
+	bool no_render, timeline_opt;
+	struct plot_timeline_opts tl;
 };
 
-enum { OPT_OUTPUT, OPT_TITLE, OPT_NO_RENDER };
+enum { OPT_OUTPUT, OPT_TITLE, OPT_NO_RENDER, OPT_RANKS, OPT_WINDOW };
 static const struct cli_option options[] = {
 	{"output", 'o', true, OPT_OUTPUT}, {"title", 0, true, OPT_TITLE}, {"no-render", 0, false, OPT_NO_RENDER},
-	{NULL, 0, false, 0},
+	{"ranks", 0, true, OPT_RANKS}, {"window", 0, true, OPT_WINDOW}, {NULL, 0, false, 0},
 };
+
+/* "FROM:TO" or "FROM:" in ms, 0 <= FROM < TO. */
+static int parse_window(const char *s, struct plot_timeline_opts *o)
+{
+	char *end;
+	errno = 0;
+	double a = strtod(s, &end), b = 0;
+	bool ok = end != s && *end == ':' && errno == 0 && a >= 0 && isfinite(a);
+	if (ok && end[1]) {
+		const char *q = end + 1;
+		b = strtod(q, &end);
+		ok = end != q && *end == '\0' && errno == 0 && isfinite(b) && b > a;
+	}
+	if (!ok)
+		return diag_errorf("--window needs FROM:TO in ms with 0 <= FROM < TO (or FROM: to the end), not '%s'", s);
+	o->from_ms = a;
+	o->to_ms = b;
+	return 0;
+}
 
 static int on_opt(void *ctx, int id, const char *val)
 {
@@ -79,6 +106,8 @@ static int on_opt(void *ctx, int id, const char *val)
 	case OPT_OUTPUT: a->output = val; break;
 	case OPT_TITLE: a->title = val; break;
 	case OPT_NO_RENDER: a->no_render = true; break;
+	case OPT_RANKS: a->tl.ranks = val; a->timeline_opt = true; break;
+	case OPT_WINDOW: a->timeline_opt = true; return parse_window(val, &a->tl);
 	}
 	return 0;
 }
@@ -112,6 +141,10 @@ static int parse(int argc, char **argv, struct args *a)
 			    a->kind_name);
 		return cli_usage_error("plot");
 	}
+	if (a->timeline_opt && a->kind != PLOT_TIMELINE) {
+		diag_errorf("--ranks and --window are for 'plot timeline'");
+		return cli_usage_error("plot");
+	}
 	if (!a->output) {
 		diag_errorf("plot needs -o FILE.png, FILE.svg or FILE.pdf");
 		return cli_usage_error("plot");
@@ -135,7 +168,7 @@ int cmd_plot(int argc, char **argv)
 		return 1;
 	int rc;
 	if (a.kind == PLOT_TIMELINE) {
-		rc = plot_timeline(a.input, &pf, a.title);
+		rc = plot_timeline(a.input, &pf, a.title, &a.tl);
 	} else {
 		struct scale_table t;
 		rc = scale_table_read(a.input, &t);

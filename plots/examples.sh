@@ -25,6 +25,11 @@ mkdir -p "$out"
 # one step of the interleaved 1F1B golden scenario (dp 2 x tp 4 x pp 2, v = 2) as a timeline (docs/output.md)
 "$gpusim" predict tests/golden/tp4_pp2_dp2_interleaved.yaml --trace "$out/timeline-tp4_pp2_dp2_interleaved.json" \
 	>/dev/null
-"$gpusim" plot timeline "$out/timeline-tp4_pp2_dp2_interleaved.json" -o docs/img/timeline-tp4_pp2_dp2_interleaved.png
+"$gpusim" plot timeline "$out/timeline-tp4_pp2_dp2_interleaved.json" -o docs/img/timeline-tp4_pp2_dp2_interleaved.png \
+	--ranks all
 rm "$out/timeline-tp4_pp2_dp2_interleaved.json"
+# the 70B step of 512 micro-batches: by default the critical stage over the whole step
+"$gpusim" predict scenarios/70b_64gpu.yaml --trace "$out/timeline-70b.json" >/dev/null
+"$gpusim" plot timeline "$out/timeline-70b.json" -o docs/img/timeline-70b.png
+rm "$out/timeline-70b.json"
 echo "examples: wrote $(ls "$out"/*.png | wc -l) plots in $out"

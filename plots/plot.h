@@ -38,10 +38,19 @@ int plot_files_for(const char *image, struct plot_files *out);
  * exactly two hardware models), GS_EENV when a file cannot be written. */
 int plot_write(const struct scale_table *t, enum plot_kind kind, const struct plot_files *pf, const char *title);
 
-/* plot_timeline: FILE.png.dat and FILE.png.gp drawing the trace-event file trace (gpusim predict --trace): a row per
- * track of each traced GPU, time across, a colour per category, passes labelled with their micro-batch. 0, or
- * GS_EINVAL / GS_EENV after a message (a file that is no trace, nothing to draw, a file not writable). */
-int plot_timeline(const char *trace, const struct plot_files *pf, const char *title);
+/* What plot_timeline draws: which stages' traced GPU and which part of the step. */
+struct plot_timeline_opts {
+	const char *ranks;      /* NULL or "critical": the critical stage; "all"; or stage numbers "0,3" */
+	double from_ms, to_ms;  /* the window; to_ms 0: to the end of the step */
+};
+
+/* plot_timeline: FILE.png.dat and FILE.png.gp drawing the trace-event file trace (gpusim predict --trace): a row
+ * per track of the chosen stages' traced GPU, time across (seconds from a 2 s window up), a colour per category,
+ * passes labelled with their micro-batch; when passes are too many to tell apart, forward passes get a row of
+ * their own. o NULL: the critical stage, the whole step. 0, or GS_EINVAL / GS_EENV after a message (a file that
+ * is no trace, nothing to draw, a file not writable), GS_EUSAGE for a bad o->ranks. */
+int plot_timeline(const char *trace, const struct plot_files *pf, const char *title,
+		  const struct plot_timeline_opts *o);
 
 /* plot_render: run `gnuplot SCRIPT` (program: the gnuplot to run, found on PATH) in pf->dir and check that it
  * exited 0 and left a non-empty image. 0; GS_EENV when gnuplot cannot be started (not installed: *not_found set);

@@ -105,7 +105,8 @@ static void test_timeline(void)
 	snprintf(img, sizeof img, "%s/t.png", dir);
 	struct plot_files pf;
 	CHECK_INT(plot_files_for(img, &pf), 0);
-	CHECK_INT(plot_timeline(tpath, &pf, NULL), 0);
+	struct plot_timeline_opts all = { .ranks = "all" };
+	CHECK_INT(plot_timeline(tpath, &pf, NULL, &all), 0);
 	const char *dat = slurp(pf.data);
 	CHECK_CONTAINS(dat, "# tracks: y label\n0 \"stage 0  compute\"\n1.5 \"pid 2  tid 3\"\n");
 	/* qkv and fc1 merge into one forward rectangle; the TP, backward and optimizer slices stay apart */
@@ -116,7 +117,7 @@ static void test_timeline(void)
 	const char *gp = slurp(pf.script);
 	CHECK_CONTAINS(gp, "set output 't.png'");
 	CHECK_CONTAINS(gp, "set title 'hand on hw: one training step, 4 ms'.\"\\n\".'dp 1 x tp 2 x pp 2, 1f1b, 2 "
-			   "micro-batches; one traced GPU per stage (dp 0, tp 0)'");
+			   "micro-batches; every stage (GPU dp 0, tp 0)'");
 	CHECK_CONTAINS(gp, "set yrange [2:-0.5]");
 	CHECK_CONTAINS(gp, "'t.png.dat' index 2 using 1:2:3:4 with labels");
 
@@ -124,13 +125,69 @@ static void test_timeline(void)
 	tr = write_file("n.json", "{\"traceEvents\":[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1}]}");
 	snprintf(tpath, sizeof tpath, "%s", tr);
 	cap_begin();
-	CHECK_INT(plot_timeline(tpath, &pf, NULL), GS_EINVAL);
+	CHECK_INT(plot_timeline(tpath, &pf, NULL, NULL), GS_EINVAL);
 	CHECK_CONTAINS(cap_end(), "n.json: no slices");
 	tr = write_file("x.json", "{\"traceEvents\": 3}");
 	snprintf(tpath, sizeof tpath, "%s", tr);
 	cap_begin();
-	CHECK_INT(plot_timeline(tpath, &pf, NULL), GS_EINVAL);
+	CHECK_INT(plot_timeline(tpath, &pf, NULL, NULL), GS_EINVAL);
 	CHECK_CONTAINS(cap_end(), "x.json:1:17: expected '[' (the list of trace events)");
+}
+
+/* The same trace, drawn by default (the critical stage: 0, as otherData names none) and through a window. */
+static void test_timeline_scope(void)
+{
+	char tpath[128], img[128];
+	snprintf(tpath, sizeof tpath, "%s", write_file("t.json", trace));
+	snprintf(img, sizeof img, "%s/s.png", dir);
+	struct plot_files pf;
+	CHECK_INT(plot_files_for(img, &pf), 0);
+	CHECK_INT(plot_timeline(tpath, &pf, NULL, NULL), 0);
+	CHECK_CONTAINS(slurp(pf.data), "# tracks: y label\n0 \"stage 0  compute\"\n\n");  /* pid 2 (stage 1) left out */
+	CHECK_CONTAINS(slurp(pf.script), "2 micro-batches; stage 0, the critical one (GPU dp 0, tp 0)'");
+	/* 1 to 3.5 ms of stage 0: the TP all-reduce, the backward, half the optimizer (cut at 3.5) */
+	struct plot_timeline_opts w = { .ranks = "0", .from_ms = 1, .to_ms = 3.5 };
+	CHECK_INT(plot_timeline(tpath, &pf, NULL, &w), 0);
+	CHECK_CONTAINS(slurp(pf.data), "end_ms y colour (1 forward, 2 backward, 3 tp, 4 pp, 5 dp, 6 optimizer, 9 either)\n"
+			    "1.000000 1.500000 0 3\n1.500000 3.000000 0 2\n3.000000 3.500000 0 6\n\n");
+	const char *gp = slurp(pf.script);  /* slurp's buffer is static: read one file at a time */
+	CHECK_CONTAINS(gp, "set xrange [1:3.5125]");  /* 0.5 % of the 2.5 ms window beyond its end */
+	CHECK_CONTAINS(gp, "stage 0, 1 ms to 3.5 ms (GPU dp 0, tp 0)'");
+	struct plot_timeline_opts bad = { .ranks = "first" };
+	cap_begin();
+	CHECK_INT(plot_timeline(tpath, &pf, NULL, &bad), GS_EUSAGE);
+	CHECK_CONTAINS(cap_end(), "--ranks 'first': expected critical, all or stage numbers");
+}
+
+/* 1000 passes of 3 ms on one compute row, forward and backward alternating: at 1600 pixels a pass would be
+ * under 2 pixels, so all passes take one colour (9) and merge into one band, 0 to 3 s; the 3 s step is drawn in
+ * seconds, and no micro-batch labels are written. */
+static void test_timeline_dense(void)
+{
+	size_t cap = 1 << 18, n = 0;
+	char *text = malloc(cap);
+	n += (size_t)snprintf(text + n, cap - n, "{\"traceEvents\":[\n{\"name\":\"process_name\",\"ph\":\"M\","
+			      "\"pid\":1,\"args\":{\"name\":\"stage 0: GPU 0\"}},\n{\"name\":\"thread_name\","
+			      "\"ph\":\"M\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"compute\"}}");
+	for (int i = 0; i < 1000; i++)
+		n += (size_t)snprintf(text + n, cap - n, ",\n{\"name\":\"%s\",\"cat\":\"compute\",\"ph\":\"X\","
+				      "\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":3000,\"args\":{\"mb\":%d}}",
+				      i % 2 ? "fc1_dgrad" : "fc1", i * 3000, i / 2);
+	snprintf(text + n, cap - n, "\n]}\n");
+	char tpath[128], img[128];
+	snprintf(tpath, sizeof tpath, "%s", write_file("dense.json", text));
+	free(text);
+	snprintf(img, sizeof img, "%s/d.png", dir);
+	struct plot_files pf;
+	CHECK_INT(plot_files_for(img, &pf), 0);
+	CHECK_INT(plot_timeline(tpath, &pf, NULL, NULL), 0);
+	const char *dat = slurp(pf.data);
+	CHECK_CONTAINS(dat, "9 either)\n0.000000 3.000000 0 9\n\n");  /* seconds */
+	CHECK(strstr(dat, "\"0\" 7") == NULL);  /* no labels */
+	const char *gp = slurp(pf.script);
+	CHECK_CONTAINS(gp, "set xlabel 'simulated time (s)'");
+	CHECK_CONTAINS(gp, "one training step, 3 s'");
+	CHECK_CONTAINS(gp, "title 'passes and TP (zoom: --window)'");
 }
 
 int main(void)
@@ -139,6 +196,8 @@ int main(void)
 		return 1;
 	test_reader();
 	test_timeline();
+	test_timeline_scope();
+	test_timeline_dense();
 	char cmd[160];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (system(cmd) != 0)

@@ -1,12 +1,12 @@
-# timeline-tp4_pp2_dp2_interleaved.gp: gpusim plot timeline of a `gpusim predict --trace` file (golden-tp4-pp2-dp2-interleaved on h100-dgx).
-# Reads timeline-tp4_pp2_dp2_interleaved.dat (block 0 the rows, 1 the rectangles, 2 the micro-batch labels); writes timeline-tp4_pp2_dp2_interleaved.png.
-# Edit freely, then run in this folder:  gnuplot timeline-tp4_pp2_dp2_interleaved.gp
+# timeline-tp4_pp2_dp2_interleaved.png.gp: gpusim plot timeline of a `gpusim predict --trace` file (golden-tp4-pp2-dp2-interleaved on h100-dgx).
+# Reads timeline-tp4_pp2_dp2_interleaved.png.dat (block 0 the rows, 1 the rectangles, 2 the micro-batch labels); writes timeline-tp4_pp2_dp2_interleaved.png.
+# Edit freely, then run in this folder:  gnuplot timeline-tp4_pp2_dp2_interleaved.png.gp
 set terminal pngcairo size 1600,445 font 'sans,12' noenhanced
 set output 'timeline-tp4_pp2_dp2_interleaved.png'
-set title 'golden-tp4-pp2-dp2-interleaved on h100-dgx: one training step, 443.4 ms'."\n".'dp 2 x tp 4 x pp 2, interleaved (v = 2), 8 micro-batches; one traced GPU per stage (dp 0, tp 0)'
+set title 'golden-tp4-pp2-dp2-interleaved on h100-dgx: one training step, 491.5 ms'."\n".'dp 2 x tp 4 x pp 2, interleaved (v = 2), 8 micro-batches; every stage (GPU dp 0, tp 0)'
 set xlabel 'simulated time (ms)'
 set yrange [10:-0.5]
-set xrange [0:445.601]
+set xrange [0:493.92]
 set ytics nomirror scale 0
 set xtics nomirror out
 set grid xtics lc rgb '#dddddd'
@@ -23,10 +23,12 @@ set linetype 5 lc rgb '#e15759'
 set linetype 6 lc rgb '#9c6ab1'
 set linetype 7 lc rgb '#1a1a1a'
 set linetype 8 lc rgb '#ffffff'
+set linetype 9 lc rgb '#5b8cc0'
 set style fill solid 1.0 noborder
-plot 'timeline-tp4_pp2_dp2_interleaved.dat' index 0 using (NaN):1:ytic(2) notitle, \
-     'timeline-tp4_pp2_dp2_interleaved.dat' index 1 using (($1 + $2) / 2):3:1:2:($3 - 0.38):($3 + 0.38):4 with boxxyerror lc variable notitle, \
-     'timeline-tp4_pp2_dp2_interleaved.dat' index 2 using 1:2:3:4 with labels font ',9' tc variable notitle, \
+plot 'timeline-tp4_pp2_dp2_interleaved.png.dat' index 0 using (NaN):1:ytic(2) notitle, \
+     'timeline-tp4_pp2_dp2_interleaved.png.dat' index 1 using (($1 + $2) / 2):3:1:2:($3 - 0.38):($3 + 0.38):4 with boxxyerror lc variable notitle, \
+     'timeline-tp4_pp2_dp2_interleaved.png.dat' index 2 using 1:2:3:4 with labels font ',9' tc variable notitle, \
      NaN with boxes lt 1 title 'forward', NaN with boxes lt 2 title 'backward', \
-     NaN with boxes lt 3 title 'TP collective', NaN with boxes lt 4 title 'PP transfer', \
+     NaN with boxes lt 3 title 'TP collective', \
+     NaN with boxes lt 4 title 'PP transfer', \
      NaN with boxes lt 5 title 'DP collective', NaN with boxes lt 6 title 'optimizer'

@@ -166,10 +166,19 @@ if command -v gnuplot >/dev/null 2>&1; then
 	# a step's timeline from its trace
 	run predict tests/golden/tp4_pp2_dp2_interleaved.yaml --trace "$tmp/step.json"
 	expect_rc 0 "predict --trace"
-	run plot timeline "$tmp/step.json" -o "$tmp/step.png"
+	run plot timeline "$tmp/step.json" -o "$tmp/step.png" --ranks all
 	expect_rc 0 "plot timeline"
 	check "step.png is a PNG" magic "$tmp/step.png" $'\x89PNG'
 	check "timeline rows" grep -q '^5.5 "stage 1  compute"$' "$tmp/step.png.dat"
+	run plot timeline "$tmp/step.json" -o "$tmp/crit.png" --window 10:
+	expect_rc 0 "plot timeline, default stage, a window"
+	check "one stage by default" bash -c "! grep -q 'stage 1  compute' '$tmp/crit.png.dat'"
+	check "the window in the title" grep -q ", 10 ms to " "$tmp/crit.png.gp"
+	run plot timeline "$tmp/step.json" -o "$tmp/w.png" --window 5:2
+	expect_rc 2 "an empty window"
+	expect_err "--window needs FROM:TO in ms with 0 <= FROM < TO" "an empty window"
+	run plot efficiency "$tmp/small.csv" -o "$tmp/w.png" --ranks all
+	expect_rc 2 "--ranks on a sweep plot"
 	run plot timeline "$tmp/small.csv" -o "$tmp/nt.png"
 	expect_rc 1 "plot timeline of a sweep"
 	expect_err "small.csv' is a sweep table \(gpusim scale or merge\), not a timeline trace \(gpusim predict --trace\): plot it with 'gpusim plot efficiency\|throughput\|breakdown\|compare .*small.csv -o FILE.png'$" "plot timeline of a sweep"

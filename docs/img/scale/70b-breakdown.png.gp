@@ -1,6 +1,6 @@
-# 70b-breakdown.gp: gpusim plot breakdown of a strong-scaling sweep of llama2-70b-64gpu (sweep db220b43b9281d28).
-# Reads 70b-breakdown.dat (columns listed at its top); writes 70b-breakdown.png. Edit freely, then run in this folder:
-#   gnuplot 70b-breakdown.gp
+# 70b-breakdown.png.gp: gpusim plot breakdown of a strong-scaling sweep of llama2-70b-64gpu (sweep db220b43b9281d28).
+# Reads 70b-breakdown.png.dat (columns listed at its top); writes 70b-breakdown.png. Edit freely, then run in this folder:
+#   gnuplot 70b-breakdown.png.gp
 set terminal pngcairo size 1000,620 font 'sans,12' noenhanced
 set output '70b-breakdown.png'
 set title 'Where the step time goes: llama2-70b-64gpu, strong scaling'."\n".'on h100-dgx' font ',14'
@@ -29,10 +29,10 @@ plot NaN with boxes lc rgb '#4c72b0' title 'compute', \
      NaN with boxes lc rgb '#c44e52' title 'exposed DP communication', \
      NaN with boxes lc rgb '#b0b0b0' title 'pipeline bubble', \
      NaN with boxes lc rgb '#8172b3' title 'optimizer', \
-     '70b-breakdown.dat' using 16:(cum5(0)):xtic(sprintf('%d', $1)) with boxes lc rgb '#8172b3' notitle, \
-     '70b-breakdown.dat' using 16:(cum4(0)):xtic(sprintf('%d', $1)) with boxes lc rgb '#b0b0b0' notitle, \
-     '70b-breakdown.dat' using 16:(cum3(0)):xtic(sprintf('%d', $1)) with boxes lc rgb '#c44e52' notitle, \
-     '70b-breakdown.dat' using 16:(cum2(0)):xtic(sprintf('%d', $1)) with boxes lc rgb '#55a868' notitle, \
-     '70b-breakdown.dat' using 16:(cum1(0)):xtic(sprintf('%d', $1)) with boxes lc rgb '#dd8452' notitle, \
-     '70b-breakdown.dat' using 16:(cum0(0)):xtic(sprintf('%d', $1)) with boxes lc rgb '#4c72b0' notitle, \
-     '70b-breakdown.dat' using 16:(cum5(0)):(step_label($6)) with labels offset 0,0.8 font ',10' notitle
+     '70b-breakdown.png.dat' using 16:(cum5(0)):xtic(sprintf('%d', $1)) with boxes lc rgb '#8172b3' notitle, \
+     '70b-breakdown.png.dat' using 16:(cum4(0)):xtic(sprintf('%d', $1)) with boxes lc rgb '#b0b0b0' notitle, \
+     '70b-breakdown.png.dat' using 16:(cum3(0)):xtic(sprintf('%d', $1)) with boxes lc rgb '#c44e52' notitle, \
+     '70b-breakdown.png.dat' using 16:(cum2(0)):xtic(sprintf('%d', $1)) with boxes lc rgb '#55a868' notitle, \
+     '70b-breakdown.png.dat' using 16:(cum1(0)):xtic(sprintf('%d', $1)) with boxes lc rgb '#dd8452' notitle, \
+     '70b-breakdown.png.dat' using 16:(cum0(0)):xtic(sprintf('%d', $1)) with boxes lc rgb '#4c72b0' notitle, \
+     '70b-breakdown.png.dat' using 16:(cum5(0)):(step_label($6)) with labels offset 0,0.8 font ',10' notitle
