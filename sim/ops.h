@@ -6,6 +6,7 @@
 #ifndef OPS_H
 #define OPS_H
 
+#include <stdbool.h>
 #include "scenario/scenario.h"
 #include "hardware/hwmodel.h"
 
@@ -16,6 +17,7 @@ struct opcost {
 	enum opkind kind;
 	double s;           /* OPK_COMPUTE: seconds */
 	double bytes;       /* OPK_TP_ALLREDUCE: bytes all-reduced over the TP group */
+	bool compute_bound; /* a GEMM or attention core, whose rate follows the SM clock; else memory-bound */
 };
 
 struct opctx {

@@ -22,34 +22,46 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* The power cap (hardware gpu.power): the hardware model's rates are sustained, measured with the GPU busy all
- * the time at its power limit. A GPU that computes a fraction u of the step draws, at the sustained clock,
- * u of that power on average; with dynamic power growing as speed^x it can run speed = u^(-1/x) times faster
- * within the same cap, at most burst_speedup (the rate of a cool GPU). u depends on the speed (faster compute
- * leaves more idle time), so each stage's speed is found by fixed-point iteration over whole simulations, its
- * first rank standing for the stage; the cap is taken as averaged over the step. */
-static int stage_clocks(const struct hwmodel *hw, struct sim_config *cfg, double *speed)
+/* The power cap (hardware gpu.power; docs/simulation.md). The model's rates are sustained: a GPU computing all the
+ * time at its power cap. Over a step of T seconds a stage does W_c seconds of compute-bound work (GEMMs,
+ * attention) and W_m of memory-bound work at those rates. Running the compute-bound part v times faster costs
+ * v^(x-1) times its energy (power ~ clock^x, x = power.exponent), memory-bound kernels draw a fraction w of the
+ * cap (power.memory_bound) at any clock and the idle GPU nothing above its floor, so the average stays at the cap
+ * when W_c v^(x-1) + w W_m = T: v = ((T - w W_m) / W_c)^(1/(x-1)), between 1 and burst_speedup. The engine scales
+ * whole compute segments, so a stage runs them W / (W_c/v + W_m) times faster. T depends on the speeds, so
+ * they are found by damped fixed-point iteration over whole simulations; each stage's first rank stands for it. */
+static double stage_target(const struct hw_gpu *g, double T, double Wc, double Wm)
+{
+	if (Wc <= 0)
+		return 1;
+	double room = T - g->power_mem_frac * Wm;
+	double v = room > Wc ? pow(room / Wc, 1 / (g->power_exponent - 1)) : 1;
+	v = fmin(fmax(v, 1), g->burst_speedup);
+	return (Wc + Wm) / (Wc / v + Wm);
+}
+
+static int stage_clocks(const struct hwmodel *hw, const struct build *b, struct sim_config *cfg, double *speed)
 {
 	struct sim_config c = *cfg;
 	c.trace = NULL;
 	c.stage_speed = speed;
 	for (int i = 0; i < cfg->pp; i++)
 		speed[i] = 1;
-	for (int it = 0; it < 20; it++) {
+	for (int it = 0; it < 40; it++) {
 		struct sim *s = sim_new(&c);
 		int rc = sim_run(s);
 		if (rc < 0) {
 			sim_free(s);
 			return rc;
 		}
-		double change = 0;
+		double change = 0, T = sim_step_time(s);
 		for (int i = 0; i < cfg->pp; i++) {
 			double acc[ACC_N];
 			sim_rank_breakdown(s, i * c.dp_sim * c.tp_sim, acc);
-			/* busy at the sustained clock: the time computed at this speed, times the speed */
-			double u = (acc[ACC_COMPUTE] + acc[ACC_OPTIMIZER]) * speed[i] / sim_step_time(s);
-			double v = u > 0 ? fmin(hw->gpu.burst_speedup, pow(u, -1 / hw->gpu.power_exponent)) : 1;
-			v = fmax(v, 1);
+			double W = (acc[ACC_COMPUTE] + acc[ACC_OPTIMIZER]) * speed[i];  /* at the sustained rates */
+			double Wc = fmin(b->stages[i].compute_bound_s, W);
+			double v = stage_target(&hw->gpu, T, Wc, W - Wc);
+			v = 0.5 * (v + speed[i]);  /* damped: a faster stage shortens T, which lowers its own target */
 			change = fmax(change, fabs(v - speed[i]));
 			speed[i] = v;
 		}
@@ -94,7 +106,7 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 	double *speed = NULL;
 	if (hw->gpu.burst_speedup > 1) {
 		speed = xcalloc(par->pp, sizeof *speed);
-		rc = stage_clocks(hw, &cfg, speed);
+		rc = stage_clocks(hw, &b, &cfg, speed);
 		if (rc < 0) {
 			free(speed);
 			trace_free(trace);
