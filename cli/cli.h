@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "util/filekind.h"
+
 /* cli_is_help: arg is -h or --help. */
 bool cli_is_help(const char *arg);
 
@@ -32,6 +34,11 @@ struct cli_option {
 int cli_parse(int argc, char **argv, const char *cmd, const struct cli_option *opts, void (*help)(void),
 	      int (*on_opt)(void *ctx, int id, const char *val), int (*on_arg)(void *ctx, const char *arg),
 	      void *ctx);
+/* cli_check_kind: when path is recognisably another of gpusim's file kinds than want (util/filekind.h), print
+ * "gpusim: 'PATH' is a timeline trace (...), not a sweep table (...): plot it with 'gpusim plot timeline ...'"
+ * and return 1 (invalid input); else 0, and the command's own reader decides. */
+int cli_check_kind(const char *path, enum filekind want);
+
 /* cli_usage_error: prints "see 'gpusim CMD --help'" and returns 2, the usage-error exit status. */
 int cli_usage_error(const char *cmd);
 

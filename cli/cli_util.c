@@ -177,3 +177,38 @@ int cli_parse(int argc, char **argv, const char *cmd, const struct cli_option *o
 	}
 	return 0;
 }
+
+/* How a file of each kind is used: the text before and after its path. */
+struct kind_use {
+	const char *before, *after;
+};
+
+static struct kind_use kind_use(enum filekind k)
+{
+	switch (k) {
+	case FILEKIND_SCENARIO: return (struct kind_use){ "predict it with 'gpusim predict ", "'" };
+	case FILEKIND_HARDWARE: return (struct kind_use){ "use it with '--hw ", "'" };
+	case FILEKIND_PREDICT:
+		return (struct kind_use){ "'gpusim scale SCENARIO --gpus 8..64 --format csv -o sweep.csv' writes a sweep "
+					  "table and 'gpusim predict SCENARIO --trace trace.json' a trace; ", " is neither" };
+	case FILEKIND_SWEEP:
+		return (struct kind_use){ "plot it with 'gpusim plot efficiency|throughput|breakdown|compare ",
+					  " -o FILE.png'" };
+	case FILEKIND_TRACE:
+		return (struct kind_use){ "plot it with 'gpusim plot timeline ", " -o FILE.png', or open it in Perfetto" };
+	case FILEKIND_MEASURED: return (struct kind_use){ "score it with 'gpusim validate ", "'" };
+	case FILEKIND_UNKNOWN: break;
+	}
+	return (struct kind_use){ "", "" };
+}
+
+int cli_check_kind(const char *path, enum filekind want)
+{
+	enum filekind k = filekind_sniff(path);
+	if (k == FILEKIND_UNKNOWN || k == want)
+		return 0;
+	struct kind_use u = kind_use(k);
+	diag_errorf("'%s' is %s, not %s: %s%s%s", path, filekind_describe(k), filekind_describe(want), u.before, path,
+		    u.after);
+	return 1;
+}

@@ -90,7 +90,7 @@ int cmd_merge(int argc, char **argv)
 	int rc = 0;
 	scale_table_init(&all);
 	for (int i = 0; i < nfiles && rc == 0; i++)
-		rc = scale_table_read(files[i], &tabs[i]);
+		rc = cli_check_kind(files[i], FILEKIND_SWEEP) ? GS_EINVAL : scale_table_read(files[i], &tabs[i]);
 	if (rc == 0)
 		rc = scale_table_merge(tabs, files, nfiles, &all);
 	if (rc != 0) {

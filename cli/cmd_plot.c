@@ -131,6 +131,8 @@ int cmd_plot(int argc, char **argv)
 		return cli_usage_error("plot");
 	}
 
+	if (cli_check_kind(a.input, a.kind == PLOT_TIMELINE ? FILEKIND_TRACE : FILEKIND_SWEEP) != 0)
+		return 1;
 	int rc;
 	if (a.kind == PLOT_TIMELINE) {
 		rc = plot_timeline(a.input, &pf, a.title);

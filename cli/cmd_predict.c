@@ -14,12 +14,13 @@
 #include "hardware/hwmodel.h"
 #include "report/report.h"
 #include "scenario/scenario.h"
+#include "sim/fit.h"
 #include "sim/predict.h"
 #include "util/gserr.h"
 
 static const char usage_line[] =
 	"usage: gpusim predict SCENARIO.yaml [--hw FILE|PRESET] [--gpus N] [--format table|json|csv] [-o FILE]\n"
-	"                      [--all-ranks] [--trace FILE]\n";
+	"                      [--all-ranks] [--trace FILE] [--require-fit]\n";
 
 static void help(void)
 {
@@ -42,6 +43,7 @@ static void help(void)
 	      "                    TP peers); slower, and gives the same result where the groups of a\n"
 	      "                    stage lie on the nodes alike (docs/simulation.md, Symmetry)\n"
 	      "  --trace FILE      also write a Chrome trace-event timeline (open in chrome://tracing or Perfetto)\n"
+	      "  --require-fit     a job that does not fit in GPU memory is an error (exit 1), not a warning\n"
 	      "  -h, --help        show this help\n"
 	      "\n"
 	      "examples:\n"
@@ -49,8 +51,10 @@ static void help(void)
 	      "  gpusim predict scenarios/70b_64gpu.yaml --gpus 128 --format json -o 70b_128.json\n"
 	      "  gpusim predict scenarios/70b_64gpu.yaml --hw a100-dgx --trace 70b.trace.json\n"
 	      "\n"
-	      "When the job does not fit in GPU memory the report says so and a warning goes to standard error; the\n"
-	      "exit status stays 0.\n"
+	      "When the job does not fit in GPU memory the report says so, and standard error gets a warning with the\n"
+	      "single changes that would make it fit (more recompute, a higher ZeRO stage, a smaller micro-batch,\n"
+	      "more tp or pp at the same GPU count), each simulated, fastest first. The exit status stays 0 unless\n"
+	      "--require-fit is given.\n"
 	      "exit status: 0 ok, 1 invalid scenario or hardware model or simulation error, 2 usage error,\n"
 	      "3 a file cannot be read or written\n", stdout);
 }
@@ -59,22 +63,28 @@ struct args {
 	const char *scenario;
 	struct scenario_overrides ov;
 	enum report_format fmt;
-	bool all_ranks;
+	bool all_ranks, require_fit;
 	const char *output, *trace;
 };
 
-enum { OPT_HW, OPT_GPUS, OPT_FORMAT, OPT_OUTPUT, OPT_TRACE, OPT_ALL_RANKS };
+enum { OPT_HW, OPT_GPUS, OPT_FORMAT, OPT_OUTPUT, OPT_TRACE, OPT_ALL_RANKS, OPT_REQUIRE_FIT };
 static const struct cli_option options[] = {
 	{"hw", 0, true, OPT_HW}, {"gpus", 0, true, OPT_GPUS}, {"format", 0, true, OPT_FORMAT},
 	{"output", 'o', true, OPT_OUTPUT}, {"trace", 0, true, OPT_TRACE}, {"all-ranks", 0, false, OPT_ALL_RANKS},
-	{NULL, 0, false, 0},
+	{"require-fit", 0, false, OPT_REQUIRE_FIT}, {NULL, 0, false, 0},
 };
 
 static int on_opt(void *ctx, int id, const char *val)
 {
 	struct args *a = ctx;
 	switch (id) {
-	case OPT_HW: a->ov.hardware = val; break;
+	case OPT_HW:
+		if (a->ov.hardware)
+			return diag_errorf("predict takes one --hw (got '%s' and '%s'); to compare hardware models side by "
+					   "side use 'gpusim scale SCENARIO --gpus N --hw %s --hw %s'", a->ov.hardware, val,
+					   a->ov.hardware, val);
+		a->ov.hardware = val;
+		break;
 	case OPT_GPUS: return cli_parse_positive_int("--gpus", val, &a->ov.gpus);
 	case OPT_FORMAT:
 		if (report_format_parse(val, &a->fmt) != 0)
@@ -83,6 +93,7 @@ static int on_opt(void *ctx, int id, const char *val)
 	case OPT_OUTPUT: a->output = val; break;
 	case OPT_TRACE: a->trace = val; break;
 	case OPT_ALL_RANKS: a->all_ranks = true; break;
+	case OPT_REQUIRE_FIT: a->require_fit = true; break;
 	}
 	return 0;
 }
@@ -116,12 +127,32 @@ static int parse(int argc, char **argv, struct args *a)
 	return 0;
 }
 
-static void warn_if_too_big(const struct result *r)
+/* A layout that does not fit: a warning (an error with --require-fit) and the single changes that would make it
+ * fit, each simulated. 0, 1 with --require-fit, or a negative GS_* code when a simulation fails. */
+static int check_fit(const struct scenario *s, const struct hwmodel *hw, const struct result *r, bool require)
 {
 	if (r->fits_in_memory)
-		return;
-	diag_warning("does not fit: needs %.1f GB per GPU, the GPU has %.1f GB", r->mem.total / 1e9,
-		    r->memory_capacity_bytes / 1e9);
+		return 0;
+	char what[160];
+	snprintf(what, sizeof what, "does not fit: needs %.1f GB per GPU, the GPU has %.1f GB", r->mem.total / 1e9,
+		 r->memory_capacity_bytes / 1e9);
+	if (require)
+		diag_errorf("%s (--require-fit)", what);
+	else
+		diag_warning("%s", what);
+	struct fit_hint hints[4];
+	int n = fit_suggest(s, hw, hints, 4);
+	if (n < 0)
+		return n;
+	if (n == 0)
+		fputs("gpusim:   no single change (recompute, ZeRO stage, micro-batch, more tp or pp at this GPU count) "
+		      "makes it fit: try more GPUs or a GPU with more memory\n", stderr);
+	else
+		fputs("gpusim:   it fits with one of these changes (fastest first):\n", stderr);
+	for (int i = 0; i < n; i++)
+		fprintf(stderr, "gpusim:     %-32s %6.1f GB per GPU, step %.4g s\n", hints[i].change,
+			hints[i].mem_total / 1e9, hints[i].step_time_s);
+	return require ? 1 : 0;
 }
 
 int cmd_predict(int argc, char **argv)
@@ -138,6 +169,9 @@ int cmd_predict(int argc, char **argv)
 		return 3;
 	}
 	fclose(probe);
+	if (cli_check_kind(a.scenario, FILEKIND_SCENARIO) != 0 ||
+	    (a.ov.hardware && cli_check_kind(a.ov.hardware, FILEKIND_HARDWARE) != 0))
+		return 1;
 
 	struct cli_out out = {.path = a.output}, trace = {.path = a.trace};
 	struct hwmodel *hw = NULL;
@@ -161,7 +195,10 @@ int cmd_predict(int argc, char **argv)
 		status = gserr_exit_code(rc);
 		goto done;
 	}
-	warn_if_too_big(&r);
+	if ((rc = check_fit(&s, hw, &r, a.require_fit)) != 0) {
+		status = rc > 0 ? rc : gserr_exit_code(rc);
+		goto done;
+	}
 	errno = 0;
 	if (report_write(out.f ? out.f : stdout, a.fmt, &r) != 0) {
 		if (out.f)

@@ -1,11 +1,14 @@
 /* cmd_scale: `gpusim scale SCENARIO.yaml --gpus LIST [options]`: a scaling sweep (scale/scale.h) printed as a
  * table, CSV or JSON; with --shard i/N only a slice of it, for `gpusim merge`. Nothing reaches stdout or -o
- * before the whole sweep has run. */
+ * before the whole sweep has run; rows as they finish go to stderr (--progress, or a terminal after 2 s). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, isatty */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
@@ -17,7 +20,7 @@
 
 static const char usage_line[] =
 	"usage: gpusim scale SCENARIO.yaml --gpus LIST [--hw FILE|PRESET ...] [--mode strong|weak]\n"
-	"                    [--format table|csv|json] [-o FILE] [--shard I/N] [--all-ranks]\n";
+	"                    [--format table|csv|json] [-o FILE] [--shard I/N] [--all-ranks] [--progress]\n";
 
 static void help(void)
 {
@@ -43,10 +46,13 @@ static void help(void)
 	      "  --shard I/N       run only slice I of N of the sweep (rows I-1, I-1+N, ...) and write them as csv\n"
 	      "                    (default) or json; 'gpusim merge' joins the N outputs into the whole table\n"
 	      "  --all-ranks       simulate every rank of every row (see 'gpusim predict --help')\n"
+	      "  --progress        print each row to standard error as it finishes; without it this happens on a\n"
+	      "                    terminal once a sweep has run for 2 s\n"
 	      "  -h, --help        show this help\n"
 	      "\n"
-	      "speedup is tokens/s over the first feasible row of the same hardware; efficiency is speedup over\n"
-	      "the ideal (GPUs / that row's GPUs); a row that does not fit in GPU memory is marked '!'.\n"
+	      "speedup is tokens/s over the first row of the same hardware that fits in GPU memory (the first\n"
+	      "feasible row when none fits, which the table notes); efficiency is speedup over the ideal (GPUs /\n"
+	      "that row's GPUs); a row that does not fit in GPU memory is marked '!'.\n"
 	      "\n"
 	      "examples:\n"
 	      "  gpusim scale scenarios/70b_64gpu.yaml --gpus 64,128,...,1024\n"
@@ -64,15 +70,16 @@ struct args {
 	const char *hw[MAX_HW];
 	int *gpus;
 	enum report_format fmt;
-	bool fmt_given;
+	bool fmt_given, progress;
 	const char *output;
+	double t0;            /* start of the sweep, for the progress lines */
 };
 
-enum { OPT_GPUS, OPT_HW, OPT_MODE, OPT_FORMAT, OPT_OUTPUT, OPT_SHARD, OPT_ALL_RANKS };
+enum { OPT_GPUS, OPT_HW, OPT_MODE, OPT_FORMAT, OPT_OUTPUT, OPT_SHARD, OPT_ALL_RANKS, OPT_PROGRESS };
 static const struct cli_option options[] = {
 	{"gpus", 0, true, OPT_GPUS}, {"hw", 0, true, OPT_HW}, {"mode", 0, true, OPT_MODE},
 	{"format", 0, true, OPT_FORMAT}, {"output", 'o', true, OPT_OUTPUT}, {"shard", 0, true, OPT_SHARD},
-	{"all-ranks", 0, false, OPT_ALL_RANKS}, {NULL, 0, false, 0},
+	{"all-ranks", 0, false, OPT_ALL_RANKS}, {"progress", 0, false, OPT_PROGRESS}, {NULL, 0, false, 0},
 };
 
 /* "I/N" with 1 <= I <= N; 0 or -1 after a message. */
@@ -124,6 +131,7 @@ static int on_opt(void *ctx, int id, const char *val)
 	case OPT_OUTPUT: a->output = val; break;
 	case OPT_SHARD: return parse_shard(val, &sp->shard, &sp->nshards);
 	case OPT_ALL_RANKS: sp->all_ranks = true; break;
+	case OPT_PROGRESS: a->progress = true; break;
 	}
 	return 0;
 }
@@ -163,6 +171,29 @@ static int parse(int argc, char **argv, struct args *a)
 	return 0;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* A row finished: with --progress, or on a terminal once the sweep has run 2 s, one line on stderr, so a long
+ * sweep shows its rows as they come instead of running silently until the table. */
+static void on_progress(void *ctx, const struct scale_progress *p)
+{
+	const struct args *a = ctx;
+	double elapsed = now_s() - a->t0;
+	if (!a->progress && (elapsed < 2 || !isatty(STDERR_FILENO)))
+		return;
+	if (p->reason)
+		fprintf(stderr, "gpusim: scale: row %d of %d: %s, %d GPUs: infeasible (%s)\n", p->done, p->total,
+			p->hardware, p->gpus, p->reason);
+	else
+		fprintf(stderr, "gpusim: scale: row %d of %d: %s, %d GPUs: step %.3f ms (%.1f s so far)\n", p->done,
+			p->total, p->hardware, p->gpus, p->step_time_s * 1e3, elapsed);
+}
+
 int cmd_scale(int argc, char **argv)
 {
 	struct args a = { .spec = { .shard = 1, .nshards = 1 }, .fmt = REPORT_TABLE };
@@ -178,9 +209,19 @@ int cmd_scale(int argc, char **argv)
 		return 3;
 	}
 	fclose(probe);
+	bool wrong = cli_check_kind(a.spec.scenario, FILEKIND_SCENARIO) != 0;
+	for (int h = 0; h < a.spec.nhw && !wrong; h++)
+		wrong = cli_check_kind(a.hw[h], FILEKIND_HARDWARE) != 0;
+	if (wrong) {
+		free(a.gpus);
+		return 1;
+	}
 
 	struct cli_out out = { .path = a.output };
 	struct scale_table t;
+	a.t0 = now_s();
+	a.spec.progress = on_progress;
+	a.spec.progress_ctx = &a;
 	int rc = scale_run(&a.spec, &t);
 	if (rc != 0) {
 		status = gserr_exit_code(rc);

@@ -289,6 +289,8 @@ int cmd_validate(int argc, char **argv)
 
 	struct score_table t;
 	struct score_summary s;
+	if (cli_check_kind(a.csv, FILEKIND_MEASURED) != 0)
+		return 1;
 	score_table_init(&t);
 	int rc = score_load(&t, a.csv);
 	if (rc != 0) {

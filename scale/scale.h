@@ -46,6 +46,15 @@ struct scale_table {
 	int n, cap;
 };
 
+/* What scale_run tells its caller as each row of its shard is done (a progress line, rows streamed). */
+struct scale_progress {
+	int done, total;           /* rows of this shard done so far, and in all */
+	const char *hardware;      /* the row's hardware model name */
+	int gpus;
+	double step_time_s;        /* 0 when the layout is infeasible */
+	const char *reason;        /* why it is infeasible, else NULL */
+};
+
 struct scale_spec {
 	const char *scenario;        /* scenario YAML path */
 	const int *gpus;             /* ngpus GPU counts, ascending and distinct (scale_parse_gpus gives that) */
@@ -55,6 +64,8 @@ struct scale_spec {
 	enum scale_mode mode;
 	int shard, nshards;          /* 1-based slice; 1/1 runs every row */
 	bool all_ranks;              /* predict_opts.all_ranks for every row */
+	void (*progress)(void *ctx, const struct scale_progress *p);  /* NULL: none */
+	void *progress_ctx;
 };
 
 void scale_table_init(struct scale_table *t);

@@ -1,8 +1,9 @@
 /* sweep: runs a scaling sweep (scale.h) row by row. Each hardware model loads the scenario afresh (so its
  * errors point into the file and the hardware resolves as in predict), then every GPU count is a relayout of
- * that base: scenario_relayout says whether the layout exists, predict_run simulates it. A shard still simulates
- * the first feasible row of each hardware when that row belongs to another shard, because every row's speedup is
- * relative to it; so the shards of a sweep write exactly the rows the whole sweep writes. */
+ * that base: scenario_relayout says whether the layout exists, predict_run simulates it. Every row's speedup is
+ * relative to the hardware's baseline row: the first that fits in memory, else the first feasible one. A shard
+ * still simulates the rows of other shards up to the baseline, so the shards of a sweep write exactly the rows
+ * the whole sweep writes. */
 #include "scale/scale.h"
 
 #include <errno.h>
@@ -297,36 +298,81 @@ static void fill_row(struct scale_row *row, const struct result *r, int base_gpu
 	row->fits_in_memory = r->fits_in_memory;
 }
 
-/* The rows of one hardware model. */
-static int sweep_hardware(const struct scale_spec *sp, int h, char (*names)[64], struct scale_table *t)
+static void tell(const struct scale_spec *sp, const struct scale_table *t, const char *hw, int gpus, double step,
+		 const char *reason)
+{
+	if (!sp->progress)
+		return;
+	int total = 0;
+	for (int i = 0; i < t->rows_total; i++)
+		total += i % sp->nshards == sp->shard - 1;
+	struct scale_progress p = { .done = t->n, .total = total, .hardware = hw, .gpus = gpus, .step_time_s = step,
+				    .reason = reason };
+	sp->progress(sp->progress_ctx, &p);
+}
+
+/* The scenario with hardware model h of the sweep, whose name must differ from those before it (names[]). */
+static int load_hardware(const struct scale_spec *sp, int h, char (*names)[64], struct scenario *base,
+			 struct hwmodel **hw)
 {
 	struct scenario_overrides ov = { .hardware = sp->nhw ? sp->hw[h] : NULL };
-	struct scenario base;
-	struct hwmodel *hw = NULL;
-	int rc = scenario_load(sp->scenario, &ov, &base);
+	int rc = scenario_load(sp->scenario, &ov, base);
 	if (rc == 0)
-		rc = scenario_load_hardware(&base, &hw);
+		rc = scenario_load_hardware(base, hw);
 	if (rc != 0)
 		return rc;
 	for (int i = 0; i < h; i++)
-		if (strcmp(names[i], hw->name) == 0) {
+		if (strcmp(names[i], (*hw)->name) == 0) {
 			diag_errorf("hardware models %s and %s are both named '%s'; plots and tables need distinct "
-				    "names: change one's 'name:'", sp->hw[i], sp->hw[h], hw->name);
-			hwmodel_free(hw);
+				    "names: change one's 'name:'", sp->hw[i], sp->hw[h], (*hw)->name);
+			hwmodel_free(*hw);
+			*hw = NULL;
 			return GS_EINVAL;
 		}
-	snprintf(names[h], sizeof names[h], "%s", hw->name);
+	snprintf(names[h], sizeof names[h], "%s", (*hw)->name);
+	return 0;
+}
+
+/* A row of this shard, with what is known before it is simulated. */
+static struct scale_row *new_row(struct scale_table *t, int number, const char *hw, const struct scenario *base,
+				 int gpus, long long gb)
+{
+	struct scale_row *row = scale_table_add(t);
+	row->row = number;
+	snprintf(row->hardware, sizeof row->hardware, "%s", hw);
+	row->gpus = gpus;
+	row->tp = base->par.tp;
+	row->pp = base->par.pp;
+	row->dp = (int)(gpus / ((long long)base->par.tp * base->par.pp));
+	row->global_batch = (int)(gb > INT_MAX ? 0 : gb);
+	row->micro_batch = base->train.micro_batch;
+	return row;
+}
+
+/* The rows of one hardware model. */
+static int sweep_hardware(const struct scale_spec *sp, int h, char (*names)[64], struct scale_table *t)
+{
+	struct scenario base;
+	struct hwmodel *hw = NULL;
+	int rc = load_hardware(sp, h, names, &base, &hw);
+	if (rc != 0)
+		return rc;
 	if (h == 0)
 		snprintf(t->scenario, sizeof t->scenario, "%s", base.name);
 
+	/* Every row of this hardware is simulated first (another shard's rows only while no baseline is known),
+	 * then the speedups are filled in relative to the baseline: the first row that fits in memory, or the
+	 * first feasible row when none fits (the table says so). */
 	struct predict_opts opts = { .all_ranks = sp->all_ranks };
-	int base_gpus = 0;
-	double base_tokens = 0;
+	struct result *res = xcalloc((size_t)sp->ngpus, sizeof *res);
+	int *rows = xcalloc((size_t)sp->ngpus, sizeof *rows); /* index in t->rows + 1; 0: another shard's */
+	bool *ran = xcalloc((size_t)sp->ngpus, sizeof *ran);
+	int base_g = -1, first = -1;
 	int per_replica = base.train.global_batch / base.par.dp;
 	for (int g = 0; g < sp->ngpus && rc == 0; g++) {
 		int number = h * sp->ngpus + g;
 		bool mine = number % sp->nshards == sp->shard - 1;
-		if (!mine && base_gpus)
+		if (!mine && base_g >= 0)
 			continue;
 		int gpus = sp->gpus[g];
 		long long mp = (long long)base.par.tp * base.par.pp;
@@ -341,32 +387,35 @@ static int sweep_hardware(const struct scale_spec *sp, int h, char (*names)[64],
 		}
 		struct scale_row *row = NULL;
 		if (mine) {
-			row = scale_table_add(t);
-			row->row = number;
-			snprintf(row->hardware, sizeof row->hardware, "%s", hw->name);
-			row->gpus = gpus;
-			row->tp = base.par.tp;
-			row->pp = base.par.pp;
-			row->dp = (int)(gpus / mp);
-			row->global_batch = (int)(gb > INT_MAX ? 0 : gb);
-			row->micro_batch = base.train.micro_batch;
+			row = new_row(t, number, hw->name, &base, gpus, gb);
+			rows[g] = t->n;
 		}
 		if (rc != 0) {
-			if (row)
+			if (row) {
 				snprintf(row->reason, sizeof row->reason, "%s", why);
+				tell(sp, t, hw->name, gpus, 0, why);
+			}
 			rc = 0;
 			continue;
 		}
-		struct result r;
-		if ((rc = predict_run(&sc, hw, &opts, &r)) != 0)
+		if ((rc = predict_run(&sc, hw, &opts, &res[g])) != 0)
 			break;
-		if (!base_gpus) {
-			base_gpus = gpus;
-			base_tokens = r.tokens_per_s;
-		}
+		ran[g] = true;
 		if (row)
-			fill_row(row, &r, base_gpus, base_tokens);
+			tell(sp, t, hw->name, gpus, res[g].step_time_s, NULL);
+		if (first < 0)
+			first = g;
+		if (base_g < 0 && res[g].fits_in_memory)
+			base_g = g;
 	}
+	if (base_g < 0)
+		base_g = first;
+	for (int g = 0; g < sp->ngpus && rc == 0; g++)
+		if (rows[g] && ran[g])
+			fill_row(&t->rows[rows[g] - 1], &res[g], sp->gpus[base_g], res[base_g].tokens_per_s);
+	free(res);
+	free(rows);
+	free(ran);
 	hwmodel_free(hw);
 	return rc;
 }

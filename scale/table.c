@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/csvr.h"
 #include "util/diag.h"
 #include "util/gserr.h"
 #include "util/jsonw.h"
@@ -184,6 +185,19 @@ static int write_json(FILE *f, const struct scale_table *t)
 
 /* ---- table for people ---- */
 
+/* A hardware none of whose rows fits in memory still has a baseline (its first feasible row): say so once per
+ * hardware, since its speedups then compare layouts that could not run. */
+static void write_unfit_baselines(FILE *f, const struct scale_table *t)
+{
+	for (int i = 0; i < t->n; i++) {
+		const struct scale_row *r = &t->rows[i];
+		if (!r->feasible || r->gpus != r->base_gpus || r->fits_in_memory)
+			continue;
+		fprintf(f, "note: no row of %s fits in GPU memory; its speedups are relative to %d GPUs, which does not "
+			"fit either\n", r->hardware, r->gpus);
+	}
+}
+
 static int write_people(FILE *f, const struct scale_table *t)
 {
 	int hw_w = 8;
@@ -218,12 +232,14 @@ static int write_people(FILE *f, const struct scale_table *t)
 			r->step_time_s * 1e3, tok, r->speedup, r->efficiency * 100, r->exposed_comm_share * 100,
 			r->bubble_share * 100, r->memory_per_gpu_bytes / 1e9, r->fits_in_memory ? "" : " !");
 	}
-	fputs("\nspeedup: tokens/s over the first feasible row of the same hardware; efficiency: speedup / (gpus /\n"
-	      "its gpus); comm: exposed TP + PP + DP communication, share of the step on the critical rank\n", f);
+	fputs("\nspeedup: tokens/s over the first row of the same hardware that fits in memory (the first feasible\n"
+	      "row when none fits); efficiency: speedup / (gpus / its gpus); comm: exposed TP + PP + DP\n"
+	      "communication, share of the step on the critical rank\n", f);
 	if (oom)
-		fputs("!: does not fit in GPU memory (gpusim predict shows the memory breakdown)\n", f);
+		fputs("!: does not fit in GPU memory (gpusim predict shows the memory breakdown and what would fit)\n", f);
+	write_unfit_baselines(f, t);
 	if (host)
-		fputs("some rows wait for the host (training.host_us_per_op): see breakdown_s.host_wait in csv/json\n",
+		fputs("some rows wait for the host (training.execution): see breakdown_s.host_wait in csv/json\n",
 		      f);
 	return finish(f);
 }
@@ -283,116 +299,29 @@ static const char *type_name(enum ctype t)
 	return t == C_INT ? "an integer" : t == C_DBL ? "a number" : t == C_BOOL ? "true or false" : "a short text";
 }
 
-/* A CSV reader for the tables write_csv writes (RFC 4180 quoting, no line breaks inside cells). */
-struct csv {
-	const char *path;
-	int line;
-	char **cells;
-	int *cols_at;      /* 1-based column of each cell in the line, for messages */
-	int n, cap;
-	char *buf;         /* the current line's unquoted cells, NUL-separated */
-	size_t bufcap;
-};
-
-static int csv_split(struct csv *c, const char *line)
+/* The tables write_csv writes, read with util/csvr.h. */
+static int read_csv(const char *path, struct scale_table *t)
 {
-	size_t len = strlen(line);
-	if (len + 1 > c->bufcap) {
-		c->bufcap = len + 1;
-		c->buf = xrealloc(c->buf, c->bufcap);
-	}
-	char *o = c->buf;
-	const char *p = line;
-	c->n = 0;
-	for (;;) {
-		if (c->n == c->cap) {
-			c->cap = c->cap ? 2 * c->cap : 64;
-			c->cells = xrealloc(c->cells, (size_t)c->cap * sizeof *c->cells);
-			c->cols_at = xrealloc(c->cols_at, (size_t)c->cap * sizeof *c->cols_at);
-		}
-		c->cells[c->n] = o;
-		c->cols_at[c->n] = (int)(p - line) + 1;
-		c->n++;
-		if (*p == '"') {
-			p++;
-			for (;;) {
-				if (*p == '\0')
-					return diag_error(c->path, c->line, (int)(p - line) + 1, "unterminated quoted cell");
-				if (*p == '"' && p[1] == '"') {
-					*o++ = '"';
-					p += 2;
-				} else if (*p == '"') {
-					p++;
-					break;
-				} else {
-					*o++ = *p++;
-				}
-			}
-			if (*p != ',' && *p != '\0')
-				return diag_error(c->path, c->line, (int)(p - line) + 1, "text after a quoted cell");
-		} else {
-			while (*p && *p != ',')
-				*o++ = *p++;
-		}
-		*o++ = '\0';
-		if (*p == '\0')
-			return 0;
-		p++;
-	}
-}
-
-static void csv_release(struct csv *c)
-{
-	free(c->cells);
-	free(c->cols_at);
-	free(c->buf);
-}
-
-/* One line without its line ending into *line (grown as needed); 0 at end of file. */
-static int read_line(FILE *f, char **line, size_t *cap)
-{
-	size_t n = 0;
-	int ch;
-	while ((ch = fgetc(f)) != EOF && ch != '\n') {
-		if (n + 2 > *cap) {
-			*cap = *cap ? 2 * *cap : 512;
-			*line = xrealloc(*line, *cap);
-		}
-		(*line)[n++] = (char)ch;
-	}
-	if (n == 0 && ch == EOF)
-		return 0;
-	if (!*line) {
-		*cap = 1;
-		*line = xrealloc(NULL, 1);
-	}
-	if (n > 0 && (*line)[n - 1] == '\r')
-		n--;
-	(*line)[n] = '\0';
-	return 1;
-}
-
-static int read_csv(const char *path, FILE *f, struct scale_table *t)
-{
-	struct csv c = { .path = path };
-	char *line = NULL;
-	size_t cap = 0;
-	int at[NSWEEP + NCOLS], rc = 0;
+	int rc = 0, n;
+	struct csvr *c = csvr_open(path, 0, &rc);
+	if (!c)
+		return rc;
+	int at[NSWEEP + NCOLS];
 	for (int i = 0; i < NSWEEP + NCOLS; i++)
 		at[i] = -1;
 	bool first = true;
 	t->nshards = t->shard = 1;
-	while (rc == 0 && read_line(f, &line, &cap)) {
-		c.line++;
-		if (line[0] == '\0')
-			continue;
-		if ((rc = csv_split(&c, line)) != 0)
+	while (rc == 0 && (n = csvr_next(c)) != 0) {
+		if (n < 0) {
+			rc = n;
 			break;
+		}
+		int line = csvr_line(c);
 		if (first) {
 			first = false;
-			for (int k = 0; k < c.n; k++)
+			for (int k = 0; k < n; k++)
 				for (int i = 0; i < NSWEEP + NCOLS; i++)
-					if (strcmp(c.cells[k], i < NSWEEP ? sweep_cols[i] : cols[i - NSWEEP].name) == 0)
+					if (strcmp(csvr_cell(c, k), i < NSWEEP ? sweep_cols[i] : cols[i - NSWEEP].name) == 0)
 						at[i] = k;
 			for (int i = 0; i < NSWEEP + NCOLS && rc == 0; i++)
 				if (at[i] < 0)
@@ -404,13 +333,12 @@ static int read_csv(const char *path, FILE *f, struct scale_table *t)
 		int total = 0;
 		struct scale_row *r = scale_table_add(t);
 		for (int i = 0; i < NSWEEP + NCOLS && rc == 0; i++) {
-			if (at[i] >= c.n) {
-				rc = diag_error(path, c.line, 0, "the line has %d cells, the header %d", c.n,
-						NSWEEP + NCOLS);
+			if (at[i] >= n) {
+				rc = diag_error(path, line, 0, "the line has %d cells, the header %d", n, NSWEEP + NCOLS);
 				break;
 			}
-			const char *s = c.cells[at[i]];
-			int col = c.cols_at[at[i]];
+			const char *s = csvr_cell(c, at[i]);
+			int col = csvr_col(c, at[i]);
 			if (i < NSWEEP) {
 				bool ok;
 				if (i == 0) {
@@ -430,14 +358,14 @@ static int read_csv(const char *path, FILE *f, struct scale_table *t)
 					total = (int)v;
 				}
 				if (!ok)
-					rc = diag_error(path, c.line, col, "bad %s '%s'", sweep_cols[i], s);
+					rc = diag_error(path, line, col, "bad %s '%s'", sweep_cols[i], s);
 				continue;
 			}
 			const struct col *cl = &cols[i - NSWEEP];
 			if (s[0] == '\0' && (cl->type == C_STR || cl->when != W_ALL))
 				continue;
 			if (set_cell(r, cl, s) != 0)
-				rc = diag_error(path, c.line, col, "%s: expected %s, got '%s'", cl->name, type_name(cl->type),
+				rc = diag_error(path, line, col, "%s: expected %s, got '%s'", cl->name, type_name(cl->type),
 						s);
 		}
 		if (rc != 0)
@@ -446,14 +374,13 @@ static int read_csv(const char *path, FILE *f, struct scale_table *t)
 			memcpy(t->sweep, sweep, sizeof t->sweep);
 			t->rows_total = total;
 		} else if (strcmp(t->sweep, sweep) != 0 || t->rows_total != total) {
-			rc = diag_error(path, c.line, 0, "this row belongs to another sweep (%s of %d rows, not %s of %d)",
+			rc = diag_error(path, line, 0, "this row belongs to another sweep (%s of %d rows, not %s of %d)",
 					sweep, total, t->sweep, t->rows_total);
 		}
 	}
 	if (rc == 0 && first)
 		rc = diag_error(path, 0, 0, "empty file: not a table written by gpusim scale");
-	free(line);
-	csv_release(&c);
+	csvr_free(c);
 	return rc;
 }
 
@@ -537,13 +464,8 @@ int scale_table_read(const char *path, struct scale_table *t)
 		fclose(f);
 		rc = read_json(path, t);
 	} else {
-		rewind(f);
-		rc = read_csv(path, f, t);
-		if (ferror(f)) {
-			diag_errorf("cannot read '%s'", path);
-			rc = GS_EENV;
-		}
 		fclose(f);
+		rc = read_csv(path, t);
 	}
 	if (rc != 0)
 		return rc;

@@ -273,6 +273,58 @@ static const struct ynode *at(const struct ynode *map, const char *key)
 	return v ? v : map;
 }
 
+/* The checks that depend on dp and the batch, shared by scenario_load (which places the message at the key at
+ * fault) and scenario_relayout (which hands it back): the batch must split into whole micro-batches over the DP
+ * replicas, and the interleaved schedule needs a multiple of pp micro-batches. */
+enum batch_fault { FAULT_NONE, FAULT_BATCH, FAULT_SCHEDULE };
+
+static enum batch_fault batch_fault(const struct scenario *s, char *why, size_t n)
+{
+	const struct parallel_cfg *pc = &s->par;
+	long long per_step = (long long)pc->dp * s->train.micro_batch;
+	if (s->train.global_batch % per_step != 0) {
+		snprintf(why, n, "training.global_batch (%d) is not a multiple of dp*micro_batch = %d*%d = %lld",
+			 s->train.global_batch, pc->dp, s->train.micro_batch, per_step);
+		return FAULT_BATCH;
+	}
+	long long mb = s->train.global_batch / per_step;
+	if (pc->schedule == SCHED_INTERLEAVED && mb % pc->pp != 0) {
+		snprintf(why, n, "parallel.schedule: interleaved needs the number of micro-batches (%lld = "
+			 "global_batch/(dp*micro_batch)) to be a multiple of pp (%d)", mb, pc->pp);
+		return FAULT_SCHEDULE;
+	}
+	return FAULT_NONE;
+}
+
+/* nearest_gpus: "; nearest valid counts: 96, 128" (or one of them) for a GPU count given on the command line:
+ * the largest valid count below it and the smallest above it, where valid means dp = gpus/(tp*pp) whole and the
+ * batch checks above pass with that dp. dp runs up to global_batch/micro_batch, beyond which no batch splits. */
+static void nearest_gpus(const struct scenario *s, int gpus, char *out, size_t n)
+{
+	long long mp = (long long)s->par.tp * s->par.pp, lo = 0, hi = 0;
+	int max_dp = s->train.micro_batch > 0 ? s->train.global_batch / s->train.micro_batch : 0;
+	struct scenario t = *s;
+	char why[256];
+	for (int dp = 1; dp <= max_dp && dp * mp <= INT_MAX; dp++) {
+		t.par.dp = dp;
+		if (batch_fault(&t, why, sizeof why) != FAULT_NONE)
+			continue;
+		if (dp * mp < gpus)
+			lo = dp * mp;
+		else if (dp * mp > gpus) {
+			hi = dp * mp;
+			break;
+		}
+	}
+	if (lo && hi)
+		snprintf(out, n, "; nearest valid counts: %lld, %lld", lo, hi);
+	else if (lo || hi)
+		snprintf(out, n, "; nearest valid count: %lld", lo ? lo : hi);
+	else
+		snprintf(out, n, "; no GPU count splits training.global_batch (%d) with tp*pp = %lld",
+			 s->train.global_batch, mp);
+}
+
 /* Derives gpus/dp (overrides first) and checks it; 0 or GS_EINVAL. */
 static int derive_layout(struct ydoc *d, const struct seen *seen, const struct scenario_overrides *ov,
 			 struct scenario *s)
@@ -281,9 +333,12 @@ static int derive_layout(struct ydoc *d, const struct seen *seen, const struct s
 	long long mp = (long long)pc->tp * pc->pp;
 	const struct ynode *pmap = seen->par ? seen->par : seen->root;
 	if (ov && ov->gpus > 0) {
-		if (ov->gpus % mp != 0)
-			return ydoc_error(d, pmap, "--gpus %d is not a multiple of tp*pp = %d*%d = %lld", ov->gpus,
-					  pc->tp, pc->pp, mp);
+		if (ov->gpus % mp != 0) {
+			char near[96];
+			nearest_gpus(s, ov->gpus, near, sizeof near);
+			return ydoc_error_arg(d, "--gpus %d is not a multiple of tp*pp = %d*%d = %lld%s", ov->gpus,
+					      pc->tp, pc->pp, mp, near);
+		}
 		pc->gpus = ov->gpus;
 		pc->dp = (int)(ov->gpus / mp);
 		return 0;
@@ -317,29 +372,6 @@ static void check_divides(struct ydoc *d, const struct ynode *where, const char 
 {
 	if (value % by != 0)
 		ydoc_error(d, where, "%s (%d) does not divide %s (%d)", what, by, of, value);
-}
-
-/* The checks that depend on dp and the batch, shared by scenario_load (which places the message at the key at
- * fault) and scenario_relayout (which hands it back): the batch must split into whole micro-batches over the DP
- * replicas, and the interleaved schedule needs a multiple of pp micro-batches. */
-enum batch_fault { FAULT_NONE, FAULT_BATCH, FAULT_SCHEDULE };
-
-static enum batch_fault batch_fault(const struct scenario *s, char *why, size_t n)
-{
-	const struct parallel_cfg *pc = &s->par;
-	long long per_step = (long long)pc->dp * s->train.micro_batch;
-	if (s->train.global_batch % per_step != 0) {
-		snprintf(why, n, "training.global_batch (%d) is not a multiple of dp*micro_batch = %d*%d = %lld",
-			 s->train.global_batch, pc->dp, s->train.micro_batch, per_step);
-		return FAULT_BATCH;
-	}
-	long long mb = s->train.global_batch / per_step;
-	if (pc->schedule == SCHED_INTERLEAVED && mb % pc->pp != 0) {
-		snprintf(why, n, "parallel.schedule: interleaved needs the number of micro-batches (%lld = "
-			 "global_batch/(dp*micro_batch)) to be a multiple of pp (%d)", mb, pc->pp);
-		return FAULT_SCHEDULE;
-	}
-	return FAULT_NONE;
 }
 
 static void check_consistency(struct ydoc *d, const struct seen *seen, const struct scenario_overrides *ov,
@@ -388,7 +420,14 @@ static void check_consistency(struct ydoc *d, const struct seen *seen, const str
 	if (derive_layout(d, seen, ov, s) != 0)
 		return;
 	char why[256];
-	switch (batch_fault(s, why, sizeof why)) {
+	enum batch_fault fault = batch_fault(s, why, sizeof why);
+	if (fault != FAULT_NONE && ov && ov->gpus > 0) {
+		char near[96];
+		nearest_gpus(s, ov->gpus, near, sizeof near);
+		ydoc_error_arg(d, "--gpus %d gives dp = %d, and %s%s", ov->gpus, pc->dp, why, near);
+		return;
+	}
+	switch (fault) {
 	case FAULT_NONE: break;
 	case FAULT_BATCH: ydoc_error(d, at(t, "global_batch"), "%s", why); break;
 	case FAULT_SCHEDULE: ydoc_error(d, at(p, "schedule"), "%s", why); break;
@@ -495,6 +534,42 @@ int scenario_load_hardware(const struct scenario *s, struct hwmodel **out)
 	}
 	*out = hw;
 	return 0;
+}
+
+int scenario_check_layout(const struct scenario *s, char *why, size_t n)
+{
+	const struct model_cfg *mc = &s->model;
+	const struct parallel_cfg *pc = &s->par;
+	struct { int by; const char *of; int value; } divs[] = {
+		{ pc->tp, "model.heads", mc->type == MODEL_TRANSFORMER ? mc->heads : 0 },
+		{ pc->tp, "model.kv_heads", mc->type == MODEL_TRANSFORMER ? mc->kv_heads : 0 },
+		{ pc->tp, "model.hidden", mc->hidden },
+		{ pc->tp, "model.ffn_hidden", mc->ffn_hidden },
+		{ pc->pp * pc->virtual_stages, "model.layers", mc->layers },
+	};
+	if (pc->tp < 1 || pc->pp < 1 || pc->dp < 1 || pc->virtual_stages < 1 || s->train.micro_batch < 1) {
+		snprintf(why, n, "tp, pp, dp, virtual_stages and micro_batch must be at least 1");
+		return GS_EINVAL;
+	}
+	if (mc->type == MODEL_DENSE && (pc->tp > 1 || pc->pp > 1)) {
+		snprintf(why, n, "a dense layer list runs data parallel only (tp = pp = 1)");
+		return GS_EINVAL;
+	}
+	for (size_t i = 0; i < sizeof divs / sizeof divs[0]; i++)
+		if (divs[i].value % divs[i].by != 0) {
+			snprintf(why, n, "%s (%d) is not divisible by %s (%d)", divs[i].of, divs[i].value,
+				 i < 4 ? "tp" : "pp*virtual_stages", divs[i].by);
+			return GS_EINVAL;
+		}
+	if (pc->schedule == SCHED_INTERLEAVED && pc->pp < 2) {
+		snprintf(why, n, "the interleaved schedule needs pp >= 2 (pp is %d)", pc->pp);
+		return GS_EINVAL;
+	}
+	if ((long long)pc->dp * pc->tp * pc->pp != pc->gpus) {
+		snprintf(why, n, "gpus (%d) is not dp*tp*pp = %d*%d*%d", pc->gpus, pc->dp, pc->tp, pc->pp);
+		return GS_EINVAL;
+	}
+	return batch_fault(s, why, n) == FAULT_NONE ? 0 : GS_EINVAL;
 }
 
 int scenario_relayout(const struct scenario *base, int gpus, int global_batch, struct scenario *out, char *why,

@@ -121,6 +121,13 @@ void scenario_file_stem(const char *path, char *buf, size_t size);
 int scenario_relayout(const struct scenario *base, int gpus, int global_batch, struct scenario *out, char *why,
 		      size_t n);
 
+/* scenario_check_layout: whether s, a loaded scenario whose parallel layout, micro-batch or recompute a caller
+ * changed (a planner, a "what would fit" search), still obeys the layout rules scenario_load checks: tp divides
+ * heads, kv_heads, hidden and ffn_hidden; a dense layer list runs tp = pp = 1; pp*virtual_stages divides the
+ * layers; gpus = dp*tp*pp; the batch splits into whole micro-batches (a multiple of pp of them when
+ * interleaved). 0, or GS_EINVAL with the first broken rule in why (n bytes), nothing printed. */
+int scenario_check_layout(const struct scenario *s, char *why, size_t n);
+
 /* scenario_load_hardware: hwmodel_load(s->hardware), with the errors placed at the scenario's hardware value:
  * an unknown preset ("file:line:col: unknown hardware preset 'x' (did you mean ...; presets: ...)"), an
  * unreadable file, or a GPU without a peak for model.dtype. 0 and *out set (caller frees with hwmodel_free), or

@@ -157,6 +157,50 @@ static void test_strong(void)
 	scale_table_release(&t);
 }
 
+/* A baseline that fits. 48 layers of hidden 4096 are 48 * 12 * 4096^2 = 9.66e9 parameters (plus a 1000-word
+ * vocabulary). Every rank keeps bf16 weights and gradients (4 B/param); ZeRO-1 splits over dp what the
+ * optimizer holds: fp32 master weights, fp32 master gradients and two fp32 Adam moments (16 B/param). So a GPU
+ * needs (4 + 16/dp) * 9.66e9 bytes plus small activations: 193 GB at dp 1, 116 GB at dp 2, 77 GB at dp 4; the
+ * h100-dgx preset has 85.5 GB, so 4 GPUs is the first row that fits and every speedup is relative to it, also
+ * for the 1- and 2-GPU rows that do not fit. Shards agree. */
+static void test_fit_baseline(void)
+{
+	static const char text[] = "name: zero-sweep\n"
+				   "model:\n  layers: 48\n  hidden: 4096\n  heads: 32\n  seq: 128\n  vocab: 1000\n"
+				   "training:\n  global_batch: 16\n  micro_batch: 1\n"
+				   "parallel:\n  tp: 1\n  pp: 1\n  gpus: 1\n  zero: 1\nhardware: h100-dgx\n";
+	char path[64];
+	snprintf(path, sizeof path, "/tmp/gpusim-zsweep-%d.yaml", (int)getpid());
+	FILE *f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+	static const int gpus[] = { 1, 2, 4, 8 };
+	struct scale_spec sp = { .scenario = path, .gpus = gpus, .ngpus = 4, .mode = SCALE_STRONG, .shard = 1,
+				 .nshards = 1 };
+	struct scale_table t, s2;
+	CHECK_INT(scale_run(&sp, &t), 0);
+	CHECK_INT(t.n, 4);
+	int base = -1;
+	for (int i = 0; i < t.n; i++)
+		if (base < 0 && t.rows[i].fits_in_memory)
+			base = i;
+	CHECK_INT(base, 2);
+	for (int i = 0; i < t.n && base >= 0; i++) {
+		CHECK_INT(t.rows[i].base_gpus, gpus[base]);
+		CHECK_NEAR(t.rows[i].speedup, t.rows[i].tokens_per_s / t.rows[base].tokens_per_s, 1e-12);
+	}
+	/* the second of two shards holds rows 1 and 3 only, yet finds the same baseline */
+	sp.shard = 2;
+	sp.nshards = 2;
+	CHECK_INT(scale_run(&sp, &s2), 0);
+	CHECK_INT(s2.n, 2);
+	CHECK_INT(s2.rows[0].base_gpus, t.rows[1].base_gpus);
+	CHECK_NEAR(s2.rows[1].speedup, t.rows[3].speedup, 0);
+	scale_table_release(&t);
+	scale_table_release(&s2);
+	remove(path);
+}
+
 static void test_weak(void)
 {
 	struct scale_spec sp = spec(SCALE_WEAK, 1, 1);
@@ -396,6 +440,7 @@ int main(void)
 	test_relayout();
 	test_strong();
 	test_weak();
+	test_fit_baseline();
 	test_shards_merge();
 	test_round_trip();
 	test_plot_files();

@@ -182,7 +182,17 @@ static void test_overrides(void)
 	CHECK_STR(s.hardware, "runs/a/hw/box.yaml"); /* relative to the scenario's folder */
 
 	ov = (struct scenario_overrides){ .gpus = 60 };
-	CHECK_STR(bad(text, &ov), "gpusim: bad.yaml:10:3: --gpus 60 is not a multiple of tp*pp = 8*4 = 32\n");
+	/* valid counts are 32*dp with 64 % dp == 0: 32, 64, 128, ...; 60 lies between 32 and 64 */
+	CHECK_STR(bad(text, &ov), "gpusim: --gpus 60 is not a multiple of tp*pp = 8*4 = 32; nearest valid counts: "
+				  "32, 64\n");
+	/* 96 = 32*3 is a multiple, but dp = 3 does not split the batch of 64: the nearest counts skip it */
+	ov = (struct scenario_overrides){ .gpus = 96 };
+	CHECK_STR(bad(text, &ov), "gpusim: --gpus 96 gives dp = 3, and training.global_batch (64) is not a multiple "
+				  "of dp*micro_batch = 3*1 = 3; nearest valid counts: 64, 128\n");
+	/* above dp = 64 no batch of 64 splits: only a count below is offered */
+	ov = (struct scenario_overrides){ .gpus = 3000 };
+	CHECK_STR(bad(text, &ov), "gpusim: --gpus 3000 is not a multiple of tp*pp = 8*4 = 32; nearest valid count: "
+				  "2048\n");
 
 	ov = (struct scenario_overrides){ .hardware = "my/hw.yaml" };
 	CHECK_INT(scenario_load_string("runs/a/x.yaml", text, &ov, &s), 0);

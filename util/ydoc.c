@@ -387,6 +387,16 @@ int ydoc_error_at(struct ydoc *d, int line, int col, const char *fmt, ...)
 	return GS_EINVAL;
 }
 
+int ydoc_error_arg(struct ydoc *d, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag_verror(NULL, 0, 0, fmt, ap);
+	va_end(ap);
+	d->errors++;
+	return GS_EINVAL;
+}
+
 int ydoc_error(struct ydoc *d, const struct ynode *n, const char *fmt, ...)
 {
 	va_list ap;

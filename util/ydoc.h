@@ -45,6 +45,13 @@ int ydoc_error(struct ydoc *d, const struct ynode *n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)))
 #endif
 	;
+/* ydoc_error_arg: an error in a command-line value that overrides this document ("gpusim: msg", no position in the
+ * file, which is not at fault), counted with the document's errors. */
+int ydoc_error_arg(struct ydoc *d, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
 /* ydoc_error_at: the same at an explicit position. */
 int ydoc_error_at(struct ydoc *d, int line, int col, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -4,7 +4,6 @@
  * GS_EINVAL and releases it). */
 #include "validate/score.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -13,11 +12,11 @@
 #include <string.h>
 
 #include "scenario/scenario.h"
+#include "util/csvr.h"
 #include "util/diag.h"
 #include "util/gserr.h"
 #include "util/xalloc.h"
 
-#define MAX_FIELDS 64
 
 void score_table_init(struct score_table *t)
 {
@@ -45,42 +44,13 @@ static int load_error(struct score_table *t, int line, const char *fmt, ...)
 	return diag_error(t->path, line, 0, "%s", msg);
 }
 
-static char *trim(char *s)
-{
-	while (isspace((unsigned char)*s))
-		s++;
-	char *e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
-
-/* Split line (modified in place) at ',' into at most MAX_FIELDS trimmed fields; returns the count, or -1 when
- * there are more. */
-static int split(char *line, char **fields)
-{
-	int n = 0;
-	char *p = line;
-	for (;;) {
-		char *c = strchr(p, ',');
-		if (c)
-			*c = '\0';
-		if (n == MAX_FIELDS)
-			return -1;
-		fields[n++] = trim(p);
-		if (!c)
-			return n;
-		p = c + 1;
-	}
-}
-
 /* Column indices of the header, -1 when absent. */
 struct columns {
 	int n;
 	int scenario, step_s, tflops, label, baseline, flops;
 };
 
-static int parse_header(struct score_table *t, int line, char **f, int n, struct columns *c)
+static int parse_header(struct score_table *t, int line, const char *const *f, int n, struct columns *c)
 {
 	static const char *const names[] = {"scenario", "measured_step_s", "measured_tflops_per_gpu", "label",
 					    "baseline", "flops_formula"};
@@ -126,8 +96,8 @@ static struct score_row *add_row(struct score_table *t)
 
 /* One data line; 0 or GS_EINVAL (printed). Baselines are resolved after the whole file is read, into the
  * temporary names[] kept by the caller. */
-static int parse_row(struct score_table *t, int line, char **f, int n, const struct columns *c, const char *dir,
-		     char (*base_name)[128])
+static int parse_row(struct score_table *t, int line, const char *const *f, int n, const struct columns *c,
+		     const char *dir, char (*base_name)[128])
 {
 	if (n != c->n)
 		return load_error(t, line, "%d field%s, the header has %d", n, n == 1 ? "" : "s", c->n);
@@ -196,40 +166,28 @@ static void resolve_baselines(struct score_table *t, char (*base_name)[128])
 	}
 }
 
-int score_load_string(struct score_table *t, const char *name, const char *dir, const char *text)
+/* Rows of the reader r (util/csvr.h: '#' comments, cells trimmed, RFC 4180 quotes) into t. */
+static int load(struct score_table *t, struct csvr *r, const char *dir)
 {
-	score_table_release(t);
-	t->nerrors = 0;
-	t->err[0] = '\0';
-	snprintf(t->path, sizeof t->path, "%s", name);
-	if (strncmp(text, "\xEF\xBB\xBF", 3) == 0)  /* UTF-8 byte order mark */
-		text += 3;
-
-	char *copy = xstrdup(text);
-	char *fields[MAX_FIELDS];
+	const char **fields = NULL;
+	int fcap = 0, n;
 	char (*base_name)[128] = NULL;
 	int base_cap = 0;
 	struct columns cols = { 0 };  /* set by parse_header before any row is read */
 	bool have_header = false;
-	int line = 0;
-	for (char *p = copy; p && *p;) {
-		char *nl = strchr(p, '\n');
-		if (nl)
-			*nl = '\0';
-		line++;
-		char *s = trim(p);
-		p = nl ? nl + 1 : NULL;
-		if (!*s || *s == '#')
-			continue;
-		if (strchr(s, '"')) {
-			load_error(t, line, "quoted fields are not supported");
-			continue;
-		}
-		int n = split(s, fields);
+	while ((n = csvr_next(r)) != 0) {
 		if (n < 0) {
-			load_error(t, line, "more than %d fields", MAX_FIELDS);
-			continue;
+			if (t->nerrors++ == 0)
+				snprintf(t->err, sizeof t->err, "a CSV syntax error on line %d", csvr_line(r));
+			break;
 		}
+		if (n > fcap) {
+			fcap = n;
+			fields = xreallocarray(fields, (size_t)fcap, sizeof *fields);
+		}
+		for (int i = 0; i < n; i++)
+			fields[i] = csvr_cell(r, i);
+		int line = csvr_line(r);
 		if (!have_header) {
 			have_header = true;
 			if (parse_header(t, line, fields, n, &cols) != 0)
@@ -242,54 +200,50 @@ int score_load_string(struct score_table *t, const char *name, const char *dir, 
 		}
 		parse_row(t, line, fields, n, &cols, dir, base_name);
 	}
-	if (!have_header)
+	if (!have_header && t->nerrors == 0)
 		load_error(t, 0, "no header line (the file is empty or all comments)");
-	else if (t->n == 0 && t->nerrors == 0)
+	else if (have_header && t->n == 0 && t->nerrors == 0)
 		load_error(t, 0, "no data rows");
 	if (t->nerrors == 0)
 		resolve_baselines(t, base_name);
 	free(base_name);
-	free(copy);
+	free(fields);
 	return t->nerrors ? GS_EINVAL : 0;
+}
+
+static void start(struct score_table *t, const char *name)
+{
+	score_table_release(t);
+	t->nerrors = 0;
+	t->err[0] = '\0';
+	snprintf(t->path, sizeof t->path, "%s", name);
+}
+
+int score_load_string(struct score_table *t, const char *name, const char *dir, const char *text)
+{
+	start(t, name);
+	struct csvr *r = csvr_new(name, text, strlen(text), CSVR_COMMENTS | CSVR_TRIM);
+	int rc = load(t, r, dir);
+	csvr_free(r);
+	return rc;
 }
 
 int score_load(struct score_table *t, const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		diag_errorf("cannot open '%s': %s", path, strerror(errno));
-		return GS_EENV;
-	}
-	size_t cap = 1 << 16, len = 0;
-	char *buf = xmalloc(cap);
-	size_t got;
-	while ((got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-		len += got;
-		if (cap - len - 1 == 0) {
-			cap *= 2;
-			buf = xrealloc(buf, cap);
-		}
-	}
-	int bad = ferror(f);
-	fclose(f);
-	if (bad) {
-		free(buf);
-		diag_errorf("cannot read '%s'", path);
-		return GS_EENV;
-	}
-	buf[len] = '\0';
-	if (memchr(buf, '\0', len)) {
-		free(buf);
-		score_table_release(t);
-		snprintf(t->path, sizeof t->path, "%s", path);
-		return load_error(t, 0, "not a text file (it holds a NUL byte)");
+	start(t, path);
+	int rc = 0;
+	struct csvr *r = csvr_open(path, CSVR_COMMENTS | CSVR_TRIM, &rc);
+	if (!r) {
+		if (rc == GS_EINVAL && t->nerrors++ == 0)
+			snprintf(t->err, sizeof t->err, "not a text file (it holds a NUL byte)");
+		return rc;
 	}
 	char dir[1024] = "";
 	const char *slash = strrchr(path, '/');
 	if (slash)
 		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path == 0 ? 1 : slash - path), path);
-	int rc = score_load_string(t, path, dir, buf);
-	free(buf);
+	rc = load(t, r, dir);
+	csvr_free(r);
 	return rc;
 }
 

@@ -144,7 +144,7 @@ check "virtual_stages without interleaved" \
 	"gpusim: bad.yaml:20:19: parallel.virtual_stages: only with schedule: interleaved (schedule is 1f1b)"
 
 base >"$tmp/bad.yaml"
-check "--gpus not a multiple of tp*pp" "gpusim: bad.yaml:16:3: --gpus 6 is not a multiple of tp*pp = 2*2 = 4" --gpus 6
+check "--gpus not a multiple of tp*pp" "gpusim: --gpus 6 is not a multiple of tp*pp = 2*2 = 4; nearest valid counts: 4, 8" --gpus 6
 
 edit 's/^hardware: h100-dgx/hardware: h100-dxg/'
 check "unknown hardware preset" \

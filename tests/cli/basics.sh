@@ -55,6 +55,31 @@ expect_rc 2 "--format without a value"
 run predict "$scen" "$scen"
 expect_rc 2 "two scenario files"
 
+# a job that does not fit: exit 0 with a warning and the single changes that would fit (each simulated;
+# tests/data/unfit_8gpu.yaml derives 154.0 and 60.1 GB by hand); --require-fit makes it exit 1
+run predict tests/data/unfit_8gpu.yaml
+expect_rc 0 "unfit job"
+expect_err "^gpusim: warning: does not fit: needs 154.0 GB per GPU, the GPU has 85.5 GB$" "unfit job"
+expect_err "^gpusim:     parallel.zero: 1 +60.1 GB per GPU" "unfit job: ZeRO-1 fits"
+run predict tests/data/unfit_8gpu.yaml --require-fit
+expect_rc 1 "--require-fit"
+expect_err "^gpusim: does not fit: needs 154.0 GB per GPU, the GPU has 85.5 GB \(--require-fit\)$" "--require-fit"
+
+# two hardware models: predict refuses and names the command that compares them
+run predict "$scen" --hw h100-dgx --hw a100-dgx
+expect_rc 2 "predict --hw twice"
+expect_err "^gpusim: predict takes one --hw \(got 'h100-dgx' and 'a100-dgx'\); to compare hardware models side by side use 'gpusim scale SCENARIO --gpus N --hw h100-dgx --hw a100-dgx'$" "predict --hw twice"
+expect_no_out "predict --hw twice"
+
+# another gpusim file kind where a scenario or a hardware model belongs: the message names the right use
+run predict hardware/h100-dgx.yaml
+expect_rc 1 "predict a hardware model"
+expect_err "^gpusim: 'hardware/h100-dgx.yaml' is a hardware model \(gpusim-hw\), not a scenario \(a job description\): use it with '--hw hardware/h100-dgx.yaml'$" "predict a hardware model"
+expect_no_out "predict a hardware model"
+run predict "$scen" --hw "$scen"
+expect_rc 1 "--hw a scenario"
+expect_err "is a scenario \(a job description\), not a hardware model" "--hw a scenario"
+
 # environment errors: exit 3
 run predict does/not/exist.yaml
 expect_rc 3 "missing scenario"

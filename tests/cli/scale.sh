@@ -35,6 +35,12 @@ expect_err "did you mean '--mode'" "misspelt option"
 run scale "$scen" --gpus 64 --hw no-such-preset
 expect_rc 1 "unknown preset"
 
+# --progress: each row on stderr as it finishes (3 GPUs: dp 3 does not split the batch of 64 into 8s)
+run scale "$small" --gpus 1,2,3 --progress
+expect_rc 0 "--progress"
+expect_err "^gpusim: scale: row 1 of 3: h100-dgx, 1 GPUs: step [0-9.]+ ms \([0-9.]+ s so far\)$" "--progress row 1"
+expect_err "^gpusim: scale: row 3 of 3: h100-dgx, 3 GPUs: infeasible \(training.global_batch \(64\) is not a multiple of dp\*micro_batch = 3\*8 = 24\)$" "--progress infeasible row"
+
 # the table: 48 and 96 are not multiples of tp*pp = 32, and 1024 over dp 32 leaves 1024/32 = 32 sequences
 run scale "$scen" --gpus 32,48,64,96,128
 expect_rc 0 "scale table"
@@ -163,9 +169,13 @@ if command -v gnuplot >/dev/null 2>&1; then
 	check "timeline rows" grep -q '^5.5 "stage 1  compute"$' "$tmp/step.dat"
 	run plot timeline "$tmp/small.csv" -o "$tmp/nt.png"
 	expect_rc 1 "plot timeline of a sweep"
-	expect_err "small.csv:1:1: expected a trace" "plot timeline of a sweep"
+	expect_err "small.csv' is a sweep table \(gpusim scale or merge\), not a timeline trace \(gpusim predict --trace\): plot it with 'gpusim plot efficiency\|throughput\|breakdown\|compare .*small.csv -o FILE.png'$" "plot timeline of a sweep"
 	run plot efficiency "$tmp/step.json" -o "$tmp/ne.png"
 	expect_rc 1 "plot efficiency of a trace"
+	expect_err "step.json' is a timeline trace \(gpusim predict --trace\), not a sweep table \(gpusim scale or merge\): plot it with 'gpusim plot timeline .*step.json -o FILE.png', or open it in Perfetto$" "plot efficiency of a trace"
+	run merge "$tmp/step.json"
+	expect_rc 1 "merge a trace"
+	expect_err "is a timeline trace" "merge a trace"
 	run plot breakdown "$tmp/small.csv" -o "$tmp/b.svg"
 	expect_rc 0 "plot svg"
 	check "b.svg is SVG" grep -q '<svg' "$tmp/b.svg"
