@@ -27,7 +27,7 @@ struct opctx {
 	double tokens;       /* micro_batch * seq */
 };
 
-#define OPS_MAX 32
+#define OPS_MAX 64
 
 /* Host time, in seconds, to issue work in the scenario's execution mode (training.execution picks host.<mode> of
  * the hardware model; training.host_us_per_op overrides op and coll):
