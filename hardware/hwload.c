@@ -19,7 +19,8 @@ static const char *const top_keys[] = { "schema", "name", "description", "source
 					"network", "collectives", "overlap", "cost", "host", NULL };
 static const char *const gpu_keys[] = { "name", "sm_count", "memory_bytes", "hbm_gbps", "peak_tflops", "launch_us",
 					"memory_bound", "gemm", "attention", "power", "source", NULL };
-static const char *const power_keys[] = { "burst_speedup", "exponent", "memory_bound", "source", NULL };
+static const char *const power_keys[] = { "burst_speedup", "exponent", "memory_bound", "comm", "idle", "source",
+					  NULL };
 static const char *const membound_keys[] = { "eff", "half_bytes", "source", NULL };
 static const char *const gemm_keys[] = { "model", "tables", "rates", "source", NULL };
 static const char *const gemm_model_keys[] = { "max_eff", "tile_m", "tile_n", "k_half", "source", NULL };
@@ -209,6 +210,13 @@ static void read_attention(struct ydoc *d, const struct ynode *attn, struct hw_g
 	}
 }
 
+/* A phase's power as a fraction of the cap, in [0, 1). */
+static void read_power_frac(struct ydoc *d, const struct ynode *power, const char *key, double *out)
+{
+	if (ydoc_double(d, power, key, YD_NONNEG, out) == 1 && *out >= 1)
+		ydoc_error(d, ynode_get(power, key), "gpu.power.%s: must be in [0, 1), got %g", key, *out);
+}
+
 static void read_gpu(struct ydoc *d, const struct ynode *gpu, struct hw_gpu *g, const char *file_source)
 {
 	const struct ynode *peaks = NULL, *mb = NULL, *gemm = NULL, *model = NULL, *tables = NULL, *attn = NULL;
@@ -250,6 +258,8 @@ static void read_gpu(struct ydoc *d, const struct ynode *gpu, struct hw_gpu *g, 
 	g->burst_speedup = 1;
 	g->power_exponent = 3;
 	g->power_mem_frac = 0.6;
+	g->power_comm_frac = 0.5;
+	g->power_idle_frac = 0.15;
 	if (ydoc_map(d, gpu, "power", 0, &power) == 1) {
 		ydoc_check_keys(d, power, power_keys);
 		if (ydoc_double(d, power, "burst_speedup", YD_REQUIRED | YD_POSITIVE, &g->burst_speedup) == 1 &&
@@ -259,7 +269,9 @@ static void read_gpu(struct ydoc *d, const struct ynode *gpu, struct hw_gpu *g, 
 		if (ydoc_double(d, power, "exponent", YD_POSITIVE, &g->power_exponent) == 1 && g->power_exponent <= 1)
 			ydoc_error(d, ynode_get(power, "exponent"), "gpu.power.exponent: must be > 1, got %g",
 				   g->power_exponent);
-		ydoc_double(d, power, "memory_bound", YD_NONNEG, &g->power_mem_frac);
+		read_power_frac(d, power, "memory_bound", &g->power_mem_frac);
+		read_power_frac(d, power, "comm", &g->power_comm_frac);
+		read_power_frac(d, power, "idle", &g->power_idle_frac);
 	}
 
 	if (ydoc_map(d, gpu, "attention", YD_REQUIRED, &attn) == 1)

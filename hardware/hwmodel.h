@@ -107,6 +107,8 @@ struct hw_gpu {
 	double burst_speedup;
 	double power_exponent;              /* power ~ SM clock^exponent (> 1) */
 	double power_mem_frac;              /* power a memory-bound kernel draws, as a fraction of the cap */
+	double power_comm_frac;             /* ... a GPU waiting in communication (NCCL kernels spinning) */
+	double power_idle_frac;             /* ... an idle GPU (static power) */
 	char source[128];
 };
 
