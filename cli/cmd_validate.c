@@ -38,6 +38,11 @@ static void help(void)
 	      "                           the predicted speedup is on the same side of 1 as the measured one\n"
 	      "  flops_formula            with TFLOP/s: model (6*N*tokens + attention, the default) or megatron\n"
 	      "                           (SC'21 Eq. 3, which counts the recompute forward)\n"
+	      "  role                     fit or score (validate/tag_roles.py; docs/validation.md): the summary\n"
+	      "                           then gives median and max |error| of each\n"
+	      "  family, or mode          the layout family (mode without group sizes: dp2 -> dp): per family\n"
+	      "  device                   the GPU the row ran on: per GPU type\n"
+	      "  peak_mem_bytes           torch.cuda.max_memory_allocated: scored against the predicted memory\n"
 	      "Other columns are ignored. validate/torch_step.py writes such a file from real training steps.\n"
 	      "\n"
 	      "options:\n"
@@ -145,6 +150,29 @@ static double shown(const struct score_table *t, double v)
 	return t->metric == SCORE_TFLOPS ? v : v * 1e3;
 }
 
+#define MAX_GROUPS 64
+static const char *const by_name[] = { "family", "device", "role" };
+
+/* Median and max |error| per family, per device and per role, when the CSV gives more than one of a kind or any
+ * tag at all; and the peak-memory errors. prefix "" for the table, "# " for csv. */
+static void write_groups(FILE *f, const struct score_table *t, const struct score_summary *s, const char *prefix)
+{
+	struct score_group g[MAX_GROUPS];
+	for (int by = SCORE_BY_FAMILY; by <= SCORE_BY_ROLE; by++) {
+		int ng = score_groups(t, (enum score_by)by, g, MAX_GROUPS);
+		if (ng == 1 && !g[0].key[0])
+			continue;  /* no such column */
+		for (int i = 0; i < ng; i++)
+			if (g[i].rows > 0)
+				fprintf(f, "%s%s %-24s %3d rows: median |error| %5.1f%%, max %5.1f%% (%s)\n", prefix,
+					by_name[by], g[i].key[0] ? g[i].key : "(none)", g[i].rows,
+					100.0 * g[i].median_abs_err, 100.0 * g[i].max_abs_err, t->rows[g[i].worst].label);
+	}
+	if (s->mem_rows > 0)
+		fprintf(f, "%speak memory: %d rows, median |error| %.1f%%, max %.1f%% (%s)\n", prefix, s->mem_rows,
+			100.0 * s->mem_median_abs_err, 100.0 * s->mem_max_abs_err, t->rows[s->mem_worst].label);
+}
+
 static void write_table(FILE *f, const struct score_table *t, const struct score_summary *s)
 {
 	const char *unit = t->metric == SCORE_TFLOPS ? "TFLOP/s/GPU" : "ms";
@@ -179,12 +207,14 @@ static void write_table(FILE *f, const struct score_table *t, const struct score
 	if (any_speedup)
 		fprintf(f, "speedup vs 1 GPU: on the right side of 1 for %d of %d rows\n",
 			s->speedup_rows - s->speedup_sign_wrong, s->speedup_rows);
+	write_groups(f, t, s, "");
 }
 
 static void write_csv(FILE *f, const struct score_table *t, const struct score_summary *s)
 {
 	fputs("label,scenario,metric,measured,predicted,rel_error,abs_rel_error,baseline,measured_speedup,"
-	      "predicted_speedup,speedup_sign_ok\n", f);
+	      "predicted_speedup,speedup_sign_ok,family,device,role,measured_mem_bytes,predicted_mem_bytes,"
+	      "mem_rel_error\n", f);
 	for (int i = 0; i < t->n; i++) {
 		const struct score_row *r = &t->rows[i];
 		fprintf(f, "%s,%s,%s,%.9g,", r->label, r->scenario, metric_name(t), r->measured);
@@ -194,10 +224,20 @@ static void write_csv(FILE *f, const struct score_table *t, const struct score_s
 			fputs(",,,", f);
 		fprintf(f, "%s,", r->baseline >= 0 ? t->rows[r->baseline].label : "");
 		if (r->has_speedup)
-			fprintf(f, "%.6g,%.6g,%s\n", r->measured_speedup, r->predicted_speedup,
+			fprintf(f, "%.6g,%.6g,%s,", r->measured_speedup, r->predicted_speedup,
 				r->speedup_sign_ok ? "true" : "false");
 		else
-			fputs(",,\n", f);
+			fputs(",,,", f);
+		fprintf(f, "%s,%s,%s,", r->family, r->device, r->role);
+		if (r->measured_mem > 0)
+			fprintf(f, "%.0f", r->measured_mem);
+		fputc(',', f);
+		if (r->predicted_ok && r->predicted_mem > 0)
+			fprintf(f, "%.0f", r->predicted_mem);
+		fputc(',', f);
+		if (isfinite(r->mem_rel_err))
+			fprintf(f, "%.6g", r->mem_rel_err);
+		fputc('\n', f);
 	}
 	if (s->predicted > 0)
 		fprintf(f, "# rows %d, predicted %d, median_abs_rel_error %.6g, max_abs_rel_error %.6g (%s)\n",
@@ -205,6 +245,7 @@ static void write_csv(FILE *f, const struct score_table *t, const struct score_s
 	if (s->speedup_rows)
 		fprintf(f, "# speedup_sign_ok %d of %d\n", s->speedup_rows - s->speedup_sign_wrong,
 			s->speedup_rows);
+	write_groups(f, t, s, "# ");
 }
 
 static int write_json(FILE *f, const struct score_table *t, const struct score_summary *s, const char *hw)
@@ -237,6 +278,17 @@ static int write_json(FILE *f, const struct score_table *t, const struct score_s
 			jsonw_kv_double(&w, "predicted_speedup", r->predicted_speedup);
 			jsonw_kv_bool(&w, "speedup_sign_ok", r->speedup_sign_ok);
 		}
+		if (r->family[0])
+			jsonw_kv_string(&w, "family", r->family);
+		if (r->device[0])
+			jsonw_kv_string(&w, "device", r->device);
+		if (r->role[0])
+			jsonw_kv_string(&w, "role", r->role);
+		if (isfinite(r->mem_rel_err)) {
+			jsonw_kv_double(&w, "measured_mem_bytes", r->measured_mem);
+			jsonw_kv_double(&w, "predicted_mem_bytes", r->predicted_mem);
+			jsonw_kv_double(&w, "mem_rel_error", r->mem_rel_err);
+		}
 		jsonw_object_end(&w);
 	}
 	jsonw_array_end(&w);
@@ -250,6 +302,33 @@ static int write_json(FILE *f, const struct score_table *t, const struct score_s
 	jsonw_kv_string(&w, "worst", s->worst >= 0 ? t->rows[s->worst].label : NULL);
 	jsonw_kv_int(&w, "speedup_rows", s->speedup_rows);
 	jsonw_kv_int(&w, "speedup_sign_wrong", s->speedup_sign_wrong);
+	if (s->mem_rows > 0) {
+		jsonw_kv_int(&w, "mem_rows", s->mem_rows);
+		jsonw_kv_double(&w, "mem_median_abs_rel_error", s->mem_median_abs_err);
+		jsonw_kv_double(&w, "mem_max_abs_rel_error", s->mem_max_abs_err);
+	}
+	for (int by = SCORE_BY_FAMILY; by <= SCORE_BY_ROLE; by++) {
+		struct score_group g[MAX_GROUPS];
+		int ng = score_groups(t, (enum score_by)by, g, MAX_GROUPS);
+		if (ng == 1 && !g[0].key[0])
+			continue;
+		char key[16];
+		snprintf(key, sizeof key, "by_%s", by_name[by]);
+		jsonw_key(&w, key);
+		jsonw_object_begin(&w);
+		for (int i = 0; i < ng; i++) {
+			if (g[i].rows == 0)
+				continue;
+			jsonw_key(&w, g[i].key[0] ? g[i].key : "(none)");
+			jsonw_object_begin(&w);
+			jsonw_kv_int(&w, "rows", g[i].rows);
+			jsonw_kv_double(&w, "median_abs_rel_error", g[i].median_abs_err);
+			jsonw_kv_double(&w, "max_abs_rel_error", g[i].max_abs_err);
+			jsonw_kv_string(&w, "worst", t->rows[g[i].worst].label);
+			jsonw_object_end(&w);
+		}
+		jsonw_object_end(&w);
+	}
 	jsonw_object_end(&w);
 	jsonw_object_end(&w);
 	return jsonw_finish(&w);

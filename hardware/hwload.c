@@ -19,13 +19,14 @@ static const char *const top_keys[] = { "schema", "name", "description", "source
 					"network", "collectives", "overlap", "cost", "host", NULL };
 static const char *const gpu_keys[] = { "name", "sm_count", "memory_bytes", "hbm_gbps", "peak_tflops", "launch_us",
 					"memory_bound", "gemm", "attention", "power", "source", NULL };
-static const char *const power_keys[] = { "burst_speedup", "exponent", "source", NULL };
+static const char *const power_keys[] = { "burst_speedup", "exponent", "memory_bound", "comm", "idle", "source",
+					  NULL };
 static const char *const membound_keys[] = { "eff", "half_bytes", "source", NULL };
-static const char *const gemm_keys[] = { "model", "tables", "source", NULL };
+static const char *const gemm_keys[] = { "model", "tables", "rates", "source", NULL };
 static const char *const gemm_model_keys[] = { "max_eff", "tile_m", "tile_n", "k_half", "source", NULL };
 static const char *const gemm_table_keys[] = { "dtype", "m", "n", "k", "eff", "source", NULL };
 static const char *const attn_keys[] = { "fwd_eff", "bwd_eff", "impl", "source", "fused", "unfused", NULL };
-static const char *const attn_entry_keys[] = { "impl", "fwd_eff", "bwd_eff", "rows", "source", NULL };
+static const char *const attn_entry_keys[] = { "impl", "fwd_eff", "bwd_eff", "rows", "rates", "source", NULL };
 static const char *const attn_row_keys[] = { "seq", "head_dim", "causal", "fwd_tflops", "bwd_tflops", NULL };
 static const char *const node_keys[] = { "gpus", "fabric", "link_gbps", "source", NULL };
 static const char *const net_keys[] = { "nics", "nic_gbps", "latency_us", "oversubscription", "source", NULL };
@@ -141,6 +142,10 @@ static void read_attn_entry(struct ydoc *d, const struct ynode *e, struct hw_att
 	snprintf(a->impl, sizeof a->impl, "%s", def_impl);
 	ydoc_string(d, e, "impl", 0, a->impl, sizeof a->impl);
 	read_source(d, e, a->source, sizeof a->source, def_src);
+	static const char *const rates[] = { "sustained", "burst", NULL };
+	int kind = 0;
+	ydoc_enum(d, e, "rates", 0, rates, &kind);
+	a->burst = kind == 1;
 	int have_rows = ydoc_seq(d, e, "rows", 0, &rows) == 1 && ynode_len(rows) > 0;
 	read_eff(d, e, "fwd_eff", have_rows ? 0 : YD_REQUIRED, &a->fwd_eff);
 	read_eff(d, e, "bwd_eff", have_rows ? 0 : YD_REQUIRED, &a->bwd_eff);
@@ -205,6 +210,13 @@ static void read_attention(struct ydoc *d, const struct ynode *attn, struct hw_g
 	}
 }
 
+/* A phase's power as a fraction of the cap, in [0, 1). */
+static void read_power_frac(struct ydoc *d, const struct ynode *power, const char *key, double *out)
+{
+	if (ydoc_double(d, power, key, YD_NONNEG, out) == 1 && *out >= 1)
+		ydoc_error(d, ynode_get(power, key), "gpu.power.%s: must be in [0, 1), got %g", key, *out);
+}
+
 static void read_gpu(struct ydoc *d, const struct ynode *gpu, struct hw_gpu *g, const char *file_source)
 {
 	const struct ynode *peaks = NULL, *mb = NULL, *gemm = NULL, *model = NULL, *tables = NULL, *attn = NULL;
@@ -225,6 +237,10 @@ static void read_gpu(struct ydoc *d, const struct ynode *gpu, struct hw_gpu *g, 
 
 	ydoc_map(d, gpu, "gemm", YD_REQUIRED, &gemm);
 	ydoc_check_keys(d, gemm, gemm_keys);
+	static const char *const rates[] = { "sustained", "burst", NULL };
+	int kind = 0;
+	ydoc_enum(d, gemm, "rates", 0, rates, &kind);
+	g->gemm_burst = kind == 1;
 	ydoc_map(d, gemm, "model", YD_REQUIRED, &model);
 	ydoc_check_keys(d, model, gemm_model_keys);
 	read_eff(d, model, "max_eff", YD_REQUIRED, &g->gemm_max_eff);
@@ -241,13 +257,21 @@ static void read_gpu(struct ydoc *d, const struct ynode *gpu, struct hw_gpu *g, 
 	const struct ynode *power = NULL;
 	g->burst_speedup = 1;
 	g->power_exponent = 3;
+	g->power_mem_frac = 0.6;
+	g->power_comm_frac = 0.5;
+	g->power_idle_frac = 0.15;
 	if (ydoc_map(d, gpu, "power", 0, &power) == 1) {
 		ydoc_check_keys(d, power, power_keys);
 		if (ydoc_double(d, power, "burst_speedup", YD_REQUIRED | YD_POSITIVE, &g->burst_speedup) == 1 &&
 		    g->burst_speedup < 1)
 			ydoc_error(d, ynode_get(power, "burst_speedup"), "gpu.power.burst_speedup: must be >= 1, got %g",
 				   g->burst_speedup);
-		ydoc_double(d, power, "exponent", YD_POSITIVE, &g->power_exponent);
+		if (ydoc_double(d, power, "exponent", YD_POSITIVE, &g->power_exponent) == 1 && g->power_exponent <= 1)
+			ydoc_error(d, ynode_get(power, "exponent"), "gpu.power.exponent: must be > 1, got %g",
+				   g->power_exponent);
+		read_power_frac(d, power, "memory_bound", &g->power_mem_frac);
+		read_power_frac(d, power, "comm", &g->power_comm_frac);
+		read_power_frac(d, power, "idle", &g->power_idle_frac);
 	}
 
 	if (ydoc_map(d, gpu, "attention", YD_REQUIRED, &attn) == 1)

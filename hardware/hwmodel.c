@@ -233,8 +233,9 @@ double hwmodel_attn_tflops(const struct hwmodel *hw, enum attn_path p, enum dtyp
 	const struct hw_attn *a = &hw->gpu.attn[p];
 	if (!a->present)
 		return 0;
+	double scale = a->burst ? 1 / hw->gpu.burst_speedup : 1;
 	if (a->nrows == 0)
-		return (backward ? a->bwd_eff : a->fwd_eff) * hw->gpu.peak_tflops[dt];
+		return scale * (backward ? a->bwd_eff : a->fwd_eff) * hw->gpu.peak_tflops[dt];
 	/* the nearest head dimension (log distance; the smaller on a tie), then rows of the same mask if any */
 	int best = a->row[0].head_dim;
 	for (int i = 1; i < a->nrows; i++) {
@@ -254,7 +255,7 @@ double hwmodel_attn_tflops(const struct hwmodel *hw, enum attn_path p, enum dtyp
 			idx[j] = idx[j - 1];
 			idx[j - 1] = x;
 		}
-	return attn_rows_rate(a->row, idx, n, seq, backward);
+	return scale * attn_rows_rate(a->row, idx, n, seq, backward);
 }
 
 static double table_eff(const struct gemm_table *t, double m, double n, double k)
@@ -280,12 +281,13 @@ double hwmodel_gemm_eff(const struct hwmodel *hw, enum dtype dt, double m, doubl
 	m = fmax(m, 1);
 	n = fmax(n, 1);
 	k = fmax(k, 1);
+	double scale = g->gemm_burst ? 1 / g->burst_speedup : 1;  /* short-run rates to sustained ones */
 	if (dt >= 0 && dt < DT_COUNT && g->gemm[dt].present)
-		return table_eff(&g->gemm[dt], m, n, k);
+		return scale * table_eff(&g->gemm[dt], m, n, k);
 	double tiles = ceil(m / g->gemm_tile_m) * ceil(n / g->gemm_tile_n);
 	double waves = ceil(tiles / g->sm_count);
 	double wave_eff = tiles / (waves * g->sm_count);
-	return g->gemm_max_eff * wave_eff * k / (k + g->gemm_k_half);
+	return scale * g->gemm_max_eff * wave_eff * k / (k + g->gemm_k_half);
 }
 
 double hwmodel_mem_gbps(const struct hwmodel *hw, double bytes)

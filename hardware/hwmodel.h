@@ -77,6 +77,8 @@ struct hw_attn {
 	char impl[32];                /* fused: "flash" (FlashAttention-2, SDPA's flash backend), "cudnn", "fa3",
 	                               * ...; unfused: "cublas_unfused" */
 	double fwd_eff, bwd_eff;      /* fraction of the dtype peak, for shapes no row covers */
+	bool burst;                   /* the rates are a short run's (a published benchmark): divided by
+	                               * gpu.power.burst_speedup to give the sustained rates the model holds */
 	int nrows;
 	struct attn_row row[HW_ATTN_ROWS];
 	char source[160];
@@ -97,11 +99,16 @@ struct hw_gpu {
 	int gemm_tile_m, gemm_tile_n;
 	double gemm_k_half;
 	struct gemm_table gemm[DT_COUNT];
+	bool gemm_burst;                    /* gemm.rates: burst, the model and tables are a short run's rates,
+	                                     * divided by burst_speedup to give sustained ones */
 	struct hw_attn attn[ATTN_PATHS];    /* fused and unfused attention cores */
 	/* power cap: the rates above are sustained (GPU busy all the time at its power limit); a GPU busy a fraction
 	 * u of the step runs its compute min(burst_speedup, u^(-1/power_exponent)) times faster. 1 = not modelled */
 	double burst_speedup;
-	double power_exponent;
+	double power_exponent;              /* power ~ SM clock^exponent (> 1) */
+	double power_mem_frac;              /* power a memory-bound kernel draws, as a fraction of the cap */
+	double power_comm_frac;             /* ... a GPU waiting in communication (NCCL kernels spinning) */
+	double power_idle_frac;             /* ... an idle GPU (static power) */
 	char source[128];
 };
 

@@ -18,7 +18,8 @@
 
 static const char *const top_keys[] = { "name", "description", "model", "training", "parallel", "hardware", NULL };
 static const char *const model_keys[] = { "name", "type", "layers", "hidden", "heads", "kv_heads", "ffn",
-					  "ffn_hidden", "seq", "vocab", "dtype", "flash_attention", "causal", "rope", "widths",
+					  "ffn_hidden", "seq", "vocab", "dtype", "flash_attention", "causal", "rope", "norm",
+					  "widths",
 					  "bias", "activation", "dropout", "loss", NULL };
 static const char *const train_keys[] = { "global_batch", "micro_batch", "optimizer", "master_weights",
 					  "grad_dtype", "recompute", "grad_accumulation", "host_us_per_op", "execution",
@@ -130,9 +131,14 @@ static void read_model(struct ydoc *d, const struct ynode *m, struct scenario *s
 		int rope = ROPE_NONE;
 		enum_get(d, m, "rope", rope_names, &rope);
 		mc->rope = (enum rope_kind)rope;
+		static const char *const norm_names[] = { "layernorm", "rmsnorm", "rmsnorm_unfused", NULL };
+		int norm = NORM_LAYERNORM;
+		enum_get(d, m, "norm", norm_names, &norm);
+		mc->norm = (enum norm_kind)norm;
 	} else {
-		static const char *const attn_only[] = { "heads", "kv_heads", "flash_attention", "causal", "rope" };
-		for (int i = 0; i < 5; i++) {
+		static const char *const attn_only[] = { "heads", "kv_heads", "flash_attention", "causal", "rope",
+							 "norm" };
+		for (int i = 0; i < 6; i++) {
 			const struct ynode *v = ynode_get(m, attn_only[i]);
 			if (v)
 				ydoc_error(d, v, "model.%s: only for transformer models (an mlp has no attention)",

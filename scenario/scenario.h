@@ -15,6 +15,7 @@
 enum model_type { MODEL_TRANSFORMER, MODEL_MLP, MODEL_DENSE };
 enum activation { ACT_RELU, ACT_GELU, ACT_TANH, ACT_NONE };
 enum rope_kind { ROPE_NONE, ROPE_FUSED, ROPE_UNFUSED };
+enum norm_kind { NORM_LAYERNORM, NORM_RMSNORM, NORM_RMSNORM_UNFUSED };
 enum loss_kind { LOSS_CROSS_ENTROPY, LOSS_MSE, LOSS_NONE };
 #define MODEL_MAX_WIDTHS 65    /* a dense layer list of at most 64 layers */
 enum ffn_type { FFN_GELU, FFN_SWIGLU };
@@ -38,6 +39,8 @@ struct model_cfg {
 	bool flash_attention;  /* fused attention: no s*s score tensor stored, default true */
 	bool causal;           /* causal mask: fused attention skips the upper triangle, default true */
 	enum rope_kind rope;   /* rotary embeddings on Q and K: none (default), fused kernel, unfused (HF) */
+	enum norm_kind norm;   /* the blocks' and the final norm: LayerNorm (default), RMSNorm as one kernel, or
+	                        * RMSNorm as eager PyTorch runs the Hugging Face LlamaRMSNorm */
 	/* dense only (type: dense): layer l maps widths[l] to widths[l+1] features; layers = nwidths - 1 and
 	 * hidden = widths[0]. The activation (and dropout) follow every layer but the last; the loss the last. */
 	int nwidths;

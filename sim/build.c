@@ -27,6 +27,7 @@ struct ctx {
 	double copied_bytes;      /* gradients copied into DDP buckets (dp_bucket_copy), to copy back */
 	double *deferred;         /* buckets held back when dp_overlap is off */
 	int ndeferred, capdeferred;
+	double compute_bound_s;   /* this stage's compute-bound op time per step (GEMMs, attention cores) */
 };
 
 /* Emit an op list: each run of compute ops adds its in-order sum to the open segment; TP all-reduces split it. */
@@ -48,6 +49,8 @@ static void emit(struct ctx *c, const struct opcost *ops, int n, int layer, int 
 			if (keep)
 				program_op(c->prog, ops[i].name, ops[i].s, CAT_COMPUTE, layer, mb);
 			sum += ops[i].s;
+			if (ops[i].compute_bound)
+				c->compute_bound_s += ops[i].s;
 		}
 		program_add_time(c->prog, i - first, sum);
 	}
@@ -493,7 +496,9 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 		program_init(c.prog, 2 * c.m * c.v, keep_ops);
 		program_reserve(c.prog, STREAM_COMPUTE, compute_instr_estimate(&c));
 		program_host(c.prog, c.host.step);
+		c.compute_bound_s = 0;
 		build_stage(&c, &out->stages[s]);
+		out->stages[s].compute_bound_s = c.compute_bound_s;
 	}
 	free(c.deferred);
 	return 0;

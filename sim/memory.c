@@ -26,7 +26,9 @@ double mem_layer_full_act_bytes(const struct scenario *sc, int tp)
 		attn += T * heads * 4;   /* softmax log-sum-exp, fp32 */
 	else
 		attn += (double)sc->train.micro_batch * heads * m->seq * m->seq * (2 * e + 1);
-	double norms = 2 * T * h * e;
+	double norms = 2 * T * h * e;   /* each norm's input (and per-row statistics, not counted) */
+	if (m->norm == NORM_RMSNORM_UNFUSED && sc->train.exec != EXEC_COMPILED)
+		norms = 2 * T * h * (4 + e);  /* eager LlamaRMSNorm: its fp32 copy (pow, mul) and its output (weight) */
 	return attn + mlp + norms;
 }
 

@@ -77,7 +77,14 @@ double ops_attn_s(const struct opctx *c, int backward)
 
 static int put(struct opcost *out, int n, const char *name, double s)
 {
-	out[n] = (struct opcost){ name, OPK_COMPUTE, s, 0 };
+	out[n] = (struct opcost){ name, OPK_COMPUTE, s, 0, false };
+	return n + 1;
+}
+
+/* A compute-bound op (GEMM, attention core): its rate follows the SM clock (gpu.power). */
+static int put_cb(struct opcost *out, int n, const char *name, double s)
+{
+	out[n] = (struct opcost){ name, OPK_COMPUTE, s, 0, true };
 	return n + 1;
 }
 
@@ -85,7 +92,7 @@ static int put_ar(const struct opctx *c, struct opcost *out, int n, const char *
 {
 	if (c->tp < 2)
 		return n;
-	out[n] = (struct opcost){ name, OPK_TP_ALLREDUCE, 0, bytes };
+	out[n] = (struct opcost){ name, OPK_TP_ALLREDUCE, 0, bytes, false };
 	return n + 1;
 }
 
@@ -132,7 +139,7 @@ static int mlp_fwd(const struct opctx *c, const struct dims *d, struct opcost *o
 {
 	const struct hwmodel *hw = c->hw;
 	double p = d->T * d->f * d->dtb;
-	n = put(out, n, "fc1", ops_gemm_s(hw, d->dt, d->T, d->f_in, d->h));
+	n = put_cb(out, n, "fc1", ops_gemm_s(hw, d->dt, d->T, d->f_in, d->h));
 	if (c->sc->model.ffn != FFN_SWIGLU) {
 		n = put(out, n, "gelu", ops_mem_s(hw, 2 * p));
 	} else if (fused(c)) {
@@ -141,7 +148,7 @@ static int mlp_fwd(const struct opctx *c, const struct dims *d, struct opcost *o
 		n = put(out, n, "silu", ops_mem_s(hw, 2 * p));
 		n = put(out, n, "swiglu_mul", ops_mem_s(hw, 3 * p));
 	}
-	n = put(out, n, "fc2", ops_gemm_s(hw, d->dt, d->T, d->h, d->f));
+	n = put_cb(out, n, "fc2", ops_gemm_s(hw, d->dt, d->T, d->h, d->f));
 	return put_ar(c, out, n, "tp_allreduce_mlp", d->T * d->h * d->dtb);
 }
 
@@ -149,8 +156,8 @@ static int mlp_bwd(const struct opctx *c, const struct dims *d, struct opcost *o
 {
 	const struct hwmodel *hw = c->hw;
 	double p = d->T * d->f * d->dtb;
-	n = put(out, n, "fc2_dgrad", ops_gemm_s(hw, d->dt, d->T, d->f, d->h));
-	n = put(out, n, "fc2_wgrad", ops_gemm_s(hw, d->dt, d->h, d->f, d->T));
+	n = put_cb(out, n, "fc2_dgrad", ops_gemm_s(hw, d->dt, d->T, d->f, d->h));
+	n = put_cb(out, n, "fc2_wgrad", ops_gemm_s(hw, d->dt, d->h, d->f, d->T));
 	if (c->sc->model.ffn != FFN_SWIGLU) {
 		n = put(out, n, "gelu_bwd", ops_mem_s(hw, 3 * p));
 	} else if (fused(c)) {
@@ -160,8 +167,8 @@ static int mlp_bwd(const struct opctx *c, const struct dims *d, struct opcost *o
 		n = put(out, n, "silu_bwd", ops_mem_s(hw, 3 * p));
 		n = put(out, n, "swiglu_cat_bwd", ops_mem_s(hw, 4 * p));
 	}
-	n = put(out, n, "fc1_dgrad", ops_gemm_s(hw, d->dt, d->T, d->h, d->f_in));
-	n = put(out, n, "fc1_wgrad", ops_gemm_s(hw, d->dt, d->f_in, d->h, d->T));
+	n = put_cb(out, n, "fc1_dgrad", ops_gemm_s(hw, d->dt, d->T, d->h, d->f_in));
+	n = put_cb(out, n, "fc1_wgrad", ops_gemm_s(hw, d->dt, d->f_in, d->h, d->T));
 	return put_ar(c, out, n, "tp_allreduce_mlp_bwd", d->T * d->h * d->dtb);
 }
 
@@ -181,6 +188,46 @@ static int put_rope(const struct opctx *c, const struct dims *d, struct opcost *
 	return put(out, n, bwd ? "rope_bwd" : "rope", ops_mem_s(c->hw, passes * p));
 }
 
+/* A norm over N = rows*h elements of e bytes. LayerNorm (F.layer_norm) and a fused RMSNorm (Apex, Transformer
+ * Engine, compiled) are one kernel: read x, write y (2e per element); backward one kernel for the input gradient
+ * (read x, dy, write dx, with the per-row statistics) and the weight gradient's reduction: 4e.
+ * rmsnorm_unfused is the Hugging Face LlamaRMSNorm as eager PyTorch runs it, kernel by kernel (bytes per
+ * element; "row" kernels move rows*4 bytes, a few per row, and cost their launch):
+ *   forward  x.float() e+4, pow(2) 8, mean(-1) 4, +eps row, rsqrt row, x*r 8, .to(dtype) 4+e, weight*x 2e:
+ *            28 + 4e (36 B for bf16, against 4 for a fused kernel)
+ *   backward weight*x: dx 2e, dw product 3e and its sum over rows e; .to(dtype) e+4; x*r: dx 8, dr product 12
+ *            and its row sum 4; rsqrt row; mean's expand 4; pow 12; the two fp32 gradients of x added 12;
+ *            x.float() 4+e: 60 + 8e. */
+struct norm_kernel {
+	const char *name;
+	double b_e, b_4;   /* bytes per element: b_e * e + b_4 (0, 0: a per-row kernel) */
+};
+static const struct norm_kernel rms_fwd[] = {
+	{ "rmsnorm_to_fp32", 1, 4 }, { "rmsnorm_pow", 0, 8 }, { "rmsnorm_mean", 0, 4 }, { "rmsnorm_add_eps", 0, 0 },
+	{ "rmsnorm_rsqrt", 0, 0 }, { "rmsnorm_mul", 0, 8 }, { "rmsnorm_to_dtype", 1, 4 }, { "rmsnorm_weight_mul", 2, 0 },
+};
+static const struct norm_kernel rms_bwd[] = {
+	{ "rmsnorm_weight_mul_bwd", 2, 0 }, { "rmsnorm_weight_grad_mul", 3, 0 }, { "rmsnorm_weight_grad_sum", 1, 0 },
+	{ "rmsnorm_to_dtype_bwd", 1, 4 }, { "rmsnorm_mul_bwd", 0, 8 }, { "rmsnorm_r_grad_mul", 0, 12 },
+	{ "rmsnorm_r_grad_sum", 0, 4 }, { "rmsnorm_rsqrt_bwd", 0, 0 }, { "rmsnorm_mean_bwd", 0, 4 },
+	{ "rmsnorm_pow_bwd", 0, 12 }, { "rmsnorm_grad_add", 0, 12 }, { "rmsnorm_to_fp32_bwd", 1, 4 },
+};
+
+static int put_norm(const struct opctx *c, struct opcost *out, int n, const char *name, double rows, double h,
+		    int bwd)
+{
+	double e = dtype_bytes(c->sc->model.dtype), N = rows * h;
+	if (c->sc->model.norm != NORM_RMSNORM_UNFUSED || fused(c))
+		return put(out, n, name, ops_mem_s(c->hw, (bwd ? 4 : 2) * N * e));
+	const struct norm_kernel *k = bwd ? rms_bwd : rms_fwd;
+	int nk = bwd ? (int)(sizeof rms_bwd / sizeof *rms_bwd) : (int)(sizeof rms_fwd / sizeof *rms_fwd);
+	for (int i = 0; i < nk; i++) {
+		double b = k[i].b_e == 0 && k[i].b_4 == 0 ? rows * 8 : N * (k[i].b_e * e + k[i].b_4);
+		n = put(out, n, k[i].name, ops_mem_s(c->hw, b));
+	}
+	return n;
+}
+
 int ops_layer_fwd(const struct opctx *c, struct opcost *out)
 {
 	const struct hwmodel *hw = c->hw;
@@ -189,17 +236,17 @@ int ops_layer_fwd(const struct opctx *c, struct opcost *out)
 	if (c->sc->model.type == MODEL_MLP)
 		return mlp_fwd(c, &d, out, n);
 	double act = d.T * d.h * d.dtb;
-	n = put(out, n, "ln1", ops_mem_s(hw, 2 * act));
-	n = put(out, n, "qkv", ops_gemm_s(hw, d.dt, d.T, d.qkv, d.h));
+	n = put_norm(c, out, n, "ln1", d.T, d.h, 0);
+	n = put_cb(out, n, "qkv", ops_gemm_s(hw, d.dt, d.T, d.qkv, d.h));
 	n = put_rope(c, &d, out, n, 0);
-	n = put(out, n, "attention", ops_attn_s(c, 0));
-	n = put(out, n, "proj", ops_gemm_s(hw, d.dt, d.T, d.h, d.h / c->tp));
+	n = put_cb(out, n, "attention", ops_attn_s(c, 0));
+	n = put_cb(out, n, "proj", ops_gemm_s(hw, d.dt, d.T, d.h, d.h / c->tp));
 	n = put_ar(c, out, n, "tp_allreduce_attn", act);
 	if (fused(c)) {  /* one kernel: read x and the branch, write the sum and its norm */
 		n = put(out, n, "residual1_ln2", ops_mem_s(hw, 4 * act));
 	} else {
 		n = put(out, n, "residual1", ops_mem_s(hw, 3 * act));
-		n = put(out, n, "ln2", ops_mem_s(hw, 2 * act));
+		n = put_norm(c, out, n, "ln2", d.T, d.h, 0);
 	}
 	n = mlp_fwd(c, &d, out, n);
 	return put(out, n, "residual2", ops_mem_s(hw, 3 * act));
@@ -219,19 +266,19 @@ int ops_layer_bwd(const struct opctx *c, int recompute_attn, struct opcost *out)
 	if (fused(c)) {
 		n = put(out, n, "ln2_residual_bwd", ops_mem_s(hw, 5 * act));
 	} else {
-		n = put(out, n, "ln2_bwd", ops_mem_s(hw, 4 * act));
+		n = put_norm(c, out, n, "ln2_bwd", d.T, d.h, 1);
 		n = put(out, n, "residual2_bwd", ops_mem_s(hw, 3 * act));
 	}
-	n = put(out, n, "proj_dgrad", ops_gemm_s(hw, d.dt, d.T, d.h / c->tp, d.h));
-	n = put(out, n, "proj_wgrad", ops_gemm_s(hw, d.dt, d.h, d.h / c->tp, d.T));
+	n = put_cb(out, n, "proj_dgrad", ops_gemm_s(hw, d.dt, d.T, d.h / c->tp, d.h));
+	n = put_cb(out, n, "proj_wgrad", ops_gemm_s(hw, d.dt, d.h, d.h / c->tp, d.T));
 	if (recompute_attn)
-		n = put(out, n, "attention_recompute", ops_attn_s(c, 0));
-	n = put(out, n, "attention_bwd", ops_attn_s(c, 1));
+		n = put_cb(out, n, "attention_recompute", ops_attn_s(c, 0));
+	n = put_cb(out, n, "attention_bwd", ops_attn_s(c, 1));
 	n = put_rope(c, &d, out, n, 1);
-	n = put(out, n, "qkv_dgrad", ops_gemm_s(hw, d.dt, d.T, d.h, d.qkv));
-	n = put(out, n, "qkv_wgrad", ops_gemm_s(hw, d.dt, d.qkv, d.h, d.T));
+	n = put_cb(out, n, "qkv_dgrad", ops_gemm_s(hw, d.dt, d.T, d.h, d.qkv));
+	n = put_cb(out, n, "qkv_wgrad", ops_gemm_s(hw, d.dt, d.qkv, d.h, d.T));
 	n = put_ar(c, out, n, "tp_allreduce_attn_bwd", act);
-	n = put(out, n, "ln1_bwd", ops_mem_s(hw, 4 * act));
+	n = put_norm(c, out, n, "ln1_bwd", d.T, d.h, 1);
 	n = put(out, n, "residual1_bwd", ops_mem_s(hw, 3 * act));
 	return put_cast(c, out, n, scenario_params_per_layer(c->sc) / c->tp, 1);
 }
@@ -283,9 +330,9 @@ int ops_head_fwd(const struct opctx *c, struct opcost *out)
 {
 	struct dims d = dims_of(c);
 	double v = (double)c->sc->model.vocab / c->tp;
-	int n = put(out, 0, "final_ln", ops_mem_s(c->hw, 2 * d.T * d.h * d.dtb));
+	int n = put_norm(c, out, 0, "final_ln", d.T, d.h, 0);
 	n = put_cast(c, out, n, v * d.h, 0);
-	n = put(out, n, "logits", ops_gemm_s(c->hw, d.dt, d.T, v, d.h));
+	n = put_cb(out, n, "logits", ops_gemm_s(c->hw, d.dt, d.T, v, d.h));
 	n = put_ce(c, out, n, d.T, v, d.dtb, 4, 0);
 	/* vocab-parallel cross entropy: max, sum-exp and target logit, T floats each */
 	return put_ar(c, out, n, "tp_allreduce_loss", 3 * d.T * 4);
@@ -296,11 +343,11 @@ int ops_head_bwd(const struct opctx *c, struct opcost *out)
 	struct dims d = dims_of(c);
 	double v = (double)c->sc->model.vocab / c->tp;
 	int n = put_ce(c, out, 0, d.T, v, d.dtb, 4, 1);
-	n = put(out, n, "logits_dgrad", ops_gemm_s(c->hw, d.dt, d.T, d.h, v));
-	n = put(out, n, "logits_wgrad", ops_gemm_s(c->hw, d.dt, v, d.h, d.T));
+	n = put_cb(out, n, "logits_dgrad", ops_gemm_s(c->hw, d.dt, d.T, d.h, v));
+	n = put_cb(out, n, "logits_wgrad", ops_gemm_s(c->hw, d.dt, v, d.h, d.T));
 	n = put_cast(c, out, n, v * d.h, 1);
 	n = put_ar(c, out, n, "tp_allreduce_head_bwd", d.T * d.h * d.dtb);
-	return put(out, n, "final_ln_bwd", ops_mem_s(c->hw, 4 * d.T * d.h * d.dtb));
+	return put_norm(c, out, n, "final_ln_bwd", d.T, d.h, 1);
 }
 
 /* Dense layer l of a layer list (type: dense), in = widths[l], out = widths[l+1], T samples of e bytes:
@@ -318,7 +365,7 @@ int ops_dense_fwd(const struct opctx *c, int l, struct opcost *out)
 	const struct hwmodel *hw = c->hw;
 	double T = c->tokens, in = m->widths[l], o = m->widths[l + 1], e = dtype_bytes(m->dtype);
 	int n = put_cast(c, out, 0, scenario_dense_layer_params(c->sc, l), 0);
-	n = put(out, n, "linear", ops_gemm_s(hw, m->dtype, T, o, in));
+	n = put_cb(out, n, "linear", ops_gemm_s(hw, m->dtype, T, o, in));
 	if (l + 1 < m->layers) {
 		if (m->act != ACT_NONE)
 			n = put(out, n, act_op[m->act], ops_mem_s(hw, 2 * T * o * e));
@@ -357,11 +404,11 @@ int ops_dense_bwd(const struct opctx *c, int l, struct opcost *out)
 		if (m->act != ACT_NONE)
 			n = put(out, n, act_bwd_op[m->act], ops_mem_s(hw, 3 * T * o * e));
 	}
-	n = put(out, n, "linear_wgrad", ops_gemm_s(hw, m->dtype, o, in, T));
+	n = put_cb(out, n, "linear_wgrad", ops_gemm_s(hw, m->dtype, o, in, T));
 	if (m->bias)
 		n = put(out, n, "bias_grad", ops_mem_s(hw, T * o * e));
 	if (l > 0)
-		n = put(out, n, "linear_dgrad", ops_gemm_s(hw, m->dtype, T, in, o));
+		n = put_cb(out, n, "linear_dgrad", ops_gemm_s(hw, m->dtype, T, in, o));
 	return put_cast(c, out, n, scenario_dense_layer_params(c->sc, l), 1);
 }
 

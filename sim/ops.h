@@ -6,6 +6,7 @@
 #ifndef OPS_H
 #define OPS_H
 
+#include <stdbool.h>
 #include "scenario/scenario.h"
 #include "hardware/hwmodel.h"
 
@@ -16,6 +17,7 @@ struct opcost {
 	enum opkind kind;
 	double s;           /* OPK_COMPUTE: seconds */
 	double bytes;       /* OPK_TP_ALLREDUCE: bytes all-reduced over the TP group */
+	bool compute_bound; /* a GEMM or attention core, whose rate follows the SM clock; else memory-bound */
 };
 
 struct opctx {
@@ -25,7 +27,7 @@ struct opctx {
 	double tokens;       /* micro_batch * seq */
 };
 
-#define OPS_MAX 32
+#define OPS_MAX 64
 
 /* Host time, in seconds, to issue work in the scenario's execution mode (training.execution picks host.<mode> of
  * the hardware model; training.host_us_per_op overrides op and coll):

@@ -22,34 +22,62 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* The power cap (hardware gpu.power): the hardware model's rates are sustained, measured with the GPU busy all
- * the time at its power limit. A GPU that computes a fraction u of the step draws, at the sustained clock,
- * u of that power on average; with dynamic power growing as speed^x it can run speed = u^(-1/x) times faster
- * within the same cap, at most burst_speedup (the rate of a cool GPU). u depends on the speed (faster compute
- * leaves more idle time), so each stage's speed is found by fixed-point iteration over whole simulations, its
- * first rank standing for the stage; the cap is taken as averaged over the step. */
-static int stage_clocks(const struct hwmodel *hw, struct sim_config *cfg, double *speed)
+/* The power cap (hardware gpu.power; docs/simulation.md). The model's compute-bound rates are sustained: a GPU
+ * computing all the time at its power cap. In a step of T seconds a stage does W_c seconds of compute-bound work
+ * (GEMMs, attention) and W_m of memory-bound work at those rates, waits T_c in communication (NCCL kernels spin:
+ * TP, pipeline and DP waits, bubbles) and T_i for the host. As fractions of the cap, memory-bound kernels draw
+ * m, waits c and an idle GPU s (its static power); compute at v times the sustained rate draws s + (1-s) v^x.
+ * The average power stays at the cap when
+ *     s W_c/v + (1-s) W_c v^(x-1) + m W_m + c T_c + s T_i = W_c/v + W_m + T_c + T_i,
+ * i.e. v^(x-1) - 1/v = R with R = ((1-m) W_m + (1-c) T_c + (1-s) T_i) / ((1-s) W_c): v between 1 (R = 0, a GPU
+ * that only computes) and burst_speedup. The engine scales whole compute segments, so a stage runs them
+ * (W_c + W_m) / (W_c/v + W_m) times faster. T_c and T_i depend on the speeds, so they are found by damped
+ * fixed-point iteration over whole simulations; each stage's first rank stands for it. */
+static double stage_target(const struct hw_gpu *g, double Wc, double Wm, double Tc, double Ti)
+{
+	double s = fmin(g->power_idle_frac, 0.99);
+	if (Wc <= 0)
+		return 1;
+	double R = ((1 - g->power_mem_frac) * Wm + (1 - g->power_comm_frac) * Tc + (1 - s) * Ti) / ((1 - s) * Wc);
+	double x1 = g->power_exponent - 1, lo = 1, hi = g->burst_speedup;
+	if (pow(hi, x1) - 1 / hi <= R)
+		lo = hi;
+	for (int i = 0; i < 60 && hi - lo > 1e-12; i++) {  /* v^(x-1) - 1/v grows with v */
+		double mid = 0.5 * (lo + hi);
+		if (pow(mid, x1) - 1 / mid <= R)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (Wc + Wm) / (Wc / lo + Wm);
+}
+
+static int stage_clocks(const struct hwmodel *hw, const struct build *b, struct sim_config *cfg, double *speed)
 {
 	struct sim_config c = *cfg;
 	c.trace = NULL;
 	c.stage_speed = speed;
 	for (int i = 0; i < cfg->pp; i++)
 		speed[i] = 1;
-	for (int it = 0; it < 20; it++) {
+	for (int it = 0; it < 40; it++) {
 		struct sim *s = sim_new(&c);
 		int rc = sim_run(s);
 		if (rc < 0) {
 			sim_free(s);
 			return rc;
 		}
-		double change = 0;
+		double change = 0, T = sim_step_time(s);
 		for (int i = 0; i < cfg->pp; i++) {
-			double acc[ACC_N];
+			double acc[ACC_N], busy = 0;
 			sim_rank_breakdown(s, i * c.dp_sim * c.tp_sim, acc);
-			/* busy at the sustained clock: the time computed at this speed, times the speed */
-			double u = (acc[ACC_COMPUTE] + acc[ACC_OPTIMIZER]) * speed[i] / sim_step_time(s);
-			double v = u > 0 ? fmin(hw->gpu.burst_speedup, pow(u, -1 / hw->gpu.power_exponent)) : 1;
-			v = fmax(v, 1);
+			for (int k = 0; k < ACC_N; k++)
+				busy += acc[k];
+			double W = (acc[ACC_COMPUTE] + acc[ACC_OPTIMIZER]) * speed[i];  /* at the sustained rates */
+			double Wc = fmin(b->stages[i].compute_bound_s, W);
+			/* waits, and the rank's tail until the step ends (at the step's closing barrier) */
+			double Tc = acc[ACC_TP] + acc[ACC_PP] + acc[ACC_DP] + acc[ACC_BUBBLE] + fmax(0, T - busy);
+			double v = stage_target(&hw->gpu, Wc, W - Wc, Tc, acc[ACC_HOST]);
+			v = 0.5 * (v + speed[i]);  /* damped: a faster stage shortens T, which lowers its own target */
 			change = fmax(change, fabs(v - speed[i]));
 			speed[i] = v;
 		}
@@ -94,7 +122,7 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 	double *speed = NULL;
 	if (hw->gpu.burst_speedup > 1) {
 		speed = xcalloc(par->pp, sizeof *speed);
-		rc = stage_clocks(hw, &cfg, speed);
+		rc = stage_clocks(hw, &b, &cfg, speed);
 		if (rc < 0) {
 			free(speed);
 			trace_free(trace);

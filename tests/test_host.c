@@ -100,15 +100,18 @@ int main(void)
 	/* the GPU waits for the host all step but for the 14 (15 with DDP) ops' own 1 us */
 	CHECK_NEAR(r1.breakdown_s.host_wait, 241e-6 - 14e-6, 1e-5);
 
-	/* the power cap (gpu.power): the GPU computes u = 14/241 of the step, u^(-1/3) = 2.6 > burst_speedup 1.3, so
-	 * its 14 ops (13 compute, 1 optimizer) run 1.3x faster: 14 us / 1.3; the host still issues the last op at
-	 * 240 us, which now ends 1/1.3 us later */
+	/* the power cap (gpu.power): of the 14 us of GPU work, the 5 GEMMs (2 forward linears, 2 weight and 1 input
+	 * gradient) are compute-bound (Wc = 5 us), the other 9 ops memory-bound (Wm = 9 us). With memory-bound
+	 * kernels at w = 0.6 of the cap, x = 3: v = ((T - 0.6*9)/5)^(1/2) = 6.8 for T = 241 us, capped at
+	 * burst_speedup 1.3. The GPU work shrinks to 5/1.3 + 9 us; the host still issues the last op at 240 us, which
+	 * runs 14/(5/1.3 + 9) times faster than its 1 us */
 	hw.gpu.burst_speedup = 1.3;
 	hw.gpu.power_exponent = 3;
+	hw.gpu.power_mem_frac = 0.6;
 	CHECK_INT(scenario_load_string("t.yaml", dense_yaml(1), NULL, &s), 0);
 	CHECK_INT(predict_run(&s, &hw, NULL, &r1), 0);
-	CHECK_NEAR(r1.step_time_s, 240e-6 + 1e-6 / 1.3, 1e-9);
-	CHECK_NEAR(r1.breakdown_s.compute + r1.breakdown_s.optimizer, 14e-6 / 1.3, 1e-9);
+	CHECK_NEAR(r1.breakdown_s.compute + r1.breakdown_s.optimizer, 5e-6 / 1.3 + 9e-6, 1e-6);
+	CHECK_NEAR(r1.step_time_s, 240e-6 + 1e-6 * (5 / 1.3 + 9) / 14, 1e-8);
 	hw.gpu.burst_speedup = 1;
 
 	/* the host keeps ahead: with a GPU op of 1 s each, the host's 340 us vanish in the first op's issue

@@ -3,6 +3,7 @@
  * (sim/ops.c). Every memory-bound op is priced as ops_mem_s(bytes it reads and writes). */
 #include <string.h>
 #include "scenario/scenario.h"
+#include "sim/memory.h"
 #include "sim/ops.h"
 #include "check.h"
 
@@ -66,6 +67,40 @@ int main(void)
 	/* the embedding's backward: T*h*(e + 4) = 6144 B of rows and partial sums, V*h*e = 128000 B zeroed */
 	n = ops_embed_bwd(&c, o);
 	CHECK_NEAR(op_s(o, n, "embedding_bwd"), ops_mem_s(hw, 6144 + 128000), 1e-15);
+	/* the norms: LayerNorm, one kernel each way: read x, write y: 2*N*e with N = T*h = 1024 elements */
+	n = ops_layer_fwd(&c, o);
+	CHECK_NEAR(op_s(o, n, "ln1"), ops_mem_s(hw, 4096), 1e-15);
+	hwmodel_free(hw);
+
+	/* the eager LlamaRMSNorm, kernel by kernel: x.float() N*(2+4) = 6144 B, pow 8192, mean 4096, +eps and rsqrt
+	 * T*8 = 128 each, x*r 8192, .to(bf16) 6144, weight*x 4096: 8 kernels, 36864 + 256 B; backward 12 kernels,
+	 * N*(60 + 8*2) + 128 = 77952 B. Saved: its fp32 copy and its bf16 output, 2 norms * N*(4+2) = 12288 B
+	 * against 2 * N*2 = 4096 for LayerNorm's inputs */
+	const char *rms = "layers: 2, hidden: 64, heads: 4, kv_heads: 2, seq: 16, vocab: 1000, ffn: swiglu, "
+			  "ffn_hidden: 128, rope: unfused, norm: rmsnorm_unfused, dtype: bf16";
+	load(&s, rms, "execution: eager");
+	CHECK_INT(scenario_load_hardware(&s, &hw), 0);
+	c.sc = &s;
+	c.hw = hw;
+	n = ops_layer_fwd(&c, o);
+	CHECK_NEAR(op_s(o, n, "rmsnorm_to_fp32"), ops_mem_s(hw, 6144), 1e-15);
+	CHECK_NEAR(op_s(o, n, "rmsnorm_rsqrt"), ops_mem_s(hw, 128), 1e-15);
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		k += strncmp(o[i].name, "rmsnorm_", 8) == 0;
+	CHECK_INT(k, 16);  /* ln1 and ln2 */
+	n = ops_layer_bwd(&c, 0, o);
+	k = 0;
+	for (int i = 0; i < n; i++)
+		k += strncmp(o[i].name, "rmsnorm_", 8) == 0;
+	CHECK_INT(k, 24);
+	CHECK_NEAR(op_s(o, n, "rmsnorm_pow_bwd"), ops_mem_s(hw, 12288), 1e-15);
+	CHECK_NEAR(mem_layer_full_act_bytes(&s, 1) - mem_layer_act_bytes(&s, 1), 0, 0);
+	{
+		struct scenario ln = s;
+		ln.model.norm = NORM_LAYERNORM;
+		CHECK_NEAR(mem_layer_full_act_bytes(&s, 1) - mem_layer_full_act_bytes(&ln, 1), 12288 - 4096, 1e-9);
+	}
 	hwmodel_free(hw);
 
 	/* a fused rotary kernel (flash-attn's, Transformer Engine's): read and write once, 2p each way */

@@ -4,6 +4,7 @@
  * GS_EINVAL and releases it). */
 #include "validate/score.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -47,14 +48,16 @@ static int load_error(struct score_table *t, int line, const char *fmt, ...)
 /* Column indices of the header, -1 when absent. */
 struct columns {
 	int n;
-	int scenario, step_s, tflops, label, baseline, flops;
+	int scenario, step_s, tflops, label, baseline, flops, role, family, mode, device, mem;
 };
 
 static int parse_header(struct score_table *t, int line, const char *const *f, int n, struct columns *c)
 {
 	static const char *const names[] = {"scenario", "measured_step_s", "measured_tflops_per_gpu", "label",
-					    "baseline", "flops_formula"};
-	int *slot[] = {&c->scenario, &c->step_s, &c->tflops, &c->label, &c->baseline, &c->flops};
+					    "baseline", "flops_formula", "role", "family", "mode", "device",
+					    "peak_mem_bytes"};
+	int *slot[] = {&c->scenario, &c->step_s, &c->tflops, &c->label, &c->baseline, &c->flops,
+		       &c->role, &c->family, &c->mode, &c->device, &c->mem};
 	int rc = 0;
 	c->n = n;
 	for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
@@ -119,6 +122,16 @@ static int parse_row(struct score_table *t, int line, const char *const *f, int 
 		else if (*s && strcmp(s, "model") != 0)
 			return load_error(t, line, "unknown flops_formula '%s' (use model or megatron)", s);
 	}
+	const char *role = c->role >= 0 ? f[c->role] : "";
+	if (*role && strcmp(role, "fit") != 0 && strcmp(role, "score") != 0)
+		return load_error(t, line, "unknown role '%s' (use fit or score)", role);
+	double mem = 0;
+	if (c->mem >= 0 && *f[c->mem]) {
+		errno = 0;
+		mem = strtod(f[c->mem], &end);
+		if (*end || errno || !isfinite(mem) || mem <= 0)
+			return load_error(t, line, "peak_mem_bytes '%s' is not a positive number", f[c->mem]);
+	}
 	const char *label = c->label >= 0 ? f[c->label] : "";
 	const char *base = c->baseline >= 0 ? f[c->baseline] : "";
 	char buf[2048];
@@ -136,6 +149,13 @@ static int parse_row(struct score_table *t, int line, const char *const *f, int 
 	r->line = line;
 	r->measured = v;
 	r->flops = fl;
+	r->measured_mem = mem;
+	snprintf(r->role, sizeof r->role, "%s", role);
+	snprintf(r->device, sizeof r->device, "%s", c->device >= 0 ? f[c->device] : "");
+	if (c->family >= 0)
+		snprintf(r->family, sizeof r->family, "%s", f[c->family]);
+	else if (c->mode >= 0)
+		score_family_of_mode(f[c->mode], r->family, sizeof r->family);
 	snprintf(r->scenario, sizeof r->scenario, "%s", scen);
 	snprintf(r->path, sizeof r->path, "%s", buf);
 	if (*label)
@@ -247,6 +267,20 @@ int score_load(struct score_table *t, const char *path)
 	return rc;
 }
 
+void score_family_of_mode(const char *mode, char *out, size_t size)
+{
+	size_t k = 0;
+	for (const char *p = mode; *p && k + 1 < size; p++) {
+		/* a group size follows a layout letter: dp2, tp4, pp2 (not the 1 of 1f1b) */
+		if (isdigit((unsigned char)*p) && p > mode && p[-1] == 'p')
+			while (isdigit((unsigned char)p[1]))
+				p++;
+		else
+			out[k++] = *p;
+	}
+	out[k] = 0;
+}
+
 double score_rel_err(double predicted, double measured)
 {
 	return (predicted - measured) / measured;
@@ -288,6 +322,11 @@ void score_set_prediction(struct score_table *t, int i, double predicted, double
 	r->predicted = predicted;
 	r->predicted_step_s = step_s;
 	r->error[0] = '\0';
+}
+
+void score_set_memory(struct score_table *t, int i, double bytes)
+{
+	t->rows[i].predicted_mem = bytes;
 }
 
 void score_set_failure(struct score_table *t, int i, const char *why)
@@ -332,5 +371,60 @@ void score_summarize(struct score_table *t, struct score_summary *sum)
 		}
 	}
 	sum->median_abs_err = score_median(abs_err, sum->predicted);
+	/* peak memory, where both are known */
+	sum->mem_worst = -1;
+	sum->mem_median_abs_err = sum->mem_max_abs_err = NAN;
+	for (int i = 0; i < t->n; i++) {
+		struct score_row *r = &t->rows[i];
+		r->mem_rel_err = NAN;
+		if (!r->predicted_ok || r->measured_mem <= 0 || r->predicted_mem <= 0)
+			continue;
+		r->mem_rel_err = score_rel_err(r->predicted_mem, r->measured_mem);
+		double a = fabs(r->mem_rel_err);
+		abs_err[sum->mem_rows++] = a;
+		if (sum->mem_worst < 0 || a > sum->mem_max_abs_err) {
+			sum->mem_max_abs_err = a;
+			sum->mem_worst = i;
+		}
+	}
+	sum->mem_median_abs_err = score_median(abs_err, sum->mem_rows);
 	free(abs_err);
+}
+
+static const char *group_key(const struct score_row *r, enum score_by by)
+{
+	return by == SCORE_BY_FAMILY ? r->family : by == SCORE_BY_DEVICE ? r->device : r->role;
+}
+
+int score_groups(const struct score_table *t, enum score_by by, struct score_group *out, int max)
+{
+	int ng = 0;
+	double *abs_err = xmalloc(((size_t)t->n + 1) * sizeof *abs_err);
+	for (int i = 0; i < t->n; i++) {
+		const char *key = group_key(&t->rows[i], by);
+		int g = 0;
+		while (g < ng && strcmp(out[g].key, key) != 0)
+			g++;
+		if (g < ng || ng == max)
+			continue;  /* seen, or no room */
+		struct score_group *sg = &out[ng++];
+		memset(sg, 0, sizeof *sg);
+		snprintf(sg->key, sizeof sg->key, "%s", key);
+		sg->worst = -1;
+		sg->max_abs_err = NAN;
+		for (int j = i; j < t->n; j++) {
+			const struct score_row *r = &t->rows[j];
+			if (!r->predicted_ok || strcmp(group_key(r, by), key) != 0)
+				continue;
+			double a = fabs(r->rel_err);
+			abs_err[sg->rows++] = a;
+			if (sg->worst < 0 || a > sg->max_abs_err) {
+				sg->max_abs_err = a;
+				sg->worst = j;
+			}
+		}
+		sg->median_abs_err = score_median(abs_err, sg->rows);
+	}
+	free(abs_err);
+	return ng;
 }

@@ -12,12 +12,17 @@
  *   baseline                 label of the 1-GPU row of the same work (measured_step_s files only)
  *   flops_formula            with measured_tflops_per_gpu: model (default, 6*N*tokens plus attention, no
  *                            recompute) or megatron (Narayanan et al. SC'21 Eq. 3, recompute forward included)
+ *   role                     fit or score (validate/tag_roles.py), empty for untagged
+ *   family, mode             the layout family; without a family column, the mode without group sizes
+ *   device                   the GPU type the row ran on
+ *   peak_mem_bytes           measured peak memory, scored against the prediction's mem.total
  * A loaded table is consistent: every row has a scenario and a measured value > 0, labels are unique and every
  * baseline names another row (baseline holds its index). */
 #ifndef SCORE_H
 #define SCORE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 enum score_metric { SCORE_STEP_S, SCORE_TFLOPS };
 enum score_flops { SCORE_FLOPS_MODEL, SCORE_FLOPS_MEGATRON };
@@ -30,15 +35,21 @@ struct score_row {
 	double measured;          /* step seconds or TFLOP/s per GPU, as the table's metric says */
 	enum score_flops flops;
 	int baseline;             /* index of the baseline row, -1 for none */
+	char role[8];             /* "fit" (the model was tuned on it), "score" (held out) or "" (not tagged) */
+	char family[32];          /* the family column, else the mode column without group sizes (dp2 -> dp) */
+	char device[64];          /* the GPU it ran on (device column), "" when not given */
+	double measured_mem;      /* peak_mem_bytes (torch.cuda.max_memory_allocated, the largest rank); 0: none */
 
 	/* set by score_predict (or a test), read by score_summarize */
 	bool predicted_ok;
 	double predicted;         /* in the measured value's unit */
 	double predicted_step_s;
 	char error[160];          /* why the prediction failed, when !predicted_ok */
+	double predicted_mem;     /* bytes per GPU of the worst stage */
 
 	/* set by score_summarize */
 	double rel_err;           /* (predicted - measured) / measured; NAN without a prediction */
+	double mem_rel_err;       /* the same for peak memory; NAN without both */
 	bool has_speedup;         /* a baseline and both predictions exist */
 	double measured_speedup;  /* baseline step time / this row's step time */
 	double predicted_speedup;
@@ -61,7 +72,24 @@ struct score_summary {
 	int worst;                /* row of max_abs_err, -1 when none */
 	int speedup_rows;         /* rows with a speedup to check */
 	int speedup_sign_wrong;
+	int mem_rows;             /* rows with a measured and a predicted peak memory */
+	double mem_median_abs_err, mem_max_abs_err;
+	int mem_worst;
 };
+
+/* The step-time errors of the predicted rows whose family (SCORE_BY_FAMILY), device or role is key. */
+enum score_by { SCORE_BY_FAMILY, SCORE_BY_DEVICE, SCORE_BY_ROLE };
+struct score_group {
+	char key[64];
+	int rows;
+	double median_abs_err, max_abs_err;
+	int worst;
+};
+/* score_groups: one group per distinct key of the summarized table, in order of first appearance (rows with an
+ * empty key form the group ""); at most max groups. Returns the count. */
+int score_groups(const struct score_table *t, enum score_by by, struct score_group *out, int max);
+/* score_family_of_mode: the mode column without its group sizes: "dp2" -> "dp", "tp2-pp2-1f1b" -> "tp-pp-1f1b". */
+void score_family_of_mode(const char *mode, char *out, size_t size);
 
 /* score_table_init / score_table_release: an empty table; release frees the rows (the struct stays). */
 void score_table_init(struct score_table *t);
@@ -85,6 +113,8 @@ double score_tflops_per_gpu(double flops, double step_s, int gpus);
 
 /* score_set_prediction: row i predicted value (the metric's unit) and step time. */
 void score_set_prediction(struct score_table *t, int i, double predicted, double step_s);
+/* score_set_memory: row i's predicted peak memory in bytes per GPU. */
+void score_set_memory(struct score_table *t, int i, double bytes);
 /* score_set_failure: row i has no prediction; why is kept for the report. */
 void score_set_failure(struct score_table *t, int i, const char *why);
 

@@ -76,8 +76,10 @@ int score_predict(struct score_table *t, const char *hw)
 				score_set_failure(t, i, "simulation failed");
 			else if (!(res.step_time_s > 0))
 				score_set_failure(t, i, "simulation gave no step time");
-			else
+			else {
 				score_set_prediction(t, i, metric_value(t, r, &s, res.step_time_s), res.step_time_s);
+				score_set_memory(t, i, res.mem.total);
+			}
 		}
 		if (!r->predicted_ok)
 			failed++;
