@@ -9,8 +9,8 @@
 #include <unistd.h>
 #include "calibrate/gemmtab.h"
 #include "calibrate/rawio.h"
-#include "report/report.h"
 #include "util/csvr.h"
+#include "util/csvw.h"
 #include "util/diag.h"
 #include "util/gserr.h"
 
@@ -55,7 +55,7 @@ static void write_matrix(FILE *f, const char *key, const struct calib *c, bool n
 static void kv(FILE *f, const char *key, const char *value)
 {
 	fprintf(f, "%s,", key);
-	report_csv_cell(f, value);
+	csvw_cell(f, value);
 	fputc('\n', f);
 }
 
@@ -103,7 +103,7 @@ int rawio_write(const struct calib *c, const char *dir)
 			double peak = c->peak_tflops[p->dt];
 			fprintf(f, "%s,%ld,%ld,%ld,%.6g,%.6g,%.6g,%.6g,%.4f,%d,", cal_dtype_name(p->dt), p->m, p->n, p->k,
 				p->us, p->min_us, p->p90_us, tf, peak > 0 ? tf / peak : 0, p->grid ? 1 : 0);
-			report_csv_cell(f, p->algo);
+			csvw_cell(f, p->algo);
 			fputc('\n', f);
 		}
 		csv_close(f, dir, "gemm.csv", &rc);
