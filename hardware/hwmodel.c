@@ -227,6 +227,24 @@ static double attn_rows_rate(const struct attn_row *rows, const int *idx, int n,
 	return rl + w * (rh - rl);
 }
 
+/* The rate at seq from the rows of head dimension hd and mask causal, or -1 when there are none. */
+static double attn_rate(const struct hw_attn *a, int hd, bool causal, double seq, bool backward)
+{
+	int idx[HW_ATTN_ROWS], n = 0;
+	for (int i = 0; i < a->nrows; i++)
+		if (a->row[i].head_dim == hd && a->row[i].causal == causal)
+			idx[n++] = i;
+	if (n == 0)
+		return -1;
+	for (int i = 1; i < n; i++)  /* sort by seq (few rows: insertion sort) */
+		for (int j = i; j > 0 && a->row[idx[j]].seq < a->row[idx[j - 1]].seq; j--) {
+			int x = idx[j];
+			idx[j] = idx[j - 1];
+			idx[j - 1] = x;
+		}
+	return attn_rows_rate(a->row, idx, n, seq, backward);
+}
+
 double hwmodel_attn_tflops(const struct hwmodel *hw, enum attn_path p, enum dtype dt, double seq, int hd, bool causal,
 			   bool backward)
 {
@@ -236,26 +254,26 @@ double hwmodel_attn_tflops(const struct hwmodel *hw, enum attn_path p, enum dtyp
 	double scale = a->burst ? 1 / hw->gpu.burst_speedup : 1;
 	if (a->nrows == 0)
 		return scale * (backward ? a->bwd_eff : a->fwd_eff) * hw->gpu.peak_tflops[dt];
-	/* the nearest head dimension (log distance; the smaller on a tie), then rows of the same mask if any */
+	/* the nearest head dimension (log distance; the smaller on a tie) */
 	int best = a->row[0].head_dim;
 	for (int i = 1; i < a->nrows; i++) {
 		double dn = fabs(log2((double)a->row[i].head_dim / hd)), db = fabs(log2((double)best / hd));
 		if (dn < db || (dn == db && a->row[i].head_dim < best))
 			best = a->row[i].head_dim;
 	}
-	int idx[HW_ATTN_ROWS], n = 0;
-	for (int pass = 0; pass < 2 && n == 0; pass++)
-		for (int i = 0; i < a->nrows; i++)
-			if (a->row[i].head_dim == best && (pass == 1 || a->row[i].causal == causal))
-				idx[n++] = i;
-	/* sort by seq (few rows: insertion sort) */
-	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0 && a->row[idx[j]].seq < a->row[idx[j - 1]].seq; j--) {
-			int x = idx[j];
-			idx[j] = idx[j - 1];
-			idx[j - 1] = x;
-		}
-	return scale * attn_rows_rate(a->row, idx, n, seq, backward);
+	double r = attn_rate(a, best, causal, seq, backward);
+	if (r > 0)
+		return scale * r;
+	/* only the other mask at that head dimension: take it times the mask's ratio at a head dimension that has
+	 * both (the first in the file), else as it is */
+	r = attn_rate(a, best, !causal, seq, backward);
+	for (int i = 0; i < a->nrows; i++) {
+		double num = attn_rate(a, a->row[i].head_dim, causal, seq, backward);
+		double den = attn_rate(a, a->row[i].head_dim, !causal, seq, backward);
+		if (num > 0 && den > 0)
+			return scale * r * num / den;
+	}
+	return scale * r;
 }
 
 static double table_eff(const struct gemm_table *t, double m, double n, double k)

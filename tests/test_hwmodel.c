@@ -342,6 +342,8 @@ static void test_attention(void)
 	 * preset's power section (the power section itself is this file's: none, so 1.0 here) */
 	CHECK(hw->gpu.attn[ATTN_FUSED].burst);
 	CHECK_NEAR(hwmodel_attn_tflops(hw, ATTN_FUSED, DT_BF16, 4096, 128, true, false), 319, 1e-12);
+	/* head dim 64 has non-causal rows only: 318 at 2048, times head dim 128's causal/non-causal 298/362 */
+	CHECK_NEAR(hwmodel_attn_tflops(hw, ATTN_FUSED, DT_BF16, 2048, 64, true, false), 318.0 * 298 / 362, 1e-9);
 	hw->gpu.burst_speedup = 1.18;
 	CHECK_NEAR(hwmodel_attn_tflops(hw, ATTN_FUSED, DT_BF16, 4096, 128, true, false), 319 / 1.18, 1e-12);
 	/* gemm.rates: burst divides the GEMM efficiency alike: the toy table's 0.8 at its corner */
