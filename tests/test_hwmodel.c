@@ -325,6 +325,20 @@ static void test_attention(void)
 	CHECK_NEAR(hwmodel_attn_tflops(hw, ATTN_UNFUSED, DT_BF16, 2048, 128, false, true), 30, 1e-12);
 	hwmodel_free(hw);
 
+	/* the power section's bounds, and a row given twice */
+	char pw[8192];
+	snprintf(pw, sizeof pw, "%s", replace(HW_HEAD, "  attention:", "  power: {burst_speedup: 0.9, exponent: 1, comm: 1.2}\n  attention:"));
+	CHECK_STR(bad_hw(pw),
+		  "gpusim: hw.yaml:20:26: gpu.power.burst_speedup: must be >= 1, got 0.9\n"
+		  "gpusim: hw.yaml:20:41: gpu.power.exponent: must be > 1, got 1\n"
+		  "gpusim: hw.yaml:20:50: gpu.power.comm: must be in [0, 1), got 1.2\n");
+	snprintf(pw, sizeof pw, "%s", replace(HW_HEAD, "  attention: {fwd_eff: 0.5, bwd_eff: 0.4}\n",
+					      "  attention:\n    fused:\n      rows:\n"
+					      "        - {head_dim: 64, seq: 512, fwd_tflops: 1, bwd_tflops: 1}\n"
+					      "        - {head_dim: 64, seq: 512, fwd_tflops: 2, bwd_tflops: 2}\n"));
+	CHECK_STR(bad_hw(pw), "gpusim: hw.yaml:24:11: gpu.attention.fused.rows[1]: a second row for seq 512, head_dim 64, "
+			      "causal false\n");
+
 	/* only an unfused entry, for a GPU no preset names: no fused entry to fall back on */
 	CHECK_STR(bad_hw(replace(HW_HEAD, "{fwd_eff: 0.5, bwd_eff: 0.4}", "{fwd_eff: 0.5, bwd_eff: 0.4, impl: cublas_unfused}")),
 		  "gpusim: hw.yaml: gpu.attention: no fused entry (attention.fused) and no built-in preset for GPU 'toy gpu' "
