@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <string.h>
+#include "util/csvw.h"
 #include "util/gserr.h"
 #include "util/jsonw.h"
 
@@ -132,23 +133,6 @@ static int write_json(FILE *f, const struct result *r)
 	return jsonw_finish(&w);
 }
 
-void report_csv_cell(FILE *f, const char *s)
-{
-	if (!s)
-		return;
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 static int write_csv(FILE *f, const struct result *r)
 {
 	struct field fs[64];
@@ -182,7 +166,7 @@ static int write_csv(FILE *f, const struct result *r)
 			fputc(',', f);
 		first = false;
 		switch (x->kind) {
-		case K_STR: report_csv_cell(f, x->s); break;
+		case K_STR: csvw_cell(f, x->s); break;
 		case K_DBL: if (isfinite(x->d)) fputs(jsonw_format_double(x->d, buf, sizeof buf), f); break;
 		case K_INT: fprintf(f, "%lld", x->i); break;
 		case K_BOOL: fputs(x->i ? "true" : "false", f); break;
