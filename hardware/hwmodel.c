@@ -100,7 +100,7 @@ int hwmodel_unknown_preset(const char *file, int line, int col, const char *name
 	return diag_error(file, line, col, "unknown hardware preset '%s' (%spresets: %s)", name, hint, list);
 }
 
-static struct hwmodel *load_doc(struct ydoc *d, const char *path, int *err);
+static struct hwmodel *load_doc(struct ydoc *d, const char *path, int *err, bool fallback);
 
 /* A model without a fused attention entry (a calibration that measured only the unfused path) takes the fused
  * entry of the built-in preset for the same GPU (gpu.name), its source saying so. Presets all have one. */
@@ -111,7 +111,7 @@ static int attn_from_preset(struct hwmodel *hw)
 	for (const struct hw_preset *p = hw_presets; p->name; p++) {
 		int e = 0;
 		struct ydoc *d = ydoc_load_string(p->name, p->text, strlen(p->text), &e);
-		struct hwmodel *pre = d ? load_doc(d, p->name, &e) : NULL;
+		struct hwmodel *pre = d ? load_doc(d, p->name, &e, false) : NULL;  /* no fallback: no recursion */
 		if (pre && strcmp(pre->gpu.name, hw->gpu.name) == 0 && pre->gpu.attn[ATTN_FUSED].present) {
 			struct hw_attn *a = &hw->gpu.attn[ATTN_FUSED];
 			*a = pre->gpu.attn[ATTN_FUSED];
@@ -128,13 +128,13 @@ static int attn_from_preset(struct hwmodel *hw)
 			  hw->gpu.name);
 }
 
-static struct hwmodel *load_doc(struct ydoc *d, const char *path, int *err)
+static struct hwmodel *load_doc(struct ydoc *d, const char *path, int *err, bool fallback)
 {
 	struct hwmodel *hw = xcalloc(1, sizeof *hw);
 	snprintf(hw->path, sizeof hw->path, "%s", path);
 	int rc = hwload_parse(d, hw);
 	ydoc_free(d);
-	if (rc == 0)
+	if (rc == 0 && fallback)
 		rc = attn_from_preset(hw);
 	if (err)
 		*err = rc;
@@ -148,7 +148,7 @@ static struct hwmodel *load_doc(struct ydoc *d, const char *path, int *err)
 struct hwmodel *hwmodel_load_string(const char *name, const char *text, int *err)
 {
 	struct ydoc *d = ydoc_load_string(name, text, strlen(text), err);
-	return d ? load_doc(d, name, err) : NULL;
+	return d ? load_doc(d, name, err, true) : NULL;
 }
 
 struct hwmodel *hwmodel_load(const char *name_or_path, int *err)
@@ -166,7 +166,7 @@ struct hwmodel *hwmodel_load(const char *name_or_path, int *err)
 		return hwmodel_load_string(file, text, err);
 	}
 	struct ydoc *d = ydoc_load_file(name_or_path, err);
-	return d ? load_doc(d, name_or_path, err) : NULL;
+	return d ? load_doc(d, name_or_path, err, true) : NULL;
 }
 
 void hwmodel_free(struct hwmodel *hw)
