@@ -171,14 +171,15 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 	double worst_total = -1;
 	for (int i = 0; i < b.pp; i++) {
 		const struct stage_info *st = &b.stages[i];
-		double total = st->weights + st->gradients + st->optimizer + st->activations;
+		double total = st->weights + st->gradients + st->optimizer + st->activations + hw->gpu.workspace_bytes;
 		if (total > worst_total) {
 			worst_total = total;
 			worst = i;
 		}
 	}
 	const struct stage_info *w = &b.stages[worst];
-	out->mem = (struct mem_usage){ w->weights, w->gradients, w->optimizer, w->activations, worst_total };
+	out->mem = (struct mem_usage){ w->weights, w->gradients, w->optimizer, w->activations, hw->gpu.workspace_bytes,
+				       worst_total };
 	out->peak_inflight_microbatches = w->peak_inflight;
 	out->memory_capacity_bytes = hw->gpu.memory_bytes;
 	out->fits_in_memory = worst_total <= hw->gpu.memory_bytes;
