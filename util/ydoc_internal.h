@@ -27,6 +27,7 @@ struct ydoc {
 	char *file;
 	struct ynode *root;
 	int errors;
+	const struct yrange *ranges;  /* ydoc_set_ranges; NULL: the default range only */
 };
 
 #endif
