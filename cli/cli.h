@@ -18,6 +18,8 @@ int cli_opt(int argc, char **argv, int *i, const char *lng, char shrt, const cha
 
 /* cli_parse_positive_int: a positive decimal int for option opt; 0, or -1 after a message. */
 int cli_parse_positive_int(const char *opt, const char *s, int *out);
+/* cli_parse_budget: a positive count such as 1e9 or 250000000 (at most 1e15); 0 or -1 after a message. */
+int cli_parse_budget(const char *opt, const char *s, double *out);
 
 /* One option of a command, for cli_parse. */
 struct cli_option {

@@ -54,6 +54,19 @@ int cli_opt(int argc, char **argv, int *i, const char *lng, char shrt, const cha
 	return 1;
 }
 
+int cli_parse_budget(const char *opt, const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end != '\0' || !(v >= 1) || v > 1e15 || strspn(s, "+.eE0123456789") != strlen(s)) {
+		diag_errorf("%s needs a count from 1 to 1e15 (such as 2e8), not '%s'", opt, s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
 int cli_parse_positive_int(const char *opt, const char *s, int *out)
 {
 	char *end;

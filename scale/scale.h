@@ -68,6 +68,7 @@ struct scale_spec {
 	enum scale_mode mode;
 	int shard, nshards;          /* 1-based slice; 1/1 runs every row */
 	bool all_ranks;              /* predict_opts.all_ranks for every row */
+	double max_tasks;            /* predict_opts.max_tasks for every row (0: the default) */
 	void (*progress)(void *ctx, const struct scale_progress *p);  /* NULL: none */
 	void *progress_ctx;
 };
