@@ -84,15 +84,9 @@ int cli_out_open(struct cli_out *o)
 {
 	if (!o->path)
 		return 0;
-	if (snprintf(o->tmp, sizeof o->tmp, "%s.tmp", o->path) >= (int)sizeof o->tmp) {
-		diag_errorf("cannot open '%s' for writing: name too long", o->path);
+	if (outfile_open(&o->of, o->path) != 0)
 		return 3;
-	}
-	o->f = fopen(o->tmp, "w");
-	if (!o->f) {
-		diag_errorf("cannot open '%s' for writing: %s", o->path, strerror(errno));
-		return 3;
-	}
+	o->f = o->of.f;
 	return 0;
 }
 
@@ -100,30 +94,16 @@ int cli_out_commit(struct cli_out *o)
 {
 	if (!o->f)
 		return 0;
-	int bad = ferror(o->f);
-	errno = 0;
-	int rc = fclose(o->f);
 	o->f = NULL;
-	if (bad || rc != 0) {
-		diag_errorf("cannot write '%s': %s", o->path, errno ? strerror(errno) : "write error");
-		remove(o->tmp);
-		return 3;
-	}
-	if (rename(o->tmp, o->path) != 0) {
-		diag_errorf("cannot write '%s': %s", o->path, strerror(errno));
-		remove(o->tmp);
-		return 3;
-	}
-	return 0;
+	return outfile_commit(&o->of) == 0 ? 0 : 3;
 }
 
 void cli_out_discard(struct cli_out *o)
 {
 	if (!o->f)
 		return;
-	fclose(o->f);
 	o->f = NULL;
-	remove(o->tmp);
+	outfile_discard(&o->of);
 }
 
 void cli_unknown_option(const char *cmd, const char *arg, const char *const *names)

@@ -1,7 +1,7 @@
 /* cmd_predict: `gpusim predict SCENARIO.yaml [options]`, the path from a YAML file to a printed prediction:
- * scenario_load -> scenario_load_hardware -> predict_run -> report_write. Output files (-o, --trace) are written to
- * FILE.tmp and renamed into place only when the whole run succeeded, so a failed run never leaves a half file,
- * and nothing reaches stdout before the simulation has succeeded. */
+ * scenario_load -> scenario_load_hardware -> predict_run -> report_write. Output files (-o, --trace) go through
+ * util/outfile.h: a temporary renamed into place only when the whole run succeeded (a failed or interrupted run
+ * never leaves a half file), and nothing reaches stdout before the simulation has succeeded. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -38,7 +38,7 @@ static void help(void)
 	      "  --gpus N          total GPU count instead of the scenario's; dp is re-derived as N/(tp*pp)\n"
 	      "  --format F        table (default, for people), json (one object, keys in docs/output.md) or csv\n"
 	      "                    (a header line and a data line, nested keys flattened as breakdown_s.compute)\n"
-	      "  -o, --output FILE write the report to FILE instead of standard output (replaced only on success)\n"
+	      "  -o, --output FILE write the report to FILE instead of standard output ('-'); replaced only on success\n"
 	      "  --all-ranks       simulate every rank instead of one per group of symmetric ranks (DP replicas,\n"
 	      "                    TP peers); slower, and gives the same result where the groups of a\n"
 	      "                    stage lie on the nodes alike (docs/simulation.md, Symmetry)\n"

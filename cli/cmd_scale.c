@@ -43,7 +43,7 @@ static void help(void)
 	      "                    weak: the batch per DP replica stays, so the global batch grows with dp\n"
 	      "  --format F        table (default; for people), csv (one line per row) or json; csv and json are\n"
 	      "                    the input of 'gpusim plot' and 'gpusim merge' (columns: docs/output.md)\n"
-	      "  -o, --output FILE write to FILE instead of standard output (replaced only on success)\n"
+	      "  -o, --output FILE write to FILE instead of standard output ('-'); replaced only on success\n"
 	      "  --shard I/N       run only slice I of N of the sweep (rows I-1, I-1+N, ...) and write them as csv\n"
 	      "                    (default) or json; 'gpusim merge' joins the N outputs into the whole table\n"
 	      "  --all-ranks       simulate every rank of every row (see 'gpusim predict --help')\n"
