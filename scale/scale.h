@@ -100,6 +100,8 @@ int scale_table_write(FILE *f, enum report_format fmt, const struct scale_table 
 /* scale_table_read: a CSV or JSON table that scale_table_write wrote (told apart by the first character). 0, or
  * GS_EINVAL / GS_EENV after printing "gpusim: file:line:col: message". */
 int scale_table_read(const char *path, struct scale_table *out);
+/* scale_table_read_text: the same from len bytes of text; path names it in messages. */
+int scale_table_read_text(const char *path, const char *text, size_t len, struct scale_table *out);
 /* scale_table_merge: join the shards tables[0..n-1] (each read from names[i]) into out, rows in order. They must
  * come from one sweep (same sweep id and row count) and together hold every row exactly once; otherwise an
  * error naming the files and rows, GS_EINVAL. */
