@@ -185,7 +185,7 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 	out->events = sim_events(s);
 	for (int i = 0; i < b.pp; i++)
 		for (int k = 0; k < NSTREAMS; k++)
-			out->tasks += (long long)b.progs[i].n[k] * cfg.dp_sim * cfg.tp_sim;
+			out->tasks += (long long)b.progs[i].count[k] * cfg.dp_sim * cfg.tp_sim;
 	out->simulated_ranks = sim_nranks(s);
 	snprintf(out->hardware, sizeof out->hardware, "%s", hw->name);
 	snprintf(out->scenario, sizeof out->scenario, "%s", sc->name);
