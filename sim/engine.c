@@ -203,17 +203,23 @@ static void trace_span(struct sim *s, int r, int track, const struct instr *in, 
 	trace_slice(s->cfg.trace, &sp);
 }
 
+/* fmax for the times here, which are never NaN: inlined (fmax is a libm call), the same result. */
+static inline double tmax(double a, double b)
+{
+	return b > a ? b : a;
+}
+
 /* End of a compute segment of n ops and GPU time dur that the GPU could start at t, when the host issues its
  * ops one every d seconds from host_t on. Op i (of equal share g = dur/n) starts at max(end of op i-1,
  * host_t + i*d); the latest of those constraints is the first or the last op's, which gives the closed form.
  * Advances host_t. */
-static double host_bound_end(struct sim *s, int r, double t, const struct instr *in, double dur)
+static inline double host_bound_end(struct sim *s, int r, double t, const struct instr *in, double dur)
 {
 	double d = s->cfg.host_op_s, end = t + dur;
 	if (d <= 0)
 		return end;
 	double n = in->nops ? in->nops : 1, h0 = s->host_t[r];
-	end = fmax(end, fmax(h0 + d + dur, h0 + n * d + dur / n));
+	end = tmax(end, tmax(h0 + d + dur, h0 + n * d + dur / n));
 	s->host_t[r] = h0 + n * d;
 	return end;
 }
@@ -315,8 +321,8 @@ static void trace_segment(struct sim *s, int r, int k, const struct instr *in, d
 }
 
 /* Without interference (both slowdowns 0) nothing outside a rank's compute stream can change how long its
- * next compute segments and single-member TP collectives take, so a run of them inside one micro-batch's
- * forward or backward is one busy interval and one event. Times chain exactly as separate events would (t += dur per instruction) and each instruction is
+ * next compute segments, host work (host_t is the compute stream's alone) and single-member TP collectives
+ * take, so a run of them inside one micro-batch's forward or backward is one busy interval and one event. Times chain exactly as separate events would (t += dur per instruction) and each instruction is
  * accounted as it would be, so results do not depend on the fusion. */
 static void run_fused(struct sim *s, int r, double now)
 {
@@ -328,6 +334,8 @@ static void run_fused(struct sim *s, int r, double now)
 	double a_comp = acc[ACC_COMPUTE], a_opt = acc[ACC_OPTIMIZER], a_host = acc[ACC_HOST];
 	double a_pp = acc[ACC_PP], a_tp = acc[ACC_TP], hop = s->cfg.host_op_s;
 	int tp_fuses = s->cfg.tp_sim == 1;
+	const double *speed = s->cfg.stage_speed;
+	double sp = speed ? speed[rank_stage(s, r)] : 1;
 	struct trace *trace = s->cfg.trace;
 	/* the cursor, unpacked: instruction in of piece pi, repetition rep; pend is the end of the piece's run */
 	const struct piece *pcs = p->pieces[STREAM_COMPUTE];
@@ -337,7 +345,8 @@ static void run_fused(struct sim *s, int r, double now)
 	for (;;) {
 		double dur = in->dur, end = t + dur;
 		if (in->kind == INS_COMPUTE) {
-			dur = seg_dur(s, r, in);
+			if (speed)  /* seg_dur */
+				dur /= sp;
 			end = t + dur;
 			if (hop > 0) {  /* without host time, end is t + dur and the host account gains 0 */
 				end = host_bound_end(s, r, t, in, dur);
@@ -349,6 +358,15 @@ static void run_fused(struct sim *s, int r, double now)
 				a_comp += dur;
 			if (trace)
 				trace_segment(s, r, STREAM_COMPUTE, in, end - dur, dur);
+		} else if (in->kind == INS_HOST) {
+			/* as run() does it: the GPU waits only when the host is behind it */
+			double h = s->host_t[r] + dur;
+			s->host_t[r] = h;
+			end = t;
+			if (h > t) {
+				a_host += h - t;
+				end = h;
+			}
 		} else {
 			if (in->cat == CAT_PP)
 				a_pp += end - t;
@@ -372,8 +390,8 @@ static void run_fused(struct sim *s, int r, double now)
 				nend = nx + pcs[npi].n;
 			}
 		}
-		if ((nx->flags & INSF_UNIT_START) ||
-		    !(nx->kind == INS_COMPUTE || (nx->kind == INS_COLL && nx->group == GROUP_TP && tp_fuses)))
+		if ((nx->flags & INSF_UNIT_START) || !(nx->kind == INS_COMPUTE || nx->kind == INS_HOST ||
+						       (nx->kind == INS_COLL && nx->group == GROUP_TP && tp_fuses)))
 			break;
 		in = nx;
 		pend = nend;

@@ -8,10 +8,14 @@
 #include <stdio.h>
 #include "scenario/scenario.h"
 #include "hardware/hwmodel.h"
+#include "sim/trace.h"
 
 struct predict_opts {
 	bool all_ranks;        /* simulate every rank instead of one representative per symmetric group */
 	FILE *trace;           /* optional: write a Chrome trace-event timeline here (docs/output.md, Timelines) */
+	enum trace_pick trace_pick;  /* which ranks it holds (default TRACE_STAGES) */
+	const int *trace_ranks;      /* TRACE_LIST: GPU ranks, each in [0, gpus) */
+	int trace_nranks;
 };
 
 struct breakdown {
