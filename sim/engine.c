@@ -332,7 +332,7 @@ static void run_fused(struct sim *s, int r, double now)
 	account_idle(s, r, now);
 	/* the accounts in registers while the run lasts; each still adds the same values in the same order */
 	double a_comp = acc[ACC_COMPUTE], a_opt = acc[ACC_OPTIMIZER], a_host = acc[ACC_HOST];
-	double a_pp = acc[ACC_PP], a_tp = acc[ACC_TP], hop = s->cfg.host_op_s;
+	double a_pp = acc[ACC_PP], a_tp = acc[ACC_TP], hop = s->cfg.host_op_s, ht = s->host_t[r];
 	int tp_fuses = s->cfg.tp_sim == 1;
 	const double *speed = s->cfg.stage_speed;
 	double sp = speed ? speed[rank_stage(s, r)] : 1;
@@ -348,8 +348,10 @@ static void run_fused(struct sim *s, int r, double now)
 			if (speed)  /* seg_dur */
 				dur /= sp;
 			end = t + dur;
-			if (hop > 0) {  /* without host time, end is t + dur and the host account gains 0 */
-				end = host_bound_end(s, r, t, in, dur);
+			if (hop > 0) {  /* host_bound_end on ht; without host time, end is t + dur and the host gains 0 */
+				double n = in->nops ? in->nops : 1;
+				end = tmax(end, tmax(ht + hop + dur, ht + n * hop + dur / n));
+				ht = ht + n * hop;
 				a_host += end - (t + dur);
 			}
 			if (in->cat == CAT_OPTIMIZER)
@@ -360,8 +362,8 @@ static void run_fused(struct sim *s, int r, double now)
 				trace_segment(s, r, STREAM_COMPUTE, in, end - dur, dur);
 		} else if (in->kind == INS_HOST) {
 			/* as run() does it: the GPU waits only when the host is behind it */
-			double h = s->host_t[r] + dur;
-			s->host_t[r] = h;
+			double h = ht + dur;
+			ht = h;
 			end = t;
 			if (h > t) {
 				a_host += h - t;
@@ -399,6 +401,7 @@ static void run_fused(struct sim *s, int r, double now)
 		rep = nrep;
 	}
 	s->pc[si] = (struct program_cursor){ in, pi, rep };
+	s->host_t[r] = ht;
 	acc[ACC_COMPUTE] = a_comp;
 	acc[ACC_OPTIMIZER] = a_opt;
 	acc[ACC_HOST] = a_host;
