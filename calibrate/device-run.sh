@@ -11,8 +11,9 @@
 #     smoke: the same with `gpusim calibrate --quick`, an 8 B..1 GiB reference sweep, and the MPI path
 #           (mpirun -np 2) when MPI was found
 #     all:   smoke and full together
-# Files in $OUT: summary.txt, log.txt, h200x2-measured.yaml (or -quick), collectives.csv, results.tar.gz (the
-# raw CSVs under raw/, every log). To commit a run: unpack raw/ into hardware/h200x2-measured/, then
+# Files in $OUT: summary.txt, log.txt, NAME-measured.yaml (or -quick; NAME is the GPU and count, h200x2 on two
+# H200s, h100x1 on one H100, or $NAME), collectives.csv, results.tar.gz (the raw CSVs under raw/, every log).
+# To commit a run: unpack raw/ into hardware/h200x2-measured/, then
 #   gpusim calibrate --refit hardware/h200x2-measured -o hardware/h200x2-measured.yaml
 #   gnuplot plots/allreduce_fit.gp            # docs/img/allreduce_fit.png
 #   calibrate/summarize.sh hardware/h200x2-measured   # the tables of docs/calibration.md
@@ -38,6 +39,11 @@ t0=$(date +%s)
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 [ -d /usr/local/cuda/bin ] && export PATH=/usr/local/cuda/bin:$PATH
 
+# the model is named after the machine: h200x2-measured on two H200s, h100x1-measured on one H100
+ngpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | wc -l)
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr '[:upper:]' '[:lower:]' |
+	sed 's/^nvidia //; s/[^a-z0-9].*//')
+name=${NAME:-${gpu:-gpu}x${ngpu}}
 step "machine"
 {
 	nvidia-smi --query-gpu=index,name,memory.total,clocks.max.sm,clocks.sm,power.limit,driver_version --format=csv
@@ -69,7 +75,7 @@ cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release "${cmake_extra[@]}" >>"$log" 2>&
 cmake --build $build -j "$jobs" >>"$log" 2>&1
 built=$?
 cal=
-if [ -x $build/gpusim ] && $build/gpusim --version | grep -q "compiled in (CUDA)"; then
+if [ -x $build/gpusim ] && $build/gpusim --version | grep -q "compiled in (CUDA"; then
 	cal="$build/gpusim calibrate"
 else
 	# the simulator part may not build while it is being written: the calibrate-only binary still does
@@ -85,21 +91,28 @@ fi
 step "GPU tests"
 timeout 120 $build/calibrate/test_gpubench >"$work/test_gpubench.txt" 2>&1
 say "test_gpubench: exit $?"
+# the whole suite on a GPU machine: the GPU tests run instead of skipping, and the CUDA-free checks hold here too
+( cd $build && timeout 300 ctest -j "$jobs" --output-on-failure ) >"$work/ctest.txt" 2>&1
+say "ctest: exit $?"
+grep -E "tests passed|tests failed|Skipped|\(Failed\)|Not Run" "$work/ctest.txt" | tee -a "$summary"
 grep -E "check|TFLOP|GB/s|launch|events|failed" "$work/test_gpubench.txt" | tee -a "$summary"
 
 step "calibrate ($mode)"
-# unmeasurable parts (network, inter-node collectives, cost) from the H200 preset, as a file so the
+# unmeasurable parts (network, inter-node collectives, cost) from the preset of this GPU, as a file so the
 # calibrate-only binary (no built-in presets) takes it too
 base=
-[ -f hardware/h200-sxm.yaml ] && base="--base hardware/h200-sxm.yaml"
+case $gpu in
+h100) [ -f hardware/h100-dgx.yaml ] && base="--base hardware/h100-dgx.yaml" ;;
+*) [ -f hardware/h200-sxm.yaml ] && base="--base hardware/h200-sxm.yaml" ;;
+esac
 if [ "$mode" = smoke ] || [ "$mode" = all ]; then
-	yaml=$work/h200x2-quick.yaml
+	yaml=$work/$name-quick.yaml
 	( time timeout 150 $cal --quick -o "$yaml" --raw "$work/raw-quick" $base ) >"$work/calibrate-quick.txt" 2>&1
 	say "calibrate --quick: exit $?"
 	grep -E "^calibrate:|^gpusim:|^real" "$work/calibrate-quick.txt" | tee -a "$summary"
 fi
 if [ "$mode" != smoke ]; then
-	yaml=$work/h200x2-measured.yaml
+	yaml=$work/$name-measured.yaml
 	( time timeout 330 $cal -v -o "$yaml" --raw "$work/raw" $base ) >"$work/calibrate.txt" 2>&1
 	say "calibrate: exit $?"
 	grep -E "^calibrate: (fit|[0-9]|bf16|copy|kernel|attention|intra|inter|overlap|phases|wrote)|^gpusim:|^real" \
@@ -135,7 +148,7 @@ if [ "$mode" != full ] && command -v mpirun >/dev/null && grep -q "GPUSIM_HAVE_M
 	timeout 30 "${mpi[@]}" hostname >"$work/mpi.txt" 2>&1
 	say "mpirun hostname: exit $?"
 	timeout 100 "${mpi[@]}" -x NCCL_NVLS_ENABLE -x LD_LIBRARY_PATH -x PATH \
-		-x NCCL_DEBUG=WARN $cal --quick -v -o "$work/h200x2-mpi.yaml" $base >>"$work/mpi.txt" 2>&1
+		-x NCCL_DEBUG=WARN $cal --quick -v -o "$work/$name-mpi.yaml" $base >>"$work/mpi.txt" 2>&1
 	say "mpi calibrate: exit $?"
 	tail -25 "$work/mpi.txt" | tee -a "$summary"
 fi

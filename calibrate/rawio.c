@@ -6,8 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "calibrate/gemmtab.h"
 #include "calibrate/rawio.h"
+#include "util/csvr.h"
+#include "util/csvw.h"
+#include "util/diag.h"
 #include "util/gserr.h"
 
 /* ---- writing */
@@ -18,7 +22,7 @@ static FILE *csv_open(const char *dir, const char *name, const char *header, int
 	snprintf(path, sizeof path, "%s/%s", dir, name);
 	FILE *f = fopen(path, "w");
 	if (!f) {
-		fprintf(stderr, "gpusim: cannot write '%s': %s\n", path, strerror(errno));
+		diag_errorf("cannot write '%s': %s", path, strerror(errno));
 		*rc = GS_EENV;
 		return NULL;
 	}
@@ -32,7 +36,7 @@ static void csv_close(FILE *f, const char *dir, const char *name, int *rc)
 	if (!f)
 		return;
 	if (ferror(f) | (fclose(f) != 0)) {
-		fprintf(stderr, "gpusim: cannot write '%s/%s'\n", dir, name);
+		diag_errorf("cannot write '%s/%s'", dir, name);
 		*rc = GS_EENV;
 	}
 }
@@ -47,18 +51,31 @@ static void write_matrix(FILE *f, const char *key, const struct calib *c, bool n
 	fputc('\n', f);
 }
 
+/* key,value with the value as a CSV cell (quoted when it holds a comma or a quote: free text such as env) */
+static void kv(FILE *f, const char *key, const char *value)
+{
+	fprintf(f, "%s,", key);
+	csvw_cell(f, value);
+	fputc('\n', f);
+}
+
 static void write_identity(FILE *f, const struct calib *c)
 {
 	const struct cal_identity *id = &c->id;
-	fprintf(f, "host,%s\ndate,%s\nmode,%s\ngpus,%d\nhost_gpus,%d\nnodes,%d\ngpu_name,%s\nsm_count,%d\ncc,%d.%d\n",
-		id->host, id->date, id->mode, id->ngpus, id->host_gpus, id->nodes, id->gpu_name, id->sm_count,
-		id->cc_major, id->cc_minor);
+	kv(f, "host", id->host);
+	kv(f, "date", id->date);
+	kv(f, "mode", id->mode);
+	fprintf(f, "gpus,%d\nhost_gpus,%d\nnodes,%d\n", id->ngpus, id->host_gpus, id->nodes);
+	kv(f, "gpu_name", id->gpu_name);
+	fprintf(f, "sm_count,%d\ncc,%d.%d\n", id->sm_count, id->cc_major, id->cc_minor);
 	fprintf(f, "memory_bytes,%.0f\nl2_bytes,%.0f\nsm_clock_max_mhz,%d\nmem_clock_max_mhz,%d\npower_limit_w,%g\n",
 		id->memory_bytes, id->l2_bytes, id->sm_clock_max_mhz, id->mem_clock_max_mhz, id->power_limit_w);
-	fprintf(f, "driver,%s\ncuda_runtime,%d\ncuda_driver,%d\ncublaslt_version,%d\nnccl_version,%d\n", id->driver,
-		id->cuda_runtime, id->cuda_driver, id->cublaslt_version, id->nccl_version);
-	fprintf(f, "nvlinks,%d\nnvswitch,%d\nenv,%s\nstatus,%s\n", id->nvlinks, id->nvswitch ? 1 : 0, id->env,
-		c->status);
+	kv(f, "driver", id->driver);
+	fprintf(f, "cuda_runtime,%d\ncuda_driver,%d\ncublaslt_version,%d\nnccl_version,%d\n", id->cuda_runtime,
+		id->cuda_driver, id->cublaslt_version, id->nccl_version);
+	fprintf(f, "nvlinks,%d\nnvswitch,%d\n", id->nvlinks, id->nvswitch ? 1 : 0);
+	kv(f, "env", id->env);
+	kv(f, "status", c->status);
 	write_matrix(f, "p2p", c, false);
 	write_matrix(f, "topo_nv", c, true);
 }
@@ -68,7 +85,7 @@ int rawio_write(const struct calib *c, const char *dir)
 	int rc = 0;
 	FILE *f;
 	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-		fprintf(stderr, "gpusim: cannot create '%s': %s\n", dir, strerror(errno));
+		diag_errorf("cannot create '%s': %s", dir, strerror(errno));
 		return GS_EENV;
 	}
 	if ((f = csv_open(dir, "identity.csv", "key,value", &rc))) {
@@ -84,8 +101,10 @@ int rawio_write(const struct calib *c, const char *dir)
 			const struct cal_gemm_pt *p = &c->gemm[i];
 			double tf = gemm_tflops(p->m, p->n, p->k, p->us);
 			double peak = c->peak_tflops[p->dt];
-			fprintf(f, "%s,%ld,%ld,%ld,%.6g,%.6g,%.6g,%.6g,%.4f,%d,%s\n", cal_dtype_name(p->dt), p->m, p->n, p->k,
-				p->us, p->min_us, p->p90_us, tf, peak > 0 ? tf / peak : 0, p->grid ? 1 : 0, p->algo);
+			fprintf(f, "%s,%ld,%ld,%ld,%.6g,%.6g,%.6g,%.6g,%.4f,%d,", cal_dtype_name(p->dt), p->m, p->n, p->k,
+				p->us, p->min_us, p->p90_us, tf, peak > 0 ? tf / peak : 0, p->grid ? 1 : 0);
+			csvw_cell(f, p->algo);
+			fputc('\n', f);
 		}
 		csv_close(f, dir, "gemm.csv", &rc);
 	}
@@ -155,13 +174,15 @@ int rawio_write(const struct calib *c, const char *dir)
 
 /* ---- reading */
 
+/* A raw file read through util/csvr.h. fields[] are the current line's cells; the last of maxf takes the rest
+ * of the line, commas and all (files written before values were quoted hold commas in free text). */
 struct csv {
-	FILE *f;
+	struct csvr *c;
 	char path[1100];
 	int line;
-	char buf[8192];
-	char *field[16];
+	const char *field[16];
 	int nfield;
+	char rest[4096];
 };
 
 /* open dir/name and skip its header; 1, 0 when absent (optional files), GS_EENV when it cannot be read */
@@ -169,49 +190,51 @@ static int csv_in(struct csv *r, const char *dir, const char *name, bool require
 {
 	snprintf(r->path, sizeof r->path, "%s/%s", dir, name);
 	r->line = 0;
-	r->f = fopen(r->path, "r");
-	if (!r->f) {
-		if (!required && errno == ENOENT)
-			return 0;
-		fprintf(stderr, "gpusim: cannot read '%s': %s\n", r->path, strerror(errno));
-		return GS_EENV;
-	}
-	if (!fgets(r->buf, sizeof r->buf, r->f)) {
-		fclose(r->f);
-		fprintf(stderr, "gpusim: %s: empty\n", r->path);
+	if (!required && access(r->path, F_OK) != 0 && errno == ENOENT)
+		return 0;
+	int err = 0;
+	if (!(r->c = csvr_open(r->path, 0, &err)))
+		return err;
+	int n = csvr_next(r->c);
+	if (n <= 0) {
+		csvr_free(r->c);
+		if (n == 0)
+			diag_error(r->path, 0, 0, "empty");
 		return GS_EINVAL;
 	}
-	r->line = 1;
+	r->line = csvr_line(r->c);
 	return 1;
 }
 
-/* next line split on commas (at most maxf fields: the last keeps the rest of the line); 0 at the end */
+/* the next line's cells (at most maxf: the last keeps the rest of the line); 0 at the end or on an error */
 static int csv_next(struct csv *r, int maxf)
 {
-	char *p;
-	do {
-		if (!fgets(r->buf, sizeof r->buf, r->f))
-			return 0;
-		r->line++;
-		r->buf[strcspn(r->buf, "\r\n")] = 0;
-	} while (!r->buf[0]);
-	r->nfield = 0;
-	p = r->buf;
-	while (r->nfield < maxf) {
-		r->field[r->nfield++] = p;
-		char *comma = r->nfield < maxf ? strchr(p, ',') : NULL;
-		if (!comma)
-			break;
-		*comma = 0;
-		p = comma + 1;
+	int n = csvr_next(r->c);
+	if (n <= 0)
+		return 0;
+	r->line = csvr_line(r->c);
+	r->nfield = n < maxf ? n : maxf;
+	for (int i = 0; i < r->nfield; i++)
+		r->field[i] = csvr_cell(r->c, i);
+	if (n > maxf) {
+		size_t len = 0;
+		for (int i = maxf - 1; i < n && len < sizeof r->rest; i++)
+			len += (size_t)snprintf(r->rest + len, sizeof r->rest - len, "%s%s", i >= maxf ? "," : "",
+						csvr_cell(r->c, i));
+		r->field[maxf - 1] = r->rest;
 	}
 	return 1;
+}
+
+static void csv_done(struct csv *r)
+{
+	csvr_free(r->c);
+	r->c = NULL;
 }
 
 static int bad(struct csv *r, const char *what)
 {
-	fprintf(stderr, "gpusim: %s:%d: %s\n", r->path, r->line, what);
-	return GS_EINVAL;
+	return diag_error(r->path, r->line, 0, "%s", what);
 }
 
 static bool num(const char *s, double *out)
@@ -290,7 +313,7 @@ static int read_identity(struct calib *c, const char *dir)
 #undef INT
 #undef DBL
 	}
-	fclose(r.f);
+	csv_done(&r);
 	return 0;
 }
 
@@ -304,17 +327,17 @@ static int read_gemm(struct calib *c, const char *dir)
 		double v[9];
 		enum dtype dt;
 		if (r.nfield < 11 || !dtype_of(r.field[0], &dt)) {
-			fclose(r.f);
+			csv_done(&r);
 			return bad(&r, "expected dtype,m,n,k,us,min_us,p90_us,tflops,eff,grid,algo");
 		}
 		for (int i = 0; i < 9; i++)
 			if (!num(r.field[1 + i], &v[i])) {
-				fclose(r.f);
+				csv_done(&r);
 				return bad(&r, "a number is malformed");
 			}
 		struct cal_gemm_pt *p = calib_add_gemm(c);
 		if (!p) {
-			fclose(r.f);
+			csv_done(&r);
 			return GS_ENOMEM;
 		}
 		p->dt = dt;
@@ -338,7 +361,7 @@ static int read_gemm(struct calib *c, const char *dir)
 				if (i < *cnt[a] && axes[a][i] == val[a])
 					continue;
 				if (*cnt[a] >= CAL_MAX_AXIS) {
-					fclose(r.f);
+					csv_done(&r);
 					return bad(&r, "too many distinct sizes on one GEMM axis");
 				}
 				memmove(axes[a] + i + 1, axes[a] + i, sizeof(long) * (size_t)(*cnt[a] - i));
@@ -347,7 +370,7 @@ static int read_gemm(struct calib *c, const char *dir)
 			}
 		}
 	}
-	fclose(r.f);
+	csv_done(&r);
 	return 0;
 }
 
@@ -363,30 +386,30 @@ static int read_collectives(struct calib *c, const char *dir)
 		int op = -1;
 		double n, b, t, lo, hi;
 		if (r.nfield < 7)
-			return fclose(r.f), bad(&r, "expected scope,op,n,bytes,time_us,min_us,max_us,...");
+			return csv_done(&r), bad(&r, "expected scope,op,n,bytes,time_us,min_us,max_us,...");
 		sc = strcmp(r.field[0], "inter") == 0 ? SCOPE_INTER : SCOPE_INTRA;
 		for (int i = 0; i < COLL_NOPS; i++)
 			if (strcmp(r.field[1], cal_op_name((enum coll_op)i)) == 0)
 				op = i;
 		if (op < 0 || !num(r.field[2], &n) || !num(r.field[3], &b) || !num(r.field[4], &t) ||
 		    !num(r.field[5], &lo) || !num(r.field[6], &hi) || n < 2 || !(t > 0))
-			return fclose(r.f), bad(&r, "malformed collective measurement");
+			return csv_done(&r), bad(&r, "malformed collective measurement");
 		if (!s || s->scope != sc || s->op != (enum coll_op)op || s->n != (int)n) {
 			if (!(s = calib_add_series(c)))
-				return fclose(r.f), GS_ENOMEM;
+				return csv_done(&r), GS_ENOMEM;
 			s->scope = sc;
 			s->op = (enum coll_op)op;
 			s->n = (int)n;
 		}
 		if (s->npts >= CAL_MAX_PTS || (s->npts && b <= s->bytes[s->npts - 1]))
-			return fclose(r.f), bad(&r, "sizes of one series must increase (and be at most 48)");
+			return csv_done(&r), bad(&r, "sizes of one series must increase (and be at most 48)");
 		s->bytes[s->npts] = b;
 		s->us[s->npts] = t;
 		s->min_us[s->npts] = lo;
 		s->max_us[s->npts] = hi;
 		s->npts++;
 	}
-	fclose(r.f);
+	csv_done(&r);
 	return 0;
 }
 
@@ -398,31 +421,31 @@ static int read_small(struct calib *c, const char *dir)
 		while (csv_next(&r, 4) && c->nmem < CAL_MAX_MEM) {
 			struct cal_mem_pt *m = &c->mem[c->nmem];
 			if (r.nfield < 3 || !num(r.field[1], &m->bytes) || !num(r.field[2], &m->us))
-				return fclose(r.f), bad(&r, "expected kernel,bytes,us,gbps");
+				return csv_done(&r), bad(&r, "expected kernel,bytes,us,gbps");
 			m->kind = strcmp(r.field[0], "add") == 0 ? CAL_MEM_ADD : CAL_MEM_COPY;
 			c->nmem++;
 		}
-		fclose(r.f);
+		csv_done(&r);
 	} else if (rc)
 		return rc;
 	if ((rc = csv_in(&r, dir, "attention.csv", false)) == 1) {
 		while (csv_next(&r, 7) && c->nattn < CAL_MAX_ATTN) {
 			struct cal_attn_pt *a = &c->attn[c->nattn];
 			if (r.nfield < 5 || !num(r.field[3], &a->fwd_us) || !num(r.field[4], &a->bwd_us))
-				return fclose(r.f), bad(&r, "expected bh,seq,head_dim,fwd_us,bwd_us,...");
+				return csv_done(&r), bad(&r, "expected bh,seq,head_dim,fwd_us,bwd_us,...");
 			a->bh = atoi(r.field[0]);
 			a->seq = atoi(r.field[1]);
 			a->head_dim = atoi(r.field[2]);
 			c->nattn++;
 		}
-		fclose(r.f);
+		csv_done(&r);
 	} else if (rc)
 		return rc;
 	if ((rc = csv_in(&r, dir, "clocks.csv", false)) == 1) {
 		while (csv_next(&r, 6) && c->nclocks < CAL_MAX_CLOCKS) {
 			struct cal_clock *k = &c->clocks[c->nclocks];
 			if (r.nfield < 6)
-				return fclose(r.f), bad(&r, "expected after,sm_mhz,mem_mhz,throttle_reasons,power_w,temp_c");
+				return csv_done(&r), bad(&r, "expected after,sm_mhz,mem_mhz,throttle_reasons,power_w,temp_c");
 			snprintf(k->phase, sizeof k->phase, "%s", r.field[0]);
 			k->sm_mhz = atoi(r.field[1]);
 			k->mem_mhz = atoi(r.field[2]);
@@ -431,7 +454,7 @@ static int read_small(struct calib *c, const char *dir)
 			k->temp_c = atof(r.field[5]);
 			c->nclocks++;
 		}
-		fclose(r.f);
+		csv_done(&r);
 	} else if (rc)
 		return rc;
 	if ((rc = csv_in(&r, dir, "misc.csv", false)) == 1) {
@@ -463,21 +486,21 @@ static int read_small(struct calib *c, const char *dir)
 			else if (strcmp(k, "overlap_allreduce_busy") == 0)
 				o->comm_busy_us = atof(v);
 		}
-		fclose(r.f);
+		csv_done(&r);
 	} else if (rc)
 		return rc;
 	if ((rc = csv_in(&r, dir, "shapes.csv", false)) == 1) {
 		while (csv_next(&r, 5) && c->nshapes < CAL_MAX_SHAPES) {
 			struct cal_shape *s = &c->shapes[c->nshapes];
 			if (r.nfield < 5 || !dtype_of(r.field[1], &s->dt))
-				return fclose(r.f), bad(&r, "expected name,dtype,m,n,k");
+				return csv_done(&r), bad(&r, "expected name,dtype,m,n,k");
 			snprintf(s->name, sizeof s->name, "%s", r.field[0]);
 			s->m = atol(r.field[2]);
 			s->n = atol(r.field[3]);
 			s->k = atol(r.field[4]);
 			c->nshapes++;
 		}
-		fclose(r.f);
+		csv_done(&r);
 	} else if (rc)
 		return rc;
 	return 0;

@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <string.h>
+#include "util/csvw.h"
 #include "util/gserr.h"
 #include "util/jsonw.h"
 
@@ -87,6 +88,7 @@ static int fields(const struct result *r, struct field *out)
 		FDBL("gradients", m->gradients),
 		FDBL("optimizer", m->optimizer),
 		FDBL("activations", m->activations),
+		FDBL("workspace", m->workspace),
 		FDBL("total", m->total),
 		FEND,
 		FDBL("memory_capacity_bytes", r->memory_capacity_bytes),
@@ -131,23 +133,6 @@ static int write_json(FILE *f, const struct result *r)
 	return jsonw_finish(&w);
 }
 
-void report_csv_cell(FILE *f, const char *s)
-{
-	if (!s)
-		return;
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 static int write_csv(FILE *f, const struct result *r)
 {
 	struct field fs[64];
@@ -181,7 +166,7 @@ static int write_csv(FILE *f, const struct result *r)
 			fputc(',', f);
 		first = false;
 		switch (x->kind) {
-		case K_STR: report_csv_cell(f, x->s); break;
+		case K_STR: csvw_cell(f, x->s); break;
 		case K_DBL: if (isfinite(x->d)) fputs(jsonw_format_double(x->d, buf, sizeof buf), f); break;
 		case K_INT: fprintf(f, "%lld", x->i); break;
 		case K_BOOL: fputs(x->i ? "true" : "false", f); break;
@@ -266,6 +251,7 @@ static int write_table(FILE *f, const struct result *r)
 	mem_row(f, "gradients", m->gradients);
 	mem_row(f, "optimizer state", m->optimizer);
 	mem_row(f, "activations", m->activations);
+	mem_row(f, "framework workspace", m->workspace);
 	fprintf(f, "  %-26s %12.2f  of %.2f GB: %s\n", "total", m->total / 1e9, r->memory_capacity_bytes / 1e9,
 		r->fits_in_memory ? "fits" : "DOES NOT FIT");
 	fprintf(f, "  %-26s %12d\n", "micro-batches held at once", r->peak_inflight_microbatches);

@@ -12,8 +12,6 @@ int report_format_parse(const char *s, enum report_format *out);
 /* 0, or GS_EENV when the stream reports a write error. */
 int report_write(FILE *f, enum report_format fmt, const struct result *r);
 
-/* report_csv_cell: s as a CSV cell (RFC 4180): quoted only when it holds a comma, a quote or a line break. */
-void report_csv_cell(FILE *f, const char *s);
 /* report_group_digits: v rounded to an integer with thousands separators, 1234567.8 -> "1,234,568". */
 void report_group_digits(double v, char *buf, size_t n);
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "util/csvr.h"
+#include "util/csvw.h"
 #include "util/diag.h"
 #include "util/gserr.h"
 #include "util/jsonr.h"
@@ -116,11 +117,11 @@ static int write_csv(FILE *f, const struct scale_table *t)
 	for (int i = 0; i < t->n; i++) {
 		const struct scale_row *r = &t->rows[i];
 		fprintf(f, "%s,", t->sweep);
-		report_csv_cell(f, t->scenario);
+		csvw_cell(f, t->scenario);
 		fprintf(f, ",%s,%d,", scale_mode_name(t->mode), t->rows_total);
 		for (int c = 0; c < NCOLS; c++) {
 			char buf[48];
-			report_csv_cell(f, cell_text(r, &cols[c], buf, sizeof buf));
+			csvw_cell(f, cell_text(r, &cols[c], buf, sizeof buf));
 			fputc(c + 1 < NCOLS ? ',' : '\n', f);
 		}
 	}

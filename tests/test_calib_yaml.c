@@ -308,6 +308,8 @@ static void test_writer(void)
 	char raw[160], csv[200], line[256];
 	snprintf(raw, sizeof raw, "%s/raw", dir);
 	c.status[0] = 0;
+	/* free text with a comma and quotes is written as one quoted cell and read back whole (util/csvr.h) */
+	snprintf(c.id.env, sizeof c.id.env, "NCCL_ALGO=Ring,Tree NCCL_DEBUG=\"WARN\"");
 	CHECK_INT(rawio_write(&c, raw), 0);
 	snprintf(csv, sizeof csv, "%s/collectives.csv", raw);
 	FILE *f = fopen(csv, "r");
@@ -324,6 +326,7 @@ static void test_writer(void)
 	CHECK_INT(rawio_read(&back, raw), 0);
 	CHECK_STR(back.id.gpu_name, "NVIDIA H200");
 	CHECK_STR(back.id.host, "testhost");
+	CHECK_STR(back.id.env, "NCCL_ALGO=Ring,Tree NCCL_DEBUG=\"WARN\"");
 	CHECK_INT(back.id.ngpus, 2);
 	CHECK_INT(back.id.cc_major, 9);
 	CHECK_INT(back.id.nccl_version, 22809);
