@@ -28,10 +28,26 @@ struct ctx {
 	double *deferred;         /* buckets held back when dp_overlap is off */
 	int ndeferred, capdeferred;
 	double compute_bound_s;   /* this stage's compute-bound op time per step (GEMMs, attention cores) */
+	double layer_params;      /* parameters of one layer on one GPU (layer_params_local) */
+	char key_layer_bwd;       /* its address names a layer's backward (program_repeat_*) */
 };
 
 /* Emit an op list: each run of compute ops adds its in-order sum to the open segment; TP all-reduces split it. */
-static void emit(struct ctx *c, const struct opcost *ops, int n, int layer, int mb)
+static int dense(const struct ctx *c)
+{
+	return c->sc->model.type == MODEL_DENSE;
+}
+
+/* The stage's compute-bound time gains the list's compute-bound ops, one by one in list order: the same sum
+ * whether the list's instructions are emitted or repeated. */
+static void count_bound(struct ctx *c, const struct opcost *ops, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (ops[i].kind == OPK_COMPUTE && ops[i].compute_bound)
+			c->compute_bound_s += ops[i].s;
+}
+
+static void emit_ops(struct ctx *c, const struct opcost *ops, int n, int layer, int mb)
 {
 	for (int i = 0; i < n;) {
 		if (ops[i].kind != OPK_COMPUTE) {
@@ -49,11 +65,20 @@ static void emit(struct ctx *c, const struct opcost *ops, int n, int layer, int 
 			if (keep)
 				program_op(c->prog, ops[i].name, ops[i].s, CAT_COMPUTE, layer, mb);
 			sum += ops[i].s;
-			if (ops[i].compute_bound)
-				c->compute_bound_s += ops[i].s;
 		}
 		program_add_time(c->prog, i - first, sum);
 	}
+}
+
+/* An op list that is the same every time on this stage (a list in ctx, never one on the stack): its
+ * instructions are stored once, then repeated. */
+static void emit(struct ctx *c, const struct opcost *ops, int n, int layer, int mb)
+{
+	count_bound(c, ops, n);
+	if (program_repeat_begin(c->prog, ops))
+		return;
+	emit_ops(c, ops, n, layer, mb);
+	program_repeat_end(c->prog, ops);
 }
 
 /* A full bucket: all-reduced, or with ZeRO 1/2 reduce-scattered (each replica keeps the part it updates). */
@@ -144,16 +169,17 @@ static double layer_params_local(const struct ctx *c, int layer)
 {
 	if (c->sc->model.type == MODEL_DENSE)
 		return scenario_dense_layer_params(c->sc, layer);
-	return scenario_params_per_layer(c->sc) / c->sc->par.tp;
+	return c->layer_params;
 }
 
 /* A layer's forward or backward: the shared op list, or a dense layer's own (its widths differ by layer). */
 static void emit_layer(struct ctx *c, int bwd, int layer, int mb)
 {
-	if (c->sc->model.type == MODEL_DENSE) {
+	if (dense(c)) {  /* not repeated: the list differs by layer */
 		struct opcost ops[OPS_MAX];
 		int n = bwd ? ops_dense_bwd(&c->oc, layer, ops) : ops_dense_fwd(&c->oc, layer, ops);
-		emit(c, ops, n, layer, mb);
+		count_bound(c, ops, n);
+		emit_ops(c, ops, n, layer, mb);
 	} else if (bwd) {
 		emit(c, c->bwd, c->nbwd, layer, mb);
 	} else {
@@ -232,6 +258,11 @@ static void unit_forward(struct ctx *c, int mb, int chunk)
 	for (int l = 0; l < c->Lv; l++) {
 		if (z)
 			program_wait(c->prog, STREAM_COMPUTE, ag[l % 2], CAT_DP);
+		else if (!dense(c) && program_repeat_more(c->prog, c->fwd, c->Lv - l)) {
+			for (; l < c->Lv; l++)  /* the layers it stands for, in order */
+				count_bound(c, c->fwd, c->nfwd);
+			break;  /* this layer and the rest: repetitions of the one before */
+		}
 		emit_layer(c, 0, j * c->Lv + l, mb);
 		if (z && l + 2 < c->Lv)
 			ag[l % 2] = zero3_gather(c, j, l + 2, program_record(c->prog, STREAM_COMPUTE));
@@ -242,10 +273,34 @@ static void unit_forward(struct ctx *c, int mb, int chunk)
 		send(c, 0, mb, chunk);
 }
 
+/* The compute-bound ops of one layer's backward (count_bound), for a backward that is repeated. */
+static void count_layer_backward(struct ctx *c)
+{
+	if (c->sc->train.recompute == RECOMPUTE_FULL)
+		count_bound(c, c->fwd, c->nfwd);
+	count_bound(c, c->bwd, c->nbwd);
+}
+
+/* A layer's backward on the compute stream (with full recompute its forward first). Apart from a dense model's
+ * it is the same instructions for every layer and micro-batch: stored once, then repeated. */
+static void layer_backward(struct ctx *c, int layer, int mb)
+{
+	int rep = !dense(c);
+	if (rep && program_repeat_begin(c->prog, &c->key_layer_bwd)) {
+		count_layer_backward(c);
+		return;
+	}
+	if (c->sc->train.recompute == RECOMPUTE_FULL)
+		emit_layer(c, 0, layer, mb);
+	emit_layer(c, 1, layer, mb);
+	grad_accumulate(c, layer_params_local(c, layer), layer, mb);
+	if (rep)
+		program_repeat_end(c->prog, &c->key_layer_bwd);
+}
+
 static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 {
 	int j = chunk * c->p + c->s, has_vocab = c->sc->model.vocab > 0;
-	int full = c->sc->train.recompute == RECOMPUTE_FULL;
 	program_unit_begin(c->prog);
 	int z = zero3(c), top = c->Lv - 1, ag[2] = { -1, -1 };
 	if (z) {
@@ -267,10 +322,12 @@ static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 		int layer = j * c->Lv + l;
 		if (z)
 			program_wait(c->prog, STREAM_COMPUTE, ag[l % 2], CAT_DP);
-		if (full)
-			emit_layer(c, 0, layer, mb);
-		emit_layer(c, 1, layer, mb);
-		grad_accumulate(c, layer_params_local(c, layer), layer, mb);
+		else if (!dense(c) && !last_of_chunk && program_repeat_more(c->prog, &c->key_layer_bwd, l + 1)) {
+			for (; l >= 0; l--)  /* the layers it stands for, in order */
+				count_layer_backward(c);
+			break;  /* this layer and the rest: repetitions of the one before */
+		}
+		layer_backward(c, layer, mb);
 		if (z && !(l == 0 && j == 0 && has_vocab)) {
 			int done = program_record(c->prog, STREAM_COMPUTE);
 			zero3_reduce(c, j, l, done);
@@ -472,6 +529,7 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 		c.nfwd = ops_layer_fwd(&c.oc, c.fwd);
 		c.nbwd = ops_layer_bwd(&c.oc, sc->train.recompute == RECOMPUTE_SELECTIVE, c.bwd);
 	}
+	c.layer_params = scenario_params_per_layer(sc) / par->tp;
 	if (sc->model.vocab > 0) {
 		c.nefwd = ops_embed_fwd(&c.oc, c.efwd);
 		c.nebwd = ops_embed_bwd(&c.oc, c.ebwd);
@@ -499,6 +557,7 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 		c.compute_bound_s = 0;
 		build_stage(&c, &out->stages[s]);
 		out->stages[s].compute_bound_s = c.compute_bound_s;
+		program_seal(c.prog);
 	}
 	free(c.deferred);
 	return 0;
