@@ -9,7 +9,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "sim/comm.h"
 #include "sim/memory.h"
+#include "sim/ops.h"
 #include "util/gserr.h"
 #include "util/xalloc.h"
 
@@ -232,10 +234,59 @@ double plan_memory_lower_bound(const struct scenario *s)
 	return w + g + o + acts;
 }
 
+/* Seconds of one micro-batch's forward (f) and backward (b, with what recompute reruns) over the layers of one
+ * pipeline stage on one TP rank: the compute ops at full speed (divided by the most the power model may speed
+ * compute up) plus the TP all-reduces, which block the compute stream. Embedding, head and loss only add. */
+static void stage_unit_s(const struct scenario *s, const struct hwmodel *hw, double *f, double *b)
+{
+	struct opctx oc = { hw, s, s->par.tp, (double)s->train.micro_batch * s->model.seq };
+	struct opcost fw[OPS_MAX], bw[OPS_MAX];
+	double speed = hw->gpu.burst_speedup > 1 ? hw->gpu.burst_speedup : 1;
+	struct group_shape tp_shape = comm_shape(hw->node.gpus, 0, 1, s->par.tp);
+	double cf = 0, cb = 0, tf = 0, tb = 0;
+	if (s->model.type == MODEL_DENSE) {
+		for (int l = 0; l < s->model.layers; l++) {
+			int nf = ops_dense_fwd(&oc, l, fw), nb = ops_dense_bwd(&oc, l, bw);
+			for (int i = 0; i < nf; i++)
+				cf += fw[i].kind == OPK_COMPUTE ? fw[i].s : 0;
+			for (int i = 0; i < nb; i++)
+				cb += bw[i].kind == OPK_COMPUTE ? bw[i].s : 0;
+		}
+	} else {
+		int nf = ops_layer_fwd(&oc, fw);
+		int nb = ops_layer_bwd(&oc, s->train.recompute == RECOMPUTE_SELECTIVE, bw);
+		for (int i = 0; i < nf; i++) {
+			if (fw[i].kind == OPK_COMPUTE)
+				cf += fw[i].s;
+			else
+				tf += comm_coll_s(hw, COLL_ALL_REDUCE, fw[i].bytes, tp_shape);
+		}
+		for (int i = 0; i < nb; i++) {
+			if (bw[i].kind == OPK_COMPUTE)
+				cb += bw[i].s;
+			else
+				tb += comm_coll_s(hw, COLL_ALL_REDUCE, bw[i].bytes, tp_shape);
+		}
+		double layers = (double)s->model.layers / s->par.pp;
+		cf *= layers, cb *= layers, tf *= layers, tb *= layers;
+	}
+	if (s->train.recompute == RECOMPUTE_FULL)
+		cb += cf, tb += tf;
+	*f = cf / speed + tf;
+	*b = cb / speed + tb;
+}
+
 double plan_time_lower_bound(const struct scenario *s, const struct hwmodel *hw)
 {
-	/* no step is faster than its model FLOPs at the dtype's peak on every GPU (MFU <= 1) */
-	return scenario_model_flops(s) / (s->par.gpus * hw->gpu.peak_tflops[s->model.dtype] * 1e12);
+	/* Each stage runs m forwards and backwards of its layers (f + b each) one after another. The last stage
+	 * cannot start before the first micro-batch's forward has passed the p-1 stages before it (of its first
+	 * model chunk: (p-1) f / v), and after its last backward that of the last micro-batch still passes back
+	 * through p-1 stages ((p-1) b / v): step >= (m + (p-1)/v) (f + b). */
+	double f, b;
+	stage_unit_s(s, hw, &f, &b);
+	int v = s->par.schedule == SCHED_INTERLEAVED ? s->par.virtual_stages : 1;
+	double m = scenario_num_microbatches(s);
+	return (m + (double)(s->par.pp - 1) / v) * (f + b);
 }
 
 void plan_cost_of(const struct scenario *s, double step_time_s, double tokens, double steps, double price,

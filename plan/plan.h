@@ -9,7 +9,8 @@
  * the schedule at pp 1) are set to their neutral value, so layouts that are the same are simulated once; a
  * candidate whose weights, gradients, optimizer state and least activations exceed the GPU's memory is dropped
  * before simulation; the rest are simulated (predict_run: the simulator's own step time and memory) in order of
- * their fastest possible step (model FLOPs at the dtype's peak), and the search stops once that bound cannot
+ * their fastest possible step (each stage's compute and TP all-reduces for every micro-batch plus the pipeline's
+ * fill and drain, plan_time_lower_bound), and the search stops once that bound cannot
  * beat the K-th best step found: the top K are exactly those an exhaustive search finds. Each drop is counted
  * by reason. Deterministic: ties are broken by the layout's description. */
 #ifndef PLAN_H
