@@ -18,7 +18,8 @@
 static const char *const top_keys[] = { "schema", "name", "description", "source", "meta", "gpu", "node",
 					"network", "collectives", "overlap", "cost", "host", NULL };
 static const char *const gpu_keys[] = { "name", "sm_count", "memory_bytes", "hbm_gbps", "peak_tflops", "launch_us",
-					"memory_bound", "gemm", "attention", "power", "source", NULL };
+					"memory_bound", "gemm", "attention", "power", "workspace_bytes", "source",
+					NULL };
 static const char *const power_keys[] = { "burst_speedup", "exponent", "memory_bound", "comm", "idle", "source",
 					  NULL };
 static const char *const membound_keys[] = { "eff", "half_bytes", "source", NULL };
@@ -229,6 +230,7 @@ static void read_gpu(struct ydoc *d, const struct ynode *gpu, struct hw_gpu *g, 
 	if (ydoc_map(d, gpu, "peak_tflops", YD_REQUIRED, &peaks) == 1)
 		read_peaks(d, peaks, g);
 	ydoc_double(d, gpu, "launch_us", YD_REQUIRED | YD_NONNEG, &g->launch_us);
+	ydoc_double(d, gpu, "workspace_bytes", YD_NONNEG, &g->workspace_bytes);
 
 	ydoc_map(d, gpu, "memory_bound", YD_REQUIRED, &mb);
 	ydoc_check_keys(d, mb, membound_keys);

@@ -100,7 +100,7 @@ int hwmodel_unknown_preset(const char *file, int line, int col, const char *name
 	return diag_error(file, line, col, "unknown hardware preset '%s' (%spresets: %s)", name, hint, list);
 }
 
-static struct hwmodel *load_doc(struct ydoc *d, const char *path, int *err);
+static struct hwmodel *load_doc(struct ydoc *d, const char *path, int *err, bool fallback);
 
 /* A model without a fused attention entry (a calibration that measured only the unfused path) takes the fused
  * entry of the built-in preset for the same GPU (gpu.name), its source saying so. Presets all have one. */
@@ -111,7 +111,7 @@ static int attn_from_preset(struct hwmodel *hw)
 	for (const struct hw_preset *p = hw_presets; p->name; p++) {
 		int e = 0;
 		struct ydoc *d = ydoc_load_string(p->name, p->text, strlen(p->text), &e);
-		struct hwmodel *pre = d ? load_doc(d, p->name, &e) : NULL;
+		struct hwmodel *pre = d ? load_doc(d, p->name, &e, false) : NULL;  /* no fallback: no recursion */
 		if (pre && strcmp(pre->gpu.name, hw->gpu.name) == 0 && pre->gpu.attn[ATTN_FUSED].present) {
 			struct hw_attn *a = &hw->gpu.attn[ATTN_FUSED];
 			*a = pre->gpu.attn[ATTN_FUSED];
@@ -128,13 +128,13 @@ static int attn_from_preset(struct hwmodel *hw)
 			  hw->gpu.name);
 }
 
-static struct hwmodel *load_doc(struct ydoc *d, const char *path, int *err)
+static struct hwmodel *load_doc(struct ydoc *d, const char *path, int *err, bool fallback)
 {
 	struct hwmodel *hw = xcalloc(1, sizeof *hw);
 	snprintf(hw->path, sizeof hw->path, "%s", path);
 	int rc = hwload_parse(d, hw);
 	ydoc_free(d);
-	if (rc == 0)
+	if (rc == 0 && fallback)
 		rc = attn_from_preset(hw);
 	if (err)
 		*err = rc;
@@ -148,7 +148,7 @@ static struct hwmodel *load_doc(struct ydoc *d, const char *path, int *err)
 struct hwmodel *hwmodel_load_string(const char *name, const char *text, int *err)
 {
 	struct ydoc *d = ydoc_load_string(name, text, strlen(text), err);
-	return d ? load_doc(d, name, err) : NULL;
+	return d ? load_doc(d, name, err, true) : NULL;
 }
 
 struct hwmodel *hwmodel_load(const char *name_or_path, int *err)
@@ -166,7 +166,7 @@ struct hwmodel *hwmodel_load(const char *name_or_path, int *err)
 		return hwmodel_load_string(file, text, err);
 	}
 	struct ydoc *d = ydoc_load_file(name_or_path, err);
-	return d ? load_doc(d, name_or_path, err) : NULL;
+	return d ? load_doc(d, name_or_path, err, true) : NULL;
 }
 
 void hwmodel_free(struct hwmodel *hw)
@@ -227,6 +227,24 @@ static double attn_rows_rate(const struct attn_row *rows, const int *idx, int n,
 	return rl + w * (rh - rl);
 }
 
+/* The rate at seq from the rows of head dimension hd and mask causal, or -1 when there are none. */
+static double attn_rate(const struct hw_attn *a, int hd, bool causal, double seq, bool backward)
+{
+	int idx[HW_ATTN_ROWS], n = 0;
+	for (int i = 0; i < a->nrows; i++)
+		if (a->row[i].head_dim == hd && a->row[i].causal == causal)
+			idx[n++] = i;
+	if (n == 0)
+		return -1;
+	for (int i = 1; i < n; i++)  /* sort by seq (few rows: insertion sort) */
+		for (int j = i; j > 0 && a->row[idx[j]].seq < a->row[idx[j - 1]].seq; j--) {
+			int x = idx[j];
+			idx[j] = idx[j - 1];
+			idx[j - 1] = x;
+		}
+	return attn_rows_rate(a->row, idx, n, seq, backward);
+}
+
 double hwmodel_attn_tflops(const struct hwmodel *hw, enum attn_path p, enum dtype dt, double seq, int hd, bool causal,
 			   bool backward)
 {
@@ -236,26 +254,26 @@ double hwmodel_attn_tflops(const struct hwmodel *hw, enum attn_path p, enum dtyp
 	double scale = a->burst ? 1 / hw->gpu.burst_speedup : 1;
 	if (a->nrows == 0)
 		return scale * (backward ? a->bwd_eff : a->fwd_eff) * hw->gpu.peak_tflops[dt];
-	/* the nearest head dimension (log distance; the smaller on a tie), then rows of the same mask if any */
+	/* the nearest head dimension (log distance; the smaller on a tie) */
 	int best = a->row[0].head_dim;
 	for (int i = 1; i < a->nrows; i++) {
 		double dn = fabs(log2((double)a->row[i].head_dim / hd)), db = fabs(log2((double)best / hd));
 		if (dn < db || (dn == db && a->row[i].head_dim < best))
 			best = a->row[i].head_dim;
 	}
-	int idx[HW_ATTN_ROWS], n = 0;
-	for (int pass = 0; pass < 2 && n == 0; pass++)
-		for (int i = 0; i < a->nrows; i++)
-			if (a->row[i].head_dim == best && (pass == 1 || a->row[i].causal == causal))
-				idx[n++] = i;
-	/* sort by seq (few rows: insertion sort) */
-	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0 && a->row[idx[j]].seq < a->row[idx[j - 1]].seq; j--) {
-			int x = idx[j];
-			idx[j] = idx[j - 1];
-			idx[j - 1] = x;
-		}
-	return scale * attn_rows_rate(a->row, idx, n, seq, backward);
+	double r = attn_rate(a, best, causal, seq, backward);
+	if (r > 0)
+		return scale * r;
+	/* only the other mask at that head dimension: take it times the mask's ratio at a head dimension that has
+	 * both (the first in the file), else as it is */
+	r = attn_rate(a, best, !causal, seq, backward);
+	for (int i = 0; i < a->nrows; i++) {
+		double num = attn_rate(a, a->row[i].head_dim, causal, seq, backward);
+		double den = attn_rate(a, a->row[i].head_dim, !causal, seq, backward);
+		if (num > 0 && den > 0)
+			return scale * r * num / den;
+	}
+	return scale * r;
 }
 
 static double table_eff(const struct gemm_table *t, double m, double n, double k)

@@ -91,6 +91,7 @@ struct hw_gpu {
 	double hbm_gbps;
 	double peak_tflops[DT_COUNT];
 	double launch_us;           /* per kernel, added to every op */
+	double workspace_bytes;     /* allocated once per GPU by the framework (cuBLAS/cuBLASLt workspaces) */
 	double mem_eff;             /* fraction of hbm_gbps a memory-bound kernel reaches (large sizes) */
 	double mem_half_bytes;      /* size at which a memory-bound kernel reaches half of mem_eff (0 = none) */
 	/* analytic GEMM model, used where no table exists for a dtype:

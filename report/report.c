@@ -88,6 +88,7 @@ static int fields(const struct result *r, struct field *out)
 		FDBL("gradients", m->gradients),
 		FDBL("optimizer", m->optimizer),
 		FDBL("activations", m->activations),
+		FDBL("workspace", m->workspace),
 		FDBL("total", m->total),
 		FEND,
 		FDBL("memory_capacity_bytes", r->memory_capacity_bytes),
@@ -250,6 +251,7 @@ static int write_table(FILE *f, const struct result *r)
 	mem_row(f, "gradients", m->gradients);
 	mem_row(f, "optimizer state", m->optimizer);
 	mem_row(f, "activations", m->activations);
+	mem_row(f, "framework workspace", m->workspace);
 	fprintf(f, "  %-26s %12.2f  of %.2f GB: %s\n", "total", m->total / 1e9, r->memory_capacity_bytes / 1e9,
 		r->fits_in_memory ? "fits" : "DOES NOT FIT");
 	fprintf(f, "  %-26s %12d\n", "micro-batches held at once", r->peak_inflight_microbatches);

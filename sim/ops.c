@@ -228,6 +228,19 @@ static int put_norm(const struct opctx *c, struct opcost *out, int n, const char
 	return n;
 }
 
+/* Grouped-query attention's backward in FlashAttention-2 (flash_api.cpp mha_bwd, PyTorch's flash backend): the
+ * kernel writes dK and dV for every query head, as for multi-head attention (inside the attention rows), and a
+ * sum over each group of heads/kv_heads query heads then reads them and writes the kv_heads gradients:
+ * read 2*T*hq*hd*e, write 2*T*hkv*hd*e (hq, hkv: heads and kv_heads of this TP rank). Nothing without GQA. */
+static int put_gqa_bwd(const struct opctx *c, const struct dims *d, struct opcost *out, int n)
+{
+	const struct model_cfg *m = &c->sc->model;
+	if (!m->flash_attention || m->kv_heads == m->heads)
+		return n;
+	double hd = (double)m->hidden / m->heads, hq = (double)m->heads / c->tp, hkv = (double)m->kv_heads / c->tp;
+	return put(out, n, "gqa_dkv_sum", ops_mem_s(c->hw, 2 * d->T * hd * (hq + hkv) * d->dtb));
+}
+
 int ops_layer_fwd(const struct opctx *c, struct opcost *out)
 {
 	const struct hwmodel *hw = c->hw;
@@ -274,6 +287,7 @@ int ops_layer_bwd(const struct opctx *c, int recompute_attn, struct opcost *out)
 	if (recompute_attn)
 		n = put_cb(out, n, "attention_recompute", ops_attn_s(c, 0));
 	n = put_cb(out, n, "attention_bwd", ops_attn_s(c, 1));
+	n = put_gqa_bwd(c, &d, out, n);
 	n = put_rope(c, &d, out, n, 1);
 	n = put_cb(out, n, "qkv_dgrad", ops_gemm_s(hw, d.dt, d.T, d.h, d.qkv));
 	n = put_cb(out, n, "qkv_wgrad", ops_gemm_s(hw, d.dt, d.qkv, d.h, d.T));

@@ -31,8 +31,9 @@ static double now_s(void)
  *     s W_c/v + (1-s) W_c v^(x-1) + m W_m + c T_c + s T_i = W_c/v + W_m + T_c + T_i,
  * i.e. v^(x-1) - 1/v = R with R = ((1-m) W_m + (1-c) T_c + (1-s) T_i) / ((1-s) W_c): v between 1 (R = 0, a GPU
  * that only computes) and burst_speedup. The engine scales whole compute segments, so a stage runs them
- * (W_c + W_m) / (W_c/v + W_m) times faster. T_c and T_i depend on the speeds, so they are found by damped
- * fixed-point iteration over whole simulations; each stage's first rank stands for it. */
+ * (W_c + W_m) / (W_c/v + W_m) times faster. T_c and T_i depend on the speeds, so they are found by fixed-point
+ * iteration over whole simulations (damped by half once the change grows between two runs); each stage's first
+ * rank stands for it. */
 static double stage_target(const struct hw_gpu *g, double Wc, double Wm, double Tc, double Ti)
 {
 	double s = fmin(g->power_idle_frac, 0.99);
@@ -59,6 +60,7 @@ static int stage_clocks(const struct hwmodel *hw, const struct build *b, struct 
 	c.stage_speed = speed;
 	for (int i = 0; i < cfg->pp; i++)
 		speed[i] = 1;
+	double alpha = 1, last = INFINITY;
 	for (int it = 0; it < 40; it++) {
 		struct sim *s = sim_new(&c);
 		int rc = sim_run(s);
@@ -77,13 +79,16 @@ static int stage_clocks(const struct hwmodel *hw, const struct build *b, struct 
 			/* waits, and the rank's tail until the step ends (at the step's closing barrier) */
 			double Tc = acc[ACC_TP] + acc[ACC_PP] + acc[ACC_DP] + acc[ACC_BUBBLE] + fmax(0, T - busy);
 			double v = stage_target(&hw->gpu, Wc, W - Wc, Tc, acc[ACC_HOST]);
-			v = 0.5 * (v + speed[i]);  /* damped: a faster stage shortens T, which lowers its own target */
+			v = speed[i] + alpha * (v - speed[i]);  /* a faster stage shortens T, lowering its own target */
 			change = fmax(change, fabs(v - speed[i]));
 			speed[i] = v;
 		}
 		sim_free(s);
 		if (change < 1e-6)
 			break;
+		if (change > last)
+			alpha = 0.5;  /* oscillating: damp from now on */
+		last = change;
 	}
 	return 0;
 }
@@ -171,14 +176,15 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 	double worst_total = -1;
 	for (int i = 0; i < b.pp; i++) {
 		const struct stage_info *st = &b.stages[i];
-		double total = st->weights + st->gradients + st->optimizer + st->activations;
+		double total = st->weights + st->gradients + st->optimizer + st->activations + hw->gpu.workspace_bytes;
 		if (total > worst_total) {
 			worst_total = total;
 			worst = i;
 		}
 	}
 	const struct stage_info *w = &b.stages[worst];
-	out->mem = (struct mem_usage){ w->weights, w->gradients, w->optimizer, w->activations, worst_total };
+	out->mem = (struct mem_usage){ w->weights, w->gradients, w->optimizer, w->activations, hw->gpu.workspace_bytes,
+				       worst_total };
 	out->peak_inflight_microbatches = w->peak_inflight;
 	out->memory_capacity_bytes = hw->gpu.memory_bytes;
 	out->fits_in_memory = worst_total <= hw->gpu.memory_bytes;

@@ -25,7 +25,9 @@ struct breakdown {
 };
 
 struct mem_usage {
-	double weights, gradients, optimizer, activations, total;  /* bytes per GPU, worst stage */
+	double weights, gradients, optimizer, activations;  /* bytes per GPU, worst stage */
+	double workspace;          /* the framework's own buffers (hardware gpu.workspace_bytes) */
+	double total;
 };
 
 struct result {

@@ -2,13 +2,16 @@
  * analytic wave model, the memory ramp, collective lines, a log-log table, the ring fallback), the loader's
  * errors, and that every built-in preset loads, is named after its file and carries provenance. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "capture.h"
 #include "check.h"
 #include "hardware/hwmodel.h"
+#include "util/csvr.h"
 #include "util/gserr.h"
 
 /* A small model whose numbers are easy to follow. eff[(im*2 + in)*2 + ik] = 0.1*(1 + 4*im + 2*in + ik). */
@@ -325,6 +328,20 @@ static void test_attention(void)
 	CHECK_NEAR(hwmodel_attn_tflops(hw, ATTN_UNFUSED, DT_BF16, 2048, 128, false, true), 30, 1e-12);
 	hwmodel_free(hw);
 
+	/* the power section's bounds, and a row given twice */
+	char pw[8192];
+	snprintf(pw, sizeof pw, "%s", replace(HW_HEAD, "  attention:", "  power: {burst_speedup: 0.9, exponent: 1, comm: 1.2}\n  attention:"));
+	CHECK_STR(bad_hw(pw),
+		  "gpusim: hw.yaml:20:26: gpu.power.burst_speedup: must be >= 1, got 0.9\n"
+		  "gpusim: hw.yaml:20:41: gpu.power.exponent: must be > 1, got 1\n"
+		  "gpusim: hw.yaml:20:50: gpu.power.comm: must be in [0, 1), got 1.2\n");
+	snprintf(pw, sizeof pw, "%s", replace(HW_HEAD, "  attention: {fwd_eff: 0.5, bwd_eff: 0.4}\n",
+					      "  attention:\n    fused:\n      rows:\n"
+					      "        - {head_dim: 64, seq: 512, fwd_tflops: 1, bwd_tflops: 1}\n"
+					      "        - {head_dim: 64, seq: 512, fwd_tflops: 2, bwd_tflops: 2}\n"));
+	CHECK_STR(bad_hw(pw), "gpusim: hw.yaml:24:11: gpu.attention.fused.rows[1]: a second row for seq 512, head_dim 64, "
+			      "causal false\n");
+
 	/* only an unfused entry, for a GPU no preset names: no fused entry to fall back on */
 	CHECK_STR(bad_hw(replace(HW_HEAD, "{fwd_eff: 0.5, bwd_eff: 0.4}", "{fwd_eff: 0.5, bwd_eff: 0.4, impl: cublas_unfused}")),
 		  "gpusim: hw.yaml: gpu.attention: no fused entry (attention.fused) and no built-in preset for GPU 'toy gpu' "
@@ -342,6 +359,8 @@ static void test_attention(void)
 	 * preset's power section (the power section itself is this file's: none, so 1.0 here) */
 	CHECK(hw->gpu.attn[ATTN_FUSED].burst);
 	CHECK_NEAR(hwmodel_attn_tflops(hw, ATTN_FUSED, DT_BF16, 4096, 128, true, false), 319, 1e-12);
+	/* head dim 64 has non-causal rows only: 318 at 2048, times head dim 128's causal/non-causal 298/362 */
+	CHECK_NEAR(hwmodel_attn_tflops(hw, ATTN_FUSED, DT_BF16, 2048, 64, true, false), 318.0 * 298 / 362, 1e-9);
 	hw->gpu.burst_speedup = 1.18;
 	CHECK_NEAR(hwmodel_attn_tflops(hw, ATTN_FUSED, DT_BF16, 4096, 128, true, false), 319 / 1.18, 1e-12);
 	/* gemm.rates: burst divides the GEMM efficiency alike: the toy table's 0.8 at its corner */
@@ -351,8 +370,62 @@ static void test_attention(void)
 	hwmodel_free(hw);
 }
 
+/* The size-band lines calibrate fitted to the 2 x H200 sweep (hardware/h200x2-measured/collectives.csv, 8 B to
+ * 4 GiB, each collective of 2 GPUs) give, with the measured tables set aside, the envelope calibrate wrote
+ * beside each point (fit_us), within 15% of every measured time (the worst: broadcast at the 2 MiB knee, 14%)
+ * and 2% at the median: latency-, protocol- and bandwidth-bound regions alike. */
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static void test_measured_collectives(void)
+{
+	int err = 0;
+	struct hwmodel *hw = hwmodel_load("hardware/h200x2-measured.yaml", &err);
+	CHECK(hw != NULL);
+	if (!hw)
+		return;
+	int saved[COLL_NOPS];
+	for (int op = 0; op < COLL_NOPS; op++) {
+		saved[op] = hw->coll[SCOPE_INTRA][op].ntables;
+		hw->coll[SCOPE_INTRA][op].ntables = 0;  /* lines only */
+	}
+	struct csvr *r = csvr_open("hardware/h200x2-measured/collectives.csv", CSVR_COMMENTS, &err);
+	CHECK(r != NULL);
+	int rows = 0;
+	double worst = 0, errs[256];
+	while (r && csvr_next(r) > 0) {
+		if (strcmp(csvr_cell(r, 0), "intra") != 0)
+			continue;  /* the header */
+		int op = 0;
+		while (op < COLL_NOPS && strcmp(coll_op_name((enum coll_op)op), csvr_cell(r, 1)) != 0)
+			op++;
+		CHECK(op < COLL_NOPS);
+		if (op == COLL_NOPS)
+			continue;
+		double bytes = atof(csvr_cell(r, 3)), meas = atof(csvr_cell(r, 4)), fit = atof(csvr_cell(r, 9));
+		double us = hwmodel_coll_us(hw, SCOPE_INTRA, (enum coll_op)op, atoi(csvr_cell(r, 2)), bytes);
+		CHECK_NEAR(us, fit, 1e-3);
+		worst = fmax(worst, fabs(us - meas) / meas);
+		if (rows < 256)
+			errs[rows] = fabs(us - meas) / meas;
+		rows++;
+	}
+	csvr_free(r);
+	CHECK_INT(rows, 180);
+	CHECK(worst <= 0.15);
+	qsort(errs, 180, sizeof *errs, cmp_double);
+	CHECK(0.5 * (errs[89] + errs[90]) <= 0.02);
+	for (int op = 0; op < COLL_NOPS; op++)
+		hw->coll[SCOPE_INTRA][op].ntables = saved[op];
+	hwmodel_free(hw);
+}
+
 int main(void)
 {
+	test_measured_collectives();
 	test_fields();
 	test_gemm();
 	test_mem();

@@ -49,6 +49,9 @@ int main(void)
 	CHECK(op_s(o, n, "swiglu") < 0);
 	n = ops_layer_bwd(&c, 0, o);
 	CHECK_NEAR(op_s(o, n, "rope_bwd"), ops_mem_s(hw, 36864), 1e-15);
+	/* GQA (4 query heads, 2 KV heads of hd = 16): the flash backward's dK, dV of every query head summed per
+	 * group: read 2*T*4*16*2 = 4096 B, write 2*T*2*16*2 = 2048 B */
+	CHECK_NEAR(op_s(o, n, "gqa_dkv_sum"), ops_mem_s(hw, 6144), 1e-15);
 	/* backward: the product's two gradients 6p, silu's 3p, the cat of both halves 4p */
 	CHECK_NEAR(op_s(o, n, "swiglu_mul_bwd"), ops_mem_s(hw, 24576), 1e-15);
 	CHECK_NEAR(op_s(o, n, "silu_bwd"), ops_mem_s(hw, 12288), 1e-15);

@@ -92,6 +92,7 @@ static const char expected_json[] =
 	"    \"gradients\": 17500000000,\n"
 	"    \"optimizer\": 35000000000,\n"
 	"    \"activations\": 4250000000,\n"
+	"    \"workspace\": 0,\n"
 	"    \"total\": 74250000000\n"
 	"  },\n"
 	"  \"memory_capacity_bytes\": 85899345920,\n"
@@ -108,11 +109,11 @@ static const char expected_csv[] =
 	"parallel.micro_batch,parallel.num_microbatches,parallel.schedule,parallel.virtual_stages,"
 	"breakdown_s.compute,breakdown_s.tp_comm_exposed,breakdown_s.pp_comm_exposed,breakdown_s.dp_comm_exposed,"
 	"breakdown_s.pipeline_bubble,breakdown_s.optimizer,breakdown_s.host_wait,critical_stage,memory_per_gpu_bytes.weights,"
-	"memory_per_gpu_bytes.gradients,memory_per_gpu_bytes.optimizer,memory_per_gpu_bytes.activations,"
+	"memory_per_gpu_bytes.gradients,memory_per_gpu_bytes.optimizer,memory_per_gpu_bytes.activations,memory_per_gpu_bytes.workspace,"
 	"memory_per_gpu_bytes.total,memory_capacity_bytes,fits_in_memory,peak_inflight_microbatches,sim_wall_s,"
 	"simulated_ranks,tasks,events\n"
 	"\"llama \"\"70b\"\", 64 gpus\",h100-dgx,64,1.5,349525.3333333333,0.4,3.2e+18,2,8,4,1,64,1f1b,1,"
-	"1,0.125,0.0625,0.0125,0.25,0.05,0.5,3,17500000000,17500000000,35000000000,4250000000,74250000000,"
+	"1,0.125,0.0625,0.0125,0.25,0.05,0.5,3,17500000000,17500000000,35000000000,4250000000,0,74250000000,"
 	"85899345920,true,4,0.001,4,65432,123456\n";
 
 static void test_json(void)

@@ -22,9 +22,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import configs  # noqa: E402
 import torch_step  # noqa: E402
 
-CLASSES = [  # first match wins; lower-case substrings of the kernel name
-    ("gemm", ("gemm", "nvjet", "cutlass", "sm90_xmma", "ampere_", "cublas")),
+CLASSES = [  # first match wins; lower-case substrings of the kernel name. Attention first: flash kernels carry
+    # cutlass types in their template arguments (pytorch_flash::flash_bwd_...<...cutlass::bfloat16_t...>)
     ("attention", ("flash", "fmha", "attention", "sdpa")),
+    ("gemm", ("gemm", "nvjet", "cutlass", "sm90_xmma", "ampere_", "cublas")),
     ("layernorm", ("layer_norm", "layernorm")),
     ("adam", ("adam",)),
     ("nccl", ("nccl",)),
