@@ -381,7 +381,7 @@ static void consider(struct search *x)
 		o->rejected[PLAN_REJ_SAME]++;
 		return;
 	}
-	if (plan_memory_lower_bound(&t) > x->spec->hw->gpu.memory_bytes) {
+	if (plan_memory_lower_bound(&t) + x->spec->hw->gpu.workspace_bytes > x->spec->hw->gpu.memory_bytes) {
 		o->rejected[PLAN_REJ_MEMORY]++;
 		return;
 	}
@@ -426,16 +426,16 @@ static int by_step(const void *a, const void *b)
 	return strcmp(x->desc, y->desc);
 }
 
-static double now_s(void)
+static double now_s(clockid_t clock)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 int plan_search(const struct plan_spec *spec, struct plan_result *out)
 {
-	double t0 = now_s();
+	double t0 = now_s(CLOCK_MONOTONIC), c0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
 	memset(out, 0, sizeof *out);
 	out->gpus = spec->gpus;
 	snprintf(out->hardware, sizeof out->hardware, "%s", spec->hw->name);
@@ -476,7 +476,8 @@ int plan_search(const struct plan_spec *spec, struct plan_result *out)
 	out->rejected[PLAN_REJ_BOUND] = rc == 0 ? (long long)(x.nc - i) : 0;
 	free(x.c);
 	free(x.seen);
-	out->wall_s = now_s() - t0;
+	out->wall_s = now_s(CLOCK_MONOTONIC) - t0;
+	out->cpu_s = now_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
 	if (rc != 0) {
 		plan_result_release(out);
 		return rc;

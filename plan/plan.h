@@ -89,7 +89,9 @@ struct plan_result {
 	long long simulated;
 	int ntop;                     /* entries in top (<= spec.top) */
 	struct plan_entry *top;       /* fastest first (caller frees with plan_result_release) */
-	double wall_s;                /* seconds the search took (CPU monotonic clock) */
+	double wall_s;                /* seconds the search took (monotonic clock) */
+	double cpu_s;                 /* CPU seconds this process spent in it (one core; the rate to quote on a
+	                               * shared machine) */
 };
 
 /* plan_search: the top K layouts of spec->base on spec->gpus GPUs of spec->hw. 0 (ntop may be 0 when nothing

@@ -141,8 +141,8 @@ static void parts_of(const struct breakdown *b, double *p)
 static void write_rejects(FILE *f, const struct plan_result *r)
 {
 	fprintf(f, "  searched %lld layouts in %.3g s", r->candidates, r->wall_s);
-	if (r->wall_s > 0)
-		fprintf(f, " (%.0f layouts/s)", r->candidates / r->wall_s);
+	if (r->cpu_s > 0)
+		fprintf(f, " (%.3g s of CPU: %.0f layouts/s)", r->cpu_s, r->candidates / r->cpu_s);
 	fprintf(f, ", simulated %lld; dropped:\n", r->simulated);
 	for (int k = 0; k < PLAN_NREJ; k++) {
 		if (!r->rejected[k])
@@ -195,9 +195,11 @@ static void write_option_table(FILE *f, const struct plan_study *st, const struc
 	const struct plan_entry *b = &r->top[0];
 	if (r->ntop > 1) {
 		const struct plan_entry *u = &r->top[1];
-		fprintf(f, "\n  best: %s, %.1f %% faster than the runner-up (%s): %.4g ms against %.4g ms a step\n",
-			b->desc, (u->r.step_time_s / b->r.step_time_s - 1) * 100, u->desc, b->r.step_time_s * 1e3,
-			u->r.step_time_s * 1e3);
+		char tb[32], tu[32];
+		fmt_duration(b->r.step_time_s, tb, sizeof tb);
+		fmt_duration(u->r.step_time_s, tu, sizeof tu);
+		fprintf(f, "\n  best: %s, %.1f %% faster than the runner-up (%s): %s against %s a step\n", b->desc,
+			(u->r.step_time_s / b->r.step_time_s - 1) * 100, u->desc, tb, tu);
 	} else {
 		fprintf(f, "\n  best: %s, the only layout that fits\n", b->desc);
 	}
@@ -343,6 +345,7 @@ static void json_option(struct jsonw *w, const struct plan_option_result *o)
 		jsonw_kv_int(w, rej_keys[k], r->rejected[k]);
 	jsonw_object_end(w);
 	jsonw_kv_double(w, "search_wall_s", r->wall_s);
+	jsonw_kv_double(w, "search_cpu_s", r->cpu_s);
 	jsonw_key(w, "top");
 	jsonw_array_begin(w);
 	for (int k = 0; k < r->ntop; k++)
