@@ -49,8 +49,13 @@ static size_t explain(char *t, size_t n, const struct plan_entry *a, const struc
 	count_word(ga, false, word_a, sizeof word_a);
 	ms(b->r.step_time_s, s2, sizeof s2);
 	ms(a->r.step_time_s, s1, sizeof s1);
-	size_t len = (size_t)snprintf(t, n, "%s GPUs are slower than %s (%s against %s a step): ", word_b, word_a,
-				      s2, s1);
+	size_t len;
+	if (b->r.step_time_s >= a->r.step_time_s)
+		len = (size_t)snprintf(t, n, "%s GPUs are slower than %s (%s against %s a step): ", word_b, word_a,
+				       s2, s1);
+	else
+		len = (size_t)snprintf(t, n, "%s GPUs are only %.2fx as fast as %s (%s against %s a step): ", word_b,
+				       a->r.step_time_s / b->r.step_time_s, word_a, s2, s1);
 	double wa[5], wb[5];
 	waste_of(&a->r.breakdown_s, wa);
 	waste_of(&b->r.breakdown_s, wb);
@@ -128,7 +133,18 @@ static void verdict(struct plan_advice *a)
 				half = i;
 				break;
 			}
-		if (half >= 0)
+		int last = st->n - 1;
+		while (last > base && st->opt[last].res.ntop == 0)
+			last--;
+		if (last == base + 1 && a->efficiency[last] < 0.6) {
+			half = last;
+			/* one step up, and it barely pays: say what eats the second GPU's share */
+			len += explain(t + len, n - len, b0, &st->opt[half].res.top[0], st->opt[base].res.gpus,
+				       st->opt[half].res.gpus);
+			if (len < n)
+				snprintf(t + len, n - len, "Adding GPUs barely pays here (%.0f %% efficiency).",
+					 100 * a->efficiency[half]);
+		} else if (half >= 0)
 			snprintf(t + len, n - len,
 				 "Every step up to %d GPUs is faster, but from %d GPUs on less than half of each added "
 				 "GPU's work shortens the step (efficiency %.0f %%): communication and bubbles take the rest.",

@@ -16,6 +16,11 @@ expect_out "Two GPUs are slower than one" "advise: says two GPUs are slower"
 expect_out "data-parallel gradient communication" "advise: says why (gradient all-reduce)"
 expect_out "stops paying at 2" "advise: where adding GPUs stops paying"
 expect_out "^ +2 .*stops paying" "advise: the table marks the count"
+# the block MLP: the best 2-GPU layout (a 2-stage pipeline) is barely faster; the verdict says what eats it
+run advise scenarios/mlp_pcie_2gpu.yaml
+expect_rc 0 "advise MLP on PCIe"
+expect_out "Two GPUs are only [0-9.]+x as fast as one" "advise: barely faster, said plainly"
+expect_out "barely pays" "advise: the conclusion"
 run advise scenarios/mlp_dense_pcie_2gpu.yaml --format json
 expect_rc 0 "advise json"
 expect_out '"stops_paying_at_gpus": 2' "advise json: stops paying at 2"
