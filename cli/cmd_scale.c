@@ -91,7 +91,7 @@ static int parse_shard(const char *s, int *i, int *n)
 		goto bad;
 	const char *q = end + 1;
 	long b = strtol(q, &end, 10);
-	if (end == q || *end != '\0' || b < 1 || a > b || b > 100000)
+	if (end == q || *end != '\0' || b < 1 || a > b || b > SCALE_MAX_SHARDS)
 		goto bad;
 	*i = (int)a;
 	*n = (int)b;

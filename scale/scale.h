@@ -36,6 +36,10 @@ struct scale_row {
 	bool fits_in_memory;
 };
 
+/* Bounds on what a table read from a file may claim (a sweep of a million rows is already hours of work). */
+#define SCALE_MAX_ROWS 1000000
+#define SCALE_MAX_SHARDS 100000
+
 struct scale_table {
 	char scenario[128];
 	char sweep[17];           /* 16 hex digits naming the sweep definition; shards of one sweep share it */
