@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/csvw.h"
 #include "util/gserr.h"
 #include "util/jsonw.h"
 #include "util/xalloc.h"
@@ -260,8 +261,9 @@ int plan_advice_write(FILE *f, enum report_format fmt, const struct plan_advice 
 			}
 			const struct plan_entry *e = &r->top[0];
 			const struct breakdown *b = &e->r.breakdown_s;
-			fprintf(f, "%d,1,\"%s\",%.9g,%.6g,%.6g,%.9g,%.9g,%.9g,%.9g,%.6g\n", r->gpus, e->desc,
-				e->r.step_time_s, a->speedup[i], a->efficiency[i], b->compute,
+			fprintf(f, "%d,1,", r->gpus);
+			csvw_cell(f, e->desc);
+			fprintf(f, ",%.9g,%.6g,%.6g,%.9g,%.9g,%.9g,%.9g,%.6g\n", e->r.step_time_s, a->speedup[i], a->efficiency[i], b->compute,
 				b->tp_comm_exposed + b->pp_comm_exposed + b->dp_comm_exposed, b->pipeline_bubble,
 				b->host_wait, e->r.mem.total);
 		}

@@ -117,16 +117,25 @@ static int write_pareto(const void *ctx, const struct plot_files *pf)
 	struct plot_point *p = xcalloc((size_t)st->n + 1, sizeof *p);
 	char (*labels)[96] = xcalloc((size_t)st->n + 1, sizeof *labels);
 	int n = 0;
+	double longest = 0;
+	for (int i = 0; i < st->n; i++)
+		if (st->opt[i].res.ntop > 0 && st->opt[i].res.top[0].cost.time_to_train_s > longest)
+			longest = st->opt[i].res.top[0].cost.time_to_train_s;
+	/* the axis in the unit the longest option reads best in */
+	static const struct { double s; const char *label; } units[] = {
+		{ 1e-3, "time (ms)" }, { 1, "time (s)" }, { 3600, "time to train (hours)" }, { 86400, "time to train (days)" },
+	};
+	int u = longest < 1 ? 0 : longest < 600 ? 1 : longest < 10 * 86400 ? 2 : 3;
 	for (int i = 0; i < st->n; i++) {
 		const struct plan_option_result *o = &st->opt[i];
 		if (o->res.ntop == 0)
 			continue;
 		snprintf(labels[n], sizeof labels[n], "%s/%d", o->res.hardware, o->res.gpus);
-		p[n] = (struct plot_point){ labels[n], o->res.top[0].cost.time_to_train_s / 3600, plan_study_cost(st, o),
-					    o->pareto };
+		p[n] = (struct plot_point){ labels[n], o->res.top[0].cost.time_to_train_s / units[u].s,
+					    plan_study_cost(st, o), o->pareto };
 		n++;
 	}
-	int rc = plot_pareto(p, n, pf, st->priced ? "cost (USD)" : "cost (GPU-hours)");
+	int rc = plot_pareto(p, n, pf, units[u].label, st->priced ? "cost (USD)" : "cost (GPU-hours)");
 	free(p);
 	free(labels);
 	return rc;

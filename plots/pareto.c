@@ -27,7 +27,8 @@ static int by_x(const void *a, const void *b)
 	return (p->x > q->x) - (p->x < q->x);
 }
 
-int plot_pareto(const struct plot_point *p, int n, const struct plot_files *pf, const char *ylabel)
+int plot_pareto(const struct plot_point *p, int n, const struct plot_files *pf, const char *xlabel,
+		const char *ylabel)
 {
 	if (n <= 0)
 		return diag_errorf("nothing to plot: no purchase option has a layout that fits");
@@ -38,7 +39,7 @@ int plot_pareto(const struct plot_point *p, int n, const struct plot_files *pf, 
 	}
 	fputs("# gpusim plan: purchase options, cost against time to train\n"
 	      "# block 0: every option; block 1: the Pareto front, by time to train\n"
-	      "# time_to_train_h cost on_front label\n", f);
+	      "# time_to_train cost on_front label\n", f);
 	for (int i = 0; i < n; i++) {
 		fprintf(f, "%.9g %.9g %d ", p[i].x, p[i].y, p[i].front);
 		put_label(f, p[i].label);
@@ -79,9 +80,11 @@ int plot_pareto(const struct plot_point *p, int n, const struct plot_files *pf, 
 	fputs("set output ", f);
 	plot_gp_str(f, plot_base_name(pf->image));
 	fputs("\nset title 'Purchase options: cost against time to train (line: the Pareto front)' font ',14'\n"
-	      "set xlabel 'time to train (hours)'\nset ylabel ", f);
+	      "set xlabel ", f);
+	plot_gp_str(f, xlabel);
+	fputs("\nset ylabel ", f);
 	plot_gp_str(f, ylabel);
-	fputs("\nset grid\nset key top right\nset offsets graph 0.08, graph 0.08, graph 0.08, graph 0.08\n"
+	fputs("\nset format y '%.4g'\nset grid\nset key top right\nset offsets graph 0.08, graph 0.08, graph 0.08, graph 0.08\n"
 	      "set style line 1 lc rgb '#999999' pt 7 ps 1.2\n"
 	      "set style line 2 lc rgb '#d62728' pt 7 ps 1.6 lw 2\n"
 	      "plot ", f);

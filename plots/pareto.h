@@ -11,12 +11,14 @@
 
 struct plot_point {
 	const char *label;   /* "h100-dgx/256" */
-	double x, y;         /* time to train (hours), cost */
+	double x, y;         /* time to train (in the caller's unit), cost */
 	bool front;
 };
 
-/* plot_pareto: pf->data and pf->script for n points; ylabel "USD" or "GPU-hours" (a constant of the caller's;
- * it is quoted like any text). 0, GS_EINVAL after a message when n is 0, GS_EENV when a file cannot be written. */
-int plot_pareto(const struct plot_point *p, int n, const struct plot_files *pf, const char *ylabel);
+/* plot_pareto: pf->data and pf->script for n points; xlabel and ylabel name the axes and units ("time to train
+ * (days)", "cost (USD)": constants of the caller's, quoted like any text). 0, GS_EINVAL after a message when n is
+ * 0, GS_EENV when a file cannot be written. */
+int plot_pareto(const struct plot_point *p, int n, const struct plot_files *pf, const char *xlabel,
+		const char *ylabel);
 
 #endif
