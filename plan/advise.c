@@ -128,32 +128,45 @@ static void verdict(struct plan_advice *a)
 			snprintf(t + len, n - len, "Adding GPUs stops paying at %d: use %d.", st->opt[a->stop].res.gpus,
 				 st->opt[a->best].res.gpus);
 	} else if (len < n) {
-		int half = -1;
-		for (int i = base + 1; i < st->n; i++)
-			if (st->opt[i].res.ntop > 0 && a->efficiency[i] < 0.5) {
-				half = i;
-				break;
-			}
 		int last = st->n - 1;
 		while (last > base && st->opt[last].res.ntop == 0)
 			last--;
 		if (last == base + 1 && a->efficiency[last] < 0.6) {
-			half = last;
 			/* one step up, and it barely pays: say what eats the second GPU's share */
-			len += explain(t + len, n - len, b0, &st->opt[half].res.top[0], st->opt[base].res.gpus,
-				       st->opt[half].res.gpus);
+			len += explain(t + len, n - len, b0, &st->opt[last].res.top[0], st->opt[base].res.gpus,
+				       st->opt[last].res.gpus);
 			if (len < n)
 				snprintf(t + len, n - len, "Adding GPUs barely pays here (%.0f %% efficiency).",
-					 100 * a->efficiency[half]);
-		} else if (half >= 0)
+					 100 * a->efficiency[last]);
+		} else if (a->over > base) {
+			int prev = a->over - 1;
+			while (prev > base && st->opt[prev].res.ntop == 0)
+				prev--;
+			const struct plan_entry *p = &st->opt[prev].res.top[0], *o = &st->opt[a->over].res.top[0];
+			char s1[32], s2[32], s3[32];
+			ms(p->r.step_time_s, s1, sizeof s1);
+			ms(o->r.step_time_s, s2, sizeof s2);
+			ms(o->r.breakdown_s.compute, s3, sizeof s3);
+			len += (size_t)snprintf(t + len, n - len,
+						"Adding GPUs stops paying at %d: going from %d to %d GPUs makes the step only "
+						"%.2fx faster (%s to %s), and there the GPUs wait longer than they compute "
+						"(compute %s",
+						st->opt[a->over].res.gpus, st->opt[prev].res.gpus, st->opt[a->over].res.gpus,
+						p->r.step_time_s / o->r.step_time_s, s1, s2, s3);
+			double w[5];
+			waste_of(&o->r.breakdown_s, w);
+			for (int i = 0; i < 5 && len < n; i++)
+				if (w[i] > 0.02 * o->r.step_time_s) {
+					ms(w[i], s1, sizeof s1);
+					len += (size_t)snprintf(t + len, n - len, "; %s %s", waste_names[i], s1);
+				}
+			if (len < n)
+				snprintf(t + len, n - len, ").");
+		} else {
 			snprintf(t + len, n - len,
-				 "Every step up to %d GPUs is faster, but from %d GPUs on less than half of each added "
-				 "GPU's work shortens the step (efficiency %.0f %%): communication and bubbles take the rest.",
-				 st->opt[st->n - 1].res.gpus, st->opt[half].res.gpus, 100 * a->efficiency[half]);
-		else
-			snprintf(t + len, n - len,
-				 "Every step up to %d GPUs is faster and keeps at least half its efficiency; more GPUs "
-				 "still pay here (try a larger --max-gpus).", st->opt[st->n - 1].res.gpus);
+				 "Every step up to %d GPUs is faster and the GPUs still compute more than they wait; "
+				 "more GPUs may still pay (try a larger --max-gpus).", st->opt[last].res.gpus);
+		}
 	}
 }
 
@@ -161,6 +174,7 @@ int plan_advise(const char *scenario, const char *hw, int max_gpus, struct plan_
 {
 	memset(out, 0, sizeof *out);
 	out->stop = -1;
+	out->over = -1;
 	struct scenario_overrides ov = { .hardware = hw };
 	struct scenario s;
 	struct hwmodel *model = NULL;
@@ -196,6 +210,9 @@ int plan_advise(const char *scenario, const char *hw, int max_gpus, struct plan_
 			out->best = i;
 		if (prev >= 0 && out->stop < 0 && t >= st->opt[prev].res.top[0].r.step_time_s)
 			out->stop = i;
+		const struct breakdown *bd = &st->opt[i].res.top[0].r.breakdown_s;
+		if (i > base && out->over < 0 && t - bd->compute - bd->optimizer > bd->compute)
+			out->over = i;
 		prev = i;
 	}
 	if (out->best < 0)
@@ -220,8 +237,8 @@ int plan_advice_write(FILE *f, enum report_format fmt, const struct plan_advice 
 		jsonw_kv_string(&w, "hardware", st->n ? st->opt[0].res.hardware : "");
 		jsonw_kv_string(&w, "verdict", a->text);
 		jsonw_kv_int(&w, "best_gpus", st->opt[a->best].res.gpus);
-		if (a->stop >= 0)
-			jsonw_kv_int(&w, "stops_paying_at_gpus", st->opt[a->stop].res.gpus);
+		if (a->stop >= 0 || a->over >= 0)
+			jsonw_kv_int(&w, "stops_paying_at_gpus", st->opt[a->stop >= 0 ? a->stop : a->over].res.gpus);
 		else
 			jsonw_kv_string(&w, "stops_paying_at_gpus", NULL);
 		jsonw_key(&w, "counts");
@@ -288,7 +305,7 @@ int plan_advice_write(FILE *f, enum report_format fmt, const struct plan_advice 
 		ms(b->host_wait, h, sizeof h);
 		fprintf(f, "  %5d  %-44s %10s %7.2fx %6.0f%% %9s %9s %9s %9s %7.2f%s\n", r->gpus, e->desc, step,
 			a->speedup[i], 100 * a->efficiency[i], c, m, bu, h, e->r.mem.total / 1e9,
-			i == a->best ? "  <- fastest" : (i == a->stop ? "  <- stops paying" : ""));
+			i == a->best ? "  <- fastest" : (i == (a->stop >= 0 ? a->stop : a->over) ? "  <- stops paying" : ""));
 	}
 	fputs("\n  speedup and efficiency: over the smallest GPU count that fits, the global batch as in the scenario;\n"
 	      "  comm: exposed TP, pipeline and data-parallel communication; host: the GPU waiting for the host\n", f);

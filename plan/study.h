@@ -62,6 +62,8 @@ struct plan_advice {
 	int best;                     /* index of the fastest option */
 	int stop;                     /* index of the first count that is not faster than the count before it (-1:
 				       * every step up is faster) */
+	int over;                     /* index of the first count whose best step waits (communication, bubble,
+				       * host) longer than it computes (-1: none) */
 	char text[1024];              /* the verdict: two or three plain sentences */
 };
 

@@ -21,6 +21,11 @@ run advise scenarios/mlp_pcie_2gpu.yaml
 expect_rc 0 "advise MLP on PCIe"
 expect_out "Two GPUs are only [0-9.]+x as fast as one" "advise: barely faster, said plainly"
 expect_out "barely pays" "advise: the conclusion"
+# a small GPT on up to 64 H100s: faster at every count, but the step ends up waiting more than computing
+run advise scenarios/gpt_small_2gpu.yaml --hw h100-dgx --max-gpus 64
+expect_rc 0 "advise GPT on H100s"
+expect_out "Adding GPUs stops paying at [0-9]+: going from [0-9]+ to [0-9]+ GPUs makes the step only" "advise: the waiting point"
+expect_out "wait longer than they compute" "advise: says why"
 run advise scenarios/mlp_dense_pcie_2gpu.yaml --format json
 expect_rc 0 "advise json"
 expect_out '"stops_paying_at_gpus": 2' "advise json: stops paying at 2"
