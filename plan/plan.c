@@ -281,12 +281,23 @@ double plan_time_lower_bound(const struct scenario *s, const struct hwmodel *hw)
 	/* Each stage runs m forwards and backwards of its layers (f + b each) one after another. The last stage
 	 * cannot start before the first micro-batch's forward has passed the p-1 stages before it (of its first
 	 * model chunk: (p-1) f / v), and after its last backward that of the last micro-batch still passes back
-	 * through p-1 stages ((p-1) b / v): step >= (m + (p-1)/v) (f + b). */
+	 * through p-1 stages ((p-1) b / v): step >= (m + (p-1)/v) (f + b), plus the last stage's blocking sends. */
 	double f, b;
 	stage_unit_s(s, hw, &f, &b);
-	int v = s->par.schedule == SCHED_INTERLEAVED ? s->par.virtual_stages : 1;
+	int v = s->par.schedule == SCHED_INTERLEAVED ? s->par.virtual_stages : 1, p = s->par.pp;
 	double m = scenario_num_microbatches(s);
-	return (m + (double)(s->par.pp - 1) / v) * (f + b);
+	double t = (m + (double)(p - 1) / v) * (f + b);
+	if (p > 1 && !s->par.pp_overlap) {
+		/* Blocking sends (pipeline sends that do not overlap compute): the last stage's compute stream also
+		 * waits for its m*(v-1) activation sends (all chunks but the model's last) and its m*v gradient sends,
+		 * each at least a point-to-point transfer inside or across nodes, whichever is quicker. */
+		double bytes = (double)s->train.micro_batch * s->model.seq * s->model.hidden * dtype_bytes(s->model.dtype);
+		if (s->par.pp_scatter_gather)
+			bytes /= s->par.tp;
+		double intra = comm_p2p_s(hw, bytes, 1), inter = comm_p2p_s(hw, bytes, 0);
+		t += m * (2 * v - 1) * (intra < inter ? intra : inter);
+	}
+	return t;
 }
 
 void plan_cost_of(const struct scenario *s, double step_time_s, double tokens, double steps, double price,

@@ -67,6 +67,26 @@ PY
 	then ok; else fail "plan json: cost by hand and candidate accounting"; fi
 fi
 
+# the Pareto front and the ranks by hand from the JSON: an option is on the front when no other trains both
+# sooner and for less; --by cost ranks by cost
+run plan scenarios/gpt_small_2gpu.yaml --gpus 2,4,8 --hw h100-dgx --hw a100-dgx --tokens 1e9 --top 1 --by cost --format json
+expect_rc 0 "plan json, six options"
+if command -v python3 >/dev/null; then
+	if python3 - "$tmp/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+opts = [o for o in d["options"] if o["top"]]
+assert len(opts) == 6
+pt = [(o["top"][0]["time_to_train_s"], o["top"][0]["usd"]) for o in opts]
+for o, (t, c) in zip(opts, pt):
+    dominated = any(t2 <= t and c2 <= c and (t2 < t or c2 < c) for t2, c2 in pt)
+    assert o["pareto"] == (not dominated), (o["hardware"], o["gpus"])
+by_cost = sorted(opts, key=lambda o: (o["top"][0]["usd"], o["top"][0]["time_to_train_s"]))
+assert [o["rank"] for o in by_cost] == list(range(1, 7)), [o["rank"] for o in by_cost]
+PY
+	then ok; else fail "plan json: Pareto flags or ranks differ from the hand check"; fi
+fi
+
 # nothing fits: a 175B model on 2 GPUs is an answer, not an error
 run plan scenarios/gpt3_175b_1024gpu.yaml --gpus 2
 expect_rc 0 "plan nothing fits"
