@@ -34,11 +34,21 @@ static void md_duration(FILE *f, double s)
 		fprintf(f, "%.3g days", s / 86400);
 }
 
+/* A name from a scenario or hardware file for a plot: control characters (a newline would end a gnuplot comment
+ * or string and start a command) become spaces. */
+static void plot_name(char *dst, size_t n, const char *src)
+{
+	snprintf(dst, n, "%s", src);
+	for (char *p = dst; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = ' ';
+}
+
 /* The best layout of every option as a sweep table, so plots/ draws its breakdown and scaling efficiency. */
 static void as_sweep(const struct plan_study *st, struct scale_table *t)
 {
 	scale_table_init(t);
-	snprintf(t->scenario, sizeof t->scenario, "%s", st->scenario);
+	plot_name(t->scenario, sizeof t->scenario, st->scenario);
 	snprintf(t->sweep, sizeof t->sweep, "plan");
 	t->mode = SCALE_STRONG;
 	t->shard = t->nshards = 1;
@@ -49,7 +59,7 @@ static void as_sweep(const struct plan_study *st, struct scale_table *t)
 			base = -1;
 		struct scale_row *row = scale_table_add(t);
 		row->row = i;
-		snprintf(row->hardware, sizeof row->hardware, "%s", r->hardware);
+		plot_name(row->hardware, sizeof row->hardware, r->hardware);
 		row->gpus = r->gpus;
 		if (r->ntop == 0) {
 			snprintf(row->reason, sizeof row->reason, "no layout fits");

@@ -93,13 +93,17 @@ expect_rc 0 "plan nothing fits"
 expect_out "no layout fits" "plan: says nothing fits"
 expect_out "need more memory than the GPU has" "plan: counts the memory drops"
 
-# the report, with a hardware model whose name tries to end a gnuplot string and run a command
+# the report, with a hardware model whose name tries to end a gnuplot string and run a command, and a scenario
+# whose name tries to end the script's comment line with a newline
 sed "s/^name: .*/name: \"x'\\\\\"; system('touch PWNED') #\"/" hardware/a100-dgx.yaml >"$tmp/evil.yaml"
-run plan scenarios/gpt_small_2gpu.yaml --gpus 2,4 --hw h100-dgx --hw "$tmp/evil.yaml" --report "$tmp/rep"
+sed "s/^name: .*/name: \"s\\\\nsystem('touch PWNED')\\\\n#\"/" scenarios/gpt_small_2gpu.yaml >"$tmp/evil_scen.yaml"
+if grep -q '^name: "s\\nsystem' "$tmp/evil_scen.yaml"; then ok; else fail "the test's scenario name has no newline escape"; fi
+run plan "$tmp/evil_scen.yaml" --gpus 2,4 --hw h100-dgx --hw "$tmp/evil.yaml" --report "$tmp/rep"
 expect_rc 0 "plan --report"
 if [ -s "$tmp/rep/plan.md" ]; then ok; else fail "plan --report: no plan.md"; fi
 if grep -q "Pareto front" "$tmp/rep/plan.md"; then ok; else fail "plan.md: no purchase table"; fi
-if [ ! -e PWNED ] && [ ! -e "$tmp/rep/PWNED" ]; then ok; else fail "a hardware name ran a command"; rm -f PWNED; fi
+if [ ! -e PWNED ] && [ ! -e "$tmp/rep/PWNED" ]; then ok; else fail "a hardware or scenario name ran a command"; rm -f PWNED; fi
+if grep -q "^system" "$tmp"/rep/*.gp; then fail "a newline in a name started a script line"; else ok; fi
 if grep -q "system" "$tmp/rep/cost_vs_time.png.gp"; then fail "a hardware name is in the script"; else ok; fi
 if command -v gnuplot >/dev/null; then
 	for p in cost_vs_time breakdown efficiency; do
