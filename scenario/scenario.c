@@ -15,18 +15,19 @@
 #include "util/diag.h"
 #include "util/gserr.h"
 #include "util/ydoc.h"
+#include "scenario/recipes.h"
 
 static const char *const top_keys[] = { "name", "description", "model", "training", "parallel", "hardware", NULL };
 static const char *const model_keys[] = { "name", "type", "layers", "hidden", "heads", "kv_heads", "ffn",
 					  "ffn_hidden", "seq", "vocab", "dtype", "flash_attention", "causal", "rope", "norm",
 					  "widths",
-					  "bias", "activation", "dropout", "loss", NULL };
+					  "bias", "activation", "dropout", "loss", "moe", NULL };
 static const char *const train_keys[] = { "global_batch", "micro_batch", "optimizer", "master_weights",
 					  "grad_dtype", "recompute", "grad_accumulation", "host_us_per_op", "execution",
-					  "optimizer_state", "amp", NULL };
+					  "optimizer_state", "amp", "fp8", NULL };
 static const char *const par_keys[] = { "gpus", "tp", "pp", "dp", "schedule", "virtual_stages",
 					"dp_bucket_bytes", "dp_overlap", "dp_bucket_copy", "pp_overlap", "pp_scatter_gather", "zero",
-					NULL };
+					"ep", "etp", NULL };
 
 /* In enum order (scenario.h). */
 static const char *const type_names[] = { "transformer", "mlp", "dense", NULL };
@@ -162,6 +163,7 @@ static void read_model(struct ydoc *d, const struct ynode *m, struct scenario *s
 	ydoc_bool(d, m, "causal", 0, &mc->causal);
 	if (mc->type != MODEL_TRANSFORMER)
 		mc->heads = mc->kv_heads = 0, mc->flash_attention = mc->causal = false;
+	recipes_read_moe(d, m, s);
 }
 
 static void read_training(struct ydoc *d, const struct ynode *t, struct scenario *s)
@@ -207,6 +209,7 @@ static void read_training(struct ydoc *d, const struct ynode *t, struct scenario
 	tc->exec = (enum exec_mode)exec;
 	tc->host_us_per_op = 0;
 	ydoc_double(d, t, "host_us_per_op", YD_NONNEG, &tc->host_us_per_op);
+	recipes_read_fp8(d, t, s);
 }
 
 static void read_parallel(struct ydoc *d, const struct ynode *p, struct scenario *s, struct seen *seen)
@@ -241,6 +244,7 @@ static void read_parallel(struct ydoc *d, const struct ynode *p, struct scenario
 	pc->zero = 0;
 	if (ydoc_int(d, p, "zero", YD_NONNEG, &pc->zero) == 1 && pc->zero > 3)
 		ydoc_error(d, ynode_get(p, "zero"), "parallel.zero: expected 0, 1, 2 or 3, got %d", pc->zero);
+	recipes_read_ep(d, p, s);
 }
 
 /* A preset name stays as is; a relative path is taken from the scenario's folder. */
@@ -433,6 +437,7 @@ static void check_consistency(struct ydoc *d, const struct seen *seen, const str
 		ydoc_error_arg(d, "--gpus %d gives dp = %d, and %s%s", ov->gpus, pc->dp, why, near);
 		return;
 	}
+	recipes_check(d, m, t, seen->par, s);
 	switch (fault) {
 	case FAULT_NONE: break;
 	case FAULT_BATCH: ydoc_error(d, at(t, "global_batch"), "%s", why); break;
@@ -472,6 +477,10 @@ static int load(struct ydoc *d, const struct scenario_overrides *ov, struct scen
 						  "model.hidden: too large for the default ffn_hidden");
 			mc->ffn_hidden = (int)f;
 		}
+		if (mc->moe.experts > 0 && mc->moe.ffn_hidden == 0)
+			mc->moe.ffn_hidden = mc->ffn_hidden;
+		if (mc->moe.shared_experts > 0 && mc->moe.shared_ffn_hidden == 0)
+			mc->moe.shared_ffn_hidden = mc->moe.ffn_hidden;
 		check_consistency(d, &seen, ov, s);
 	}
 	return ydoc_errors(d) ? GS_EINVAL : 0;
@@ -575,6 +584,8 @@ int scenario_check_layout(const struct scenario *s, char *why, size_t n)
 		snprintf(why, n, "gpus (%d) is not dp*tp*pp = %d*%d*%d", pc->gpus, pc->dp, pc->tp, pc->pp);
 		return GS_EINVAL;
 	}
+	if (recipes_check_layout(s, why, n) != 0)
+		return GS_EINVAL;
 	return batch_fault(s, why, n) == FAULT_NONE ? 0 : GS_EINVAL;
 }
 
