@@ -547,6 +547,20 @@ int scenario_load_hardware(const struct scenario *s, struct hwmodel **out)
 		hwmodel_free(hw);
 		return GS_EINVAL;
 	}
+	enum fp8_recipe r = s->train.fp8.recipe;
+	if (r != FP8_NONE && !(hw->gpu.peak_tflops[DT_FP8] > 0)) {
+		diag_error(file, line, col, "hardware '%s' has no fp8 peak (gpu.peak_tflops.fp8), so training.fp8 "
+			   "cannot run on it", hw->name);
+		hwmodel_free(hw);
+		return GS_EINVAL;
+	}
+	if ((r == FP8_MXFP8 || r == FP8_NVFP4) && !(hw->gpu.peak_fp4_tflops > 0)) {
+		diag_error(file, line, col, "hardware '%s' has no block-scaled tensor cores (gpu.peak_tflops.fp4: "
+			   "Blackwell), so training.fp8.recipe %s cannot run on it", hw->name,
+			   r == FP8_MXFP8 ? "mxfp8" : "nvfp4");
+		hwmodel_free(hw);
+		return GS_EINVAL;
+	}
 	*out = hw;
 	return 0;
 }
