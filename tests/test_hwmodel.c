@@ -219,7 +219,8 @@ static void test_errors(void)
 	CHECK(hw == NULL);
 	CHECK_INT(err, GS_EINVAL);
 	CHECK_STR(out, "gpusim: unknown hardware preset 'h100-dxg' (did you mean 'h100-dgx'? presets: a100-dgx, "
-		       "h100-dgx, h200-sxm, rtx4070ti-super-pcie)\n");
+		       "b200-hgx, gb200-nvl72, gb300-nvl72, h100-dgx, h100-sxm-94gb, h100-sxm-96gb, h200-sxm, "
+		       "rtx4070ti-super-pcie)\n");
 	cap_begin();
 	hw = hwmodel_load("/nonexistent/hw.yaml", &err);
 	out = cap_end();
@@ -265,7 +266,7 @@ static void test_presets(void)
 			}
 		hwmodel_free(hw);
 	}
-	CHECK_INT(n, 4);
+	CHECK_INT(n, 9);
 	CHECK(hwmodel_preset_text("nope") == NULL);
 	CHECK(!hwmodel_is_preset_name("hw/h100.yaml"));
 	CHECK(!hwmodel_is_preset_name("h100.yaml"));
