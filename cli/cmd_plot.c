@@ -160,7 +160,8 @@ int cmd_plot(int argc, char **argv)
 		return status < 0 ? 0 : status;
 	struct plot_files pf;
 	if (plot_files_for(a.output, &pf) != 0) {
-		diag_errorf("-o '%s': the image must end in .png, .svg or .pdf", a.output);
+		diag_errorf("-o '%s': the image must end in .png, .svg or .pdf, and its name hold no quote, backquote or "
+			    "line break", a.output);
 		return cli_usage_error("plot");
 	}
 

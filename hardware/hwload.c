@@ -15,6 +15,57 @@
 
 #define EFF_MAX 1.5
 
+/* The physical range of every number a hardware model holds (docs/hardware-model.md, "Ranges"; keys with a
+ * narrower rule of their own, such as gemm max_eff or the power fractions, check it after this): a typo or a
+ * hostile file (launch_us: 1e308) is an error at its place, not a 1e305 ms step. */
+static const struct yrange ranges[] = {
+	{ "gpu.sm_count", 1, 1e4 },
+	{ "gpu.memory_bytes", 1e6, 1e14 },
+	{ "gpu.hbm_gbps", 1e-3, 1e6 },
+	{ "gpu.peak_tflops.*", 1e-3, 1e5 },
+	{ "gpu.launch_us", 0, 1e5 },
+	{ "gpu.workspace_bytes", 0, 1e12 },
+	{ "gpu.memory_bound.eff", 1e-3, 1 },
+	{ "gpu.memory_bound.half_bytes", 0, 1e12 },
+	{ "gpu.gemm.model.max_eff", 0, 10 },
+	{ "gpu.gemm.model.tile_m", 1, 1e5 },
+	{ "gpu.gemm.model.tile_n", 1, 1e5 },
+	{ "gpu.gemm.model.k_half", 0, 1e9 },
+	{ "gpu.gemm.tables[].m[]", 1, 1e8 },
+	{ "gpu.gemm.tables[].n[]", 1, 1e8 },
+	{ "gpu.gemm.tables[].k[]", 1, 1e8 },
+	{ "gpu.gemm.tables[].eff[]", 1e-6, 2 },
+	{ "gpu.attention.fwd_eff", 1e-3, 2 },
+	{ "gpu.attention.bwd_eff", 1e-3, 2 },
+	{ "gpu.attention.*.fwd_eff", 1e-3, 2 },
+	{ "gpu.attention.*.bwd_eff", 1e-3, 2 },
+	{ "gpu.attention.*.rows[].seq", 1, 1e8 },
+	{ "gpu.attention.*.rows[].head_dim", 1, 1e5 },
+	{ "gpu.attention.*.rows[].fwd_tflops", 1e-3, 1e5 },
+	{ "gpu.attention.*.rows[].bwd_tflops", 1e-3, 1e5 },
+	{ "gpu.power.burst_speedup", 0, 10 },
+	{ "gpu.power.exponent", 0, 10 },
+	{ "gpu.power.*", 0, 10 },
+	{ "node.gpus", 1, 1e6 },
+	{ "node.link_gbps", 1e-3, 1e7 },
+	{ "network.nics", 0, 1e4 },
+	{ "network.nic_gbps", 1e-3, 1e7 },
+	{ "network.latency_us", 0, 1e7 },
+	{ "network.oversubscription", 1e-3, 1e3 },
+	{ "collectives.*.*.lines[].n", 0, 1e7 },
+	{ "collectives.*.*.lines[].alpha_us", 0, 1e9 },
+	{ "collectives.*.*.lines[].step_us", 0, 1e9 },
+	{ "collectives.*.*.lines[].bus_gbps", 1e-3, 1e7 },
+	{ "collectives.*.*.lines[].max_bytes", 0, 1e16 },
+	{ "collectives.*.*.tables[].n", 0, 1e7 },
+	{ "collectives.*.*.tables[].bytes[]", 0, 1e16 },
+	{ "collectives.*.*.tables[].time_us[]", 0, 1e12 },
+	{ "overlap.*", 0, 100 },
+	{ "cost.usd_per_gpu_hour", 0, 1e4 },
+	{ "host.*.*", 0, 1e7 },
+	{ NULL, 0, 0 },
+};
+
 static const char *const top_keys[] = { "schema", "name", "description", "source", "meta", "gpu", "node",
 					"network", "collectives", "overlap", "cost", "host", NULL };
 static const char *const gpu_keys[] = { "name", "sm_count", "memory_bytes", "hbm_gbps", "peak_tflops", "launch_us",
@@ -130,9 +181,10 @@ static void read_gemm_table(struct ydoc *d, const struct ynode *t, struct hw_gpu
 	    ydoc_doubles(d, t, "eff", YD_REQUIRED | YD_POSITIVE, &gt->eff, &ne) != 1)
 		return;
 	const struct ynode *effs = ynode_get(t, "eff");
-	if (ne != gt->nm * gt->nn * gt->nk) {
-		ydoc_error(d, effs, "%s: has %d values, expected len(m)*len(n)*len(k) = %d*%d*%d = %d",
-			   ynode_path(effs), ne, gt->nm, gt->nn, gt->nk, gt->nm * gt->nn * gt->nk);
+	long long cells = (long long)gt->nm * gt->nn * gt->nk;  /* 64-bit: three long axes overflow an int */
+	if (ne != cells) {
+		ydoc_error(d, effs, "%s: has %d values, expected len(m)*len(n)*len(k) = %d*%d*%d = %lld",
+			   ynode_path(effs), ne, gt->nm, gt->nn, gt->nk, cells);
 		return;
 	}
 	for (int i = 0; i < ne; i++)
@@ -408,6 +460,7 @@ int hwload_parse(struct ydoc *d, struct hwmodel *hw)
 	const struct ynode *overlap = NULL, *cost = NULL, *host = NULL;
 	char schema[32], src[128], def_src[128], got[64];
 	int fabric = FABRIC_NVSWITCH;
+	ydoc_set_ranges(d, ranges);
 	if (ynode_kind(root) != YNODE_MAP)
 		return ydoc_error(d, root, "expected a gpusim-hw/1 hardware model (a mapping), got %s",
 				  ynode_describe(root, got, sizeof got));

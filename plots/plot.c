@@ -35,6 +35,11 @@ int plot_kind_parse(const char *s, enum plot_kind *out)
 	return GS_EUSAGE;
 }
 
+static bool is_control(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
 int plot_files_for(const char *image, struct plot_files *pf)
 {
 	static const struct { const char *ext, *term; } exts[] = {
@@ -44,6 +49,11 @@ int plot_files_for(const char *image, struct plot_files *pf)
 	size_t len = strlen(image);
 	if (len + 1 > sizeof pf->image)
 		return GS_EUSAGE;
+	/* the file's name (not its folder) is written into the gnuplot script: no line break, quote or backquote */
+	const char *base = strrchr(image, '/') ? strrchr(image, '/') + 1 : image;
+	for (const char *c = base; *c; c++)
+		if (is_control((unsigned char)*c) || *c == '\'' || *c == '`')
+			return GS_EUSAGE;
 	for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
 		size_t el = strlen(exts[i].ext);
 		if (len > el && strcmp(image + len - el, exts[i].ext) == 0 && image[len - el - 1] != '/') {
@@ -127,8 +137,9 @@ static double pct(double part, double whole)
 
 static void write_data(FILE *f, const struct scale_table *t, const struct hwgroup *g, int ng, bool ratio)
 {
-	fprintf(f, "# gpusim plot data: scenario %s, %s scaling, sweep %s\n", t->scenario,
-		scale_mode_name(t->mode), t->sweep);
+	char txt[256], sweep[64];
+	fprintf(f, "# gpusim plot data: scenario %s, %s scaling, sweep %s\n", plot_text(t->scenario, txt, sizeof txt),
+		scale_mode_name(t->mode), plot_text(t->sweep, sweep, sizeof sweep));
 	fputs("# one block per hardware model (gnuplot: index 0, 1, ...); shares in % of the step time\n"
 	      "# gpus efficiency_pct tokens_per_s ideal_tokens_per_s speedup step_ms compute_pct tp_pct pp_pct "
 	      "dp_pct bubble_pct optimizer_pct host_pct exposed_comm_pct memory_gb bar_x\n"
@@ -137,11 +148,11 @@ static void write_data(FILE *f, const struct scale_table *t, const struct hwgrou
 	for (int h = 0; h < ng; h++) {
 		if (h > 0)
 			fputs("\n\n", f);
-		fprintf(f, "# hardware %s\n", g[h].name);
+		fprintf(f, "# hardware %s\n", plot_text(g[h].name, txt, sizeof txt));
 		for (int i = g[h].first; i < g[h].first + g[h].n; i++) {
 			const struct scale_row *r = &t->rows[i];
 			if (!r->feasible) {
-				fprintf(f, "# %d GPUs infeasible: %s\n", r->gpus, r->reason);
+				fprintf(f, "# %d GPUs infeasible: %s\n", r->gpus, plot_text(r->reason, txt, sizeof txt));
 				continue;
 			}
 			const struct breakdown *b = &r->breakdown_s;
@@ -157,7 +168,8 @@ static void write_data(FILE *f, const struct scale_table *t, const struct hwgrou
 	if (!ratio)
 		return;
 	/* compare: the first model's throughput over the second's where both are feasible */
-	fprintf(f, "\n\n# ratio %s / %s: gpus tokens_per_s_ratio\n", g[0].name, g[1].name);
+	fprintf(f, "\n\n# ratio %s / ", plot_text(g[0].name, txt, sizeof txt));
+	fprintf(f, "%s: gpus tokens_per_s_ratio\n", plot_text(g[1].name, txt, sizeof txt));
 	for (int i = g[0].first; i < g[0].first + g[0].n; i++)
 		for (int k = g[1].first; k < g[1].first + g[1].n; k++) {
 			const struct scale_row *a = &t->rows[i], *b = &t->rows[k];
@@ -170,13 +182,27 @@ static void write_data(FILE *f, const struct scale_table *t, const struct hwgrou
 
 void plot_gp_str(FILE *f, const char *s)
 {
+	char last = 0;
 	fputc('\'', f);
 	for (; *s; s++) {
-		if (*s == '\'')
+		char c = is_control((unsigned char)*s) ? ' ' : *s == '`' ? '\'' : *s;
+		if (c == '\'' && last == '\'')
+			continue;  /* gnuplot 5.4 misreads two doubled quotes in a row: a run of quotes is one */
+		if (c == '\'')
 			fputc('\'', f);
-		fputc(*s, f);
+		fputc(c, f);
+		last = c;
 	}
 	fputc('\'', f);
+}
+
+const char *plot_text(const char *s, char *buf, size_t n)
+{
+	size_t i = 0;
+	for (; s && *s && i + 1 < n; s++)
+		buf[i++] = is_control((unsigned char)*s) ? ' ' : *s == '"' ? '\'' : *s;
+	buf[i] = '\0';
+	return buf;
 }
 
 static void terminal(FILE *f, const struct plot_files *pf, bool tall)
@@ -243,10 +269,13 @@ static void title(FILE *f, const struct scale_table *t, const struct hwgroup *g,
 
 static void header(FILE *f, const struct plot_files *pf, const struct scale_table *t, const char *kind)
 {
-	fprintf(f, "# %s: gpusim plot %s of a %s-scaling sweep of %s (sweep %s).\n", plot_base_name(pf->script), kind,
-		scale_mode_name(t->mode), t->scenario, t->sweep);
+	char gp[512], dat[512], img[512], scen[256], sweep[64];
+	plot_text(plot_base_name(pf->script), gp, sizeof gp);
+	fprintf(f, "# %s: gpusim plot %s of a %s-scaling sweep of %s (sweep %s).\n", gp, kind,
+		scale_mode_name(t->mode), plot_text(t->scenario, scen, sizeof scen), plot_text(t->sweep, sweep, sizeof sweep));
 	fprintf(f, "# Reads %s (columns listed at its top); writes %s. Edit freely, then run in this folder:\n"
-		"#   gnuplot %s\n", plot_base_name(pf->data), plot_base_name(pf->image), plot_base_name(pf->script));
+		"#   gnuplot %s\n", plot_text(plot_base_name(pf->data), dat, sizeof dat),
+		plot_text(plot_base_name(pf->image), img, sizeof img), gp);
 }
 
 /* What a line plot draws besides the lines: nothing, the 100 % line, or each model's ideal line. */

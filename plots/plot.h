@@ -30,7 +30,8 @@ struct plot_files {
 };
 
 /* plot_files_for: the three paths and the terminal for an image path; 0, or GS_EUSAGE when the extension is not
- * .png, .svg or .pdf (or the path is too long). */
+ * .png, .svg or .pdf, the path is too long, or the file's name (written into the script) holds a control
+ * character, a quote or a backquote. */
 int plot_files_for(const char *image, struct plot_files *out);
 
 /* plot_write: FILE.png.dat and FILE.png.gp for kind (not PLOT_TIMELINE) from table t; title NULL: one naming the scenario, the mode and the

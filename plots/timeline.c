@@ -325,10 +325,12 @@ static int write_dat(FILE *f, struct tl *t, const struct track *tr, const double
 		     double unit)
 {
 	int nlabels = 0;
-	char buf[64];
-	fprintf(f, "# gpusim plot timeline data: %s on %s\n# tracks: y label\n", t->scenario, t->hardware);
+	char buf[64], a[256], b[256];
+	fprintf(f, "# gpusim plot timeline data: %s on %s\n# tracks: y label\n", plot_text(t->scenario, a, sizeof a),
+		plot_text(t->hardware, b, sizeof b));
 	for (int k = 0; k < ntr; k++)
-		fprintf(f, "%g \"%s  %s\"\n", y[k], proc_name(t, tr[k].pid, buf, sizeof buf), tr[k].name);
+		fprintf(f, "%g \"%s  %s\"\n", y[k], plot_text(proc_name(t, tr[k].pid, buf, sizeof buf), a, sizeof a),
+			plot_text(tr[k].name, b, sizeof b));
 	/* rectangles, merged where one ends where the next of its colour and micro-batch begins */
 	fprintf(f, "\n\n# slices: start_%s end_%s y colour (1 forward, 2 backward, 3 tp, 4 pp, 5 dp, 6 optimizer, "
 		"9 either)\n", unit > 1 ? "s" : "ms", unit > 1 ? "s" : "ms");
@@ -397,11 +399,15 @@ static void scope_text(const struct tl *t, const struct plot_timeline_opts *o, d
 static void write_gp(FILE *f, const struct plot_files *pf, const struct tl *t, double ymax, double step_ms,
 		     bool labels, const char *given, const char *scope, double from, double to, double unit)
 {
-	const char *img = plot_base_name(pf->image), *dat = plot_base_name(pf->data), *gp = plot_base_name(pf->script);
+	const char *img = plot_base_name(pf->image), *dat = plot_base_name(pf->data);
+	char gp[512], dat_c[512], img_c[512], scen[256], hw[256];
+	plot_text(plot_base_name(pf->script), gp, sizeof gp);
 	int h = 160 + (int)(ymax * 30 + 0.5);
 	fprintf(f, "# %s: gpusim plot timeline of a `gpusim predict --trace` file (%s on %s).\n"
 		"# Reads %s (block 0 the rows, 1 the rectangles, 2 the micro-batch labels); writes %s.\n"
-		"# Edit freely, then run in this folder:  gnuplot %s\n", gp, t->scenario, t->hardware, dat, img, gp);
+		"# Edit freely, then run in this folder:  gnuplot %s\n", gp, plot_text(t->scenario, scen, sizeof scen),
+		plot_text(t->hardware, hw, sizeof hw), plot_text(dat, dat_c, sizeof dat_c), plot_text(img, img_c, sizeof img_c),
+		gp);
 	if (strcmp(pf->terminal, "pdfcairo") == 0)
 		fprintf(f, "set terminal pdfcairo size 16in,%gin font 'sans,11' noenhanced\n", h / 100.0);
 	else if (strcmp(pf->terminal, "svg") == 0)
@@ -437,11 +443,17 @@ static void write_gp(FILE *f, const struct plot_files *pf, const struct tl *t, d
 	      "set linetype 4 lc rgb '#59a14f'\nset linetype 5 lc rgb '#e15759'\nset linetype 6 lc rgb '#9c6ab1'\n"
 	      "set linetype 7 lc rgb '#1a1a1a'\nset linetype 8 lc rgb '#ffffff'\nset linetype 9 lc rgb '#5b8cc0'\n"
 	      "set style fill solid 1.0 noborder\n", f);
-	fprintf(f, "plot '%s' index 0 using (NaN):1:ytic(2) notitle, \\\n"
-		"     '%s' index 1 using (($1 + $2) / 2):3:1:2:($3 - 0.38):($3 + 0.38):4 with boxxyerror lc variable "
-		"notitle, \\\n", dat, dat);
-	if (labels)  /* none when no pass is wide enough to hold its number */
-		fprintf(f, "     '%s' index 2 using 1:2:3:4 with labels font ',9' tc variable notitle, \\\n", dat);
+	fputs("plot ", f);
+	plot_gp_str(f, dat);
+	fputs(" index 0 using (NaN):1:ytic(2) notitle, \\\n     ", f);
+	plot_gp_str(f, dat);
+	fputs(" index 1 using (($1 + $2) / 2):3:1:2:($3 - 0.38):($3 + 0.38):4 with boxxyerror lc variable notitle, \\\n",
+	      f);
+	if (labels) {  /* none when no pass is wide enough to hold its number */
+		fputs("     ", f);
+		plot_gp_str(f, dat);
+		fputs(" index 2 using 1:2:3:4 with labels font ',9' tc variable notitle, \\\n", f);
+	}
 	if (t->dense)  /* passes in one colour: the legend says so and how to see them */
 		fputs("     NaN with boxes lt 9 title 'passes and TP (zoom: --window)', \\\n", f);
 	else

@@ -36,6 +36,10 @@ struct scale_row {
 	bool fits_in_memory;
 };
 
+/* Bounds on what a table read from a file may claim (a sweep of a million rows is already hours of work). */
+#define SCALE_MAX_ROWS 1000000
+#define SCALE_MAX_SHARDS 100000
+
 struct scale_table {
 	char scenario[128];
 	char sweep[17];           /* 16 hex digits naming the sweep definition; shards of one sweep share it */
@@ -64,6 +68,7 @@ struct scale_spec {
 	enum scale_mode mode;
 	int shard, nshards;          /* 1-based slice; 1/1 runs every row */
 	bool all_ranks;              /* predict_opts.all_ranks for every row */
+	double max_tasks;            /* predict_opts.max_tasks for every row (0: the default) */
 	void (*progress)(void *ctx, const struct scale_progress *p);  /* NULL: none */
 	void *progress_ctx;
 };

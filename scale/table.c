@@ -275,7 +275,8 @@ static int set_cell(struct scale_row *r, const struct col *c, const char *s)
 	}
 	case C_DBL: {
 		double v = strtod(s, &end);
-		if (errno || end == s || *end)
+		/* numbers only: strtod would also take nan, inf and hexadecimal */
+		if (errno || end == s || *end || !isfinite(v) || strspn(s, "+-.eE0123456789") != strlen(s))
 			return -1;
 		*(double *)p = v;
 		return 0;
@@ -357,7 +358,7 @@ static int read_csv(const char *path, struct scale_table *t)
 				} else {
 					char *end;
 					long v = strtol(s, &end, 10);
-					ok = end != s && *end == '\0' && v > 0 && v <= 1000000;
+					ok = end != s && *end == '\0' && v > 0 && v <= SCALE_MAX_ROWS;
 					total = (int)v;
 				}
 				if (!ok)
@@ -383,6 +384,9 @@ static int read_csv(const char *path, struct scale_table *t)
 	}
 	if (rc == 0 && first)
 		rc = diag_error(path, 0, 0, "empty file: not a table written by gpusim scale");
+	else if (rc == 0 && t->n == 0)
+		rc = diag_error(path, 0, 0, "a header and no rows: nothing to read (a table written by gpusim scale has "
+				"a row per GPU count)");
 	csvr_free(c);
 	return rc;
 }
@@ -427,11 +431,11 @@ static const struct jv *member(struct jtab *j, const struct jv *o, const char *k
 	return v;
 }
 
-/* A number that must be a whole int (positive when pos). */
-static bool jint(struct jtab *j, const struct jv *v, const char *key, bool pos, int *out)
+/* A number that must be a whole int in [lo, hi]. */
+static bool jint(struct jtab *j, const struct jv *v, const char *key, double lo, double hi, int *out)
 {
-	if (v->num != floor(v->num) || v->num < (pos ? 1 : INT_MIN) || v->num > INT_MAX) {
-		jerr(j, v, "%s: expected %s integer, got %.17g", key, pos ? "a positive" : "an", v->num);
+	if (v->num != floor(v->num) || v->num < lo || v->num > hi) {
+		jerr(j, v, "%s: expected an integer from %.0f to %.0f, got %.17g", key, lo, hi, v->num);
 		return false;
 	}
 	*out = (int)v->num;
@@ -447,7 +451,7 @@ static void jcell(struct jtab *j, const struct jv *map, const char *key, const s
 	if (!v)
 		return;
 	switch (cl->type) {
-	case C_INT: jint(j, v, key, false, (int *)p); break;
+	case C_INT: jint(j, v, key, INT_MIN, INT_MAX, (int *)p); break;
 	case C_DBL: *(double *)p = v->num; break;
 	case C_BOOL: *(bool *)p = v->b; break;
 	case C_STR:
@@ -501,10 +505,10 @@ static int read_json(const char *path, struct scale_table *t)
 	if (root->kind != JV_OBJ) {
 		jerr(&j, root, "expected the JSON object gpusim scale writes, got %s", jkind(root->kind));
 	} else {
-		static const struct { const char *key; size_t off; } ints[] = {
-			{ "rows_total", offsetof(struct scale_table, rows_total) },
-			{ "shard", offsetof(struct scale_table, shard) },
-			{ "shards", offsetof(struct scale_table, nshards) },
+		static const struct { const char *key; size_t off; double hi; } ints[] = {
+			{ "rows_total", offsetof(struct scale_table, rows_total), SCALE_MAX_ROWS },
+			{ "shard", offsetof(struct scale_table, shard), SCALE_MAX_SHARDS },
+			{ "shards", offsetof(struct scale_table, nshards), SCALE_MAX_SHARDS },
 		};
 		if ((v = member(&j, root, "scenario", JV_STR, true)))
 			snprintf(t->scenario, sizeof t->scenario, "%s", v->str);
@@ -518,10 +522,11 @@ static int read_json(const char *path, struct scale_table *t)
 		}
 		for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
 			if ((v = member(&j, root, ints[i].key, JV_NUM, true)))
-				jint(&j, v, ints[i].key, true, (int *)((char *)t + ints[i].off));
-		if ((v = member(&j, root, "rows", JV_ARR, true)))
-			for (int i = 0; i < v->n; i++)
-				read_json_row(&j, &v->items[i], scale_table_add(t));
+				jint(&j, v, ints[i].key, 1, ints[i].hi, (int *)((char *)t + ints[i].off));
+		if ((v = member(&j, root, "rows", JV_ARR, true)) && v->n == 0)
+			jerr(&j, v, "rows: empty: nothing to read (a table written by gpusim scale has a row per GPU count)");
+		for (int i = 0; v && i < v->n; i++)
+			read_json_row(&j, &v->items[i], scale_table_add(t));
 	}
 	jsonr_free(r);
 	return j.errors ? GS_EINVAL : 0;
@@ -558,7 +563,8 @@ int scale_table_read(const char *path, struct scale_table *t)
 		if (t->rows[i].row < 0 || t->rows[i].row >= t->rows_total)
 			return diag_error(path, 0, 0, "row %d is outside the sweep's %d rows", t->rows[i].row,
 					  t->rows_total);
-	qsort(t->rows, (size_t)t->n, sizeof *t->rows, cmp_row);
+	if (t->n > 1)  /* rows is NULL in an empty table: qsort(NULL, 0, ...) is undefined */
+		qsort(t->rows, (size_t)t->n, sizeof *t->rows, cmp_row);
 	return 0;
 }
 

@@ -25,6 +25,41 @@ static const char *const model_keys[] = { "name", "type", "layers", "hidden", "h
 static const char *const train_keys[] = { "global_batch", "micro_batch", "optimizer", "master_weights",
 					  "grad_dtype", "recompute", "grad_accumulation", "host_us_per_op", "execution",
 					  "optimizer_state", "amp", "fp8", NULL };
+/* The physical range of every number a scenario holds (docs/scenario.md, "Ranges"); a number outside is an error
+ * at its place, so a typo (layers: 1e9) fails at load, not as a 960 GB allocation. */
+static const struct yrange ranges[] = {
+	{ "model.layers", 1, 1e5 },
+	{ "model.hidden", 1, 1e6 },
+	{ "model.heads", 1, 1e5 },
+	{ "model.kv_heads", 1, 1e5 },
+	{ "model.seq", 1, 1e8 },
+	{ "model.ffn_hidden", 1, 1e7 },
+	{ "model.vocab", 0, 1e8 },
+	{ "model.widths[]", 1, 1e8 },
+	{ "model.dropout", 0, 1 },
+	{ "training.global_batch", 1, 1e7 },
+	{ "training.micro_batch", 1, 1e6 },
+	{ "training.host_us_per_op", 0, 1e6 },
+	{ "parallel.gpus", 1, 1e7 },
+	{ "parallel.tp", 1, 1e5 },
+	{ "parallel.pp", 1, 1e5 },
+	{ "parallel.dp", 1, 1e7 },
+	{ "parallel.virtual_stages", 1, 1e4 },
+	{ "parallel.dp_bucket_bytes", 1, 1e13 },
+	{ "parallel.zero", 0, 3 },
+	{ "model.moe.experts", 1, 1e5 },
+	{ "model.moe.top_k", 1, 1e5 },
+	{ "model.moe.ffn_hidden", 1, 1e7 },
+	{ "model.moe.shared_experts", 0, 1e4 },
+	{ "model.moe.shared_ffn_hidden", 1, 1e7 },
+	{ "model.moe.capacity_factor", 0, 1e3 },
+	{ "model.moe.imbalance", 1, 1e3 },
+	{ "training.fp8.amax_history", 1, 1e6 },
+	{ "parallel.ep", 1, 1e7 },
+	{ "parallel.etp", 1, 1e5 },
+	{ NULL, 0, 0 },
+};
+
 static const char *const par_keys[] = { "gpus", "tp", "pp", "dp", "schedule", "virtual_stages",
 					"dp_bucket_bytes", "dp_overlap", "dp_bucket_copy", "pp_overlap", "pp_scatter_gather", "zero",
 					"ep", "etp", NULL };
@@ -447,6 +482,7 @@ static void check_consistency(struct ydoc *d, const struct seen *seen, const str
 
 static int load(struct ydoc *d, const struct scenario_overrides *ov, struct scenario *s)
 {
+	ydoc_set_ranges(d, ranges);
 	struct seen seen = { 0 };
 	const struct ynode *root = ydoc_root(d);
 	char got[96];

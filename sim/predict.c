@@ -12,6 +12,7 @@
 #include "sim/ops.h"
 #include "sim/schedule.h"
 #include "sim/trace.h"
+#include "util/diag.h"
 #include "util/gserr.h"
 #include "util/xalloc.h"
 
@@ -31,8 +32,9 @@ static double now_s(void)
  *     s W_c/v + (1-s) W_c v^(x-1) + m W_m + c T_c + s T_i = W_c/v + W_m + T_c + T_i,
  * i.e. v^(x-1) - 1/v = R with R = ((1-m) W_m + (1-c) T_c + (1-s) T_i) / ((1-s) W_c): v between 1 (R = 0, a GPU
  * that only computes) and burst_speedup. The engine scales whole compute segments, so a stage runs them
- * (W_c + W_m) / (W_c/v + W_m) times faster. T_c and T_i depend on the speeds, so they are found by damped
- * fixed-point iteration over whole simulations; each stage's first rank stands for it. */
+ * (W_c + W_m) / (W_c/v + W_m) times faster. T_c and T_i depend on the speeds, so they are found by fixed-point
+ * iteration over whole simulations (damped by half once the change grows between two runs); each stage's first
+ * rank stands for it. */
 static double stage_target(const struct hw_gpu *g, double Wc, double Wm, double Tc, double Ti)
 {
 	double s = fmin(g->power_idle_frac, 0.99);
@@ -59,6 +61,7 @@ static int stage_clocks(const struct hwmodel *hw, const struct build *b, struct 
 	c.stage_speed = speed;
 	for (int i = 0; i < cfg->pp; i++)
 		speed[i] = 1;
+	double alpha = 1, last = INFINITY;
 	for (int it = 0; it < 40; it++) {
 		struct sim *s = sim_new(&c);
 		int rc = sim_run(s);
@@ -77,14 +80,42 @@ static int stage_clocks(const struct hwmodel *hw, const struct build *b, struct 
 			/* waits, and the rank's tail until the step ends (at the step's closing barrier) */
 			double Tc = acc[ACC_TP] + acc[ACC_PP] + acc[ACC_DP] + acc[ACC_BUBBLE] + fmax(0, T - busy);
 			double v = stage_target(&hw->gpu, Wc, W - Wc, Tc, acc[ACC_HOST]);
-			v = 0.5 * (v + speed[i]);  /* damped: a faster stage shortens T, which lowers its own target */
+			v = speed[i] + alpha * (v - speed[i]);  /* a faster stage shortens T, lowering its own target */
 			change = fmax(change, fabs(v - speed[i]));
 			speed[i] = v;
 		}
 		sim_free(s);
 		if (change < 1e-6)
 			break;
+		if (change > last)
+			alpha = 0.5;  /* oscillating: damp from now on */
+		last = change;
 	}
+	return 0;
+}
+
+double predict_estimate_tasks(const struct scenario *s, bool all_ranks)
+{
+	double ranks = all_ranks ? (double)s->par.dp * s->par.tp : 1;
+	return 10.0 * scenario_num_microbatches(s) * s->model.layers * ranks;
+}
+
+/* Every number a report prints is finite: 0, or GS_EINVAL naming the first that is not. */
+static int check_finite(const struct result *r)
+{
+	const struct { const char *name; double v; } v[] = {
+		{ "step time", r->step_time_s }, { "tokens/s", r->tokens_per_s }, { "MFU", r->mfu },
+		{ "compute", r->breakdown_s.compute }, { "TP communication", r->breakdown_s.tp_comm_exposed },
+		{ "PP communication", r->breakdown_s.pp_comm_exposed },
+		{ "DP communication", r->breakdown_s.dp_comm_exposed }, { "bubble", r->breakdown_s.pipeline_bubble },
+		{ "optimizer", r->breakdown_s.optimizer }, { "host wait", r->breakdown_s.host_wait },
+		{ "memory", r->mem.total },
+	};
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+		if (!isfinite(v[i].v) || (i == 0 && !(v[i].v > 0)))
+			return diag_errorf("%s: the simulated %s is %g: a number in the hardware model or the scenario is "
+					   "out of scale (a rate near 0, a latency near infinity)", r->scenario, v[i].name,
+					   v[i].v);
 	return 0;
 }
 
@@ -94,6 +125,14 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 	double t0 = now_s();
 	const struct parallel_cfg *par = &sc->par;
 	memset(out, 0, sizeof *out);
+
+	double budget = opts && opts->max_tasks > 0 ? opts->max_tasks : PREDICT_MAX_TASKS;
+	double est = predict_estimate_tasks(sc, opts && opts->all_ranks);
+	if (est > budget)
+		return diag_errorf("%s: about %.3g tasks to simulate (%d micro-batches x %d layers%s), over the budget "
+				   "of %.3g: raise it with --max-tasks, or simulate fewer micro-batches", sc->name, est,
+				   scenario_num_microbatches(sc), sc->model.layers,
+				   opts && opts->all_ranks ? " x every rank" : "", budget);
 
 	struct build b;
 	int all = opts && opts->all_ranks;
@@ -197,5 +236,5 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 	free(speed);
 	build_release(&b);
 	out->sim_wall_s = now_s() - t0;
-	return 0;
+	return check_finite(out);
 }

@@ -176,6 +176,36 @@ static char *replace(const char *s, const char *from, const char *to)
 	return buf;
 }
 
+/* Hostile numbers (issue 16): every number has a physical range, checked where it stands; a GEMM table whose
+ * axes multiply past INT_MAX is counted in 64 bits (2048 * 2048 * 1024 = 2^32 wrapped to 0 in an int). */
+static void test_ranges(void)
+{
+	CHECK_STR(bad_hw(replace(HW_HEAD, "launch_us: 1\n", "launch_us: 1e308\n")),
+		  "gpusim: hw.yaml:9:14: gpu.launch_us: 1e308 is out of range (0 to 100000)\n");
+	CHECK_STR(bad_hw(replace(HW_HEAD, "bf16: 100,", "bf16: 1e-310,")),
+		  "gpusim: hw.yaml:8:23: gpu.peak_tflops.bf16: 1e-310 is out of range (0.001 to 100000)\n");
+	CHECK_STR(bad_hw(replace(HW_HEAD, "gpus: 8,", "gpus: 1e9,")),
+		  "gpusim: hw.yaml:21:14: node.gpus: 1e9 is out of range (1 to 1000000)\n");
+	size_t cap = 1 << 16, n = 0;
+	char *axes = malloc(cap);
+	const int len[3] = { 2048, 2048, 1024 };
+	for (int a = 0; a < 3; a++) {
+		n += (size_t)snprintf(axes + n, cap - n, "        %c: [", "mnk"[a]);
+		for (int i = 0; i < len[a]; i++)
+			n += (size_t)snprintf(axes + n, cap - n, "%s%d", i ? "," : "", i + 1);
+		n += (size_t)snprintf(axes + n, cap - n, "]\n");
+	}
+	snprintf(axes + n, cap - n, "        eff: [0.5]\n");
+	char *text = malloc(cap + 8192);
+	const char *from = "        m: [128, 512]\n", *to = "        source:";
+	const char *p = strstr(HW_HEAD, from), *q = strstr(HW_HEAD, to);
+	snprintf(text, cap + 8192, "%.*s%s%s", (int)(p - HW_HEAD), HW_HEAD, axes, q);
+	CHECK_CONTAINS(bad_hw(text), "gpu.gemm.tables[0].eff: has 1 values, expected len(m)*len(n)*len(k) = "
+				     "2048*2048*1024 = 4294967296\n");
+	free(axes);
+	free(text);
+}
+
 static void test_errors(void)
 {
 	CHECK_STR(bad_hw(replace(HW_HEAD, "schema: gpusim-hw/1", "schema: gpusim-hw/2")),
@@ -471,6 +501,7 @@ int main(void)
 	test_mem();
 	test_coll();
 	test_errors();
+	test_ranges();
 	test_attention();
 	test_presets();
 	return check_result();

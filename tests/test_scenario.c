@@ -92,6 +92,21 @@ static const char *bad(const char *text, const struct scenario_overrides *ov)
 	return out;
 }
 
+/* Hostile numbers (issue 16): a physical range per key, checked at load where the number stands. */
+static void test_ranges(void)
+{
+	CHECK_STR(bad("model:\n  layers: 1e9\n  hidden: 8\n  heads: 2\n  seq: 4\n" TINY_TRAIN
+		      "parallel:\n  gpus: 2\nhardware: h100-dgx\n", NULL),
+		  "gpusim: bad.yaml:2:11: model.layers: 1e9 is out of range (1 to 100000)\n");
+	CHECK_STR(bad("model:\n  layers: 2\n  hidden: 8\n  heads: 2\n  seq: 4\n"
+		      "training:\n  global_batch: 16777216\n  micro_batch: 1\n"
+		      "parallel:\n  gpus: 2\nhardware: h100-dgx\n", NULL),
+		  "gpusim: bad.yaml:7:17: training.global_batch: 16777216 is out of range (1 to 10000000)\n");
+	CHECK_STR(bad("model:\n  layers: 2\n  hidden: 8\n  heads: 2\n  seq: 4\n" TINY_TRAIN
+		      "parallel:\n  gpus: 2e7\nhardware: h100-dgx\n", NULL),
+		  "gpusim: bad.yaml:10:9: parallel.gpus: 2e7 is out of range (1 to 10000000)\n");
+}
+
 static void test_errors(void)
 {
 	CHECK_STR(bad("model:\n  layers: 2\n  hiden: 8\n  hidden: 8\n  heads: 2\n  seq: 4\n" TINY_TRAIN
@@ -291,6 +306,7 @@ int main(void)
 	test_tiny();
 	test_defaults_and_dtypes();
 	test_errors();
+	test_ranges();
 	test_overrides();
 	test_load_hardware();
 	test_shipped();

@@ -216,6 +216,22 @@ static void test_aliases(void)
 	CHECK_INT(ydoc_int(d, ydoc_root(d), "w", 0, &w), 1);
 	CHECK_INT(w, 5);
 	ydoc_free(d);
+
+	/* a "billion laughs": each line 9 aliases of the one before, 9^9 = 387 million values if copied. Copies are
+	 * counted before they are made. Values so far: the root 1; a 10 (a list of 9); b 1 + 9 * 10 = 91; c 820;
+	 * d 7,381; e 66,430: 74,733 in all. f's list adds 1 and each *e 66,430: 141,164 after the first, 207,594
+	 * after the second, and the third (line 6, column 16) would make 274,024 > 250,000: an error, at once. */
+	static const char laughs[] =
+		"a: &a [l, l, l, l, l, l, l, l, l]\n"
+		"b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+		"c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+		"d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+		"e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\n"
+		"f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\n"
+		"g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]\n"
+		"h: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]\n";
+	CHECK_STR(load_fails(laughs), "gpusim: t.yaml:6:16: alias '*e' expands the file past 250000 values (aliases are "
+				      "copies)\n");
 }
 
 static void test_strsim(void)

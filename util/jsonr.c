@@ -329,10 +329,12 @@ static int container(struct jsonr *r, struct jv *v, bool object)
 		return rc;
 	*v = (struct jv){ .kind = object ? JV_OBJ : JV_ARR, .n = s->n };
 	v->items = arena(r, (size_t)s->n * sizeof *v->items + 1);
-	memcpy(v->items, s->items, (size_t)s->n * sizeof *v->items);
+	if (s->n > 0)  /* an empty container's scratch may be NULL: memcpy(x, NULL, 0) is undefined */
+		memcpy(v->items, s->items, (size_t)s->n * sizeof *v->items);
 	if (object) {
 		v->keys = arena(r, (size_t)s->n * sizeof *v->keys + 1);
-		memcpy(v->keys, s->keys, (size_t)s->n * sizeof *v->keys);
+		if (s->n > 0)
+			memcpy(v->keys, s->keys, (size_t)s->n * sizeof *v->keys);
 	}
 	return 0;
 }

@@ -17,6 +17,7 @@
 #include "util/ydoc_internal.h"
 
 #define YDOC_MAX_DEPTH 100
+#define YDOC_MAX_NODES 250000  /* values in one file, alias copies included; the largest preset has a few thousand */
 
 struct anchor {
 	char *name;
@@ -29,6 +30,7 @@ struct loader {
 	struct anchor *anchors;
 	int nanchors, capanchors;
 	int depth;
+	long nodes;  /* in the tree so far, alias copies included (capped: YDOC_MAX_NODES) */
 };
 
 static void node_free(struct ynode *n)
@@ -54,6 +56,7 @@ static struct ynode *node_new(enum ynode_kind kind, yaml_mark_t mark, const char
 	n->line = (int)mark.line + 1;
 	n->col = (int)mark.column + 1;
 	n->path = xstrdup(path);
+	n->size = 1;
 	return n;
 }
 
@@ -66,6 +69,7 @@ static void node_append(struct ynode *n, struct ynode *child, const char *key, i
 			n->keys = xreallocarray(n->keys, (size_t)n->cap, sizeof *n->keys);
 	}
 	n->items[n->n] = child;
+	n->size += child->size;
 	if (n->kind == YNODE_MAP)
 		n->keys[n->n] = (struct ykey){ xstrdup(key), line, col };
 	n->n++;
@@ -92,6 +96,7 @@ static struct ynode *node_copy(const struct ynode *n, const char *path)
 	c->path = xstrdup(path);
 	c->str = n->str ? xstrdup(n->str) : NULL;
 	c->plain = n->plain;
+	c->size = 1;
 	for (int i = 0; i < n->n; i++) {
 		const char *key = n->kind == YNODE_MAP ? n->keys[i].name : NULL;
 		char *cp = child_path(path, key, i);
@@ -220,6 +225,10 @@ static struct ynode *build(struct loader *L, yaml_event_t *ev, const char *path)
 		load_error(L, ev->start_mark, "nesting deeper than %d levels", YDOC_MAX_DEPTH);
 		goto out;
 	}
+	if (ev->type != YAML_ALIAS_EVENT && ++L->nodes > YDOC_MAX_NODES) {
+		load_error(L, ev->start_mark, "more than %d values in one file", YDOC_MAX_NODES);
+		goto out;
+	}
 	switch (ev->type) {
 	case YAML_SCALAR_EVENT: {
 		const char *tag = (const char *)ev->data.scalar.tag;
@@ -246,13 +255,19 @@ static struct ynode *build(struct loader *L, yaml_event_t *ev, const char *path)
 		break;
 	case YAML_ALIAS_EVENT: {
 		const char *name = (const char *)ev->data.alias.anchor;
-		for (int i = L->nanchors - 1; i >= 0; i--)
-			if (strcmp(L->anchors[i].name, name) == 0) {
-				n = node_copy(L->anchors[i].node, path);
-				break;
-			}
-		if (!n)
+		const struct ynode *target = NULL;
+		for (int i = L->nanchors - 1; i >= 0 && !target; i--)
+			if (strcmp(L->anchors[i].name, name) == 0)
+				target = L->anchors[i].node;
+		/* an alias is a copy: count it before making it, so aliases of aliases ("billion laughs") stop at
+		 * the cap in microseconds instead of copying gigabytes */
+		if (!target)
 			load_error(L, ev->start_mark, "unknown alias '*%s'", name);
+		else if ((L->nodes += target->size) > YDOC_MAX_NODES)
+			load_error(L, ev->start_mark, "alias '*%s' expands the file past %d values (aliases are copies)",
+				   name, YDOC_MAX_NODES);
+		else
+			n = node_copy(target, path);
 		break;
 	}
 	default:

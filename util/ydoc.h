@@ -3,7 +3,8 @@
  * "gpusim: file:line:col: message" at the value's place (at the map's place for a missing key).
  *
  * Invariants of a loaded tree: one document; map keys are scalars and unique within their map; aliases are
- * expanded into copies (so the tree is a tree); every node knows its dotted path ("gpu.gemm.tables[0].m").
+ * expanded into copies (so the tree is a tree), counted before they are made: a file of more than 250,000 values
+ * (alias copies included: a "billion laughs" file) is an error, whatever keys it uses; every node knows its dotted path ("gpu.gemm.tables[0].m").
  *
  * The getters share one convention: they return 1 when the key is present and its value valid (*out set),
  * 0 when it is absent and not required (*out untouched: preset it to the default), GS_EINVAL after printing an
@@ -80,6 +81,20 @@ const char *ynode_describe(const struct ynode *n, char *buf, size_t size);
 /* ydoc_check_keys: report every key of map not in allowed (NULL-terminated) as
  * "unknown key 'hiden' (did you mean 'hidden'?)" at the key's position. Returns 0 or GS_EINVAL. */
 int ydoc_check_keys(struct ydoc *d, const struct ynode *map, const char *const *allowed);
+
+/* Physical ranges: every number a getter reads must lie in the range of its path, else it is an error
+ * ("model.layers: 1e9 is out of range (1 to 100000)"). path is a dotted path where "[]" stands for any index
+ * ("gpu.gemm.tables[].m[]") and "*" for any one key ("collectives.*.*.lines[].bus_gbps"); the first entry that
+ * matches wins; a number whose path no entry names must lie in
+ * [-YDOC_DEFAULT_MAX, YDOC_DEFAULT_MAX]. The table is NULL-terminated (path NULL) and must outlive the document. */
+struct yrange {
+	const char *path;
+	double lo, hi;  /* inclusive */
+};
+#define YDOC_DEFAULT_MAX 1e15
+void ydoc_set_ranges(struct ydoc *d, const struct yrange *ranges);
+/* ydoc_range_of: the range for a dotted path (with indices); the default when the table names none. */
+struct yrange ydoc_range_of(const struct ydoc *d, const char *path);
 
 /* Typed getters (see the convention above). Numbers accept 8, -3, 1.5, 1e9, 25e6; an int must be integral and
  * fit an int; quoted scalars are strings, never numbers. Booleans: true/false, yes/no, on/off (any case). */

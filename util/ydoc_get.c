@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <limits.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,58 @@ static int parse_number(const char *s, double *out)
 	return 0;
 }
 
+void ydoc_set_ranges(struct ydoc *d, const struct yrange *ranges)
+{
+	d->ranges = ranges;
+}
+
+/* path ("gpu.gemm.tables[0].m[2]") against a pattern ("gpu.gemm.tables[].m[]": "[]" any index, "*" any key) */
+static bool path_matches(const char *pat, const char *path)
+{
+	while (*pat && *path) {
+		if (pat[0] == '[' && pat[1] == ']' && *path == '[') {
+			const char *close = strchr(path, ']');
+			if (!close)
+				return false;
+			pat += 2;
+			path = close + 1;
+			continue;
+		}
+		if (*pat == '*') {
+			pat++;
+			path += strcspn(path, ".[");
+			continue;
+		}
+		if (*pat++ != *path++)
+			return false;
+	}
+	return !*pat && !*path;
+}
+
+struct yrange ydoc_range_of(const struct ydoc *d, const char *path)
+{
+	for (const struct yrange *r = d ? d->ranges : NULL; r && r->path; r++)
+		if (path_matches(r->path, path))
+			return *r;
+	return (struct yrange){ path, -YDOC_DEFAULT_MAX, YDOC_DEFAULT_MAX };
+}
+
+/* "1 to 100000", "0 to 1e+05" */
+static void range_text(double lo, double hi, char *buf, size_t n)
+{
+	snprintf(buf, n, "%.10g to %.10g", lo, hi);
+}
+
+static int check_range(struct ydoc *d, const struct ynode *n, double v)
+{
+	struct yrange r = ydoc_range_of(d, n->path);
+	if (v >= r.lo && v <= r.hi)
+		return 0;
+	char range[96];
+	range_text(r.lo, r.hi, range, sizeof range);
+	return ydoc_error(d, n, "%s: %s is out of range (%s)", n->path, n->str, range);
+}
+
 static int check_sign(struct ydoc *d, const struct ynode *n, unsigned flags, double v)
 {
 	if ((flags & YD_POSITIVE) && !(v > 0))
@@ -80,7 +133,7 @@ int ydoc_node_double(struct ydoc *d, const struct ynode *n, unsigned flags, doub
 		return type_error(d, n, "a number");
 	if (!isfinite(v))
 		return ydoc_error(d, n, "%s: %s is out of range", n->path, n->str);
-	if (check_sign(d, n, flags, v) != 0)
+	if (check_sign(d, n, flags, v) != 0 || check_range(d, n, v) != 0)
 		return GS_EINVAL;
 	*out = v;
 	return 1;
@@ -93,7 +146,7 @@ int ydoc_node_int(struct ydoc *d, const struct ynode *n, unsigned flags, int *ou
 		return type_error(d, n, "an integer");
 	if (!(fabs(v) <= INT_MAX))
 		return ydoc_error(d, n, "%s: %s is out of range (at most %d)", n->path, n->str, INT_MAX);
-	if (check_sign(d, n, flags, v) != 0)
+	if (check_sign(d, n, flags, v) != 0 || check_range(d, n, v) != 0)
 		return GS_EINVAL;
 	*out = (int)v;
 	return 1;

@@ -19,6 +19,7 @@ struct ynode {
 	char *str;            /* scalar text */
 	bool plain;           /* unquoted, untagged scalar: may be a number, a boolean or null */
 	int n, cap;           /* items (sequence) or pairs (map) */
+	long size;            /* nodes in this subtree, itself included */
 	struct ynode **items; /* sequence items, or map values */
 	struct ykey *keys;    /* map only: keys[i] names items[i] */
 };
@@ -27,6 +28,7 @@ struct ydoc {
 	char *file;
 	struct ynode *root;
 	int errors;
+	const struct yrange *ranges;  /* ydoc_set_ranges; NULL: the default range only */
 };
 
 #endif

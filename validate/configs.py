@@ -83,6 +83,10 @@ TRANSFORMERS = [
     # embedding, tied head and cross-entropy over a 32768-token vocabulary
     dict(id="t18", layers=8,  hidden=2048, heads=16, seq=2048, mb=2, gb=8, vocab=32768,
          modes=["single", "dp2"]),
+    # one micro-batch per step, GPU-bound (issue 11: such pipelines were predicted 12-19 % slow; each GPU waits
+    # half the step, so it runs cooler and clocks higher than a busy one): not yet measured
+    dict(id="t19", layers=8,  hidden=2048, heads=16, seq=2048, mb=8, gb=8,
+         modes=["single", "pp2-gpipe", "pp2-1f1b"]),
 ]
 
 # Small MLPs (well under 10M parameters), where a second GPU often makes the step slower.
