@@ -314,6 +314,15 @@ static int read_identity(struct calib *c, const char *dir)
 #undef DBL
 	}
 	csv_done(&r);
+	/* what a refit writes into the model's description and node: a count no machine has is an error, not a
+	 * model of "-5 x NVIDIA H200" */
+	if (id->ngpus < 1 || id->ngpus > 1000000 || id->nodes < 0 || id->nodes > 100000 || id->host_gpus < 0 ||
+	    id->host_gpus > 1024 || id->sm_count < 0 || id->sm_count > 10000 || !(id->memory_bytes >= 0) ||
+	    id->memory_bytes > 1e14)
+		return diag_error(r.path, 0, 0, "gpus %d, nodes %d, host_gpus %d, sm_count %d, memory_bytes %g: a count "
+				  "out of range (gpus 1 to 1e6, nodes 0 to 1e5, host_gpus 0 to 1024, sm_count 0 to 1e4, "
+				  "memory_bytes 0 to 1e14)", id->ngpus, id->nodes, id->host_gpus, id->sm_count,
+				  id->memory_bytes);
 	return 0;
 }
 

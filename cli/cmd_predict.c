@@ -1,7 +1,7 @@
 /* cmd_predict: `gpusim predict SCENARIO.yaml [options]`, the path from a YAML file to a printed prediction:
- * scenario_load -> scenario_load_hardware -> predict_run -> report_write. Output files (-o, --trace) are written to
- * FILE.tmp and renamed into place only when the whole run succeeded, so a failed run never leaves a half file,
- * and nothing reaches stdout before the simulation has succeeded. */
+ * scenario_load -> scenario_load_hardware -> predict_run -> report_write. Output files (-o, --trace) go through
+ * util/outfile.h: a temporary renamed into place only when the whole run succeeded (a failed or interrupted run
+ * never leaves a half file), and nothing reaches stdout before the simulation has succeeded. */
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -22,7 +22,8 @@
 
 static const char usage_line[] =
 	"usage: gpusim predict SCENARIO.yaml [--hw FILE|PRESET] [--gpus N] [--format table|json|csv] [-o FILE]\n"
-	"                      [--all-ranks] [--trace FILE [--trace-ranks stages|critical|all|LIST]] [--require-fit]\n";
+	"                      [--all-ranks] [--trace FILE [--trace-ranks stages|critical|all|LIST]] [--require-fit]\n"
+	"                      [--max-tasks N]\n";
 
 static void help(void)
 {
@@ -40,7 +41,7 @@ static void help(void)
 	      "  --gpus N          total GPU count instead of the scenario's; dp is re-derived as N/(tp*pp)\n"
 	      "  --format F        table (default, for people), json (one object, keys in docs/output.md) or csv\n"
 	      "                    (a header line and a data line, nested keys flattened as breakdown_s.compute)\n"
-	      "  -o, --output FILE write the report to FILE instead of standard output (replaced only on success)\n"
+	      "  -o, --output FILE write the report to FILE instead of standard output ('-'); replaced only on success\n"
 	      "  --all-ranks       simulate every rank instead of one per group of symmetric ranks (DP replicas,\n"
 	      "                    TP peers); slower, and gives the same result where the groups of a\n"
 	      "                    stage lie on the nodes alike (docs/simulation.md, Symmetry)\n"
@@ -50,6 +51,8 @@ static void help(void)
 	      "                    as the simulation runs: large), or GPU numbers such as 0,8,16-23; GPUs other than\n"
 	      "                    a stage's dp 0, tp 0 are simulated with --all-ranks\n"
 	      "  --require-fit     a job that does not fit in GPU memory is an error (exit 1), not a warning\n"
+	      "  --max-tasks N     the simulation's budget, about 10 tasks per layer and micro-batch on each simulated\n"
+	      "                    rank (default 1e8, about 1 GB): a larger job stops before it is built\n"
 	      "  -h, --help        show this help\n"
 	      "\n"
 	      "examples:\n"
@@ -75,14 +78,16 @@ struct args {
 	enum trace_pick pick;
 	int *ranks;  /* TRACE_LIST, owned */
 	int nranks;
+	double max_tasks;
 };
 
-enum { OPT_HW, OPT_GPUS, OPT_FORMAT, OPT_OUTPUT, OPT_TRACE, OPT_TRACE_RANKS, OPT_ALL_RANKS, OPT_REQUIRE_FIT };
+enum { OPT_HW, OPT_GPUS, OPT_FORMAT, OPT_OUTPUT, OPT_TRACE, OPT_TRACE_RANKS, OPT_ALL_RANKS, OPT_REQUIRE_FIT,
+       OPT_MAX_TASKS };
 static const struct cli_option options[] = {
 	{"hw", 0, true, OPT_HW}, {"gpus", 0, true, OPT_GPUS}, {"format", 0, true, OPT_FORMAT},
 	{"output", 'o', true, OPT_OUTPUT}, {"trace", 0, true, OPT_TRACE}, {"trace-ranks", 0, true, OPT_TRACE_RANKS},
 	{"all-ranks", 0, false, OPT_ALL_RANKS},
-	{"require-fit", 0, false, OPT_REQUIRE_FIT}, {NULL, 0, false, 0},
+	{"require-fit", 0, false, OPT_REQUIRE_FIT}, {"max-tasks", 0, true, OPT_MAX_TASKS}, {NULL, 0, false, 0},
 };
 
 /* --trace-ranks: stages, critical, all, or GPU numbers and ranges (0,8,16-23), checked against the job's GPU
@@ -145,6 +150,7 @@ static int on_opt(void *ctx, int id, const char *val)
 	case OPT_TRACE_RANKS: return parse_trace_ranks(a, val);
 	case OPT_ALL_RANKS: a->all_ranks = true; break;
 	case OPT_REQUIRE_FIT: a->require_fit = true; break;
+	case OPT_MAX_TASKS: return cli_parse_budget("--max-tasks", val, &a->max_tasks);
 	}
 	return 0;
 }
@@ -253,7 +259,7 @@ int cmd_predict(int argc, char **argv)
 			goto done;
 		}
 	struct predict_opts opts = {.all_ranks = a.all_ranks, .trace = trace.f, .trace_pick = a.pick,
-				    .trace_ranks = a.ranks, .trace_nranks = a.nranks};
+				    .trace_ranks = a.ranks, .trace_nranks = a.nranks, .max_tasks = a.max_tasks};
 	memset(&r, 0, sizeof r);
 	if ((rc = predict_run(&s, hw, &opts, &r)) != 0) {
 		status = gserr_exit_code(rc);

@@ -19,6 +19,7 @@
 #include "util/gserr.h"
 #include "util/jsonr.h"
 #include "util/jsonw.h"
+#include "util/slurp.h"
 #include "util/xalloc.h"
 
 enum ctype { C_INT, C_DBL, C_BOOL, C_STR };
@@ -275,7 +276,8 @@ static int set_cell(struct scale_row *r, const struct col *c, const char *s)
 	}
 	case C_DBL: {
 		double v = strtod(s, &end);
-		if (errno || end == s || *end)
+		/* numbers only: strtod would also take nan, inf and hexadecimal */
+		if (errno || end == s || *end || !isfinite(v) || strspn(s, "+-.eE0123456789") != strlen(s))
 			return -1;
 		*(double *)p = v;
 		return 0;
@@ -302,13 +304,10 @@ static const char *type_name(enum ctype t)
 	return t == C_INT ? "an integer" : t == C_DBL ? "a number" : t == C_BOOL ? "true or false" : "a short text";
 }
 
-/* The tables write_csv writes, read with util/csvr.h. */
-static int read_csv(const char *path, struct scale_table *t)
+/* The tables write_csv writes, read with util/csvr.h (which it frees). */
+static int read_csv(struct csvr *c, const char *path, struct scale_table *t)
 {
 	int rc = 0, n;
-	struct csvr *c = csvr_open(path, 0, &rc);
-	if (!c)
-		return rc;
 	int at[NSWEEP + NCOLS];
 	for (int i = 0; i < NSWEEP + NCOLS; i++)
 		at[i] = -1;
@@ -357,7 +356,7 @@ static int read_csv(const char *path, struct scale_table *t)
 				} else {
 					char *end;
 					long v = strtol(s, &end, 10);
-					ok = end != s && *end == '\0' && v > 0 && v <= 1000000;
+					ok = end != s && *end == '\0' && v > 0 && v <= SCALE_MAX_ROWS;
 					total = (int)v;
 				}
 				if (!ok)
@@ -383,6 +382,9 @@ static int read_csv(const char *path, struct scale_table *t)
 	}
 	if (rc == 0 && first)
 		rc = diag_error(path, 0, 0, "empty file: not a table written by gpusim scale");
+	else if (rc == 0 && t->n == 0)
+		rc = diag_error(path, 0, 0, "a header and no rows: nothing to read (a table written by gpusim scale has "
+				"a row per GPU count)");
 	csvr_free(c);
 	return rc;
 }
@@ -427,11 +429,11 @@ static const struct jv *member(struct jtab *j, const struct jv *o, const char *k
 	return v;
 }
 
-/* A number that must be a whole int (positive when pos). */
-static bool jint(struct jtab *j, const struct jv *v, const char *key, bool pos, int *out)
+/* A number that must be a whole int in [lo, hi]. */
+static bool jint(struct jtab *j, const struct jv *v, const char *key, double lo, double hi, int *out)
 {
-	if (v->num != floor(v->num) || v->num < (pos ? 1 : INT_MIN) || v->num > INT_MAX) {
-		jerr(j, v, "%s: expected %s integer, got %.17g", key, pos ? "a positive" : "an", v->num);
+	if (v->num != floor(v->num) || v->num < lo || v->num > hi) {
+		jerr(j, v, "%s: expected an integer from %.0f to %.0f, got %.17g", key, lo, hi, v->num);
 		return false;
 	}
 	*out = (int)v->num;
@@ -447,7 +449,7 @@ static void jcell(struct jtab *j, const struct jv *map, const char *key, const s
 	if (!v)
 		return;
 	switch (cl->type) {
-	case C_INT: jint(j, v, key, false, (int *)p); break;
+	case C_INT: jint(j, v, key, INT_MIN, INT_MAX, (int *)p); break;
 	case C_DBL: *(double *)p = v->num; break;
 	case C_BOOL: *(bool *)p = v->b; break;
 	case C_STR:
@@ -484,12 +486,9 @@ static void read_json_row(struct jtab *j, const struct jv *item, struct scale_ro
 	}
 }
 
-static int read_json(const char *path, struct scale_table *t)
+/* The tables write_json writes, read with util/jsonr.h (which it frees). */
+static int read_json(struct jsonr *r, const char *path, struct scale_table *t)
 {
-	int err = 0;
-	struct jsonr *r = jsonr_open(path, &err);
-	if (!r)
-		return err;
 	struct jtab j = { .path = path };
 	const struct jv *root = jsonr_value(r), *v;
 	if (root && jsonr_peek(r) != 0)
@@ -501,10 +500,10 @@ static int read_json(const char *path, struct scale_table *t)
 	if (root->kind != JV_OBJ) {
 		jerr(&j, root, "expected the JSON object gpusim scale writes, got %s", jkind(root->kind));
 	} else {
-		static const struct { const char *key; size_t off; } ints[] = {
-			{ "rows_total", offsetof(struct scale_table, rows_total) },
-			{ "shard", offsetof(struct scale_table, shard) },
-			{ "shards", offsetof(struct scale_table, nshards) },
+		static const struct { const char *key; size_t off; double hi; } ints[] = {
+			{ "rows_total", offsetof(struct scale_table, rows_total), SCALE_MAX_ROWS },
+			{ "shard", offsetof(struct scale_table, shard), SCALE_MAX_SHARDS },
+			{ "shards", offsetof(struct scale_table, nshards), SCALE_MAX_SHARDS },
 		};
 		if ((v = member(&j, root, "scenario", JV_STR, true)))
 			snprintf(t->scenario, sizeof t->scenario, "%s", v->str);
@@ -518,10 +517,11 @@ static int read_json(const char *path, struct scale_table *t)
 		}
 		for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
 			if ((v = member(&j, root, ints[i].key, JV_NUM, true)))
-				jint(&j, v, ints[i].key, true, (int *)((char *)t + ints[i].off));
-		if ((v = member(&j, root, "rows", JV_ARR, true)))
-			for (int i = 0; i < v->n; i++)
-				read_json_row(&j, &v->items[i], scale_table_add(t));
+				jint(&j, v, ints[i].key, 1, ints[i].hi, (int *)((char *)t + ints[i].off));
+		if ((v = member(&j, root, "rows", JV_ARR, true)) && v->n == 0)
+			jerr(&j, v, "rows: empty: nothing to read (a table written by gpusim scale has a row per GPU count)");
+		for (int i = 0; v && i < v->n; i++)
+			read_json_row(&j, &v->items[i], scale_table_add(t));
 	}
 	jsonr_free(r);
 	return j.errors ? GS_EINVAL : 0;
@@ -533,24 +533,19 @@ static int cmp_row(const void *a, const void *b)
 	return (x->row > y->row) - (x->row < y->row);
 }
 
-int scale_table_read(const char *path, struct scale_table *t)
+int scale_table_read_text(const char *path, const char *text, size_t len, struct scale_table *t)
 {
 	scale_table_init(t);
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		diag_errorf("cannot open '%s': %s", path, strerror(errno));
-		return GS_EENV;
-	}
-	int ch;
-	while ((ch = fgetc(f)) == ' ' || ch == '\t' || ch == '\n' || ch == '\r')
-		;
+	size_t at = 0;
+	while (at < len && strchr(" \t\r\n", text[at]) && text[at])
+		at++;
 	int rc;
-	if (ch == '{') {
-		fclose(f);
-		rc = read_json(path, t);
+	if (at < len && text[at] == '{') {
+		rc = read_json(jsonr_open_text(path, text, len), path, t);
+	} else if (memchr(text, '\0', len)) {
+		rc = diag_error(path, 0, 0, "not a text file (it holds a NUL byte)");
 	} else {
-		fclose(f);
-		rc = read_csv(path, t);
+		rc = read_csv(csvr_new(path, text, len, 0), path, t);
 	}
 	if (rc != 0)
 		return rc;
@@ -558,8 +553,22 @@ int scale_table_read(const char *path, struct scale_table *t)
 		if (t->rows[i].row < 0 || t->rows[i].row >= t->rows_total)
 			return diag_error(path, 0, 0, "row %d is outside the sweep's %d rows", t->rows[i].row,
 					  t->rows_total);
-	qsort(t->rows, (size_t)t->n, sizeof *t->rows, cmp_row);
+	if (t->n > 1)  /* rows is NULL in an empty table: qsort(NULL, 0, ...) is undefined */
+		qsort(t->rows, (size_t)t->n, sizeof *t->rows, cmp_row);
 	return 0;
+}
+
+int scale_table_read(const char *path, struct scale_table *t)
+{
+	size_t len;
+	int err = 0;
+	scale_table_init(t);
+	char *text = slurp_file(path, &len, &err);
+	if (!text)
+		return err;
+	int rc = scale_table_read_text(path, text, len, t);
+	free(text);
+	return rc;
 }
 
 int scale_table_merge(const struct scale_table *tabs, const char *const *names, int n, struct scale_table *out)

@@ -8,7 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <yaml.h>
+#include "tests/capture.h"
 #include "tests/check.h"
+#include "util/gserr.h"
 #include "hardware/hwmodel.h"
 #include "calibrate/base.h"
 #include "calibrate/calib.h"
@@ -358,6 +360,15 @@ static void test_writer(void)
 	}
 	calib_init(&back);
 	CHECK_INT(rawio_read(&back, raw), -1);
+	calib_release(&back);
+	/* a GPU count no machine has (a refit would write a model of "-5 x NVIDIA H200"): an error */
+	c.id.ngpus = -5;
+	CHECK_INT(rawio_write(&c, raw), 0);
+	c.id.ngpus = 2;
+	calib_init(&back);
+	cap_begin();
+	CHECK_INT(rawio_read(&back, raw), GS_EINVAL);
+	CHECK_CONTAINS(cap_end(), "identity.csv: gpus -5, nodes");
 	calib_release(&back);
 	const char *names[] = {"identity.csv", "topology.txt", "gemm.csv", "collectives.csv", "memory.csv",
 			       "attention.csv", "clocks.csv", "misc.csv"};

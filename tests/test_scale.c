@@ -313,6 +313,23 @@ static void test_round_trip(void)
 	scale_table_release(&t);
 }
 
+/* text written to a file must fail scale_table_read; what it printed (static until the next call). */
+static const char *bad_table_out(const char *text)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/tmp/gpusim-bad-%d.csv", (int)getpid());
+	FILE *f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+	struct scale_table t;
+	cap_begin();
+	CHECK_INT(scale_table_read(path, &t), GS_EINVAL);
+	const char *out = cap_end();
+	scale_table_release(&t);
+	remove(path);
+	return out;
+}
+
 /* text written to a file must fail scale_table_read with exactly want on stderr ('@' stands for the path). */
 static void bad_table(const char *text, const char *want)
 {
@@ -343,7 +360,9 @@ static void test_bad_json(void)
 {
 	bad_table("{\"scenario\": \"s\", \"mode\": \"strong\", \"sweep\": \"0123456789abcdef\",\n"
 		  " \"rows_total\": 2.5, \"shard\": 1, \"shards\": 1, \"rows\": []}\n",
-		  "gpusim: @:2:16: rows_total: expected a positive integer, got 2.5\n");
+		  "gpusim: @:2:16: rows_total: expected an integer from 1 to 1000000, got 2.5\n"
+		  "gpusim: @:2:54: rows: empty: nothing to read (a table written by gpusim scale has a row per GPU "
+		  "count)\n");
 	bad_table("{\"scenario\": \"s\", \"mode\": \"sideways\"}",
 		  "gpusim: @:1:27: mode: expected strong or weak, got 'sideways'\n"
 		  "gpusim: @:1:1: missing required key 'sweep'\n"
@@ -351,6 +370,46 @@ static void test_bad_json(void)
 		  "gpusim: @:1:1: missing required key 'shard'\n"
 		  "gpusim: @:1:1: missing required key 'shards'\n"
 		  "gpusim: @:1:1: missing required key 'rows'\n");
+	/* a sweep that claims more rows than any merge should allocate for, and one with no rows */
+	bad_table("{\"scenario\": \"s\", \"mode\": \"strong\", \"sweep\": \"0123456789abcdef\", \"rows_total\": "
+		  "2147483647, \"shard\": 1, \"shards\": 1, \"rows\": []}",
+		  "gpusim: @:1:80: rows_total: expected an integer from 1 to 1000000, got 2147483647\n"
+		  "gpusim: @:1:125: rows: empty: nothing to read (a table written by gpusim scale has a row per GPU "
+		  "count)\n");
+	/* CSV: a header and no rows; a row whose step time is nan (strtod would take it) */
+	struct scale_spec sp = spec(SCALE_STRONG, 1, 1);
+	struct scale_table t;
+	CHECK_INT(scale_run(&sp, &t), 0);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	scale_table_write(m, REPORT_CSV, &t);
+	fclose(m);
+	scale_table_release(&t);
+	char *nl = strchr(buf, '\n');
+	char head[4096];
+	snprintf(head, sizeof head, "%.*s\n", (int)(nl - buf + 0), buf);
+	bad_table(head, "gpusim: @: a header and no rows: nothing to read (a table written by gpusim scale has a row "
+			"per GPU count)\n");
+	/* the first row is h100-dgx at 4 GPUs, feasible: its step_time_s cell made nan */
+	char *row = nl + 1, *end = strchr(row, '\n'), line[4096];
+	int col = 0, want = -1;
+	for (char *h = buf; h < nl; h = strchr(h, ',') ? strchr(h, ',') + 1 : nl, col++)
+		if (strncmp(h, "step_time_s,", 12) == 0)
+			want = col;
+	size_t n = 0;
+	col = 0;
+	for (char *c = row; c < end; col++) {
+		char *comma = memchr(c, ',', (size_t)(end - c));
+		char *stop = comma ? comma : end;
+		n += (size_t)snprintf(line + n, sizeof line - n, "%s%.*s", col ? "," : "", col == want ? 3 : (int)(stop - c),
+				      col == want ? "nan" : c);
+		c = comma ? comma + 1 : end;
+	}
+	char text[8192];
+	snprintf(text, sizeof text, "%s%s\n", head, line);
+	CHECK_CONTAINS(bad_table_out(text), "step_time_s: expected a number, got 'nan'\n");
+	free(buf);
 	/* not JSON numbers: strtod would take them */
 	bad_table("{\"scenario\": -inf}", "gpusim: @:1:14: bad number\n");
 	bad_table("{\"scenario\": -nan}", "gpusim: @:1:14: bad number\n");
