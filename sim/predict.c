@@ -12,6 +12,7 @@
 #include "sim/ops.h"
 #include "sim/schedule.h"
 #include "sim/trace.h"
+#include "util/diag.h"
 #include "util/gserr.h"
 #include "util/xalloc.h"
 
@@ -58,6 +59,9 @@ static int stage_clocks(const struct hwmodel *hw, const struct build *b, struct 
 	struct sim_config c = *cfg;
 	c.trace = NULL;
 	c.stage_speed = speed;
+	/* one rank per stage: the ranks of a stage run one program in symmetric groups, so with --all-ranks each
+	 * comes out as this one does (bench/same-output compares --all-ranks reports), at 1/(dp*tp) of the cost */
+	c.dp_sim = c.tp_sim = 1;
 	for (int i = 0; i < cfg->pp; i++)
 		speed[i] = 1;
 	double alpha = 1, last = INFINITY;
@@ -93,6 +97,31 @@ static int stage_clocks(const struct hwmodel *hw, const struct build *b, struct 
 	return 0;
 }
 
+double predict_estimate_tasks(const struct scenario *s, bool all_ranks)
+{
+	double ranks = all_ranks ? (double)s->par.dp * s->par.tp : 1;
+	return 10.0 * scenario_num_microbatches(s) * s->model.layers * ranks;
+}
+
+/* Every number a report prints is finite: 0, or GS_EINVAL naming the first that is not. */
+static int check_finite(const struct result *r)
+{
+	const struct { const char *name; double v; } v[] = {
+		{ "step time", r->step_time_s }, { "tokens/s", r->tokens_per_s }, { "MFU", r->mfu },
+		{ "compute", r->breakdown_s.compute }, { "TP communication", r->breakdown_s.tp_comm_exposed },
+		{ "PP communication", r->breakdown_s.pp_comm_exposed },
+		{ "DP communication", r->breakdown_s.dp_comm_exposed }, { "bubble", r->breakdown_s.pipeline_bubble },
+		{ "optimizer", r->breakdown_s.optimizer }, { "host wait", r->breakdown_s.host_wait },
+		{ "memory", r->mem.total },
+	};
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+		if (!isfinite(v[i].v) || (i == 0 && !(v[i].v > 0)))
+			return diag_errorf("%s: the simulated %s is %g: a number in the hardware model or the scenario is "
+					   "out of scale (a rate near 0, a latency near infinity)", r->scenario, v[i].name,
+					   v[i].v);
+	return 0;
+}
+
 int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struct predict_opts *opts,
 		struct result *out)
 {
@@ -100,9 +129,24 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 	const struct parallel_cfg *par = &sc->par;
 	memset(out, 0, sizeof *out);
 
+	double budget = opts && opts->max_tasks > 0 ? opts->max_tasks : PREDICT_MAX_TASKS;
+	double est = predict_estimate_tasks(sc, opts && opts->all_ranks);
+	if (est > budget)
+		return diag_errorf("%s: about %.3g tasks to simulate (%d micro-batches x %d layers%s), over the budget "
+				   "of %.3g: raise it with --max-tasks, or simulate fewer micro-batches", sc->name, est,
+				   scenario_num_microbatches(sc), sc->model.layers,
+				   opts && opts->all_ranks ? " x every rank" : "", budget);
+
 	struct build b;
 	int all = opts && opts->all_ranks;
 	FILE *trace_f = opts ? opts->trace : NULL;
+	enum trace_pick pick = trace_f ? opts->trace_pick : TRACE_STAGES;
+	/* a timeline of ranks other than dp 0, tp 0 needs them simulated */
+	if (pick == TRACE_ALL)
+		all = 1;
+	for (int i = 0; pick == TRACE_LIST && i < opts->trace_nranks; i++)
+		if (opts->trace_ranks[i] % (par->tp * par->dp) != 0)
+			all = 1;
 	int rc = build_programs(sc, hw, trace_f != NULL, &b);
 	if (rc < 0)
 		return rc;
@@ -113,6 +157,7 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 			.gpus = par->gpus, .dp = par->dp, .tp = par->tp, .pp = par->pp, .gpus_per_node = hw->node.gpus,
 			.num_microbatches = scenario_num_microbatches(sc),
 			.virtual_stages = par->schedule == SCHED_INTERLEAVED ? par->virtual_stages : 1,
+			.pick = pick, .ranks = opts->trace_ranks, .nranks = opts->trace_nranks,
 		};
 		trace = trace_new(trace_f, &job);
 	}
@@ -135,6 +180,22 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 			return rc;
 		}
 		cfg.stage_speed = speed;
+	}
+	if (pick == TRACE_CRITICAL) {
+		/* the critical stage, from the same simulation untraced (deterministic: the traced one agrees) */
+		struct sim_config c = cfg;
+		c.trace = NULL;
+		struct sim *s0 = sim_new(&c);
+		rc = sim_run(s0);
+		if (rc == 0)
+			trace_set_critical(trace, sim_rank_stage(s0, sim_critical_rank(s0)));
+		sim_free(s0);
+		if (rc < 0) {
+			free(speed);
+			trace_free(trace);
+			build_release(&b);
+			return rc;
+		}
 	}
 	struct sim *s = sim_new(&cfg);
 	if (trace)
@@ -191,7 +252,7 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 	out->events = sim_events(s);
 	for (int i = 0; i < b.pp; i++)
 		for (int k = 0; k < NSTREAMS; k++)
-			out->tasks += (long long)b.progs[i].n[k] * cfg.dp_sim * cfg.tp_sim;
+			out->tasks += (long long)b.progs[i].count[k] * cfg.dp_sim * cfg.tp_sim;
 	out->simulated_ranks = sim_nranks(s);
 	snprintf(out->hardware, sizeof out->hardware, "%s", hw->name);
 	snprintf(out->scenario, sizeof out->scenario, "%s", sc->name);
@@ -202,5 +263,5 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 	free(speed);
 	build_release(&b);
 	out->sim_wall_s = now_s() - t0;
-	return 0;
+	return check_finite(out);
 }
