@@ -180,9 +180,12 @@ static void page_option(FILE *f, const struct plan_study *st, const struct plan_
 			fputs("- |\n", f);
 	}
 	const struct plan_entry *b = &r->top[0];
-	if (r->ntop > 1)
-		fprintf(f, "\nThe best, %s, is %.1f %% faster than the runner-up (%s).", b->desc,
-			(r->top[1].r.step_time_s / b->r.step_time_s - 1) * 100, r->top[1].desc);
+	double gain = r->ntop > 1 ? r->top[1].r.step_time_s / b->r.step_time_s - 1 : 0;
+	if (r->ntop > 1 && gain < 0.0005)
+		fprintf(f, "\nThe best, %s, is as fast as the runner-up (%s).", b->desc, r->top[1].desc);
+	else if (r->ntop > 1)
+		fprintf(f, "\nThe best, %s, is %.1f %% faster than the runner-up (%s).", b->desc, gain * 100,
+			r->top[1].desc);
 	const struct breakdown *d = &b->r.breakdown_s;
 	double s = b->r.step_time_s / 100;
 	fprintf(f, " Its step: compute %.1f %%, exposed TP communication %.1f %%, pipeline communication %.1f %%, "

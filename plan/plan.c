@@ -20,7 +20,8 @@
 /* ---------------------------------------------------------------------------------------------------------
  * The option table. A row: the scenario key, its column label, the values it takes in a layout whose earlier
  * rows are set (values), how to set and read it, whether it has an effect in a complete layout (matters) and
- * its neutral value when it has none, and the names of an enum's values. Rows run in order, so a row's values
+ * its neutral value when it has none, and the names of an enum's values (a flag: bool_names; a layout's
+ * description then names the flag by its label only when it differs from the neutral value). Rows run in order, so a row's values
  * may depend on the rows above it (pp on tp, dp on both, the interleaving depth on the schedule).
  * To search a new scenario key, add one row here.
  * --------------------------------------------------------------------------------------------------------- */
@@ -32,7 +33,8 @@ struct option {
 	int (*get)(const struct scenario *s);
 	bool (*matters)(const struct scenario *s);
 	int neutral;
-	const char *const *names;  /* enum value names, NULL for numbers */
+	const char *const *names;  /* enum value names (bool_names for a flag), NULL for numbers */
+	const char *changed;       /* a flag: what a layout's description says when it is not neutral */
 };
 
 static int divisors(int n, int cap, int *v)
@@ -142,18 +144,39 @@ static void zero_set(struct scenario *s, int v) { s->par.zero = v; }
 static int zero_get(const struct scenario *s) { return s->par.zero; }
 static bool zero_matters(const struct scenario *s) { return s->par.dp > 1; }
 
+static const char *const bool_names[] = { "false", "true", NULL };
+static int flag_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
+{
+	v[0] = 0;
+	v[1] = 1;
+	return 2;
+}
+
+/* pipeline scatter/gather: send 1/tp of each activation, all-gather it over TP after receiving */
+static void sg_set(struct scenario *s, int v) { s->par.pp_scatter_gather = v != 0; }
+static int sg_get(const struct scenario *s) { return s->par.pp_scatter_gather; }
+static bool sg_matters(const struct scenario *s) { return s->par.tp > 1 && s->par.pp > 1; }
+
+/* data-parallel overlap: all-reduce buckets as backward produces them, or all after backward */
+static void dpo_set(struct scenario *s, int v) { s->par.dp_overlap = v != 0; }
+static int dpo_get(const struct scenario *s) { return s->par.dp_overlap; }
+
 static bool always(const struct scenario *s) { return true; }
 
 static const struct option options[] = {
-	{ "parallel.tp", "tp", tp_values, tp_set, tp_get, always, 1, NULL },
-	{ "parallel.pp", "pp", pp_values, pp_set, pp_get, always, 1, NULL },
-	{ "parallel.dp", "dp", dp_values, dp_set, dp_get, always, 1, NULL },
-	{ "training.micro_batch", "mb", mb_values, mb_set, mb_get, always, 1, NULL },
+	{ "parallel.tp", "tp", tp_values, tp_set, tp_get, always, 1, NULL, NULL },
+	{ "parallel.pp", "pp", pp_values, pp_set, pp_get, always, 1, NULL, NULL },
+	{ "parallel.dp", "dp", dp_values, dp_set, dp_get, always, 1, NULL, NULL },
+	{ "training.micro_batch", "mb", mb_values, mb_set, mb_get, always, 1, NULL, NULL },
 	{ "parallel.schedule", "schedule", sched_values, sched_set, sched_get, sched_matters, SCHED_1F1B,
-	  schedule_names },
-	{ "parallel.virtual_stages", "v", vs_values, vs_set, vs_get, vs_matters, 1, NULL },
-	{ "training.recompute", "recompute", rc_values, rc_set, rc_get, always, RECOMPUTE_NONE, recompute_names },
-	{ "parallel.zero", "zero", zero_values, zero_set, zero_get, zero_matters, 0, NULL },
+	  schedule_names, NULL },
+	{ "parallel.virtual_stages", "v", vs_values, vs_set, vs_get, vs_matters, 1, NULL, NULL },
+	{ "training.recompute", "recompute", rc_values, rc_set, rc_get, always, RECOMPUTE_NONE, recompute_names,
+	  NULL },
+	{ "parallel.zero", "zero", zero_values, zero_set, zero_get, zero_matters, 0, NULL, NULL },
+	{ "parallel.pp_scatter_gather", "sg", flag_values, sg_set, sg_get, sg_matters, 0, bool_names, "sg" },
+	{ "parallel.dp_overlap", "dp_overlap", flag_values, dpo_set, dpo_get, zero_matters, 1, bool_names,
+	  "no-dp-overlap" },
 };
 #define NOPT ((int)(sizeof options / sizeof options[0]))
 _Static_assert(NOPT <= PLAN_MAX_OPTIONS, "raise PLAN_MAX_OPTIONS");
@@ -164,6 +187,22 @@ _Static_assert(RECOMPUTE_NONE == 0 && RECOMPUTE_FULL == 1 && RECOMPUTE_SELECTIVE
 int plan_option_count(void) { return NOPT; }
 const char *plan_option_key(int i) { return options[i].key; }
 const char *plan_option_label(int i) { return options[i].label; }
+
+bool plan_option_matters(int i, const struct scenario *s)
+{
+	return options[i].matters(s);
+}
+
+int plan_option_width(int i)
+{
+	int w = (int)strlen(options[i].label);
+	if (w < 4)
+		w = 4;
+	for (int k = 0; options[i].names && options[i].names[k]; k++)
+		if ((int)strlen(options[i].names[k]) > w)
+			w = (int)strlen(options[i].names[k]);
+	return w;
+}
 
 void plan_option_value(int i, const struct scenario *s, char *buf, size_t n)
 {
@@ -183,8 +222,16 @@ void plan_describe(const struct scenario *s, char *buf, size_t n)
 			continue;
 		char val[48];
 		plan_option_value(i, s, val, sizeof val);
-		int w = options[i].names ? snprintf(buf + len, n - len, "%s%s", len ? " " : "", val)
-					 : snprintf(buf + len, n - len, "%s%s %s", len ? " " : "", options[i].label, val);
+		int w;
+		if (options[i].names == bool_names) {
+			if (options[i].get(s) == options[i].neutral)
+				continue;
+			w = snprintf(buf + len, n - len, "%s%s", len ? " " : "", options[i].changed);
+		} else if (options[i].names) {
+			w = snprintf(buf + len, n - len, "%s%s", len ? " " : "", val);
+		} else {
+			w = snprintf(buf + len, n - len, "%s%s %s", len ? " " : "", options[i].label, val);
+		}
 		len += w > 0 ? (size_t)w : 0;
 	}
 }

@@ -1,7 +1,8 @@
 /* plan: the search for the fastest (or cheapest) parallel layout of a scenario on N GPUs of one hardware model,
  * and what that layout costs to train. The search space is the product of the rows of ONE option table
  * (plan/plan.c, `options[]`): tensor and pipeline parallelism, the data-parallel width they leave, micro-batch
- * size, pipeline schedule and its interleaving depth, activation recompute and the ZeRO stage; a new scenario key
+ * size, pipeline schedule and its interleaving depth, activation recompute, the ZeRO stage, pipeline
+ * scatter/gather and data-parallel overlap; a new scenario key
  * (sequence or context parallelism, experts, a distributed optimizer) is searched by adding one row there.
  *
  * Every combination is a candidate. A candidate that breaks a layout rule (scenario_check_layout) or puts a
@@ -40,7 +41,11 @@ const char *plan_reject_name(enum plan_reject r);
 int plan_option_count(void);
 const char *plan_option_key(int i);    /* "parallel.tp", "training.micro_batch", ... */
 const char *plan_option_label(int i);  /* column label: "tp", "mb", ... */
-/* plan_option_value: option i of s as text ("8", "interleaved", "full"). */
+/* plan_option_matters: whether option i has an effect in s (the schedule does not at pp 1, ...). */
+bool plan_option_matters(int i, const struct scenario *s);
+/* plan_option_width: characters a table column of option i needs (its label, its longest value name, >= 4). */
+int plan_option_width(int i);
+/* plan_option_value: option i of s as text ("8", "interleaved", "full", "true"). */
 void plan_option_value(int i, const struct scenario *s, char *buf, size_t n);
 
 /* plan_describe: a layout in one line, every option that matters: "tp 8 pp 16 dp 8 mb 1 interleaved v2 full

@@ -169,7 +169,7 @@ static void write_option_table(FILE *f, const struct plan_study *st, const struc
 	fputs("\n     #", f);
 	int nopt = plan_option_count();
 	for (int i = 0; i < nopt; i++)
-		fprintf(f, " %*s", i == 4 || i == 6 ? 11 : 4, plan_option_label(i));
+		fprintf(f, " %*s", plan_option_width(i), plan_option_label(i));
 	fputs("      step   tokens/s    MFU  mem GB  time to train     GPU-h", f);
 	fputs(r->price > 0 ? "        USD\n" : "\n", f);
 	for (int k = 0; k < r->ntop; k++) {
@@ -177,10 +177,10 @@ static void write_option_table(FILE *f, const struct plan_study *st, const struc
 		fprintf(f, "  %4d", k + 1);
 		for (int i = 0; i < nopt; i++) {
 			char v[32];
-			if (plan_option_value(i, &e->sc, v, sizeof v), !strcmp(plan_option_label(i), "v") &&
-			    e->sc.par.schedule != SCHED_INTERLEAVED)
+			plan_option_value(i, &e->sc, v, sizeof v);
+			if (!plan_option_matters(i, &e->sc))
 				snprintf(v, sizeof v, "-");
-			fprintf(f, " %*s", i == 4 || i == 6 ? 11 : 4, v);
+			fprintf(f, " %*s", plan_option_width(i), v);
 		}
 		char step[32], ttt[32], tok[32];
 		fmt_duration(e->r.step_time_s, step, sizeof step);
@@ -198,8 +198,12 @@ static void write_option_table(FILE *f, const struct plan_study *st, const struc
 		char tb[32], tu[32];
 		fmt_duration(b->r.step_time_s, tb, sizeof tb);
 		fmt_duration(u->r.step_time_s, tu, sizeof tu);
-		fprintf(f, "\n  best: %s, %.1f %% faster than the runner-up (%s): %s against %s a step\n", b->desc,
-			(u->r.step_time_s / b->r.step_time_s - 1) * 100, u->desc, tb, tu);
+		double gain = u->r.step_time_s / b->r.step_time_s - 1;
+		if (gain < 0.0005)
+			fprintf(f, "\n  best: %s, as fast as the runner-up (%s): %s a step\n", b->desc, u->desc, tb);
+		else
+			fprintf(f, "\n  best: %s, %.1f %% faster than the runner-up (%s): %s against %s a step\n",
+				b->desc, gain * 100, u->desc, tb, tu);
 	} else {
 		fprintf(f, "\n  best: %s, the only layout that fits\n", b->desc);
 	}
@@ -302,7 +306,9 @@ static void json_entry(struct jsonw *w, const struct plan_entry *e, int rank)
 		plan_option_value(i, &e->sc, v, sizeof v);
 		char *end;
 		long n = strtol(v, &end, 10);
-		if (*end == '\0')
+		if (strcmp(v, "true") == 0 || strcmp(v, "false") == 0)
+			jsonw_kv_bool(w, plan_option_key(i), v[0] == 't');
+		else if (*end == '\0')
 			jsonw_kv_int(w, plan_option_key(i), n);
 		else
 			jsonw_kv_string(w, plan_option_key(i), v);

@@ -36,7 +36,8 @@ static int by_found(const void *a, const void *b)
 
 /* Every layout of gpus GPUs, by nested loops over the scenario keys: tp and pp dividing gpus, dp the rest, every
  * micro-batch dividing the batch per replica, each schedule (interleaved with 2..8 chunks), each recompute
- * mode, ZeRO 0..3 (only 0 at dp 1; the schedule only at pp > 1). Layouts the rules reject, tensor-parallel
+ * mode, ZeRO 0..3 and data-parallel overlap on and off (only 0 and on at dp 1), pipeline scatter/gather on and
+ * off (only off unless tp > 1 and pp > 1; the schedule only at pp > 1). Layouts the rules reject, tensor-parallel
  * groups wider than a node and those that do not fit are skipped; the rest are simulated and sorted. Also
  * checks the planner's bounds against each simulation. Returns the count, found[] sorted fastest first. */
 static int exhaustive(const struct scenario *base, const struct hwmodel *hw, int gpus, struct found *found, int max)
@@ -53,11 +54,15 @@ static int exhaustive(const struct scenario *base, const struct hwmodel *hw, int
 		for (int si = 0; si < (pp > 1 ? 3 : 1); si++)
 		for (int v = (scheds[si] == SCHED_INTERLEAVED ? 2 : 1); v <= (scheds[si] == SCHED_INTERLEAVED ? 8 : 1); v++)
 		for (int rc = 0; rc < 3; rc++)
-		for (int z = 0; z <= (dp > 1 ? 3 : 0); z++) {
+		for (int z = 0; z <= (dp > 1 ? 3 : 0); z++)
+		for (int sg = 0; sg <= (tp > 1 && pp > 1); sg++)
+		for (int ov = 1; ov >= (dp > 1 ? 0 : 1); ov--) {
 			struct scenario s = *base;
 			s.par.gpus = gpus;
 			s.par.tp = tp, s.par.pp = pp, s.par.dp = dp, s.par.zero = z;
 			s.par.schedule = scheds[si];
+			s.par.pp_scatter_gather = sg;
+			s.par.dp_overlap = ov;
 			s.par.virtual_stages = v;
 			s.train.micro_batch = mb;
 			s.train.recompute = (enum recompute)rc;
@@ -211,6 +216,13 @@ static void test_describe(void)
 	s.par.pp = 1, s.par.dp = 8, s.par.zero = 0, s.train.recompute = RECOMPUTE_NONE;
 	plan_describe(&s, d, sizeof d);  /* the schedule and its depth do not matter at pp 1 */
 	CHECK_STR(d, "tp 2 pp 1 dp 8 mb 2 none zero 0");
+	/* flags are named only when not at their neutral value; scatter/gather only matters at tp > 1 and pp > 1 */
+	s.par.dp_overlap = false, s.par.pp_scatter_gather = true;
+	plan_describe(&s, d, sizeof d);
+	CHECK_STR(d, "tp 2 pp 1 dp 8 mb 2 none zero 0 no-dp-overlap");
+	s.par.pp = 2, s.par.dp = 4;
+	plan_describe(&s, d, sizeof d);
+	CHECK_STR(d, "tp 2 pp 2 dp 4 mb 2 interleaved v 2 none zero 0 sg no-dp-overlap");
 	hwmodel_free(hw);
 }
 
