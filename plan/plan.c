@@ -157,6 +157,11 @@ static void sg_set(struct scenario *s, int v) { s->par.pp_scatter_gather = v != 
 static int sg_get(const struct scenario *s) { return s->par.pp_scatter_gather; }
 static bool sg_matters(const struct scenario *s) { return s->par.tp > 1 && s->par.pp > 1; }
 
+/* sequence parallelism: the TP region's ends split over TP (only with tp > 1) */
+static void sp_set(struct scenario *s, int v) { s->par.sp = v != 0; }
+static int sp_get(const struct scenario *s) { return s->par.sp; }
+static bool sp_matters(const struct scenario *s) { return s->par.tp > 1; }
+
 /* data-parallel overlap: all-reduce buckets as backward produces them, or all after backward */
 static void dpo_set(struct scenario *s, int v) { s->par.dp_overlap = v != 0; }
 static int dpo_get(const struct scenario *s) { return s->par.dp_overlap; }
@@ -175,6 +180,7 @@ static const struct option options[] = {
 	  NULL },
 	{ "parallel.zero", "zero", zero_values, zero_set, zero_get, zero_matters, 0, NULL, NULL },
 	{ "parallel.pp_scatter_gather", "sg", flag_values, sg_set, sg_get, sg_matters, 0, bool_names, "sg" },
+	{ "parallel.sp", "sp", flag_values, sp_set, sp_get, sp_matters, 0, bool_names, "sp" },
 	{ "parallel.dp_overlap", "dp_overlap", flag_values, dpo_set, dpo_get, zero_matters, 1, bool_names,
 	  "no-dp-overlap" },
 };
@@ -284,6 +290,17 @@ double plan_memory_lower_bound(const struct scenario *s)
 /* Seconds of one micro-batch's forward (f) and backward (b, with what recompute reruns) over the layers of one
  * pipeline stage on one TP rank: the compute ops at full speed (divided by the most the power model may speed
  * compute up) plus the TP all-reduces, which block the compute stream. Embedding, head and loss only add. */
+/* A TP op's collective for the bound (the MoE all-to-all, over another group, is left out: 0 keeps it a bound). */
+static double tp_coll_s(const struct hwmodel *hw, const struct opcost *o, struct group_shape g)
+{
+	switch (o->kind) {
+	case OPK_TP_ALLREDUCE: return comm_coll_s(hw, COLL_ALL_REDUCE, o->bytes, g);
+	case OPK_TP_ALLGATHER: return comm_coll_s(hw, COLL_ALL_GATHER, o->bytes, g);
+	case OPK_TP_REDUCESCATTER: return comm_coll_s(hw, COLL_REDUCE_SCATTER, o->bytes, g);
+	default: return 0;
+	}
+}
+
 static void stage_unit_s(const struct scenario *s, const struct hwmodel *hw, double *f, double *b)
 {
 	struct opctx oc = { hw, s, s->par.tp, (double)s->train.micro_batch * s->model.seq };
@@ -306,13 +323,13 @@ static void stage_unit_s(const struct scenario *s, const struct hwmodel *hw, dou
 			if (fw[i].kind == OPK_COMPUTE)
 				cf += fw[i].s;
 			else
-				tf += comm_coll_s(hw, COLL_ALL_REDUCE, fw[i].bytes, tp_shape);
+				tf += tp_coll_s(hw, &fw[i], tp_shape);
 		}
 		for (int i = 0; i < nb; i++) {
 			if (bw[i].kind == OPK_COMPUTE)
 				cb += bw[i].s;
 			else
-				tb += comm_coll_s(hw, COLL_ALL_REDUCE, bw[i].bytes, tp_shape);
+				tb += tp_coll_s(hw, &bw[i], tp_shape);
 		}
 		double layers = (double)s->model.layers / s->par.pp;
 		cf *= layers, cb *= layers, tf *= layers, tb *= layers;
