@@ -163,6 +163,11 @@ static void sp_set(struct scenario *s, int v) { s->par.sp = v != 0; }
 static int sp_get(const struct scenario *s) { return s->par.sp; }
 static bool sp_matters(const struct scenario *s) { return s->par.tp > 1; }
 
+/* the distributed optimizer's parameter gather overlapped with the next forward (ZeRO-1/2 over dp > 1) */
+static void opg_set(struct scenario *s, int v) { s->par.overlap_param_gather = v != 0; }
+static int opg_get(const struct scenario *s) { return s->par.overlap_param_gather; }
+static bool opg_matters(const struct scenario *s) { return s->par.dp > 1 && (s->par.zero == 1 || s->par.zero == 2); }
+
 /* data-parallel overlap: all-reduce buckets as backward produces them, or all after backward */
 static void dpo_set(struct scenario *s, int v) { s->par.dp_overlap = v != 0; }
 static int dpo_get(const struct scenario *s) { return s->par.dp_overlap; }
@@ -209,6 +214,7 @@ static const struct option options[] = {
 	{ "parallel.zero", "zero", zero_values, zero_set, zero_get, zero_matters, 0, NULL, NULL },
 	{ "parallel.pp_scatter_gather", "sg", flag_values, sg_set, sg_get, sg_matters, 0, bool_names, "sg" },
 	{ "parallel.sp", "sp", flag_values, sp_set, sp_get, sp_matters, 0, bool_names, "sp" },
+	{ "parallel.overlap_param_gather", "opg", flag_values, opg_set, opg_get, opg_matters, 0, bool_names, "opg" },
 	{ "parallel.dp_overlap", "dp_overlap", flag_values, dpo_set, dpo_get, zero_matters, 1, bool_names,
 	  "no-dp-overlap" },
 };
