@@ -95,11 +95,22 @@ static void emit_ops(struct ctx *c, const struct opcost *ops, int n, int layer, 
 	}
 }
 
-/* An op list that is the same every time on this stage (a list in ctx, never one on the stack): its
- * instructions are stored once, then repeated. */
+/* One of the stage's own op lists (ctx's fwd, bwd, embedding and head lists): the same every time on this
+ * stage, so its address can name it for program_repeat_*. A list built on the stack is not: its address is
+ * reused by other lists. */
+static bool stage_list(const struct ctx *c, const struct opcost *ops)
+{
+	return ops == c->fwd || ops == c->bwd || ops == c->efwd || ops == c->ebwd || ops == c->hfwd || ops == c->hbwd;
+}
+
+/* Emit an op list; one of the stage's own lists is stored once and then repeated. */
 static void emit(struct ctx *c, const struct opcost *ops, int n, int layer, int mb)
 {
 	count_bound(c, ops, n);
+	if (!stage_list(c, ops)) {
+		emit_ops(c, ops, n, layer, mb);
+		return;
+	}
 	if (program_repeat_begin(c->prog, ops))
 		return;
 	emit_ops(c, ops, n, layer, mb);
