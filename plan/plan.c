@@ -158,6 +158,11 @@ static void sg_set(struct scenario *s, int v) { s->par.pp_scatter_gather = v != 
 static int sg_get(const struct scenario *s) { return s->par.pp_scatter_gather; }
 static bool sg_matters(const struct scenario *s) { return s->par.tp > 1 && s->par.pp > 1; }
 
+/* sequence parallelism: the TP region's ends split over TP (only with tp > 1) */
+static void sp_set(struct scenario *s, int v) { s->par.sp = v != 0; }
+static int sp_get(const struct scenario *s) { return s->par.sp; }
+static bool sp_matters(const struct scenario *s) { return s->par.tp > 1; }
+
 /* data-parallel overlap: all-reduce buckets as backward produces them, or all after backward */
 static void dpo_set(struct scenario *s, int v) { s->par.dp_overlap = v != 0; }
 static int dpo_get(const struct scenario *s) { return s->par.dp_overlap; }
@@ -203,6 +208,7 @@ static const struct option options[] = {
 	{ "parallel.etp", "etp", etp_values, etp_set, etp_get, moe_matters, 0, NULL, NULL },
 	{ "parallel.zero", "zero", zero_values, zero_set, zero_get, zero_matters, 0, NULL, NULL },
 	{ "parallel.pp_scatter_gather", "sg", flag_values, sg_set, sg_get, sg_matters, 0, bool_names, "sg" },
+	{ "parallel.sp", "sp", flag_values, sp_set, sp_get, sp_matters, 0, bool_names, "sp" },
 	{ "parallel.dp_overlap", "dp_overlap", flag_values, dpo_set, dpo_get, zero_matters, 1, bool_names,
 	  "no-dp-overlap" },
 };
@@ -320,13 +326,15 @@ struct unit_work {
 };
 
 /* A layer's collective as the first stage's groups time it (groups starting at rank 0 cross the fewest node
- * boundaries, so no stage's is quicker): TP all-reduce or all-gather, the experts' all-to-all. */
+ * boundaries, so no stage's is quicker): TP all-reduce, all-gather or reduce-scatter, the experts' all-to-all. */
 static double coll_s(const struct scenario *s, const struct hwmodel *hw, const struct opcost *op)
 {
 	int gpn = hw->node.gpus;
 	switch (op->kind) {
 	case OPK_TP_ALLREDUCE: return comm_coll_s(hw, COLL_ALL_REDUCE, op->bytes, comm_shape(gpn, 0, 1, s->par.tp));
 	case OPK_TP_ALLGATHER: return comm_coll_s(hw, COLL_ALL_GATHER, op->bytes, comm_shape(gpn, 0, 1, s->par.tp));
+	case OPK_TP_REDUCESCATTER:
+		return comm_coll_s(hw, COLL_REDUCE_SCATTER, op->bytes, comm_shape(gpn, 0, 1, s->par.tp));
 	case OPK_EP_ALLTOALL:
 		return moe_alltoall_s(hw, op->bytes, comm_shape(gpn, 0, scenario_etp(s), s->par.ep));
 	case OPK_COMPUTE: break;

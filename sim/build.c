@@ -31,6 +31,8 @@ struct ctx {
 	int ndeferred, capdeferred;
 	double compute_bound_s;   /* this stage's compute-bound op time per step (GEMMs, attention cores) */
 	double layer_params;      /* parameters of one layer on one GPU (layer_params_local) */
+	double bound_fwd[OPS_MAX], bound_bwd[OPS_MAX];  /* a layer's compute-bound op times, in list order */
+	int nbound_fwd, nbound_bwd;
 	char key_layer_bwd;       /* its address names a layer's backward (program_repeat_*) */
 };
 
@@ -47,6 +49,23 @@ static void count_bound(struct ctx *c, const struct opcost *ops, int n)
 	for (int i = 0; i < n; i++)
 		if (ops[i].kind == OPK_COMPUTE && ops[i].compute_bound)
 			c->compute_bound_s += ops[i].s;
+}
+
+/* count_bound for a layer's forward or backward that is repeated, from its compute-bound times alone. */
+static void count_layer(struct ctx *c, int bwd)
+{
+	const double *v = bwd ? c->bound_bwd : c->bound_fwd;
+	for (int i = 0, n = bwd ? c->nbound_bwd : c->nbound_fwd; i < n; i++)
+		c->compute_bound_s += v[i];
+}
+
+static int bound_times(const struct opcost *ops, int n, double *out)
+{
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		if (ops[i].kind == OPK_COMPUTE && ops[i].compute_bound)
+			out[k++] = ops[i].s;
+	return k;
 }
 
 static void emit_ops(struct ctx *c, const struct opcost *ops, int n, int layer, int mb)
@@ -140,7 +159,7 @@ static void send(struct ctx *c, int bwd, int mb, int chunk)
 	int stride = sc->par.tp * sc->par.dp, gpn = c->hw->node.gpus;
 	int same = (c->s * stride) / gpn == (dest * stride) / gpn;
 	double bytes = c->oc.tokens * sc->model.hidden * dtype_bytes(sc->model.dtype);
-	if (sc->par.pp_scatter_gather)
+	if (sc->par.pp_scatter_gather || sc->par.sp)  /* SP: the activation between stages is sequence-split */
 		bytes /= sc->par.tp;
 	enum stream_kind st = bwd ? STREAM_SENDB : STREAM_SENDF;
 	program_host(c->prog, c->host.coll);
@@ -160,7 +179,7 @@ static void recv(struct ctx *c, int mb, int slot_id)
 {
 	const struct scenario *sc = c->sc;
 	program_recv(c->prog, STREAM_COMPUTE, slot_id, CAT_PP);
-	if (sc->par.pp_scatter_gather && sc->par.tp > 1) {
+	if (sc->par.pp_scatter_gather && sc->par.tp > 1 && !sc->par.sp) {  /* SP: the first layer takes it split */
 		double bytes = c->oc.tokens * sc->model.hidden * dtype_bytes(sc->model.dtype);
 		program_host(c->prog, c->host.coll);
 		program_coll(c->prog, STREAM_COMPUTE, GROUP_TP, comm_coll_s(c->hw, COLL_ALL_GATHER, bytes, c->tp_shape),
@@ -309,7 +328,7 @@ static void unit_forward(struct ctx *c, int mb, int chunk)
 			program_wait(c->prog, STREAM_COMPUTE, ag[l % 2], CAT_DP);
 		else if (!dense(c) && !fp8_casts_weights(c->sc, mb) && program_repeat_more(c->prog, c->fwd, c->Lv - l)) {
 			for (; l < c->Lv; l++)  /* the layers it stands for, in order */
-				count_bound(c, c->fwd, c->nfwd);
+				count_layer(c, 0);
 			break;  /* this layer and the rest: repetitions of the one before */
 		}
 		fp8_weight_cast(c, j * c->Lv + l, mb);
@@ -328,8 +347,8 @@ static void unit_forward(struct ctx *c, int mb, int chunk)
 static void count_layer_backward(struct ctx *c)
 {
 	if (c->sc->train.recompute == RECOMPUTE_FULL)
-		count_bound(c, c->fwd, c->nfwd);
-	count_bound(c, c->bwd, c->nbwd);
+		count_layer(c, 0);
+	count_layer(c, 1);
 }
 
 /* A layer's backward on the compute stream (with full recompute its forward first). Apart from a dense model's
@@ -539,6 +558,8 @@ static void time_tp(struct ctx *c, struct opcost *ops, int n)
 			ops[i].s = comm_coll_s(c->hw, COLL_ALL_REDUCE, ops[i].bytes, c->tp_shape);
 		else if (ops[i].kind == OPK_TP_ALLGATHER)
 			ops[i].s = comm_coll_s(c->hw, COLL_ALL_GATHER, ops[i].bytes, c->tp_shape);
+		else if (ops[i].kind == OPK_TP_REDUCESCATTER)
+			ops[i].s = comm_coll_s(c->hw, COLL_REDUCE_SCATTER, ops[i].bytes, c->tp_shape);
 		else if (ops[i].kind == OPK_EP_ALLTOALL)
 			ops[i].s = moe_alltoall_s(c->hw, ops[i].bytes, c->ep_shape);
 }
@@ -586,6 +607,8 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 	if (sc->model.type != MODEL_DENSE) {
 		c.nfwd = ops_layer_fwd(&c.oc, c.fwd);
 		c.nbwd = ops_layer_bwd(&c.oc, sc->train.recompute == RECOMPUTE_SELECTIVE, c.bwd);
+		c.nbound_fwd = bound_times(c.fwd, c.nfwd, c.bound_fwd);
+		c.nbound_bwd = bound_times(c.bwd, c.nbwd, c.bound_bwd);
 	}
 	c.layer_params = sc->model.moe.experts > 0 ? moe_layer_params_local(sc, 0)
 						     : scenario_params_per_layer(sc) / par->tp;
