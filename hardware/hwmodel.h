@@ -6,6 +6,7 @@
 #define HWMODEL_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include "util/dtype.h"
 
 enum coll_op {
@@ -146,6 +147,7 @@ struct hw_host {
 struct hwmodel {
 	char name[64];
 	char path[512];
+	char base[160];                   /* the file's `base:` value ("" when none): the model it overrides */
 	struct hw_gpu gpu;
 	struct hw_node node;
 	struct hw_net net;
@@ -156,12 +158,20 @@ struct hwmodel {
 	struct hw_host host;              /* all 0 when the file has no host section */
 };
 
-/* hwmodel_load: name is a preset name ("h100-dgx", see hwmodel_preset_names) or a YAML path.
+/* hwmodel_load: name is a preset name ("h100-dgx", see hwmodel_preset_names) or a YAML path. A file may say
+ * `base: PRESET|PATH` (a path relative to the file) and give only what it overrides: the base is loaded first (its
+ * own base too), maps merge key by key, a given list replaces the base's; a cycle or an unknown base is an error
+ * at the `base:` value (docs/hardware-model.md, "Bases").
  * Returns a new model (caller frees with hwmodel_free) or NULL after printing file:line:col errors;
  * *err gets GS_EINVAL (bad file or unknown preset) or GS_EENV (cannot read). */
 struct hwmodel *hwmodel_load(const char *name_or_path, int *err);
 struct hwmodel *hwmodel_load_string(const char *name, const char *text, int *err);
 void hwmodel_free(struct hwmodel *hw);
+/* hwmodel_copy: a deep copy (tables included), freed with hwmodel_free. */
+struct hwmodel *hwmodel_copy(const struct hwmodel *hw);
+/* hwmodel_write: hw as one complete gpusim-hw/1 file (no `base:`; every section with its source; numbers with 17
+ * significant digits, so loading the text gives the same model). */
+void hwmodel_write(FILE *f, const struct hwmodel *hw);
 /* NULL-terminated list of built-in preset names, sorted; owned by the library (do not free). */
 const char *const *hwmodel_preset_names(void);
 /* The YAML text of a preset, or NULL. */

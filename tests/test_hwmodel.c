@@ -453,6 +453,146 @@ static void test_measured_collectives(void)
 	hwmodel_free(hw);
 }
 
+/* Writes text to dir/name. */
+static void put_file(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* hwmodel_write of hw, as a string (caller frees). */
+static char *written(const struct hwmodel *hw)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	hwmodel_write(f, hw);
+	fclose(f);
+	return buf;
+}
+
+/* base: a file gives only what it overrides; bases nest (b -> a -> h100-dgx, a found relative to b); maps merge
+ * key by key, a given list replaces the base's; cycles and unknown bases are errors at the base: value; the
+ * merged model written by hwmodel_write (presets show FILE) loads back to the same numbers. */
+static void test_base(void)
+{
+	char dir[] = "/tmp/gpusim-base-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	put_file(dir, "a.yaml", "schema: gpusim-hw/1\nname: a\nbase: h100-dgx\nnode:\n  gpus: 4\n"
+				"network: {nic_gbps: 25}\n");
+	put_file(dir, "b.yaml", "schema: gpusim-hw/1\nname: b\nbase: a.yaml\ngpu:\n  peak_tflops: {bf16: 500}\n"
+				"collectives:\n  intra:\n    all_reduce:\n      lines:\n"
+				"        - {algo: ring, alpha_us: 10, step_us: 0, bus_gbps: 100}\n");
+	put_file(dir, "c1.yaml", "schema: gpusim-hw/1\nname: c1\nbase: c2.yaml\n");
+	put_file(dir, "c2.yaml", "schema: gpusim-hw/1\nname: c2\nbase: c1.yaml\n");
+	put_file(dir, "u.yaml", "schema: gpusim-hw/1\nname: u\nbase: h100-dxg\n");
+	put_file(dir, "m.yaml", "schema: gpusim-hw/1\nname: m\nbase: missing.yaml\n");
+
+	int err = -1;
+	char path[600];
+	struct hwmodel *pre = hwmodel_load("h100-dgx", &err);
+	snprintf(path, sizeof path, "%s/b.yaml", dir);
+	struct hwmodel *hw = hwmodel_load(path, &err);
+	CHECK(hw != NULL && pre != NULL);
+	if (!hw || !pre)
+		return;
+	CHECK_STR(hw->name, "b");
+	CHECK_STR(hw->base, "a.yaml");
+	CHECK_INT(hw->node.gpus, 4);                                   /* from a.yaml */
+	CHECK_NEAR(hw->net.nic_gbps, 25, 0);                           /* from a.yaml */
+	CHECK_INT(hw->net.nics, pre->net.nics);                        /* the rest of network: the preset's */
+	CHECK_NEAR(hw->net.latency_us, pre->net.latency_us, 0);
+	CHECK_NEAR(hw->gpu.peak_tflops[DT_BF16], 500, 0);              /* from b.yaml */
+	CHECK_NEAR(hw->gpu.peak_tflops[DT_FP16], pre->gpu.peak_tflops[DT_FP16], 0);  /* merged map: kept */
+	CHECK_NEAR(hw->gpu.hbm_gbps, pre->gpu.hbm_gbps, 0);
+	CHECK_INT(hw->coll[SCOPE_INTRA][COLL_ALL_REDUCE].nlines, 1);  /* a given list replaces the preset's */
+	CHECK_INT(hw->coll[SCOPE_INTRA][COLL_ALL_REDUCE].ntables, 0);
+	/* 1 MB all-reduce over 8: 10 us + 1e6 * 2*7/8 / (100 * 1e3) = 10 + 17.5 = 27.5 us */
+	CHECK_NEAR(hwmodel_coll_us(hw, SCOPE_INTRA, COLL_ALL_REDUCE, 8, 1e6), 27.5, 1e-9);
+	CHECK_INT(hw->coll[SCOPE_INTRA][COLL_ALL_GATHER].nlines, pre->coll[SCOPE_INTRA][COLL_ALL_GATHER].nlines);
+
+	/* round trip: write, load, write gives the same text, and the same numbers as the merged model */
+	char *text = written(hw);
+	struct hwmodel *back = hwmodel_load_string("back.yaml", text, &err);
+	CHECK(back != NULL);
+	if (back) {
+		char *again = written(back);
+		const char *body1 = strstr(text, "\nschema:"), *body2 = strstr(again, "\nschema:");
+		CHECK(body1 && body2 && strcmp(body1, body2) == 0);
+		CHECK_INT(back->node.gpus, 4);
+		CHECK_NEAR(back->gpu.peak_tflops[DT_BF16], 500, 0);
+		CHECK_NEAR(back->gpu.gemm_max_eff, pre->gpu.gemm_max_eff, 0);
+		CHECK_NEAR(hwmodel_gemm_eff(back, DT_BF16, 4096, 8192, 8192), hwmodel_gemm_eff(hw, DT_BF16, 4096, 8192, 8192),
+			   0);
+		CHECK_NEAR(hwmodel_attn_tflops(back, ATTN_FUSED, DT_BF16, 4096, 128, true, true),
+			   hwmodel_attn_tflops(hw, ATTN_FUSED, DT_BF16, 4096, 128, true, true), 0);
+		CHECK_NEAR(hwmodel_coll_us(back, SCOPE_INTER, COLL_ALL_REDUCE, 8, 1e8),
+			   hwmodel_coll_us(hw, SCOPE_INTER, COLL_ALL_REDUCE, 8, 1e8), 0);
+		CHECK_STR(back->node.source, hw->node.source);
+		free(again);
+		hwmodel_free(back);
+	}
+	free(text);
+	/* a preset written and loaded back is the preset (measured tables and attention rows included) */
+	struct hwmodel *h2 = hwmodel_load("hardware/h200x2-measured.yaml", &err);
+	CHECK(h2 != NULL);
+	if (h2) {
+		text = written(h2);
+		back = hwmodel_load_string("back.yaml", text, &err);
+		CHECK(back != NULL);
+		if (back) {
+			for (int n = 2; n <= 8; n *= 2)
+				CHECK_NEAR(hwmodel_coll_us(back, SCOPE_INTRA, COLL_ALL_REDUCE, n, 3e6),
+					   hwmodel_coll_us(h2, SCOPE_INTRA, COLL_ALL_REDUCE, n, 3e6), 0);
+			CHECK_NEAR(hwmodel_gemm_eff(back, DT_BF16, 3000, 5000, 7000),
+				   hwmodel_gemm_eff(h2, DT_BF16, 3000, 5000, 7000), 0);
+			hwmodel_free(back);
+		}
+		free(text);
+		hwmodel_free(h2);
+	}
+	hwmodel_free(hw);
+	hwmodel_free(pre);
+
+	snprintf(path, sizeof path, "%s/c1.yaml", dir);
+	cap_begin();
+	hw = hwmodel_load(path, &err);
+	const char *out = cap_end();
+	CHECK(hw == NULL);
+	CHECK_INT(err, GS_EINVAL);
+	char want[1200];
+	snprintf(want, sizeof want, "gpusim: %s/c2.yaml:3:7: base: 'c1.yaml' makes a cycle of bases (%s/c1.yaml -> "
+		 "%s/c2.yaml -> %s/c1.yaml)\n", dir, dir, dir, dir);
+	CHECK_STR(out, want);
+	snprintf(path, sizeof path, "%s/u.yaml", dir);
+	cap_begin();
+	hw = hwmodel_load(path, &err);
+	out = cap_end();
+	CHECK(hw == NULL);
+	snprintf(want, sizeof want, "gpusim: %s/u.yaml:3:7: unknown hardware preset 'h100-dxg' (did you mean "
+		 "'h100-dgx'?", dir);
+	CHECK_CONTAINS(out, want);
+	snprintf(path, sizeof path, "%s/m.yaml", dir);
+	cap_begin();
+	hw = hwmodel_load(path, &err);
+	out = cap_end();
+	CHECK(hw == NULL);
+	snprintf(want, sizeof want, "gpusim: %s/m.yaml:3:7: base: cannot read '%s/missing.yaml'", dir, dir);
+	CHECK_CONTAINS(out, want);
+	const char *names[] = { "a.yaml", "b.yaml", "c1.yaml", "c2.yaml", "u.yaml", "m.yaml" };
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
 int main(void)
 {
 	test_measured_collectives();
@@ -464,5 +604,6 @@ int main(void)
 	test_ranges();
 	test_attention();
 	test_presets();
+	test_base();
 	return check_result();
 }
