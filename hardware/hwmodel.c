@@ -190,6 +190,51 @@ static struct hwmodel *load_base(struct ydoc *d, const struct ynode *base, const
 	return bd ? load_doc(bd, file, err, false, chain) : NULL;
 }
 
+static bool starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* hw->origin of a model as loaded: a part whose source begins "measured" came from measurement (the file's path),
+ * the rest from the preset or file itself (docs/hardware-model.md, "Origin"). */
+static void origin_set(struct hwmodel *hw)
+{
+	struct hw_origin *o = &hw->origin;
+	char what[200], stem[96] = "";
+	const char *base = starts_with(hw->path, "hardware/") ? hw->path + 9 : "";  /* after "hardware/" */
+	size_t n = strlen(base);
+	if (!strchr(base, '/') && n > 5 && n - 5 < sizeof stem &&
+	    strcmp(base + n - 5, ".yaml") == 0)
+		snprintf(stem, sizeof stem, "%.*s", (int)(n - 5), base);
+	if (stem[0] && hwmodel_preset_text(stem))
+		snprintf(what, sizeof what, "preset %s", stem);
+	else
+		snprintf(what, sizeof what, "file %.120s%s%.60s", hw->path, hw->base[0] ? ", base " : "", hw->base);
+	memset(o, 0, sizeof *o);
+	o->calibrated = starts_with(hw->gpu.source, "measured: gpusim calibrate");
+	if (starts_with(hw->gpu.source, "measured"))
+		snprintf(o->gpu, sizeof o->gpu, "measured (%.150s)", hw->path);
+	else
+		snprintf(o->gpu, sizeof o->gpu, "%s", what);
+	for (int op = 0; op < COLL_NOPS; op++) {
+		const struct coll_model *cm = &hw->coll[SCOPE_INTRA][op];
+		if (!starts_with(cm->source, "measured"))
+			continue;
+		for (int i = 0; i < cm->ntables; i++)
+			o->measured_group = cm->tables[i].n > o->measured_group ? cm->tables[i].n : o->measured_group;
+		for (int i = 0; i < cm->nlines; i++)
+			o->measured_group = cm->lines[i].n > o->measured_group ? cm->lines[i].n : o->measured_group;
+	}
+	if (o->measured_group >= 2)
+		snprintf(o->intra, sizeof o->intra, "measured (%.150s) for groups of 2 to %d", hw->path, o->measured_group);
+	else
+		snprintf(o->intra, sizeof o->intra, "%s", what);
+	if (starts_with(hw->node.source, "measured"))
+		snprintf(o->node, sizeof o->node, "the measuring host (%.120s): nodes of %d", hw->path, hw->node.gpus);
+	else
+		snprintf(o->node, sizeof o->node, "%s", what);
+}
+
 static struct hwmodel *load_doc(struct ydoc *d, const char *path, int *err, bool fallback, struct base_chain *chain)
 {
 	struct hwmodel *hw = NULL;
@@ -214,6 +259,8 @@ static struct hwmodel *load_doc(struct ydoc *d, const char *path, int *err, bool
 	ydoc_free(d);
 	if (rc == 0 && fallback)
 		rc = attn_from_preset(hw);
+	if (rc == 0 && fallback)
+		origin_set(hw);
 	if (err)
 		*err = rc;
 	if (rc != 0) {
