@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "util/filekind.h"
+#include "util/outfile.h"
 
 /* cli_is_help: arg is -h or --help. */
 bool cli_is_help(const char *arg);
@@ -18,6 +19,8 @@ int cli_opt(int argc, char **argv, int *i, const char *lng, char shrt, const cha
 
 /* cli_parse_positive_int: a positive decimal int for option opt; 0, or -1 after a message. */
 int cli_parse_positive_int(const char *opt, const char *s, int *out);
+/* cli_parse_budget: a positive count such as 1e9 or 250000000 (at most 1e15); 0 or -1 after a message. */
+int cli_parse_budget(const char *opt, const char *s, double *out);
 
 /* One option of a command, for cli_parse. */
 struct cli_option {
@@ -48,10 +51,12 @@ void cli_unknown_option(const char *cmd, const char *arg, const char *const *nam
 
 /* An output file that appears under its name only when the run succeeds: written to PATH.tmp, renamed into place
  * by cli_out_commit, removed by cli_out_discard, so a failed run never leaves a half file. */
+/* -o FILE: util/outfile.h (a temporary renamed into place for a regular file, a device or FIFO written directly,
+ * "-" for standard output, temporaries removed on failure and on SIGINT/SIGTERM), with exit statuses. */
 struct cli_out {
 	const char *path;   /* NULL: not requested (open and commit do nothing) */
-	char tmp[4096];
-	FILE *f;
+	struct outfile of;
+	FILE *f;            /* where to write once open (standard output for "-"); NULL when not requested */
 };
 
 /* cli_out_open: 0, or 3 (exit status) after a message. */

@@ -54,6 +54,19 @@ int cli_opt(int argc, char **argv, int *i, const char *lng, char shrt, const cha
 	return 1;
 }
 
+int cli_parse_budget(const char *opt, const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end != '\0' || !(v >= 1) || v > 1e15 || strspn(s, "+.eE0123456789") != strlen(s)) {
+		diag_errorf("%s needs a count from 1 to 1e15 (such as 2e8), not '%s'", opt, s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
 int cli_parse_positive_int(const char *opt, const char *s, int *out)
 {
 	char *end;
@@ -71,15 +84,9 @@ int cli_out_open(struct cli_out *o)
 {
 	if (!o->path)
 		return 0;
-	if (snprintf(o->tmp, sizeof o->tmp, "%s.tmp", o->path) >= (int)sizeof o->tmp) {
-		diag_errorf("cannot open '%s' for writing: name too long", o->path);
+	if (outfile_open(&o->of, o->path) != 0)
 		return 3;
-	}
-	o->f = fopen(o->tmp, "w");
-	if (!o->f) {
-		diag_errorf("cannot open '%s' for writing: %s", o->path, strerror(errno));
-		return 3;
-	}
+	o->f = o->of.f;
 	return 0;
 }
 
@@ -87,30 +94,16 @@ int cli_out_commit(struct cli_out *o)
 {
 	if (!o->f)
 		return 0;
-	int bad = ferror(o->f);
-	errno = 0;
-	int rc = fclose(o->f);
 	o->f = NULL;
-	if (bad || rc != 0) {
-		diag_errorf("cannot write '%s': %s", o->path, errno ? strerror(errno) : "write error");
-		remove(o->tmp);
-		return 3;
-	}
-	if (rename(o->tmp, o->path) != 0) {
-		diag_errorf("cannot write '%s': %s", o->path, strerror(errno));
-		remove(o->tmp);
-		return 3;
-	}
-	return 0;
+	return outfile_commit(&o->of) == 0 ? 0 : 3;
 }
 
 void cli_out_discard(struct cli_out *o)
 {
 	if (!o->f)
 		return;
-	fclose(o->f);
 	o->f = NULL;
-	remove(o->tmp);
+	outfile_discard(&o->of);
 }
 
 void cli_unknown_option(const char *cmd, const char *arg, const char *const *names)

@@ -27,7 +27,7 @@ static void help(void)
 	      "\n"
 	      "options:\n"
 	      "  --format F        table (default), csv or json, as 'gpusim scale' writes them\n"
-	      "  -o, --output FILE write to FILE instead of standard output (replaced only on success)\n"
+	      "  -o, --output FILE write to FILE instead of standard output ('-'); replaced only on success\n"
 	      "  -h, --help        show this help\n"
 	      "\n"
 	      "examples:\n"

@@ -1,7 +1,7 @@
 /* cmd_predict: `gpusim predict SCENARIO.yaml [options]`, the path from a YAML file to a printed prediction:
- * scenario_load -> scenario_load_hardware -> predict_run -> report_write. Output files (-o, --trace) are written to
- * FILE.tmp and renamed into place only when the whole run succeeded, so a failed run never leaves a half file,
- * and nothing reaches stdout before the simulation has succeeded. */
+ * scenario_load -> scenario_load_hardware -> predict_run -> report_write. Output files (-o, --trace) go through
+ * util/outfile.h: a temporary renamed into place only when the whole run succeeded (a failed or interrupted run
+ * never leaves a half file), and nothing reaches stdout before the simulation has succeeded. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -20,7 +20,8 @@
 
 static const char usage_line[] =
 	"usage: gpusim predict SCENARIO.yaml [--hw FILE|PRESET] [--gpu FILE [--target-gpu PRESET]] [--gpus N]\n"
-	"                      [--format table|json|csv] [-o FILE] [--all-ranks] [--trace FILE] [--require-fit]\n";
+	"                      [--format table|json|csv] [-o FILE] [--all-ranks] [--trace FILE] [--require-fit]\n"
+	"                      [--max-tasks N]\n";
 
 static void help(void)
 {
@@ -44,12 +45,14 @@ static void help(void)
 	      "  --gpus N          total GPU count instead of the scenario's; dp is re-derived as N/(tp*pp)\n"
 	      "  --format F        table (default, for people), json (one object, keys in docs/output.md) or csv\n"
 	      "                    (a header line and a data line, nested keys flattened as breakdown_s.compute)\n"
-	      "  -o, --output FILE write the report to FILE instead of standard output (replaced only on success)\n"
+	      "  -o, --output FILE write the report to FILE instead of standard output ('-'); replaced only on success\n"
 	      "  --all-ranks       simulate every rank instead of one per group of symmetric ranks (DP replicas,\n"
 	      "                    TP peers); slower, and gives the same result where the groups of a\n"
 	      "                    stage lie on the nodes alike (docs/simulation.md, Symmetry)\n"
 	      "  --trace FILE      also write a Chrome trace-event timeline (open in chrome://tracing or Perfetto)\n"
 	      "  --require-fit     a job that does not fit in GPU memory is an error (exit 1), not a warning\n"
+	      "  --max-tasks N     the simulation's budget, about 10 tasks per layer and micro-batch on each simulated\n"
+	      "                    rank (default 1e8, about 1 GB): a larger job stops before it is built\n"
 	      "  -h, --help        show this help\n"
 	      "\n"
 	      "examples:\n"
@@ -72,14 +75,16 @@ struct args {
 	enum report_format fmt;
 	bool all_ranks, require_fit;
 	const char *output, *trace;
+	double max_tasks;
 };
 
-enum { OPT_HW, OPT_GPU, OPT_TARGET_GPU, OPT_GPUS, OPT_FORMAT, OPT_OUTPUT, OPT_TRACE, OPT_ALL_RANKS, OPT_REQUIRE_FIT };
+enum { OPT_HW, OPT_GPU, OPT_TARGET_GPU, OPT_GPUS, OPT_FORMAT, OPT_OUTPUT, OPT_TRACE, OPT_ALL_RANKS, OPT_REQUIRE_FIT,
+       OPT_MAX_TASKS };
 static const struct cli_option options[] = {
 	{"hw", 0, true, OPT_HW}, {"gpu", 0, true, OPT_GPU}, {"target-gpu", 0, true, OPT_TARGET_GPU},
 	{"gpus", 0, true, OPT_GPUS}, {"format", 0, true, OPT_FORMAT},
 	{"output", 'o', true, OPT_OUTPUT}, {"trace", 0, true, OPT_TRACE}, {"all-ranks", 0, false, OPT_ALL_RANKS},
-	{"require-fit", 0, false, OPT_REQUIRE_FIT}, {NULL, 0, false, 0},
+	{"require-fit", 0, false, OPT_REQUIRE_FIT}, {"max-tasks", 0, true, OPT_MAX_TASKS}, {NULL, 0, false, 0},
 };
 
 static int on_opt(void *ctx, int id, const char *val)
@@ -104,6 +109,7 @@ static int on_opt(void *ctx, int id, const char *val)
 	case OPT_TRACE: a->trace = val; break;
 	case OPT_ALL_RANKS: a->all_ranks = true; break;
 	case OPT_REQUIRE_FIT: a->require_fit = true; break;
+	case OPT_MAX_TASKS: return cli_parse_budget("--max-tasks", val, &a->max_tasks);
 	}
 	return 0;
 }
@@ -204,7 +210,7 @@ int cmd_predict(int argc, char **argv)
 		status = gserr_exit_code(rc);
 		goto done;
 	}
-	struct predict_opts opts = {.all_ranks = a.all_ranks, .trace = trace.f};
+	struct predict_opts opts = {.all_ranks = a.all_ranks, .trace = trace.f, .max_tasks = a.max_tasks};
 	memset(&r, 0, sizeof r);
 	if ((rc = predict_run(&s, hw, &opts, &r)) != 0) {
 		status = gserr_exit_code(rc);

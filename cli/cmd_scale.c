@@ -20,7 +20,8 @@
 
 static const char usage_line[] =
 	"usage: gpusim scale SCENARIO.yaml --gpus LIST [--hw FILE|PRESET ...] [--mode strong|weak]\n"
-	"                    [--format table|csv|json] [-o FILE] [--shard I/N] [--all-ranks] [--progress]\n";
+	"                    [--format table|csv|json] [-o FILE] [--shard I/N] [--all-ranks] [--progress]\n"
+	"                    [--max-tasks N]\n";
 
 static void help(void)
 {
@@ -42,10 +43,11 @@ static void help(void)
 	      "                    weak: the batch per DP replica stays, so the global batch grows with dp\n"
 	      "  --format F        table (default; for people), csv (one line per row) or json; csv and json are\n"
 	      "                    the input of 'gpusim plot' and 'gpusim merge' (columns: docs/output.md)\n"
-	      "  -o, --output FILE write to FILE instead of standard output (replaced only on success)\n"
+	      "  -o, --output FILE write to FILE instead of standard output ('-'); replaced only on success\n"
 	      "  --shard I/N       run only slice I of N of the sweep (rows I-1, I-1+N, ...) and write them as csv\n"
 	      "                    (default) or json; 'gpusim merge' joins the N outputs into the whole table\n"
 	      "  --all-ranks       simulate every rank of every row (see 'gpusim predict --help')\n"
+	      "  --max-tasks N     the simulation budget of each row (see 'gpusim predict --help')\n"
 	      "  --progress        print each row to standard error as it finishes; without it this happens on a\n"
 	      "                    terminal once a sweep has run for 2 s\n"
 	      "  -h, --help        show this help\n"
@@ -75,11 +77,12 @@ struct args {
 	double t0;            /* start of the sweep, for the progress lines */
 };
 
-enum { OPT_GPUS, OPT_HW, OPT_MODE, OPT_FORMAT, OPT_OUTPUT, OPT_SHARD, OPT_ALL_RANKS, OPT_PROGRESS };
+enum { OPT_GPUS, OPT_HW, OPT_MODE, OPT_FORMAT, OPT_OUTPUT, OPT_SHARD, OPT_ALL_RANKS, OPT_PROGRESS, OPT_MAX_TASKS };
 static const struct cli_option options[] = {
 	{"gpus", 0, true, OPT_GPUS}, {"hw", 0, true, OPT_HW}, {"mode", 0, true, OPT_MODE},
 	{"format", 0, true, OPT_FORMAT}, {"output", 'o', true, OPT_OUTPUT}, {"shard", 0, true, OPT_SHARD},
-	{"all-ranks", 0, false, OPT_ALL_RANKS}, {"progress", 0, false, OPT_PROGRESS}, {NULL, 0, false, 0},
+	{"all-ranks", 0, false, OPT_ALL_RANKS}, {"progress", 0, false, OPT_PROGRESS},
+	{"max-tasks", 0, true, OPT_MAX_TASKS}, {NULL, 0, false, 0},
 };
 
 /* "I/N" with 1 <= I <= N; 0 or -1 after a message. */
@@ -132,6 +135,7 @@ static int on_opt(void *ctx, int id, const char *val)
 	case OPT_SHARD: return parse_shard(val, &sp->shard, &sp->nshards);
 	case OPT_ALL_RANKS: sp->all_ranks = true; break;
 	case OPT_PROGRESS: a->progress = true; break;
+	case OPT_MAX_TASKS: return cli_parse_budget("--max-tasks", val, &sp->max_tasks);
 	}
 	return 0;
 }

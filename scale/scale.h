@@ -68,6 +68,7 @@ struct scale_spec {
 	enum scale_mode mode;
 	int shard, nshards;          /* 1-based slice; 1/1 runs every row */
 	bool all_ranks;              /* predict_opts.all_ranks for every row */
+	double max_tasks;            /* predict_opts.max_tasks for every row (0: the default) */
 	void (*progress)(void *ctx, const struct scale_progress *p);  /* NULL: none */
 	void *progress_ctx;
 };
@@ -99,6 +100,8 @@ int scale_table_write(FILE *f, enum report_format fmt, const struct scale_table 
 /* scale_table_read: a CSV or JSON table that scale_table_write wrote (told apart by the first character). 0, or
  * GS_EINVAL / GS_EENV after printing "gpusim: file:line:col: message". */
 int scale_table_read(const char *path, struct scale_table *out);
+/* scale_table_read_text: the same from len bytes of text; path names it in messages. */
+int scale_table_read_text(const char *path, const char *text, size_t len, struct scale_table *out);
 /* scale_table_merge: join the shards tables[0..n-1] (each read from names[i]) into out, rows in order. They must
  * come from one sweep (same sweep id and row count) and together hold every row exactly once; otherwise an
  * error naming the files and rows, GS_EINVAL. */

@@ -363,7 +363,7 @@ static int sweep_hardware(const struct scale_spec *sp, int h, char (*names)[64],
 	/* Every row of this hardware is simulated first (another shard's rows only while no baseline is known),
 	 * then the speedups are filled in relative to the baseline: the first row that fits in memory, or the
 	 * first feasible row when none fits (the table says so). */
-	struct predict_opts opts = { .all_ranks = sp->all_ranks };
+	struct predict_opts opts = { .all_ranks = sp->all_ranks, .max_tasks = sp->max_tasks };
 	struct result *res = xcalloc((size_t)sp->ngpus, sizeof *res);
 	int *rows = xcalloc((size_t)sp->ngpus, sizeof *rows); /* index in t->rows + 1; 0: another shard's */
 	bool *ran = xcalloc((size_t)sp->ngpus, sizeof *ran);

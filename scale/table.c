@@ -19,6 +19,7 @@
 #include "util/gserr.h"
 #include "util/jsonr.h"
 #include "util/jsonw.h"
+#include "util/slurp.h"
 #include "util/xalloc.h"
 
 enum ctype { C_INT, C_DBL, C_BOOL, C_STR };
@@ -303,13 +304,10 @@ static const char *type_name(enum ctype t)
 	return t == C_INT ? "an integer" : t == C_DBL ? "a number" : t == C_BOOL ? "true or false" : "a short text";
 }
 
-/* The tables write_csv writes, read with util/csvr.h. */
-static int read_csv(const char *path, struct scale_table *t)
+/* The tables write_csv writes, read with util/csvr.h (which it frees). */
+static int read_csv(struct csvr *c, const char *path, struct scale_table *t)
 {
 	int rc = 0, n;
-	struct csvr *c = csvr_open(path, 0, &rc);
-	if (!c)
-		return rc;
 	int at[NSWEEP + NCOLS];
 	for (int i = 0; i < NSWEEP + NCOLS; i++)
 		at[i] = -1;
@@ -488,12 +486,9 @@ static void read_json_row(struct jtab *j, const struct jv *item, struct scale_ro
 	}
 }
 
-static int read_json(const char *path, struct scale_table *t)
+/* The tables write_json writes, read with util/jsonr.h (which it frees). */
+static int read_json(struct jsonr *r, const char *path, struct scale_table *t)
 {
-	int err = 0;
-	struct jsonr *r = jsonr_open(path, &err);
-	if (!r)
-		return err;
 	struct jtab j = { .path = path };
 	const struct jv *root = jsonr_value(r), *v;
 	if (root && jsonr_peek(r) != 0)
@@ -538,24 +533,19 @@ static int cmp_row(const void *a, const void *b)
 	return (x->row > y->row) - (x->row < y->row);
 }
 
-int scale_table_read(const char *path, struct scale_table *t)
+int scale_table_read_text(const char *path, const char *text, size_t len, struct scale_table *t)
 {
 	scale_table_init(t);
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		diag_errorf("cannot open '%s': %s", path, strerror(errno));
-		return GS_EENV;
-	}
-	int ch;
-	while ((ch = fgetc(f)) == ' ' || ch == '\t' || ch == '\n' || ch == '\r')
-		;
+	size_t at = 0;
+	while (at < len && strchr(" \t\r\n", text[at]) && text[at])
+		at++;
 	int rc;
-	if (ch == '{') {
-		fclose(f);
-		rc = read_json(path, t);
+	if (at < len && text[at] == '{') {
+		rc = read_json(jsonr_open_text(path, text, len), path, t);
+	} else if (memchr(text, '\0', len)) {
+		rc = diag_error(path, 0, 0, "not a text file (it holds a NUL byte)");
 	} else {
-		fclose(f);
-		rc = read_csv(path, t);
+		rc = read_csv(csvr_new(path, text, len, 0), path, t);
 	}
 	if (rc != 0)
 		return rc;
@@ -566,6 +556,19 @@ int scale_table_read(const char *path, struct scale_table *t)
 	if (t->n > 1)  /* rows is NULL in an empty table: qsort(NULL, 0, ...) is undefined */
 		qsort(t->rows, (size_t)t->n, sizeof *t->rows, cmp_row);
 	return 0;
+}
+
+int scale_table_read(const char *path, struct scale_table *t)
+{
+	size_t len;
+	int err = 0;
+	scale_table_init(t);
+	char *text = slurp_file(path, &len, &err);
+	if (!text)
+		return err;
+	int rc = scale_table_read_text(path, text, len, t);
+	free(text);
+	return rc;
 }
 
 int scale_table_merge(const struct scale_table *tabs, const char *const *names, int n, struct scale_table *out)

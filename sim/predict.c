@@ -12,6 +12,7 @@
 #include "sim/ops.h"
 #include "sim/schedule.h"
 #include "sim/trace.h"
+#include "util/diag.h"
 #include "util/gserr.h"
 #include "util/xalloc.h"
 
@@ -93,12 +94,45 @@ static int stage_clocks(const struct hwmodel *hw, const struct build *b, struct 
 	return 0;
 }
 
+double predict_estimate_tasks(const struct scenario *s, bool all_ranks)
+{
+	double ranks = all_ranks ? (double)s->par.dp * s->par.tp : 1;
+	return 10.0 * scenario_num_microbatches(s) * s->model.layers * ranks;
+}
+
+/* Every number a report prints is finite: 0, or GS_EINVAL naming the first that is not. */
+static int check_finite(const struct result *r)
+{
+	const struct { const char *name; double v; } v[] = {
+		{ "step time", r->step_time_s }, { "tokens/s", r->tokens_per_s }, { "MFU", r->mfu },
+		{ "compute", r->breakdown_s.compute }, { "TP communication", r->breakdown_s.tp_comm_exposed },
+		{ "PP communication", r->breakdown_s.pp_comm_exposed },
+		{ "DP communication", r->breakdown_s.dp_comm_exposed }, { "bubble", r->breakdown_s.pipeline_bubble },
+		{ "optimizer", r->breakdown_s.optimizer }, { "host wait", r->breakdown_s.host_wait },
+		{ "memory", r->mem.total },
+	};
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+		if (!isfinite(v[i].v) || (i == 0 && !(v[i].v > 0)))
+			return diag_errorf("%s: the simulated %s is %g: a number in the hardware model or the scenario is "
+					   "out of scale (a rate near 0, a latency near infinity)", r->scenario, v[i].name,
+					   v[i].v);
+	return 0;
+}
+
 int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struct predict_opts *opts,
 		struct result *out)
 {
 	double t0 = now_s();
 	const struct parallel_cfg *par = &sc->par;
 	memset(out, 0, sizeof *out);
+
+	double budget = opts && opts->max_tasks > 0 ? opts->max_tasks : PREDICT_MAX_TASKS;
+	double est = predict_estimate_tasks(sc, opts && opts->all_ranks);
+	if (est > budget)
+		return diag_errorf("%s: about %.3g tasks to simulate (%d micro-batches x %d layers%s), over the budget "
+				   "of %.3g: raise it with --max-tasks, or simulate fewer micro-batches", sc->name, est,
+				   scenario_num_microbatches(sc), sc->model.layers,
+				   opts && opts->all_ranks ? " x every rank" : "", budget);
 
 	struct build b;
 	int all = opts && opts->all_ranks;
@@ -202,5 +236,5 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 	free(speed);
 	build_release(&b);
 	out->sim_wall_s = now_s() - t0;
-	return 0;
+	return check_finite(out);
 }

@@ -12,7 +12,14 @@
 struct predict_opts {
 	bool all_ranks;        /* simulate every rank instead of one representative per symmetric group */
 	FILE *trace;           /* optional: write a Chrome trace-event timeline here (docs/output.md, Timelines) */
+	double max_tasks;      /* the task budget (0: PREDICT_MAX_TASKS): a larger job stops before it is built */
 };
+
+/* The default task budget: about 10 tasks per layer and micro-batch on each simulated rank (docs/simulation.md);
+ * 1e8 tasks take about 1 GB and tens of seconds. --max-tasks raises it. */
+#define PREDICT_MAX_TASKS 1e8
+/* predict_estimate_tasks: that estimate for a job, before anything is built. */
+double predict_estimate_tasks(const struct scenario *s, bool all_ranks);
 
 struct breakdown {
 	double compute;          /* compute ops on the critical rank's compute stream (incl. recompute) */
@@ -51,7 +58,9 @@ struct result {
 	char scenario[128];
 };
 
-/* predict_run: simulate one training step. 0, or a negative GS_* code after printing the reason. */
+/* predict_run: simulate one training step. 0, or a negative GS_* code after printing the reason: GS_EINVAL when
+ * the job is over the task budget, or when the result is not finite (a hardware model whose numbers overflow a
+ * step time: never a printed inf or nan). */
 int predict_run(const struct scenario *s, const struct hwmodel *hw, const struct predict_opts *opts,
 		struct result *out);
 

@@ -5,10 +5,14 @@
  *   1F1B:       the same step, but stage 0 holds p micro-batches instead of m
  *   interleaved: bubble (p - 1) * (tf + tb) / v
  *   DP:         free links give the single-GPU time; --all-ranks gives identical results. */
+#define _POSIX_C_SOURCE 200809L /* fileno, for capture.h */
+#include <math.h>
 #include <stdlib.h>
 #include "sim/predict.h"
 #include "sim/ops.h"
+#include "capture.h"
 #include "check.h"
+#include "util/gserr.h"
 
 static struct coll_line free_line = { "free", 0, 0, 0, 1e15, 0 };
 
@@ -245,5 +249,22 @@ int main(void)
 		   r.breakdown_s.dp_comm_exposed + r.breakdown_s.pipeline_bubble + r.breakdown_s.optimizer +
 		   r.breakdown_s.host_wait, r.step_time_s, 1e-9);
 	hw.overlap_compute_slowdown = hw.overlap_comm_slowdown = 0;
+	/* hostile numbers (issue 16): a job over the task budget stops before it is built, naming --max-tasks (one
+	 * rank, 3 micro-batches x 4 layers x 10 = 120 estimated tasks against a budget of 100); a hardware model whose
+	 * launch cost overflows gives an error, never an inf step */
+	{
+		make_sc(&s, 4, 3, 1, 1, 1, SCHED_1F1B, 1);
+		CHECK_NEAR(predict_estimate_tasks(&s, false), 120, 0);
+		struct predict_opts small = { .max_tasks = 100 };
+		cap_begin();
+		CHECK_INT(predict_run(&s, &hw, &small, &r), GS_EINVAL);
+		CHECK_CONTAINS(cap_end(), "about 120 tasks to simulate (3 micro-batches x 4 layers), over the budget of 100: "
+					  "raise it with --max-tasks");
+		struct hwmodel big = hw;
+		big.gpu.launch_us = INFINITY;
+		cap_begin();
+		CHECK_INT(predict_run(&s, &big, NULL, &r), GS_EINVAL);
+		CHECK_CONTAINS(cap_end(), "the simulated step time is inf: a number in the hardware model or the scenario");
+	}
 	return check_result();
 }

@@ -10,6 +10,7 @@
 
 #include "util/diag.h"
 #include "util/gserr.h"
+#include "util/slurp.h"
 #include "util/xalloc.h"
 
 struct csvr {
@@ -41,29 +42,10 @@ struct csvr *csvr_new(const char *name, const char *text, size_t len, int flags)
 
 struct csvr *csvr_open(const char *path, int flags, int *err)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		diag_errorf("cannot open '%s': %s", path, strerror(errno));
-		*err = GS_EENV;
+	size_t len;
+	char *buf = slurp_file(path, &len, err);
+	if (!buf)
 		return NULL;
-	}
-	size_t cap = 1 << 16, len = 0, got;
-	char *buf = xmalloc(cap);
-	while ((got = fread(buf + len, 1, cap - len, f)) > 0) {
-		len += got;
-		if (len == cap) {
-			cap *= 2;
-			buf = xrealloc(buf, cap);
-		}
-	}
-	int bad = ferror(f);
-	fclose(f);
-	if (bad) {
-		free(buf);
-		diag_errorf("cannot read '%s'", path);
-		*err = GS_EENV;
-		return NULL;
-	}
 	if (memchr(buf, '\0', len)) {
 		free(buf);
 		diag_error(path, 0, 0, "not a text file (it holds a NUL byte)");

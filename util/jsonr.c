@@ -13,6 +13,7 @@
 
 #include "util/diag.h"
 #include "util/gserr.h"
+#include "util/slurp.h"
 #include "util/xalloc.h"
 
 #define JSONR_MAX_DEPTH 64
@@ -62,42 +63,34 @@ static void *arena(struct jsonr *r, size_t n)
 	return p;
 }
 
-struct jsonr *jsonr_open(const char *path, int *err)
+/* A reader of text (owned from here on), named name in messages. */
+static struct jsonr *reader(const char *name, char *text, size_t len)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		diag_errorf("cannot open '%s': %s", path, strerror(errno));
-		*err = GS_EENV;
-		return NULL;
-	}
 	struct jsonr *r = xcalloc(1, sizeof *r);
-	size_t cap = 1 << 16;
-	r->text = xmalloc(cap);
-	size_t got;
-	while ((got = fread(r->text + r->len, 1, cap - r->len - 1, f)) > 0) {
-		r->len += got;
-		if (cap - r->len - 1 == 0) {
-			cap *= 2;
-			r->text = xrealloc(r->text, cap);
-		}
-	}
-	int bad = ferror(f);
-	fclose(f);
-	if (bad) {
-		diag_errorf("cannot read '%s'", path);
-		free(r->text);
-		free(r);
-		*err = GS_EENV;
-		return NULL;
-	}
-	r->text[r->len] = '\0';
-	r->path = xstrdup(path);
+	r->text = text;
+	r->len = len;
+	r->path = xstrdup(name);
 	r->line = r->col = 1;
 	r->first = r->cur = xmalloc(sizeof *r->first + CHUNK);
 	r->first->next = NULL;
 	r->first->used = 0;
 	r->first->size = CHUNK;
 	return r;
+}
+
+struct jsonr *jsonr_open(const char *path, int *err)
+{
+	size_t len;
+	char *text = slurp_file(path, &len, err);
+	return text ? reader(path, text, len) : NULL;
+}
+
+struct jsonr *jsonr_open_text(const char *name, const char *text, size_t len)
+{
+	char *copy = xmalloc(len + 1);
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	return reader(name, copy, len);
 }
 
 void jsonr_free(struct jsonr *r)

@@ -28,6 +28,8 @@ struct jsonr;
 
 /* jsonr_open: the whole file in memory; NULL after a message (*err GS_EENV). */
 struct jsonr *jsonr_open(const char *path, int *err);
+/* jsonr_open_text: a reader of len bytes of text (copied); name is used in messages. */
+struct jsonr *jsonr_open_text(const char *name, const char *text, size_t len);
 void jsonr_free(struct jsonr *r);
 
 /* The next character after white space, or 0 at the end. */
