@@ -216,6 +216,9 @@ void hwmodel_retarget(struct hwmodel *hw, const struct hwmodel *target)
 	g->memory_bytes = t->memory_bytes;
 	g->sm_count = t->sm_count;
 	snprintf(g->name, sizeof g->name, "%s", t->name);
+	char name[64];
+	snprintf(name, sizeof name, "%.40s~%.22s", hw->name, target->name);  /* "measured@cluster~target" */
+	snprintf(hw->name, sizeof hw->name, "%s", name);
 	size_t used = strlen(hw->origin.note);
 	snprintf(hw->origin.note + used, sizeof hw->origin.note - used, "%s%s", used ? "; " : "", buf);
 	used = strlen(hw->origin.gpu);
