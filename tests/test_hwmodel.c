@@ -593,6 +593,112 @@ static void test_base(void)
 	rmdir(dir);
 }
 
+static const struct coll_table *intra_table(const struct hwmodel *hw, enum coll_op op, int n)
+{
+	const struct coll_model *cm = &hw->coll[SCOPE_INTRA][op];
+	for (int i = 0; i < cm->ntables; i++)
+		if (cm->tables[i].n == n)
+			return &cm->tables[i];
+	return NULL;
+}
+
+static int point(const struct coll_table *t, double bytes)
+{
+	for (int i = 0; t && i < t->npts; i++)
+		if (t->bytes[i] == bytes)
+			return i;
+	return -1;
+}
+
+/* hwmodel_compose: the 2x H200 calibration in the h200-sxm preset's node of 8 (same GPU, NVSwitch): groups of 2 are
+ * the measured tables; groups of 4 and 8 grow from them by NCCL's ring; the 1x H100 calibration in h100-dgx keeps
+ * the preset's collectives; the GPU is the measured one and the network the preset's. */
+static void test_compose(void)
+{
+	int err = 0;
+	struct hwmodel *m = hwmodel_load("hardware/h200x2-measured.yaml", &err);
+	struct hwmodel *pre = hwmodel_load("h200-sxm", &err);
+	CHECK(m && pre);
+	if (!m || !pre)
+		return;
+	CHECK(m->origin.calibrated);
+	CHECK_INT(m->origin.measured_group, 2);
+	CHECK_CONTAINS(m->origin.gpu, "measured (hardware/h200x2-measured.yaml)");
+	CHECK_STR(pre->origin.gpu, "preset h200-sxm");
+	struct hwmodel *c = hwmodel_compose(pre, m);
+	CHECK_INT(c->node.gpus, 8);
+	CHECK(c->origin.composed && !c->origin.calibrated);
+	CHECK_CONTAINS(c->origin.intra, "groups of 3 to 8 grown from them by NCCL's ring");
+	CHECK_NEAR(hwmodel_gemm_eff(c, DT_BF16, 4096, 4096, 4096), hwmodel_gemm_eff(m, DT_BF16, 4096, 4096, 4096), 0);
+	CHECK_NEAR(hwmodel_coll_us(c, SCOPE_INTER, COLL_ALL_REDUCE, 16, 1e8),
+		   hwmodel_coll_us(pre, SCOPE_INTER, COLL_ALL_REDUCE, 16, 1e8), 0);
+
+	const struct coll_table *t2 = intra_table(m, COLL_ALL_REDUCE, 2);
+	int big = point(t2, 1073741824.0), small = point(t2, 65536.0);
+	CHECK(big >= 0 && small >= 0);
+	if (big >= 0 && small >= 0) {
+		/* groups of 2: the measured table as it is */
+		CHECK_NEAR(hwmodel_coll_us(c, SCOPE_INTRA, COLL_ALL_REDUCE, 2, t2->bytes[big]), t2->time_us[big], 1e-12);
+		/* all-reduce on 4: busfactor 2(n-1)/n = 1 on 2 ranks, 1.5 on 4, so B bytes on 4 ranks move per link what
+		 * 1.5 B move on 2: t4(B / 1.5) = t2(B) + (steps 6 - 2) x step. 1 GiB on 2 ranks moves 512 MiB per link
+		 * step (> 64 KiB: LL128, 1.9 us); 64 KiB moves 32 KiB (LL, 0.6 us). */
+		CHECK_NEAR(hwmodel_coll_us(c, SCOPE_INTRA, COLL_ALL_REDUCE, 4, 1073741824.0 / 1.5),
+			   t2->time_us[big] + 4 * 1.9, 1e-9);
+		CHECK_NEAR(hwmodel_coll_us(c, SCOPE_INTRA, COLL_ALL_REDUCE, 4, 65536.0 / 1.5),
+			   t2->time_us[small] + 4 * 0.6, 1e-9);
+		/* on 8: busfactor 1.75, 14 steps: t8(B / 1.75) = t2(B) + 12 x 1.9 */
+		CHECK_NEAR(hwmodel_coll_us(c, SCOPE_INTRA, COLL_ALL_REDUCE, 8, 1073741824.0 / 1.75),
+			   t2->time_us[big] + 12 * 1.9, 1e-9);
+		/* against the preset's published 8-GPU ring (nccl-tests busbw 370 GB/s, tuning.cc Simple latencies; NVLS
+		 * off as in the validation runs): 1 GiB on 8 ranks, ring Simple 8.4 + 14 x 3.4 + 2^30 x 1.75 / 370e3 =
+		 * 5134.1 us; grown from the measured 2-GPU busbw (~345 GB/s at 2 GiB): within 10 % */
+		double ring = 8.4 + 14 * 3.4 + 1073741824.0 * 1.75 / 370e3;
+		double grown = hwmodel_coll_us(c, SCOPE_INTRA, COLL_ALL_REDUCE, 8, 1073741824.0);
+		CHECK(fabs(grown / ring - 1) < 0.10);
+	}
+	/* all-gather on 8 from 2: busfactor (n-1)/n = 0.5 -> 0.875, steps 1 -> 7: t8(B x 0.5 / 0.875) = t2(B) + 6 x 1.9 */
+	const struct coll_table *g2 = intra_table(m, COLL_ALL_GATHER, 2);
+	int gb = point(g2, 1073741824.0);
+	CHECK(gb >= 0);
+	if (gb >= 0)
+		CHECK_NEAR(hwmodel_coll_us(c, SCOPE_INTRA, COLL_ALL_GATHER, 8, 1073741824.0 * 0.5 / 0.875),
+			   g2->time_us[gb] + 6 * 1.9, 1e-9);
+	/* send/recv does not change with the group: busfactor 1, one step */
+	CHECK_NEAR(hwmodel_coll_us(c, SCOPE_INTRA, COLL_SEND_RECV, 8, 1e7), hwmodel_coll_us(m, SCOPE_INTRA, COLL_SEND_RECV, 2, 1e7),
+		   1e-12);
+	hwmodel_free(c);
+	hwmodel_free(pre);
+	hwmodel_free(m);
+
+	/* one H100 measured in the h100-dgx node: no group measured, so every intra-node curve is the preset's */
+	m = hwmodel_load("hardware/h100x1-measured.yaml", &err);
+	pre = hwmodel_load("h100-dgx", &err);
+	CHECK(m && pre);
+	if (!m || !pre)
+		return;
+	CHECK_INT(m->origin.measured_group, 0);
+	c = hwmodel_compose(pre, m);
+	for (int op = 0; op < COLL_NOPS; op++)
+		CHECK_NEAR(hwmodel_coll_us(c, SCOPE_INTRA, (enum coll_op)op, 8, 3e6),
+			   hwmodel_coll_us(pre, SCOPE_INTRA, (enum coll_op)op, 8, 3e6), 0);
+	CHECK_STR(c->gpu.name, m->gpu.name);
+	CHECK_NEAR(c->gpu.mem_eff, m->gpu.mem_eff, 0);
+	CHECK_CONTAINS(c->origin.intra, "preset h100-dgx (none measured)");
+	CHECK_STR(c->origin.note, "");
+	/* --target-gpu: efficiencies kept, peaks the target's: a GEMM's achieved rate scales by the peak ratio */
+	struct hwmodel *h200 = hwmodel_load("h200-sxm", &err);
+	double eff = hwmodel_gemm_eff(c, DT_BF16, 8192, 8192, 8192);
+	hwmodel_retarget(c, h200);
+	CHECK_NEAR(hwmodel_gemm_eff(c, DT_BF16, 8192, 8192, 8192), eff, 1e-12);
+	CHECK_NEAR(c->gpu.peak_tflops[DT_BF16], h200->gpu.peak_tflops[DT_BF16], 0);
+	CHECK_NEAR(c->gpu.hbm_gbps, h200->gpu.hbm_gbps, 0);
+	CHECK_CONTAINS(c->origin.note, "GPU rates carried from NVIDIA H100 80GB HBM3 to");
+	hwmodel_free(h200);
+	hwmodel_free(c);
+	hwmodel_free(pre);
+	hwmodel_free(m);
+}
+
 int main(void)
 {
 	test_measured_collectives();
@@ -605,5 +711,6 @@ int main(void)
 	test_attention();
 	test_presets();
 	test_base();
+	test_compose();
 	return check_result();
 }
