@@ -132,7 +132,9 @@ struct hwmodel *hwmodel_compose(const struct hwmodel *cluster, const struct hwmo
 	snprintf(hw->origin.gpu, sizeof hw->origin.gpu, "%s", measured->origin.gpu);
 
 	int m = measured->origin.measured_group, nodeg = cluster->node.gpus;
-	bool same = strcmp(measured->gpu.name, cluster->gpu.name) == 0 && measured->node.fabric == cluster->node.fabric;
+	enum fabric mfab = measured->origin.host_gpus ? measured->origin.host_fabric : measured->node.fabric;
+	int mgpus = measured->origin.host_gpus ? measured->origin.host_gpus : measured->node.gpus;
+	bool same = strcmp(measured->gpu.name, cluster->gpu.name) == 0 && mfab == cluster->node.fabric;
 	char buf[400];
 	if (strcmp(measured->gpu.name, cluster->gpu.name) != 0) {
 		snprintf(buf, sizeof buf, "GPU %.60s (measured) in the node of %.40s, which holds %.60s", measured->gpu.name,
@@ -144,8 +146,8 @@ struct hwmodel *hwmodel_compose(const struct hwmodel *cluster, const struct hwmo
 		for (int op = 0; op < COLL_NOPS; op++) {
 			const struct coll_model *mc = &measured->coll[SCOPE_INTRA][op];
 			struct coll_model *cm = &hw->coll[SCOPE_INTRA][op];
-			if (mc->nlines + mc->ntables == 0)
-				continue;
+			if (mc->nlines + mc->ntables == 0 || !starts(mc->source, "measured"))
+				continue;  /* not measured (a calibration's copy of its base): the cluster's */
 			struct coll_model pre = *cm;  /* the cluster's curves, for groups the measurement cannot grow to */
 			memset(cm, 0, sizeof *cm);
 			snprintf(cm->source, sizeof cm->source, "%.127s", mc->source);
@@ -181,10 +183,10 @@ struct hwmodel *hwmodel_compose(const struct hwmodel *cluster, const struct hwmo
 	} else {
 		snprintf(buf, sizeof buf, "intra-node collectives are %.40s's: the measured node (%d x %.40s, %s) is not "
 			 "the same kind as the target (%d x %.40s, %s)%s",
-			 cluster->name, measured->node.gpus, measured->gpu.name, fabric_label[measured->node.fabric], nodeg,
+			 cluster->name, mgpus, measured->gpu.name, fabric_label[mfab], nodeg,
 			 cluster->gpu.name, fabric_label[cluster->node.fabric],
 			 m < 2 ? " or measured no group" : "");
-		if (m >= 2 || measured->node.gpus > 1)
+		if (m >= 2 || mgpus > 1)
 			note_add(hw, buf);
 		snprintf(hw->origin.intra, sizeof hw->origin.intra, "preset %.60s%s", cluster->name,
 			 m < 2 ? " (none measured)" : " (measured node of another kind)");

@@ -510,6 +510,15 @@ int hwload_parse(struct ydoc *d, struct hwmodel *hw, bool based)
 		if (i == 1 && v && ynode_kind(v) != YNODE_MAP)
 			ydoc_error(d, v, "meta: expected a mapping, got %s", ynode_describe(v, got, sizeof got));
 	}
+	const struct ynode *hostnode = ynode_get(ynode_get(root, "meta"), "node");  /* calibrate's record of its host */
+	if (ynode_kind(hostnode) == YNODE_MAP) {
+		int f = FABRIC_NVSWITCH, g = 0;
+		if (ydoc_int(d, hostnode, "gpus", YD_POSITIVE, &g) == 1 &&
+		    ydoc_enum(d, hostnode, "fabric", YD_REQUIRED, fabric_names, &f) == 1) {
+			hw->origin.host_gpus = g;
+			hw->origin.host_fabric = (enum fabric)f;
+		}
+	}
 	snprintf(def_src, sizeof def_src, "unspecified: %s gives no source", ydoc_file(d));
 	read_source(d, root, src, sizeof src, def_src);
 

@@ -210,7 +210,11 @@ static void origin_set(struct hwmodel *hw)
 		snprintf(what, sizeof what, "preset %s", stem);
 	else
 		snprintf(what, sizeof what, "file %.120s%s%.60s", hw->path, hw->base[0] ? ", base " : "", hw->base);
+	int host_gpus = o->host_gpus;
+	enum fabric host_fabric = o->host_fabric;
 	memset(o, 0, sizeof *o);
+	o->host_gpus = host_gpus;
+	o->host_fabric = host_fabric;
 	o->calibrated = starts_with(hw->gpu.source, "measured: gpusim calibrate");
 	if (starts_with(hw->gpu.source, "measured"))
 		snprintf(o->gpu, sizeof o->gpu, "measured (%.150s)", hw->path);
@@ -229,7 +233,7 @@ static void origin_set(struct hwmodel *hw)
 		snprintf(o->intra, sizeof o->intra, "measured (%.150s) for groups of 2 to %d", hw->path, o->measured_group);
 	else
 		snprintf(o->intra, sizeof o->intra, "%s", what);
-	if (starts_with(hw->node.source, "measured"))
+	if (starts_with(hw->node.source, "measured") && !host_gpus)
 		snprintf(o->node, sizeof o->node, "the measuring host (%.120s): nodes of %d", hw->path, hw->node.gpus);
 	else
 		snprintf(o->node, sizeof o->node, "%s", what);
@@ -242,6 +246,7 @@ static struct hwmodel *load_doc(struct ydoc *d, const char *path, int *err, bool
 	int rc = 0;
 	if (chain->n < HW_MAX_BASE_DEPTH)
 		snprintf(chain->id[chain->n++], sizeof chain->id[0], "%s", path);
+	struct hwmodel *base_model = NULL;  /* kept for a calibration with a base: composed into it below */
 	if (base && ynode_kind(base) == YNODE_SCALAR && !ynode_is_null(base)) {
 		hw = load_base(d, base, path, chain, &rc);
 		if (!hw) {
@@ -251,6 +256,8 @@ static struct hwmodel *load_doc(struct ydoc *d, const char *path, int *err, bool
 			return NULL;
 		}
 		snprintf(hw->base, sizeof hw->base, "%s", ynode_str(base));
+		if (fallback)
+			base_model = hwmodel_copy(hw);
 	} else {
 		hw = xcalloc(1, sizeof *hw);
 	}
@@ -261,6 +268,16 @@ static struct hwmodel *load_doc(struct ydoc *d, const char *path, int *err, bool
 		rc = attn_from_preset(hw);
 	if (rc == 0 && fallback)
 		origin_set(hw);
+	if (rc == 0 && base_model && hw->origin.calibrated) {
+		/* a calibration that names its base claims the GPU and the collectives it measured: the same model as
+		 * --hw BASE --gpu FILE, measured curves used only where the base's node is of the measured kind */
+		struct hwmodel *c = hwmodel_compose(base_model, hw);
+		snprintf(c->name, sizeof c->name, "%s", hw->name);
+		snprintf(c->path, sizeof c->path, "%s", hw->path);
+		hwmodel_free(hw);
+		hw = c;
+	}
+	hwmodel_free(base_model);
 	if (err)
 		*err = rc;
 	if (rc != 0) {

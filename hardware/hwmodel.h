@@ -154,6 +154,9 @@ struct hw_origin {
 	char note[480];          /* assumptions made composing or retargeting; "" when none */
 	int measured_group;      /* largest intra-node group measured (tables or lines with that n); 0 none */
 	bool calibrated;         /* the file was written by gpusim calibrate (source "measured: gpusim calibrate") */
+	int host_gpus;           /* meta.node.gpus: the measuring host's node, which a based calibration records as a
+				  * fact, not as the model's node (0: not recorded; then node is the host's) */
+	enum fabric host_fabric; /* meta.node.fabric, with host_gpus */
 	bool composed;           /* made by hwmodel_compose (--gpu) */
 };
 
