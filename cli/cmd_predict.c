@@ -3,6 +3,7 @@
  * util/outfile.h: a temporary renamed into place only when the whole run succeeded (a failed or interrupted run
  * never leaves a half file), and nothing reaches stdout before the simulation has succeeded. */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,10 +18,12 @@
 #include "sim/fit.h"
 #include "sim/predict.h"
 #include "util/gserr.h"
+#include "util/xalloc.h"
 
 static const char usage_line[] =
 	"usage: gpusim predict SCENARIO.yaml [--hw FILE|PRESET] [--gpu FILE [--target-gpu PRESET]] [--gpus N]\n"
-	"                      [--format table|json|csv] [-o FILE] [--all-ranks] [--trace FILE] [--require-fit]\n"
+	"                      [--format table|json|csv] [-o FILE] [--all-ranks]\n"
+	"                      [--trace FILE [--trace-ranks stages|critical|all|LIST]] [--require-fit]\n"
 	"                      [--max-tasks N]\n";
 
 static void help(void)
@@ -50,6 +53,10 @@ static void help(void)
 	      "                    TP peers); slower, and gives the same result where the groups of a\n"
 	      "                    stage lie on the nodes alike (docs/simulation.md, Symmetry)\n"
 	      "  --trace FILE      also write a Chrome trace-event timeline (open in chrome://tracing or Perfetto)\n"
+	      "  --trace-ranks R   the GPUs the timeline holds: stages (default: one per pipeline stage, dp 0, tp 0,\n"
+	      "                    the critical one among them), critical (that one alone), all (every GPU, written\n"
+	      "                    as the simulation runs: large), or GPU numbers such as 0,8,16-23; GPUs other than\n"
+	      "                    a stage's dp 0, tp 0 are simulated with --all-ranks\n"
 	      "  --require-fit     a job that does not fit in GPU memory is an error (exit 1), not a warning\n"
 	      "  --max-tasks N     the simulation's budget, about 10 tasks per layer and micro-batch on each simulated\n"
 	      "                    rank (default 1e8, about 1 GB): a larger job stops before it is built\n"
@@ -60,6 +67,7 @@ static void help(void)
 	      "  gpusim predict scenarios/70b_64gpu.yaml --gpus 128 --format json -o 70b_128.json\n"
 	      "  gpusim predict scenarios/70b_64gpu.yaml --hw a100-dgx --trace 70b.trace.json\n"
 	      "  gpusim predict scenarios/70b_64gpu.yaml --hw h100-dgx --gpu hardware/h100x1-measured.yaml\n"
+	      "  gpusim predict scenarios/70b_64gpu.yaml --trace stage0.trace.json --trace-ranks 0-7\n"
 	      "\n"
 	      "When the job does not fit in GPU memory the report says so, and standard error gets a warning with the\n"
 	      "single changes that would make it fit (more recompute, a higher ZeRO stage, a smaller micro-batch,\n"
@@ -74,18 +82,61 @@ struct args {
 	struct scenario_overrides ov;
 	enum report_format fmt;
 	bool all_ranks, require_fit;
-	const char *output, *trace;
+	const char *output, *trace, *trace_ranks;
+	enum trace_pick pick;
+	int *ranks;  /* TRACE_LIST, owned */
+	int nranks;
 	double max_tasks;
 };
 
-enum { OPT_HW, OPT_GPU, OPT_TARGET_GPU, OPT_GPUS, OPT_FORMAT, OPT_OUTPUT, OPT_TRACE, OPT_ALL_RANKS, OPT_REQUIRE_FIT,
-       OPT_MAX_TASKS };
+enum { OPT_HW, OPT_GPU, OPT_TARGET_GPU, OPT_GPUS, OPT_FORMAT, OPT_OUTPUT, OPT_TRACE, OPT_TRACE_RANKS, OPT_ALL_RANKS,
+       OPT_REQUIRE_FIT, OPT_MAX_TASKS };
 static const struct cli_option options[] = {
 	{"hw", 0, true, OPT_HW}, {"gpu", 0, true, OPT_GPU}, {"target-gpu", 0, true, OPT_TARGET_GPU},
 	{"gpus", 0, true, OPT_GPUS}, {"format", 0, true, OPT_FORMAT},
-	{"output", 'o', true, OPT_OUTPUT}, {"trace", 0, true, OPT_TRACE}, {"all-ranks", 0, false, OPT_ALL_RANKS},
+	{"output", 'o', true, OPT_OUTPUT}, {"trace", 0, true, OPT_TRACE}, {"trace-ranks", 0, true, OPT_TRACE_RANKS},
+	{"all-ranks", 0, false, OPT_ALL_RANKS},
 	{"require-fit", 0, false, OPT_REQUIRE_FIT}, {"max-tasks", 0, true, OPT_MAX_TASKS}, {NULL, 0, false, 0},
 };
+
+/* --trace-ranks: stages, critical, all, or GPU numbers and ranges (0,8,16-23), checked against the job's GPU
+ * count once the scenario is loaded. */
+static int parse_trace_ranks(struct args *a, const char *val)
+{
+	a->trace_ranks = val;
+	a->nranks = 0;
+	if (strcmp(val, "stages") == 0 || strcmp(val, "critical") == 0 || strcmp(val, "all") == 0) {
+		a->pick = val[0] == 's' ? TRACE_STAGES : val[0] == 'c' ? TRACE_CRITICAL : TRACE_ALL;
+		return 0;
+	}
+	a->pick = TRACE_LIST;
+	int cap = 0;
+	for (const char *p = val;;) {
+		char *end;
+		errno = 0;
+		long lo = strtol(p, &end, 10), hi = lo;
+		if (end != p && *end == '-') {
+			const char *q = end + 1;
+			hi = strtol(q, &end, 10);
+			if (end == q)
+				hi = -1;
+		}
+		if (errno || end == p || (*end != ',' && *end != '\0') || lo < 0 || hi < lo || hi >= INT_MAX ||
+		    hi - lo >= 1 << 20)
+			return diag_errorf("--trace-ranks needs stages, critical, all or GPU numbers such as 0,8,16-23, "
+					   "not '%s'", val);
+		for (long r = lo; r <= hi; r++) {
+			if (a->nranks == cap) {
+				cap = cap ? 2 * cap : 16;
+				a->ranks = xrealloc(a->ranks, (size_t)cap * sizeof *a->ranks);
+			}
+			a->ranks[a->nranks++] = (int)r;
+		}
+		if (*end == '\0')
+			return 0;
+		p = end + 1;
+	}
+}
 
 static int on_opt(void *ctx, int id, const char *val)
 {
@@ -107,6 +158,7 @@ static int on_opt(void *ctx, int id, const char *val)
 		break;
 	case OPT_OUTPUT: a->output = val; break;
 	case OPT_TRACE: a->trace = val; break;
+	case OPT_TRACE_RANKS: return parse_trace_ranks(a, val);
 	case OPT_ALL_RANKS: a->all_ranks = true; break;
 	case OPT_REQUIRE_FIT: a->require_fit = true; break;
 	case OPT_MAX_TASKS: return cli_parse_budget("--max-tasks", val, &a->max_tasks);
@@ -138,6 +190,10 @@ static int parse(int argc, char **argv, struct args *a)
 	}
 	if (a->ov.target_gpu && !a->ov.gpu) {
 		diag_errorf("--target-gpu carries a measured GPU to another one: give the measurement with --gpu FILE");
+		return cli_usage_error("predict");
+	}
+	if (a->trace_ranks && !a->trace) {
+		diag_errorf("--trace-ranks picks the GPUs of a --trace timeline: give --trace FILE too");
 		return cli_usage_error("predict");
 	}
 	if (a->output && a->trace && strcmp(a->output, a->trace) == 0) {
@@ -179,8 +235,10 @@ int cmd_predict(int argc, char **argv)
 {
 	struct args a = {.fmt = REPORT_TABLE};
 	int status = parse(argc, argv, &a);
-	if (status != 0)
+	if (status != 0) {
+		free(a.ranks);
 		return status < 0 ? 0 : status;
+	}
 
 	/* An unreadable scenario is an environment problem (3), told apart from a bad one (1). */
 	FILE *probe = fopen(a.scenario, "r");
@@ -210,7 +268,14 @@ int cmd_predict(int argc, char **argv)
 		status = gserr_exit_code(rc);
 		goto done;
 	}
-	struct predict_opts opts = {.all_ranks = a.all_ranks, .trace = trace.f, .max_tasks = a.max_tasks};
+	for (int i = 0; i < a.nranks; i++)
+		if (a.ranks[i] >= s.par.gpus) {
+			diag_errorf("--trace-ranks: GPU %d is not in this job (GPUs 0-%d)", a.ranks[i], s.par.gpus - 1);
+			status = 2;
+			goto done;
+		}
+	struct predict_opts opts = {.all_ranks = a.all_ranks, .trace = trace.f, .trace_pick = a.pick,
+				    .trace_ranks = a.ranks, .trace_nranks = a.nranks, .max_tasks = a.max_tasks};
 	memset(&r, 0, sizeof r);
 	if ((rc = predict_run(&s, hw, &opts, &r)) != 0) {
 		status = gserr_exit_code(rc);
@@ -234,5 +299,6 @@ done:
 	cli_out_discard(&out);
 	cli_out_discard(&trace);
 	hwmodel_free(hw);
+	free(a.ranks);
 	return status;
 }

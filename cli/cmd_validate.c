@@ -44,7 +44,7 @@ static void help(void)
 	      "  family, or mode          the layout family (mode without group sizes: dp2 -> dp): per family\n"
 	      "  device                   the GPU the row ran on: per GPU type\n"
 	      "  peak_mem_bytes           torch.cuda.max_memory_allocated: scored against the predicted memory\n"
-	      "Other columns are ignored. validate/torch_step.py writes such a file from real training steps.\n"
+	      "Other columns are ignored. validate/runner/torch_step.py writes such a file from real training steps.\n"
 	      "\n"
 	      "options:\n"
 	      "  --hw FILE|PRESET         hardware model for every row instead of each scenario's 'hardware:'\n"

@@ -10,6 +10,8 @@ int cmd_scale(int argc, char **argv);      /* cli/cmd_scale.c: scaling sweeps ov
 int cmd_merge(int argc, char **argv);      /* cli/cmd_merge.c: join the shards of a sweep */
 int cmd_plot(int argc, char **argv);       /* cli/cmd_plot.c: report plots with gnuplot */
 int cmd_validate(int argc, char **argv);   /* cli/cmd_validate.c: score predictions against measured runs */
+int cmd_plan(int argc, char **argv);       /* cli/cmd_plan.c: search layouts, time-to-train and cost */
+int cmd_advise(int argc, char **argv);     /* cli/cmd_advise.c: is another GPU worth it */
 /* cmd_calibrate and calibrate_backend: calibrate/calibrate.h (measure GPUs, write a hardware YAML) */
 #include "calibrate/calibrate.h"
 

@@ -35,6 +35,11 @@ static const struct command commands[] = {
 	 "SHARD... [--format table|csv|json] [-o FILE]"},
 	{"plot", cmd_plot, "draw a scaling sweep or a step's timeline with gnuplot (png, svg, pdf)",
 	 "efficiency|throughput|breakdown|compare SWEEP.csv|SWEEP.json, or timeline TRACE.json; -o FILE.png|.svg|.pdf"},
+	{"plan", cmd_plan, "search the fastest layouts; time to train and cost of GPU counts and hardware models",
+	 "SCENARIO.yaml --gpus LIST [--hw FILE|PRESET ...] [--tokens T] [--price USD] [--by time|cost] [--top K] "
+	 "[--report DIR]"},
+	{"advise", cmd_advise, "is another GPU worth it: the best layout on 1, 2, 4, ... GPUs, and why it stops paying",
+	 "SCENARIO.yaml [--hw FILE|PRESET] [--max-gpus N] [--format table|csv|json]"},
 	{"presets", cmd_presets, "list the built-in hardware models, or print one as YAML", "[show NAME]"},
 	{"validate", cmd_validate, "compare predictions with measured step times",
 	 "MEASURED.csv [--hw FILE|PRESET] [--format table|csv|json] [options]"},

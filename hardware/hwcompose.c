@@ -214,6 +214,7 @@ void hwmodel_retarget(struct hwmodel *hw, const struct hwmodel *target)
 		 g->hbm_gbps, t->hbm_gbps, target->name);
 	for (int dt = 0; dt < DT_COUNT; dt++)
 		g->peak_tflops[dt] = t->peak_tflops[dt];
+	g->peak_fp4_tflops = t->peak_fp4_tflops;
 	g->hbm_gbps = t->hbm_gbps;
 	g->memory_bytes = t->memory_bytes;
 	g->sm_count = t->sm_count;

@@ -76,7 +76,8 @@ static const char *const power_keys[] = { "burst_speedup", "exponent", "memory_b
 					  NULL };
 static const char *const membound_keys[] = { "eff", "half_bytes", "source", NULL };
 static const char *const gemm_keys[] = { "model", "tables", "rates", "source", NULL };
-static const char *const gemm_model_keys[] = { "max_eff", "tile_m", "tile_n", "k_half", "source", NULL };
+static const char *const gemm_model_keys[] = { "max_eff", "dtype_eff", "tile_m", "tile_n", "k_half", "source",
+						NULL };
 static const char *const gemm_table_keys[] = { "dtype", "m", "n", "k", "eff", "source", NULL };
 static const char *const attn_keys[] = { "fwd_eff", "bwd_eff", "impl", "source", "fused", "unfused", NULL };
 static const char *const attn_entry_keys[] = { "impl", "fwd_eff", "bwd_eff", "rows", "rates", "source", NULL };
@@ -138,16 +139,25 @@ static int read_axis(struct ydoc *d, const struct ynode *map, const char *key, d
 	return 1;
 }
 
-static void read_peaks(struct ydoc *d, const struct ynode *map, struct hw_gpu *g, bool based)
+/* The keys of a per-dtype mapping (peak_tflops, gemm.model.dtype_eff): the dtype names and fp4, the 4-bit
+ * tensor format of Blackwell (NVFP4), which is a GEMM rate only, never a tensor dtype of a scenario. */
+static void dtype_keys(const char *names[DT_COUNT + 2])
 {
-	const char *names[DT_COUNT + 1];
-	int found = 0;
 	for (int i = 0; i < DT_COUNT; i++)
 		names[i] = dtype_name((enum dtype)i);
-	names[DT_COUNT] = NULL;
+	names[DT_COUNT] = "fp4";
+	names[DT_COUNT + 1] = NULL;
+}
+
+static void read_peaks(struct ydoc *d, const struct ynode *map, struct hw_gpu *g, bool based)
+{
+	const char *names[DT_COUNT + 2];
+	int found = 0;
+	dtype_keys(names);
 	ydoc_check_keys(d, map, names);
 	for (int i = 0; i < DT_COUNT; i++)
 		found += ydoc_double(d, map, names[i], YD_POSITIVE, &g->peak_tflops[i]) == 1;
+	ydoc_double(d, map, "fp4", YD_POSITIVE, &g->peak_fp4_tflops);
 	if (map && !found && !based && ydoc_errors(d) == 0)
 		ydoc_error(d, map, "gpu.peak_tflops: give the peak of at least one dtype (bf16: ...)");
 }
@@ -329,6 +339,15 @@ static void read_gpu(struct ydoc *d, const struct ynode *gpu, struct hw_gpu *g, 
 	ydoc_map(d, gemm, "model", req, &model);
 	ydoc_check_keys(d, model, gemm_model_keys);
 	read_eff(d, model, "max_eff", req, &g->gemm_max_eff);
+	const struct ynode *de = NULL;
+	if (ydoc_map(d, model, "dtype_eff", 0, &de) == 1) {
+		const char *names[DT_COUNT + 2];
+		dtype_keys(names);
+		ydoc_check_keys(d, de, names);
+		for (int i = 0; i < DT_COUNT; i++)
+			read_eff(d, de, names[i], 0, &g->gemm_dtype_eff[i]);
+		read_eff(d, de, "fp4", 0, &g->gemm_fp4_eff);
+	}
 	ydoc_int(d, model, "tile_m", req | YD_POSITIVE, &g->gemm_tile_m);
 	ydoc_int(d, model, "tile_n", req | YD_POSITIVE, &g->gemm_tile_n);
 	ydoc_double(d, model, "k_half", YD_NONNEG, &g->gemm_k_half);

@@ -481,6 +481,14 @@ static double table_eff(const struct gemm_table *t, double m, double n, double k
 	return eff;
 }
 
+/* The analytic model's shape terms: wave quantization of the m x n tiles over the SMs, and k/(k + k_half). */
+static double analytic_shape_eff(const struct hw_gpu *g, double m, double n, double k)
+{
+	double tiles = ceil(m / g->gemm_tile_m) * ceil(n / g->gemm_tile_n);
+	double waves = ceil(tiles / g->sm_count);
+	return tiles / (waves * g->sm_count) * k / (k + g->gemm_k_half);
+}
+
 double hwmodel_gemm_eff(const struct hwmodel *hw, enum dtype dt, double m, double n, double k)
 {
 	const struct hw_gpu *g = &hw->gpu;
@@ -490,10 +498,17 @@ double hwmodel_gemm_eff(const struct hwmodel *hw, enum dtype dt, double m, doubl
 	double scale = g->gemm_burst ? 1 / g->burst_speedup : 1;  /* short-run rates to sustained ones */
 	if (dt >= 0 && dt < DT_COUNT && g->gemm[dt].present)
 		return scale * table_eff(&g->gemm[dt], m, n, k);
-	double tiles = ceil(m / g->gemm_tile_m) * ceil(n / g->gemm_tile_n);
-	double waves = ceil(tiles / g->sm_count);
-	double wave_eff = tiles / (waves * g->sm_count);
-	return scale * g->gemm_max_eff * wave_eff * k / (k + g->gemm_k_half);
+	double ceiling = dt >= 0 && dt < DT_COUNT && g->gemm_dtype_eff[dt] > 0 ? g->gemm_dtype_eff[dt] : g->gemm_max_eff;
+	return scale * ceiling * analytic_shape_eff(g, m, n, k);
+}
+
+double hwmodel_gemm_fp4_s(const struct hwmodel *hw, double m, double n, double k)
+{
+	const struct hw_gpu *g = &hw->gpu;
+	double scale = g->gemm_burst ? 1 / g->burst_speedup : 1;
+	double ceiling = g->gemm_fp4_eff > 0 ? g->gemm_fp4_eff : g->gemm_max_eff;
+	double eff = scale * ceiling * analytic_shape_eff(g, fmax(m, 1), fmax(n, 1), fmax(k, 1));
+	return 2 * m * n * k / (g->peak_fp4_tflops * 1e12 * eff);
 }
 
 double hwmodel_mem_gbps(const struct hwmodel *hw, double bytes)

@@ -91,6 +91,7 @@ struct hw_gpu {
 	double memory_bytes;
 	double hbm_gbps;
 	double peak_tflops[DT_COUNT];
+	double peak_fp4_tflops;     /* peak_tflops.fp4: dense 4-bit (NVFP4) tensor rate, 0 = none (pre-Blackwell) */
 	double launch_us;           /* per kernel, added to every op */
 	double workspace_bytes;     /* allocated once per GPU by the framework (cuBLAS/cuBLASLt workspaces) */
 	double mem_eff;             /* fraction of hbm_gbps a memory-bound kernel reaches (large sizes) */
@@ -100,6 +101,9 @@ struct hw_gpu {
 	double gemm_max_eff;
 	int gemm_tile_m, gemm_tile_n;
 	double gemm_k_half;
+	double gemm_dtype_eff[DT_COUNT];    /* gemm.model.dtype_eff.<dtype>: the ceiling for that dtype in place of
+	                                     * gemm_max_eff (FP8 reaches a smaller share of its peak), 0 = max_eff */
+	double gemm_fp4_eff;                /* gemm.model.dtype_eff.fp4, 0 = max_eff */
 	struct gemm_table gemm[DT_COUNT];
 	bool gemm_burst;                    /* gemm.rates: burst, the model and tables are a short run's rates,
 	                                     * divided by burst_speedup to give sustained ones */
@@ -217,6 +221,9 @@ int hwmodel_unknown_preset(const char *file, int line, int col, const char *name
 /* GEMM efficiency (achieved/peak, > 0; at most 1.5 as the loader allows) for an m x n x k product in dtype dt:
  * the dtype's table (log2-trilinear, clamped at the edges) or the analytic model. */
 double hwmodel_gemm_eff(const struct hwmodel *hw, enum dtype dt, double m, double n, double k);
+/* Seconds of an m x n x k GEMM whose operands are NVFP4 (4-bit with 16-element block scales, Blackwell):
+ * 2mnk / (peak_tflops.fp4 * the analytic model with the fp4 ceiling). Requires peak_fp4_tflops > 0. */
+double hwmodel_gemm_fp4_s(const struct hwmodel *hw, double m, double n, double k);
 /* Achieved TFLOP/s of an attention core on path p for sequence seq and head dimension hd (dtype dt's peak
  * scales the eff fallback): the rows of the nearest head dimension, same mask preferred, interpolated in
  * log2(seq) and clamped at their ends; with no rows, eff * peak. 0 when the path has no entry. */

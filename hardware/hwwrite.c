@@ -99,6 +99,8 @@ static void write_gpu(FILE *f, const struct hw_gpu *g)
 	for (int dt = 0; dt < DT_COUNT; dt++)
 		if (g->peak_tflops[dt] > 0)
 			kv_num(f, 4, dtype_name((enum dtype)dt), g->peak_tflops[dt]);
+	if (g->peak_fp4_tflops > 0)
+		kv_num(f, 4, "fp4", g->peak_fp4_tflops);
 	kv_num(f, 2, "launch_us", g->launch_us);
 	kv_num(f, 2, "workspace_bytes", g->workspace_bytes);
 	fputs("  memory_bound:\n", f);
@@ -111,6 +113,17 @@ static void write_gpu(FILE *f, const struct hw_gpu *g)
 	kv_num(f, 6, "max_eff", g->gemm_max_eff);
 	fprintf(f, "      tile_m: %d\n      tile_n: %d\n", g->gemm_tile_m, g->gemm_tile_n);
 	kv_num(f, 6, "k_half", g->gemm_k_half);
+	bool any_de = g->gemm_fp4_eff > 0;
+	for (int dt = 0; dt < DT_COUNT; dt++)
+		any_de |= g->gemm_dtype_eff[dt] > 0;
+	if (any_de) {
+		fputs("      dtype_eff:\n", f);
+		for (int dt = 0; dt < DT_COUNT; dt++)
+			if (g->gemm_dtype_eff[dt] > 0)
+				kv_num(f, 8, dtype_name((enum dtype)dt), g->gemm_dtype_eff[dt]);
+		if (g->gemm_fp4_eff > 0)
+			kv_num(f, 8, "fp4", g->gemm_fp4_eff);
+	}
 	bool any = false;
 	for (int dt = 0; dt < DT_COUNT; dt++)
 		any |= g->gemm[dt].present;

@@ -25,18 +25,51 @@ static double dense_params(const struct scenario *s)
 	return p;
 }
 
-double scenario_params_per_layer(const struct scenario *s)
+static double mlp_params(const struct model_cfg *m, double f)
+{
+	return (m->ffn == FFN_SWIGLU ? 3.0 : 2.0) * m->hidden * f;
+}
+
+double scenario_expert_params(const struct scenario *s)
+{
+	return mlp_params(&s->model, s->model.moe.ffn_hidden);
+}
+
+double scenario_shared_expert_params(const struct scenario *s)
+{
+	return s->model.moe.shared_experts * mlp_params(&s->model, s->model.moe.shared_ffn_hidden);
+}
+
+/* MoE: the routed experts, the shared ones and the router's experts x hidden weights replace the MLP. */
+static double moe_mlp_params(const struct scenario *s, int active)
+{
+	const struct moe_cfg *e = &s->model.moe;
+	return (active ? e->top_k : e->experts) * scenario_expert_params(s) + scenario_shared_expert_params(s) +
+	       (double)e->experts * s->model.hidden;
+}
+
+static double layer_params(const struct scenario *s, int active)
 {
 	const struct model_cfg *m = &s->model;
 	if (m->type == MODEL_DENSE)
 		return dense_params(s) / m->layers;
 	double h = m->hidden, f = m->ffn_hidden;
-	double mlp = (m->ffn == FFN_SWIGLU ? 3.0 : 2.0) * h * f;
+	double mlp = m->moe.experts > 0 ? moe_mlp_params(s, active) : mlp_params(m, f);
 	if (m->type == MODEL_MLP)
 		return mlp;
 	double kv_dim = h * m->kv_heads / m->heads;
 	double attn = 2.0 * h * h + 2.0 * h * kv_dim;
 	return attn + mlp + 2.0 * h;
+}
+
+double scenario_params_per_layer(const struct scenario *s)
+{
+	return layer_params(s, 0);
+}
+
+double scenario_active_params_per_layer(const struct scenario *s)
+{
+	return layer_params(s, 1);
 }
 
 /* Input embedding and output head are counted separately (untied): 2*vocab*hidden. */
@@ -53,7 +86,7 @@ double scenario_params_total(const struct scenario *s)
 	return s->model.layers * scenario_params_per_layer(s) + scenario_params_embedding(s) + final_norm;
 }
 
-/* 6 FLOPs per parameter per token (2 forward, 4 backward) for the layers and the output head (the embedding
+/* 6 FLOPs per parameter a token uses (MoE: top_k of the routed experts) per token (2 forward, 4 backward) for the layers and the output head (the embedding
  * lookup does no multiply), plus attention scores and values: 4*seq*hidden per token per layer forward (QK^T
  * and AV, each 2*seq*hidden, the full square even when causal), times 3 for forward and backward. */
 double scenario_model_flops(const struct scenario *s)
@@ -67,8 +100,13 @@ double scenario_model_flops(const struct scenario *s)
 			w += (double)m->widths[l] * m->widths[l + 1];
 		return 6.0 * w * tokens;
 	}
-	double flops = 6.0 * m->layers * scenario_params_per_layer(s) * tokens + 6.0 * m->vocab * h * tokens;
+	double flops = 6.0 * m->layers * scenario_active_params_per_layer(s) * tokens + 6.0 * m->vocab * h * tokens;
 	if (m->type == MODEL_TRANSFORMER)
 		flops += 3.0 * 4.0 * m->seq * h * m->layers * tokens;
 	return flops;
+}
+
+int scenario_etp(const struct scenario *s)
+{
+	return s->par.etp > 0 ? s->par.etp : s->par.tp;
 }

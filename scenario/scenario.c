@@ -15,15 +15,16 @@
 #include "util/diag.h"
 #include "util/gserr.h"
 #include "util/ydoc.h"
+#include "scenario/recipes.h"
 
 static const char *const top_keys[] = { "name", "description", "model", "training", "parallel", "hardware", NULL };
 static const char *const model_keys[] = { "name", "type", "layers", "hidden", "heads", "kv_heads", "ffn",
 					  "ffn_hidden", "seq", "vocab", "dtype", "flash_attention", "causal", "rope", "norm",
 					  "widths",
-					  "bias", "activation", "dropout", "loss", NULL };
+					  "bias", "activation", "dropout", "loss", "moe", NULL };
 static const char *const train_keys[] = { "global_batch", "micro_batch", "optimizer", "master_weights",
 					  "grad_dtype", "recompute", "grad_accumulation", "host_us_per_op", "execution",
-					  "optimizer_state", "amp", NULL };
+					  "optimizer_state", "amp", "fp8", NULL };
 /* The physical range of every number a scenario holds (docs/scenario.md, "Ranges"); a number outside is an error
  * at its place, so a typo (layers: 1e9) fails at load, not as a 960 GB allocation. */
 static const struct yrange ranges[] = {
@@ -46,12 +47,22 @@ static const struct yrange ranges[] = {
 	{ "parallel.virtual_stages", 1, 1e4 },
 	{ "parallel.dp_bucket_bytes", 1, 1e13 },
 	{ "parallel.zero", 0, 3 },
+	{ "model.moe.experts", 1, 1e5 },
+	{ "model.moe.top_k", 1, 1e5 },
+	{ "model.moe.ffn_hidden", 1, 1e7 },
+	{ "model.moe.shared_experts", 0, 1e4 },
+	{ "model.moe.shared_ffn_hidden", 1, 1e7 },
+	{ "model.moe.capacity_factor", 0, 1e3 },
+	{ "model.moe.imbalance", 1, 1e3 },
+	{ "training.fp8.amax_history", 1, 1e6 },
+	{ "parallel.ep", 1, 1e7 },
+	{ "parallel.etp", 1, 1e5 },
 	{ NULL, 0, 0 },
 };
 
 static const char *const par_keys[] = { "gpus", "tp", "pp", "dp", "schedule", "virtual_stages",
 					"dp_bucket_bytes", "dp_overlap", "dp_bucket_copy", "pp_overlap", "pp_scatter_gather", "zero",
-					NULL };
+					"ep", "etp", NULL };
 
 /* In enum order (scenario.h). */
 static const char *const type_names[] = { "transformer", "mlp", "dense", NULL };
@@ -187,6 +198,7 @@ static void read_model(struct ydoc *d, const struct ynode *m, struct scenario *s
 	ydoc_bool(d, m, "causal", 0, &mc->causal);
 	if (mc->type != MODEL_TRANSFORMER)
 		mc->heads = mc->kv_heads = 0, mc->flash_attention = mc->causal = false;
+	recipes_read_moe(d, m, s);
 }
 
 static void read_training(struct ydoc *d, const struct ynode *t, struct scenario *s)
@@ -232,6 +244,7 @@ static void read_training(struct ydoc *d, const struct ynode *t, struct scenario
 	tc->exec = (enum exec_mode)exec;
 	tc->host_us_per_op = 0;
 	ydoc_double(d, t, "host_us_per_op", YD_NONNEG, &tc->host_us_per_op);
+	recipes_read_fp8(d, t, s);
 }
 
 static void read_parallel(struct ydoc *d, const struct ynode *p, struct scenario *s, struct seen *seen)
@@ -266,6 +279,7 @@ static void read_parallel(struct ydoc *d, const struct ynode *p, struct scenario
 	pc->zero = 0;
 	if (ydoc_int(d, p, "zero", YD_NONNEG, &pc->zero) == 1 && pc->zero > 3)
 		ydoc_error(d, ynode_get(p, "zero"), "parallel.zero: expected 0, 1, 2 or 3, got %d", pc->zero);
+	recipes_read_ep(d, p, s);
 }
 
 /* A preset name stays as is; a relative path is taken from the scenario's folder. */
@@ -463,6 +477,7 @@ static void check_consistency(struct ydoc *d, const struct seen *seen, const str
 		ydoc_error_arg(d, "--gpus %d gives dp = %d, and %s%s", ov->gpus, pc->dp, why, near);
 		return;
 	}
+	recipes_check(d, m, t, seen->par, s);
 	switch (fault) {
 	case FAULT_NONE: break;
 	case FAULT_BATCH: ydoc_error(d, at(t, "global_batch"), "%s", why); break;
@@ -503,6 +518,10 @@ static int load(struct ydoc *d, const struct scenario_overrides *ov, struct scen
 						  "model.hidden: too large for the default ffn_hidden");
 			mc->ffn_hidden = (int)f;
 		}
+		if (mc->moe.experts > 0 && mc->moe.ffn_hidden == 0)
+			mc->moe.ffn_hidden = mc->ffn_hidden;
+		if (mc->moe.shared_experts > 0 && mc->moe.shared_ffn_hidden == 0)
+			mc->moe.shared_ffn_hidden = mc->moe.ffn_hidden;
 		check_consistency(d, &seen, ov, s);
 	}
 	return ydoc_errors(d) ? GS_EINVAL : 0;
@@ -612,6 +631,20 @@ int scenario_load_hardware(const struct scenario *s, struct hwmodel **out)
 		hwmodel_free(hw);
 		return GS_EINVAL;
 	}
+	enum fp8_recipe r = s->train.fp8.recipe;
+	if (r != FP8_NONE && !(hw->gpu.peak_tflops[DT_FP8] > 0)) {
+		diag_error(file, line, col, "hardware '%s' has no fp8 peak (gpu.peak_tflops.fp8), so training.fp8 "
+			   "cannot run on it", hw->name);
+		hwmodel_free(hw);
+		return GS_EINVAL;
+	}
+	if ((r == FP8_MXFP8 || r == FP8_NVFP4) && !(hw->gpu.peak_fp4_tflops > 0)) {
+		diag_error(file, line, col, "hardware '%s' has no block-scaled tensor cores (gpu.peak_tflops.fp4: "
+			   "Blackwell), so training.fp8.recipe %s cannot run on it", hw->name,
+			   r == FP8_MXFP8 ? "mxfp8" : "nvfp4");
+		hwmodel_free(hw);
+		return GS_EINVAL;
+	}
 	*out = hw;
 	return 0;
 }
@@ -649,6 +682,8 @@ int scenario_check_layout(const struct scenario *s, char *why, size_t n)
 		snprintf(why, n, "gpus (%d) is not dp*tp*pp = %d*%d*%d", pc->gpus, pc->dp, pc->tp, pc->pp);
 		return GS_EINVAL;
 	}
+	if (recipes_check_layout(s, why, n) != 0)
+		return GS_EINVAL;
 	return batch_fault(s, why, n) == FAULT_NONE ? 0 : GS_EINVAL;
 }
 

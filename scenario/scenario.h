@@ -24,6 +24,19 @@ enum optimizer { OPT_ADAM, OPT_SGD };
 enum recompute { RECOMPUTE_NONE, RECOMPUTE_FULL, RECOMPUTE_SELECTIVE };
 
 
+/* Mixture of experts (model.moe, docs/scenario.md): every layer's MLP is replaced by `experts` routed experts of
+ * which each token visits top_k, plus shared_experts every token visits. */
+struct moe_cfg {
+	int experts;            /* routed experts per layer; 0 = a dense MLP (no moe section) */
+	int top_k;              /* experts per token (default 2) */
+	int ffn_hidden;         /* one routed expert's FFN width (default model.ffn_hidden) */
+	int shared_experts;     /* experts every token goes through (DeepSeek), default 0 */
+	int shared_ffn_hidden;  /* one shared expert's width (default moe.ffn_hidden) */
+	double capacity_factor; /* 0 (default): dropless; else each expert computes cf*tokens*top_k/experts rows
+	                         * (padded to that capacity, tokens beyond it dropped) */
+	double imbalance;       /* dropless: the busiest expert rank's routed tokens over the mean (>= 1, default 1) */
+};
+
 struct model_cfg {
 	char name[64];
 	enum model_type type;
@@ -49,6 +62,17 @@ struct model_cfg {
 	enum activation act;   /* dense: default relu */
 	double dropout;        /* dense: dropout probability after each activation, 0 (default) = none */
 	enum loss_kind loss;   /* dense: default cross_entropy */
+	struct moe_cfg moe;    /* transformer only: experts 0 = dense MLP */
+};
+
+/* Low precision as Transformer Engine runs it (training.fp8, docs/scenario.md): the linear layers' forward, dgrad
+ * and wgrad GEMMs in 8-bit (or NVFP4) with the quantize kernels and scale bookkeeping the recipe adds. */
+enum fp8_recipe { FP8_NONE, FP8_DELAYED, FP8_CURRENT, FP8_MXFP8, FP8_NVFP4 };
+struct fp8_cfg {
+	enum fp8_recipe recipe;  /* none (default): every GEMM in model.dtype */
+	bool attention;          /* the attention core in FP8 too (default false: BF16) */
+	bool param_gather;       /* ZeRO / distributed-optimizer parameter all-gathers move the FP8 copy */
+	int amax_history;        /* delayed: amax history length per tensor (default 1024) */
 };
 
 struct train_cfg {
@@ -68,6 +92,7 @@ struct train_cfg {
 				    * and its backward casts their gradients back (default false) */
 	enum exec_mode exec;       /* how the framework issues the step (default eager): picks host.<mode> of the
 				    * hardware model for every op, collective and bucket */
+	struct fp8_cfg fp8;        /* training.fp8 */
 	double host_us_per_op;     /* override of the hardware model's per-op host time (op_us + launch_us of the
 				    * mode) and per-collective time; 0: the hardware model's (default) */
 };
@@ -86,6 +111,10 @@ struct parallel_cfg {
 				 * own sends to finish, as Megatron-LM's batched isend/irecv + wait does) */
 	int zero;               /* ZeRO stage over the DP group: 0 none, 1 optimizer state, 2 + gradients, 3 + weights
 				 * (FSDP's full sharding); default 0 */
+	int ep;                 /* expert parallelism: the routed experts are split over ep ranks of the tp*dp ranks
+				 * of a stage (default 1); tokens reach their experts by all-to-all */
+	int etp;                /* expert tensor parallelism: each expert's FFN split over etp ranks (default tp;
+				 * divides tp). ep*etp divides tp*dp */
 	bool pp_scatter_gather; /* send 1/tp of each activation and all-gather it over TP after receiving
 				 * (Megatron-LM's scatter/gather optimisation, SC'21 Sec. 4.1), default false */
 };
@@ -144,6 +173,13 @@ int scenario_load_hardware(const struct scenario *s, struct hwmodel **out);
 /* Derived numbers, all per the whole model unless said otherwise (formulas: docs/scenario.md). */
 int scenario_num_microbatches(const struct scenario *s);  /* global_batch / (dp*micro_batch) */
 double scenario_params_per_layer(const struct scenario *s);  /* dense: the mean over its layers */
+/* Parameters one token uses in a layer: the layer's, with MoE only top_k routed experts of them. */
+double scenario_active_params_per_layer(const struct scenario *s);
+/* MoE parts of a layer: the MLP of one routed expert, all shared experts, the router (experts*hidden). */
+double scenario_expert_params(const struct scenario *s);
+double scenario_shared_expert_params(const struct scenario *s);
+/* parallel.etp as run: the value given, else tp. */
+int scenario_etp(const struct scenario *s);
 /* Dense layer l (0-based): widths[l]*widths[l+1] weights plus widths[l+1] biases when model.bias. */
 double scenario_dense_layer_params(const struct scenario *s, int l);
 double scenario_params_total(const struct scenario *s);  /* layers + embedding + head (+ final norm) */

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sim/comm.h"
+#include "sim/fp8.h"
 #include "sim/memory.h"
+#include "sim/moe.h"
 #include "sim/ops.h"
 #include "sim/schedule.h"
 #include "util/diag.h"
@@ -19,7 +21,7 @@ struct ctx {
 	struct program *prog;
 	struct opctx oc;
 	struct host_cost host;    /* host time per op, collective, bucket and step (ops_host_cost) */
-	struct group_shape tp_shape, dp_shape;
+	struct group_shape tp_shape, dp_shape, ep_shape, fp8_shape;  /* fp8_shape: the TP x DP ranks of a stage */
 	int p, v, m, s, Lv, last_j;
 	struct opcost fwd[OPS_MAX], bwd[OPS_MAX], efwd[OPS_MAX], ebwd[OPS_MAX], hfwd[OPS_MAX], hbwd[OPS_MAX];
 	int nfwd, nbwd, nefwd, nebwd, nhfwd, nhbwd;
@@ -28,16 +30,53 @@ struct ctx {
 	double *deferred;         /* buckets held back when dp_overlap is off */
 	int ndeferred, capdeferred;
 	double compute_bound_s;   /* this stage's compute-bound op time per step (GEMMs, attention cores) */
+	double layer_params;      /* parameters of one layer on one GPU (layer_params_local) */
+	double bound_fwd[OPS_MAX], bound_bwd[OPS_MAX];  /* a layer's compute-bound op times, in list order */
+	int nbound_fwd, nbound_bwd;
+	char key_layer_bwd;       /* its address names a layer's backward (program_repeat_*) */
 };
 
 /* Emit an op list: each run of compute ops adds its in-order sum to the open segment; TP all-reduces split it. */
-static void emit(struct ctx *c, const struct opcost *ops, int n, int layer, int mb)
+static int dense(const struct ctx *c)
+{
+	return c->sc->model.type == MODEL_DENSE;
+}
+
+/* The stage's compute-bound time gains the list's compute-bound ops, one by one in list order: the same sum
+ * whether the list's instructions are emitted or repeated. */
+static void count_bound(struct ctx *c, const struct opcost *ops, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (ops[i].kind == OPK_COMPUTE && ops[i].compute_bound)
+			c->compute_bound_s += ops[i].s;
+}
+
+/* count_bound for a layer's forward or backward that is repeated, from its compute-bound times alone. */
+static void count_layer(struct ctx *c, int bwd)
+{
+	const double *v = bwd ? c->bound_bwd : c->bound_fwd;
+	for (int i = 0, n = bwd ? c->nbound_bwd : c->nbound_fwd; i < n; i++)
+		c->compute_bound_s += v[i];
+}
+
+static int bound_times(const struct opcost *ops, int n, double *out)
+{
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		if (ops[i].kind == OPK_COMPUTE && ops[i].compute_bound)
+			out[k++] = ops[i].s;
+	return k;
+}
+
+static void emit_ops(struct ctx *c, const struct opcost *ops, int n, int layer, int mb)
 {
 	for (int i = 0; i < n;) {
 		if (ops[i].kind != OPK_COMPUTE) {
+			/* the MoE all-to-all joins the EP ranks, which lie along DP (the group the engine syncs); its
+			 * waits count as model-parallel communication, with TP's */
+			enum group_kind g = ops[i].kind == OPK_EP_ALLTOALL ? GROUP_DP : GROUP_TP;
 			program_host(c->prog, c->host.coll);
-			program_coll(c->prog, STREAM_COMPUTE, GROUP_TP, ops[i].s, ops[i].bytes, CAT_TP, ops[i].name,
-				     layer, mb);
+			program_coll(c->prog, STREAM_COMPUTE, g, ops[i].s, ops[i].bytes, CAT_TP, ops[i].name, layer, mb);
 			i++;
 			continue;
 		}
@@ -49,11 +88,20 @@ static void emit(struct ctx *c, const struct opcost *ops, int n, int layer, int 
 			if (keep)
 				program_op(c->prog, ops[i].name, ops[i].s, CAT_COMPUTE, layer, mb);
 			sum += ops[i].s;
-			if (ops[i].compute_bound)
-				c->compute_bound_s += ops[i].s;
 		}
 		program_add_time(c->prog, i - first, sum);
 	}
+}
+
+/* An op list that is the same every time on this stage (a list in ctx, never one on the stack): its
+ * instructions are stored once, then repeated. */
+static void emit(struct ctx *c, const struct opcost *ops, int n, int layer, int mb)
+{
+	count_bound(c, ops, n);
+	if (program_repeat_begin(c->prog, ops))
+		return;
+	emit_ops(c, ops, n, layer, mb);
+	program_repeat_end(c->prog, ops);
 }
 
 /* A full bucket: all-reduced, or with ZeRO 1/2 reduce-scattered (each replica keeps the part it updates). */
@@ -144,16 +192,62 @@ static double layer_params_local(const struct ctx *c, int layer)
 {
 	if (c->sc->model.type == MODEL_DENSE)
 		return scenario_dense_layer_params(c->sc, layer);
-	return scenario_params_per_layer(c->sc) / c->sc->par.tp;
+	return c->layer_params;
+}
+
+/* The parameters of a layer's linear layers on one rank (what training.fp8 keeps FP8 copies of): the layer's
+ * without its two norm vectors (and without the MoE router). */
+static double layer_linear_params_local(const struct ctx *c)
+{
+	if (c->sc->model.moe.experts > 0)
+		return moe_layer_params_local(c->sc, 1);
+	return (scenario_params_per_layer(c->sc) - 2.0 * c->sc->model.hidden) / c->sc->par.tp;
+}
+
+/* training.fp8: the first micro-batch of a step quantizes each layer's weights into their FP8 pair (Transformer
+ * Engine's is_first_microbatch; the later ones reuse them): read e, write 2q per parameter (current scaling: an
+ * amax pass first). With param_gather the FP8 weights are the parameters and the optimizer writes them. */
+static bool fp8_casts_weights(const struct scenario *sc, int mb)
+{
+	return fp8_on(sc) && mb == 0 && !sc->train.fp8.param_gather && sc->model.type == MODEL_TRANSFORMER;
+}
+
+static void fp8_weight_cast(struct ctx *c, int layer, int mb)
+{
+	if (!fp8_casts_weights(c->sc, mb))
+		return;
+	struct opcost op[2];
+	int n = ops_quantize(&c->oc, op, 0, "fp8_weight_cast", layer_linear_params_local(c));
+	emit(c, op, n, layer, mb);
+}
+
+/* Delayed scaling: after a unit's forward (backward) the amaxes of its FP8 tensors are all-reduced over the
+ * stage's TP x DP ranks (one fp32 each) and the scales updated from the amax history. */
+static void fp8_amax_reduce(struct ctx *c, int bwd, int mb)
+{
+	const struct scenario *sc = c->sc;
+	if (!fp8_amax_reduction(sc) || sc->model.type != MODEL_TRANSFORMER)
+		return;
+	double tensors = (double)c->Lv * fp8_tensors_per_layer(sc, bwd);
+	double bytes = 4 * tensors;
+	if (c->fp8_shape.n > 1) {
+		program_host(c->prog, c->host.coll);
+		program_coll(c->prog, STREAM_COMPUTE, GROUP_DP, comm_coll_s(c->hw, COLL_ALL_REDUCE, bytes, c->fp8_shape),
+			     bytes, CAT_TP, bwd ? "fp8_amax_allreduce_bwd" : "fp8_amax_allreduce", -1, mb);
+	}
+	struct opcost op[1];
+	int n = ops_put(op, 0, "fp8_scale_update", ops_mem_s(c->hw, fp8_scale_update_bytes(sc, tensors)), false);
+	emit(c, op, n, -1, mb);
 }
 
 /* A layer's forward or backward: the shared op list, or a dense layer's own (its widths differ by layer). */
 static void emit_layer(struct ctx *c, int bwd, int layer, int mb)
 {
-	if (c->sc->model.type == MODEL_DENSE) {
+	if (dense(c)) {  /* not repeated: the list differs by layer */
 		struct opcost ops[OPS_MAX];
 		int n = bwd ? ops_dense_bwd(&c->oc, layer, ops) : ops_dense_fwd(&c->oc, layer, ops);
-		emit(c, ops, n, layer, mb);
+		count_bound(c, ops, n);
+		emit_ops(c, ops, n, layer, mb);
 	} else if (bwd) {
 		emit(c, c->bwd, c->nbwd, layer, mb);
 	} else {
@@ -187,7 +281,7 @@ static int zero3_gather(struct ctx *c, int j, int l, int wait_ev)
 {
 	if (wait_ev >= 0)
 		program_wait(c->prog, STREAM_DP, wait_ev, CAT_DP);
-	double bytes = zero3_layer_params(c, j, l) * dtype_bytes(c->sc->model.dtype);
+	double bytes = zero3_layer_params(c, j, l) * fp8_param_gather_bytes_per_param(c->sc);
 	program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, COLL_ALL_GATHER, bytes, c->dp_shape), bytes,
 		     CAT_DP, "zero3_allgather", j * c->Lv + l, -1);
 	return program_record(c->prog, STREAM_DP);
@@ -232,20 +326,51 @@ static void unit_forward(struct ctx *c, int mb, int chunk)
 	for (int l = 0; l < c->Lv; l++) {
 		if (z)
 			program_wait(c->prog, STREAM_COMPUTE, ag[l % 2], CAT_DP);
+		else if (!dense(c) && !fp8_casts_weights(c->sc, mb) && program_repeat_more(c->prog, c->fwd, c->Lv - l)) {
+			for (; l < c->Lv; l++)  /* the layers it stands for, in order */
+				count_layer(c, 0);
+			break;  /* this layer and the rest: repetitions of the one before */
+		}
+		fp8_weight_cast(c, j * c->Lv + l, mb);
 		emit_layer(c, 0, j * c->Lv + l, mb);
 		if (z && l + 2 < c->Lv)
 			ag[l % 2] = zero3_gather(c, j, l + 2, program_record(c->prog, STREAM_COMPUTE));
 	}
 	if (j == c->last_j && has_vocab)
 		emit(c, c->hfwd, c->nhfwd, -1, mb);
+	fp8_amax_reduce(c, 0, mb);
 	if (j < c->last_j)
 		send(c, 0, mb, chunk);
+}
+
+/* The compute-bound ops of one layer's backward (count_bound), for a backward that is repeated. */
+static void count_layer_backward(struct ctx *c)
+{
+	if (c->sc->train.recompute == RECOMPUTE_FULL)
+		count_layer(c, 0);
+	count_layer(c, 1);
+}
+
+/* A layer's backward on the compute stream (with full recompute its forward first). Apart from a dense model's
+ * it is the same instructions for every layer and micro-batch: stored once, then repeated. */
+static void layer_backward(struct ctx *c, int layer, int mb)
+{
+	int rep = !dense(c);
+	if (rep && program_repeat_begin(c->prog, &c->key_layer_bwd)) {
+		count_layer_backward(c);
+		return;
+	}
+	if (c->sc->train.recompute == RECOMPUTE_FULL)
+		emit_layer(c, 0, layer, mb);
+	emit_layer(c, 1, layer, mb);
+	grad_accumulate(c, layer_params_local(c, layer), layer, mb);
+	if (rep)
+		program_repeat_end(c->prog, &c->key_layer_bwd);
 }
 
 static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 {
 	int j = chunk * c->p + c->s, has_vocab = c->sc->model.vocab > 0;
-	int full = c->sc->train.recompute == RECOMPUTE_FULL;
 	program_unit_begin(c->prog);
 	int z = zero3(c), top = c->Lv - 1, ag[2] = { -1, -1 };
 	if (z) {
@@ -267,10 +392,12 @@ static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 		int layer = j * c->Lv + l;
 		if (z)
 			program_wait(c->prog, STREAM_COMPUTE, ag[l % 2], CAT_DP);
-		if (full)
-			emit_layer(c, 0, layer, mb);
-		emit_layer(c, 1, layer, mb);
-		grad_accumulate(c, layer_params_local(c, layer), layer, mb);
+		else if (!dense(c) && !last_of_chunk && program_repeat_more(c->prog, &c->key_layer_bwd, l + 1)) {
+			for (; l >= 0; l--)  /* the layers it stands for, in order */
+				count_layer_backward(c);
+			break;  /* this layer and the rest: repetitions of the one before */
+		}
+		layer_backward(c, layer, mb);
 		if (z && !(l == 0 && j == 0 && has_vocab)) {
 			int done = program_record(c->prog, STREAM_COMPUTE);
 			zero3_reduce(c, j, l, done);
@@ -288,6 +415,7 @@ static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 		if (last_of_chunk)
 			grads_ready(c, vocab_params_local(c), 1);
 	}
+	fp8_amax_reduce(c, 1, mb);
 	if (j > 0)
 		send(c, 1, mb, chunk);
 }
@@ -394,7 +522,7 @@ static void build_stage(struct ctx *c, struct stage_info *info)
 		/* the updated parameters go back to every replica */
 		int ev = program_record(c->prog, STREAM_COMPUTE);
 		program_wait(c->prog, STREAM_DP, ev, CAT_DP);
-		double bytes = params * dtype_bytes(sc->model.dtype);
+		double bytes = params * fp8_param_gather_bytes_per_param(sc);
 		program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, COLL_ALL_GATHER, bytes, c->dp_shape),
 			     bytes, CAT_DP, "zero_param_allgather", -1, -1);
 		int done = program_record(c->prog, STREAM_DP);
@@ -404,6 +532,8 @@ static void build_stage(struct ctx *c, struct stage_info *info)
 	if (sc->train.recompute == RECOMPUTE_FULL)
 		peak += mem_layer_full_act_bytes(sc, sc->par.tp);
 	info->weights = params * mem_weight_bytes_per_param(sc);
+	if (fp8_on(sc) && sc->model.type == MODEL_TRANSFORMER)  /* the FP8 weight pairs of the linear layers */
+		info->weights += c->v * c->Lv * layer_linear_params_local(c) * fp8_weight_extra_bytes_per_param(sc);
 	info->gradients = params * mem_grad_bytes_per_param(sc);
 	if (dp > 1 && sc->par.dp_bucket_copy && zero < 2)  /* PyTorch DDP's buckets: a second gradient buffer */
 		info->gradients *= 2;
@@ -426,13 +556,17 @@ static void time_tp(struct ctx *c, struct opcost *ops, int n)
 	for (int i = 0; i < n; i++)
 		if (ops[i].kind == OPK_TP_ALLREDUCE)
 			ops[i].s = comm_coll_s(c->hw, COLL_ALL_REDUCE, ops[i].bytes, c->tp_shape);
+		else if (ops[i].kind == OPK_TP_ALLGATHER)
+			ops[i].s = comm_coll_s(c->hw, COLL_ALL_GATHER, ops[i].bytes, c->tp_shape);
+		else if (ops[i].kind == OPK_EP_ALLTOALL)
+			ops[i].s = moe_alltoall_s(c->hw, ops[i].bytes, c->ep_shape);
 }
 
 static int count_ar(const struct opcost *ops, int n)
 {
 	int k = 0;
 	for (int i = 0; i < n; i++)
-		k += ops[i].kind == OPK_TP_ALLREDUCE;
+		k += ops[i].kind != OPK_COMPUTE;
 	return k;
 }
 
@@ -471,7 +605,11 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 	if (sc->model.type != MODEL_DENSE) {
 		c.nfwd = ops_layer_fwd(&c.oc, c.fwd);
 		c.nbwd = ops_layer_bwd(&c.oc, sc->train.recompute == RECOMPUTE_SELECTIVE, c.bwd);
+		c.nbound_fwd = bound_times(c.fwd, c.nfwd, c.bound_fwd);
+		c.nbound_bwd = bound_times(c.bwd, c.nbwd, c.bound_bwd);
 	}
+	c.layer_params = sc->model.moe.experts > 0 ? moe_layer_params_local(sc, 0)
+						     : scenario_params_per_layer(sc) / par->tp;
 	if (sc->model.vocab > 0) {
 		c.nefwd = ops_embed_fwd(&c.oc, c.efwd);
 		c.nebwd = ops_embed_bwd(&c.oc, c.ebwd);
@@ -485,6 +623,9 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 		c.prog = &out->progs[s];
 		c.tp_shape = comm_shape(gpn, base, 1, par->tp);
 		c.dp_shape = comm_shape(gpn, base, par->tp, par->dp);
+		/* EP groups: ep ranks etp apart (Megatron's expert groups, TP innermost) */
+		c.ep_shape = comm_shape(gpn, base, scenario_etp(sc), par->ep);
+		c.fp8_shape = comm_shape(gpn, base, 1, par->tp * par->dp);
 		c.pending_bytes = 0;
 		c.copied_bytes = 0;
 		c.ndeferred = 0;
@@ -499,6 +640,7 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 		c.compute_bound_s = 0;
 		build_stage(&c, &out->stages[s]);
 		out->stages[s].compute_bound_s = c.compute_bound_s;
+		program_seal(c.prog);
 	}
 	free(c.deferred);
 	return 0;

@@ -24,7 +24,7 @@ struct sim {
 	struct sim_config cfg;
 	int nranks, maxev, maxslot;
 	/* per rank*NSTREAMS */
-	int32_t *pc;
+	struct program_cursor *pc;  /* the stream's current instruction */
 	uint8_t *state;
 	double *busy_from, *busy_until;
 	/* per rank */
@@ -68,9 +68,12 @@ static inline double seg_dur(const struct sim *s, int r, const struct instr *in)
 
 static inline const struct instr *cur(const struct sim *s, int r, int k)
 {
-	const struct program *p = &s->cfg.progs[rank_stage(s, r)];
-	int32_t pc = s->pc[r * NSTREAMS + k];
-	return pc < (int32_t)p->n[k] ? &p->ins[k][pc] : NULL;
+	return s->pc[(size_t)r * NSTREAMS + k].in;
+}
+/* Step stream k of rank r past its current instruction. */
+static inline void step(struct sim *s, int r, int k)
+{
+	program_cursor_next(&s->cfg.progs[rank_stage(s, r)], k, &s->pc[(size_t)r * NSTREAMS + k]);
 }
 
 struct sim *sim_new(const struct sim_config *cfg)
@@ -86,6 +89,9 @@ struct sim *sim_new(const struct sim_config *cfg)
 	}
 	size_t rk = (size_t)s->nranks * NSTREAMS, nl = (size_t)s->nranks * LINK_N;
 	s->pc = xcalloc(rk, sizeof *s->pc);
+	for (int r = 0; r < s->nranks; r++)
+		for (int k = 0; k < NSTREAMS; k++)
+			program_cursor_start(&cfg->progs[rank_stage(s, r)], k, &s->pc[(size_t)r * NSTREAMS + k]);
 	s->state = xcalloc(rk, 1);
 	s->busy_from = xcalloc(rk, sizeof(double));
 	s->busy_until = xcalloc(rk, sizeof(double));
@@ -197,17 +203,23 @@ static void trace_span(struct sim *s, int r, int track, const struct instr *in, 
 	trace_slice(s->cfg.trace, &sp);
 }
 
+/* fmax for the times here, which are never NaN: inlined (fmax is a libm call), the same result. */
+static inline double tmax(double a, double b)
+{
+	return b > a ? b : a;
+}
+
 /* End of a compute segment of n ops and GPU time dur that the GPU could start at t, when the host issues its
  * ops one every d seconds from host_t on. Op i (of equal share g = dur/n) starts at max(end of op i-1,
  * host_t + i*d); the latest of those constraints is the first or the last op's, which gives the closed form.
  * Advances host_t. */
-static double host_bound_end(struct sim *s, int r, double t, const struct instr *in, double dur)
+static inline double host_bound_end(struct sim *s, int r, double t, const struct instr *in, double dur)
 {
 	double d = s->cfg.host_op_s, end = t + dur;
 	if (d <= 0)
 		return end;
 	double n = in->nops ? in->nops : 1, h0 = s->host_t[r];
-	end = fmax(end, fmax(h0 + d + dur, h0 + n * d + dur / n));
+	end = tmax(end, tmax(h0 + d + dur, h0 + n * d + dur / n));
 	s->host_t[r] = h0 + n * d;
 	return end;
 }
@@ -309,42 +321,92 @@ static void trace_segment(struct sim *s, int r, int k, const struct instr *in, d
 }
 
 /* Without interference (both slowdowns 0) nothing outside a rank's compute stream can change how long its
- * next compute segments and single-member TP collectives take, so a run of them inside one micro-batch's
- * forward or backward is one busy interval and one event. Times chain exactly as separate events would (t += dur per instruction) and each instruction is
+ * next compute segments, host work (host_t is the compute stream's alone) and single-member TP collectives
+ * take, so a run of them inside one micro-batch's forward or backward is one busy interval and one event. Times chain exactly as separate events would (t += dur per instruction) and each instruction is
  * accounted as it would be, so results do not depend on the fusion. */
 static void run_fused(struct sim *s, int r, double now)
 {
 	size_t si = (size_t)r * NSTREAMS + STREAM_COMPUTE;
+	const struct program *p = &s->cfg.progs[rank_stage(s, r)];
 	double *acc = &s->acc[(size_t)r * ACC_N];
 	account_idle(s, r, now);
+	/* the accounts in registers while the run lasts; each still adds the same values in the same order */
+	double a_comp = acc[ACC_COMPUTE], a_opt = acc[ACC_OPTIMIZER], a_host = acc[ACC_HOST];
+	double a_pp = acc[ACC_PP], a_tp = acc[ACC_TP], hop = s->cfg.host_op_s, ht = s->host_t[r];
+	int tp_fuses = s->cfg.tp_sim == 1;
+	const double *speed = s->cfg.stage_speed;
+	double sp = speed ? speed[rank_stage(s, r)] : 1;
+	struct trace *trace = s->cfg.trace;
+	/* the cursor, unpacked: instruction in of piece pi, repetition rep; pend is the end of the piece's run */
+	const struct piece *pcs = p->pieces[STREAM_COMPUTE];
+	uint32_t pi = s->pc[si].piece, rep = s->pc[si].rep, npcs = (uint32_t)p->npieces[STREAM_COMPUTE];
+	const struct instr *in = s->pc[si].in, *pend = pcs[pi].ins + pcs[pi].n;
 	double t = now;
 	for (;;) {
-		const struct instr *in = cur(s, r, STREAM_COMPUTE);
-		double end = t + in->dur;
+		double dur = in->dur, end = t + dur;
 		if (in->kind == INS_COMPUTE) {
-			double dur = seg_dur(s, r, in);
-			end = host_bound_end(s, r, t, in, dur);
-			acc[in->cat == CAT_OPTIMIZER ? ACC_OPTIMIZER : ACC_COMPUTE] += dur;
-			acc[ACC_HOST] += end - (t + dur);
-			if (s->cfg.trace)
+			if (speed)  /* seg_dur */
+				dur /= sp;
+			end = t + dur;
+			if (hop > 0) {  /* host_bound_end on ht; without host time, end is t + dur and the host gains 0 */
+				double n = in->nops ? in->nops : 1;
+				end = tmax(end, tmax(ht + hop + dur, ht + n * hop + dur / n));
+				ht = ht + n * hop;
+				a_host += end - (t + dur);
+			}
+			if (in->cat == CAT_OPTIMIZER)
+				a_opt += dur;
+			else
+				a_comp += dur;
+			if (trace)
 				trace_segment(s, r, STREAM_COMPUTE, in, end - dur, dur);
+		} else if (in->kind == INS_HOST) {
+			/* as run() does it: the GPU waits only when the host is behind it */
+			double h = ht + dur;
+			ht = h;
+			end = t;
+			if (h > t) {
+				a_host += h - t;
+				end = h;
+			}
 		} else {
-			acc[in->cat == CAT_PP ? ACC_PP : ACC_TP] += end - t;
-			if (s->cfg.trace)
+			if (in->cat == CAT_PP)
+				a_pp += end - t;
+			else
+				a_tp += end - t;
+			if (trace)
 				trace_instr(s, r, STREAM_COMPUTE, STREAM_COMPUTE, in, t, end - t);
 		}
 		t = end;
-		const struct program *p = &s->cfg.progs[rank_stage(s, r)];
-		int32_t next = s->pc[si] + 1;
-		if (next >= (int32_t)p->n[STREAM_COMPUTE])
+		/* the next instruction (program_cursor_next, unpacked), and whether it joins the run */
+		const struct instr *nx = in + 1, *nend = pend;
+		uint32_t npi = pi, nrep = rep;
+		if (nx == pend) {
+			if (++nrep < pcs[pi].reps) {
+				nx = pcs[pi].ins;
+			} else {
+				nrep = 0;
+				if (++npi == npcs)
+					break;
+				nx = pcs[npi].ins;
+				nend = nx + pcs[npi].n;
+			}
+		}
+		if ((nx->flags & INSF_UNIT_START) || !(nx->kind == INS_COMPUTE || nx->kind == INS_HOST ||
+						       (nx->kind == INS_COLL && nx->group == GROUP_TP && tp_fuses)))
 			break;
-		const struct instr *nx = &p->ins[STREAM_COMPUTE][next];
-		if (nx->flags & INSF_UNIT_START)
-			break;
-		if (!(nx->kind == INS_COMPUTE || (nx->kind == INS_COLL && nx->group == GROUP_TP && s->cfg.tp_sim == 1)))
-			break;
-		s->pc[si] = next;
+		in = nx;
+		pend = nend;
+		pi = npi;
+		rep = nrep;
 	}
+	s->pc[si] = (struct program_cursor){ in, pi, rep };
+	s->host_t[r] = ht;
+	acc[ACC_COMPUTE] = a_comp;
+	acc[ACC_OPTIMIZER] = a_opt;
+	acc[ACC_HOST] = a_host;
+	acc[ACC_PP] = a_pp;
+	acc[ACC_TP] = a_tp;
 	/* the event ends the last instruction of the run; finish() steps past it */
 	s->state[si] = ST_BUSY;
 	s->busy_from[si] = now;
@@ -393,7 +455,7 @@ static void run(struct sim *s, int r, int k, double now)
 				    w->arg == in->arg)
 					wake(s, r, k2, now);
 			}
-			s->pc[si]++;
+			step(s, r, k);
 			continue;
 		}
 		case INS_HOST:
@@ -405,18 +467,18 @@ static void run(struct sim *s, int r, int k, double now)
 				start_until(s, r, k, now, s->host_t[r], EV_STREAM, (uint32_t)si);
 				return;
 			}
-			s->pc[si]++;
+			step(s, r, k);
 			continue;
 		case INS_WAIT:
 			if (s->ev_t[(size_t)r * s->maxev + in->arg] >= 0) {
-				s->pc[si]++;
+				step(s, r, k);
 				continue;
 			}
 			block(s, r, k, in->cat, -1);
 			return;
 		case INS_RECV:
 			if (s->mb_end[(size_t)r * s->maxslot + in->arg] >= 0) {
-				s->pc[si]++;
+				step(s, r, k);
 				continue;
 			}
 			block(s, r, k, CAT_PP, in->arg);
@@ -464,10 +526,9 @@ static void run(struct sim *s, int r, int k, double now)
 
 static void finish(struct sim *s, int r, int k, double now)
 {
-	size_t si = (size_t)r * NSTREAMS + k;
 	if (k == STREAM_COMPUTE)
 		s->idle_since[r] = now;
-	s->pc[si]++;
+	step(s, r, k);
 	make_runnable(s, r, k);
 }
 
@@ -580,8 +641,8 @@ int sim_run(struct sim *s)
 			size_t si = (size_t)r * NSTREAMS + k;
 			if (s->state[si] != ST_DONE) {
 				const struct instr *in = cur(s, r, k);
-				return diag_errorf("internal error: simulation deadlock: stage %d stream %d stuck at "
-						   "instruction %d (kind %d)", rank_stage(s, r), k, s->pc[si],
+				return diag_errorf("internal error: simulation deadlock: stage %d stream %d stuck in "
+						   "piece %u (kind %d)", rank_stage(s, r), k, s->pc[si].piece,
 						   in ? in->kind : -1);
 			}
 			if (s->end_t[si] > s->step_time)

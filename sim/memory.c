@@ -1,6 +1,9 @@
 /* memory: per-tensor activation and state accounting (see memory.h). */
 #include "sim/memory.h"
 
+#include "sim/fp8.h"
+#include "sim/moe.h"
+
 double mem_layer_full_act_bytes(const struct scenario *sc, int tp)
 {
 	const struct model_cfg *m = &sc->model;
@@ -8,19 +11,24 @@ double mem_layer_full_act_bytes(const struct scenario *sc, int tp)
 	double f = (double)m->ffn_hidden / tp, f_in = m->ffn == FFN_SWIGLU ? 2 * f : f;
 	if (m->type == MODEL_DENSE)
 		return mem_dense_act_bytes(sc) / m->layers;
-	double mlp = T * h * e          /* fc1 input (replicated) */
+	/* a linear layer's saved input: the model dtype, or under training.fp8 the FP8 copy its wgrad reads */
+	double xe = fp8_on(sc) ? fp8_elem_bytes(sc) : e;
+	double mlp = T * h * xe         /* fc1 input (replicated) */
 		   + T * f_in * e       /* activation input = fc1 output */
-		   + T * f * e          /* fc2 input */
+		   + T * f * xe         /* fc2 input */
 		   + T * h;             /* dropout mask */
 	if (m->ffn == FFN_SWIGLU && sc->train.exec != EXEC_COMPILED)
 		mlp += T * f * e;       /* eager: silu's output, saved by the product */
+	if (m->moe.experts > 0)
+		mlp = moe_mlp_act_bytes(sc, T, xe);
 	if (m->type == MODEL_MLP)
 		return mlp;
 	double hd = h / m->heads, heads = (double)m->heads / tp;
 	double q = T * h / tp, kv = T * 2.0 * m->kv_heads * hd / tp;
-	double attn = T * h * e          /* QKV input (replicated) */
-		    + (q + kv) * e       /* Q, K, V */
-		    + q * e              /* attention output = proj input */
+	double qe = fp8_on(sc) && sc->train.fp8.attention ? fp8_elem_bytes(sc) : e;
+	double attn = T * h * xe         /* QKV input (replicated) */
+		    + (q + kv) * qe      /* Q, K, V */
+		    + q * xe             /* attention output = proj input */
 		    + T * h;             /* dropout mask */
 	if (m->flash_attention)
 		attn += T * heads * 4;   /* softmax log-sum-exp, fp32 */

@@ -6,7 +6,9 @@
 #include "sim/ops.h"
 
 #include <math.h>
+#include "sim/fp8.h"
 #include "sim/memory.h"
+#include "sim/moe.h"
 
 double ops_gemm_s(const struct hwmodel *hw, enum dtype dt, double m, double n, double k)
 {
@@ -64,7 +66,8 @@ double ops_attn_s(const struct opctx *c, int backward)
 	if (m->flash_attention || hw->gpu.attn[ATTN_UNFUSED].nrows > 0) {
 		bool causal = m->flash_attention && m->causal;
 		double tf = hwmodel_attn_tflops(hw, path, m->dtype, s, (int)hd, causal, backward);
-		return flops * (causal ? 0.5 : 1.0) / (tf * 1e12) + hw->gpu.launch_us * 1e-6;
+		double f8 = m->flash_attention ? fp8_attention_factor(hw, c->sc) : 1;
+		return f8 * flops * (causal ? 0.5 : 1.0) / (tf * 1e12) + hw->gpu.launch_us * 1e-6;
 	}
 	/* unfused without measured rows: its batched GEMMs and softmax passes over the materialised scores */
 	double n = b * heads, e = dtype_bytes(m->dtype), sq = n * s * s;
@@ -98,6 +101,36 @@ static int put_ar(const struct opctx *c, struct opcost *out, int n, const char *
 
 /* AMP: a forward casts the fp32 weights of `params` parameters to the autocast dtype (read 4, write e bytes each);
  * the backward casts their gradients back to fp32 (read e, write 4). Nothing without AMP. */
+int ops_put(struct opcost *out, int n, const char *name, double s, bool compute_bound)
+{
+	return compute_bound ? put_cb(out, n, name, s) : put(out, n, name, s);
+}
+
+int ops_put_coll(const struct opctx *c, struct opcost *out, int n, enum opkind kind, const char *name, double bytes)
+{
+	if (kind != OPK_EP_ALLTOALL && c->tp < 2)
+		return n;
+	out[n] = (struct opcost){ name, kind, 0, bytes, false };
+	return n + 1;
+}
+
+/* training.fp8: the quantize kernel (read e, write the row- and column-wise copies), after an amax pass of its
+ * own with current scaling (read e). */
+int ops_quantize(const struct opctx *c, struct opcost *out, int n, const char *name, double elems)
+{
+	if (!fp8_on(c->sc))
+		return n;
+	if (fp8_separate_amax(c->sc))
+		n = put(out, n, "fp8_amax", ops_mem_s(c->hw, elems * dtype_bytes(c->sc->model.dtype)));
+	return put(out, n, name, ops_mem_s(c->hw, fp8_quantize_bytes(c->sc, elems)));
+}
+
+/* A linear layer's GEMM: in the FP8 recipe's format under training.fp8, else the model dtype. */
+static double lin(const struct opctx *c, double m, double n, double k)
+{
+	return fp8_linear_gemm_s(c->hw, c->sc, m, n, k);
+}
+
 static int put_cast(const struct opctx *c, struct opcost *out, int n, double params, int bwd)
 {
 	if (!c->sc->train.amp)
@@ -135,40 +168,51 @@ static int fused(const struct opctx *c)
  * up or s, write: 6p), silu backward (read grad, gate, write: 3p) and chunk's backward, a cat of the two halves
  * into the fc1 output gradient (read and write 2*T*f: 4p). Fused: one kernel (read gate, up, write: 3p), its
  * backward one kernel (read g, gate, up, write both halves: 5p). GeLU: one kernel (2p), backward (3p). */
-static int mlp_fwd(const struct opctx *c, const struct dims *d, struct opcost *out, int n)
+int ops_ffn_act(const struct opctx *c, struct opcost *out, int n, double rows, double f, int bwd)
 {
 	const struct hwmodel *hw = c->hw;
-	double p = d->T * d->f * d->dtb;
-	n = put_cb(out, n, "fc1", ops_gemm_s(hw, d->dt, d->T, d->f_in, d->h));
-	if (c->sc->model.ffn != FFN_SWIGLU) {
-		n = put(out, n, "gelu", ops_mem_s(hw, 2 * p));
-	} else if (fused(c)) {
-		n = put(out, n, "swiglu", ops_mem_s(hw, 3 * p));
-	} else {
+	double p = rows * f * dtype_bytes(c->sc->model.dtype);
+	if (c->sc->model.ffn != FFN_SWIGLU)
+		return put(out, n, bwd ? "gelu_bwd" : "gelu", ops_mem_s(hw, (bwd ? 3 : 2) * p));
+	if (fused(c))
+		return put(out, n, bwd ? "swiglu_bwd" : "swiglu", ops_mem_s(hw, (bwd ? 5 : 3) * p));
+	if (!bwd) {
 		n = put(out, n, "silu", ops_mem_s(hw, 2 * p));
-		n = put(out, n, "swiglu_mul", ops_mem_s(hw, 3 * p));
+		return put(out, n, "swiglu_mul", ops_mem_s(hw, 3 * p));
 	}
-	n = put_cb(out, n, "fc2", ops_gemm_s(hw, d->dt, d->T, d->h, d->f));
+	n = put(out, n, "swiglu_mul_bwd", ops_mem_s(hw, 6 * p));
+	n = put(out, n, "silu_bwd", ops_mem_s(hw, 3 * p));
+	return put(out, n, "swiglu_cat_bwd", ops_mem_s(hw, 4 * p));
+}
+
+/* FP8 (training.fp8): fc1's input comes quantized from the norm before it (Transformer Engine's
+ * LayerNormLinear writes FP8), fc2's is quantized by a kernel of its own; with current scaling the norm writes
+ * the model dtype and both are quantized after an amax pass. Backward: each GEMM's output gradient is
+ * quantized before its dgrad and wgrad. */
+static int mlp_fwd(const struct opctx *c, const struct dims *d, struct opcost *out, int n)
+{
+	if (c->sc->model.moe.experts > 0)
+		return moe_mlp_fwd(c, out, n);
+	if (fp8_separate_amax(c->sc))
+		n = ops_quantize(c, out, n, "fc1_quantize", d->T * d->h);
+	n = put_cb(out, n, "fc1", lin(c, d->T, d->f_in, d->h));
+	n = ops_ffn_act(c, out, n, d->T, d->f, 0);
+	n = ops_quantize(c, out, n, "fc2_quantize", d->T * d->f);
+	n = put_cb(out, n, "fc2", lin(c, d->T, d->h, d->f));
 	return put_ar(c, out, n, "tp_allreduce_mlp", d->T * d->h * d->dtb);
 }
 
 static int mlp_bwd(const struct opctx *c, const struct dims *d, struct opcost *out, int n)
 {
-	const struct hwmodel *hw = c->hw;
-	double p = d->T * d->f * d->dtb;
-	n = put_cb(out, n, "fc2_dgrad", ops_gemm_s(hw, d->dt, d->T, d->f, d->h));
-	n = put_cb(out, n, "fc2_wgrad", ops_gemm_s(hw, d->dt, d->h, d->f, d->T));
-	if (c->sc->model.ffn != FFN_SWIGLU) {
-		n = put(out, n, "gelu_bwd", ops_mem_s(hw, 3 * p));
-	} else if (fused(c)) {
-		n = put(out, n, "swiglu_bwd", ops_mem_s(hw, 5 * p));
-	} else {
-		n = put(out, n, "swiglu_mul_bwd", ops_mem_s(hw, 6 * p));
-		n = put(out, n, "silu_bwd", ops_mem_s(hw, 3 * p));
-		n = put(out, n, "swiglu_cat_bwd", ops_mem_s(hw, 4 * p));
-	}
-	n = put_cb(out, n, "fc1_dgrad", ops_gemm_s(hw, d->dt, d->T, d->h, d->f_in));
-	n = put_cb(out, n, "fc1_wgrad", ops_gemm_s(hw, d->dt, d->f_in, d->h, d->T));
+	if (c->sc->model.moe.experts > 0)
+		return moe_mlp_bwd(c, out, n);
+	n = ops_quantize(c, out, n, "fc2_grad_quantize", d->T * d->h);
+	n = put_cb(out, n, "fc2_dgrad", lin(c, d->T, d->f, d->h));
+	n = put_cb(out, n, "fc2_wgrad", lin(c, d->h, d->f, d->T));
+	n = ops_ffn_act(c, out, n, d->T, d->f, 1);
+	n = ops_quantize(c, out, n, "fc1_grad_quantize", d->T * d->f_in);
+	n = put_cb(out, n, "fc1_dgrad", lin(c, d->T, d->h, d->f_in));
+	n = put_cb(out, n, "fc1_wgrad", lin(c, d->f_in, d->h, d->T));
 	return put_ar(c, out, n, "tp_allreduce_mlp_bwd", d->T * d->h * d->dtb);
 }
 
@@ -250,10 +294,13 @@ int ops_layer_fwd(const struct opctx *c, struct opcost *out)
 		return mlp_fwd(c, &d, out, n);
 	double act = d.T * d.h * d.dtb;
 	n = put_norm(c, out, n, "ln1", d.T, d.h, 0);
-	n = put_cb(out, n, "qkv", ops_gemm_s(hw, d.dt, d.T, d.qkv, d.h));
+	if (fp8_separate_amax(c->sc))
+		n = ops_quantize(c, out, n, "qkv_quantize", d.T * d.h);
+	n = put_cb(out, n, "qkv", lin(c, d.T, d.qkv, d.h));
 	n = put_rope(c, &d, out, n, 0);
 	n = put_cb(out, n, "attention", ops_attn_s(c, 0));
-	n = put_cb(out, n, "proj", ops_gemm_s(hw, d.dt, d.T, d.h, d.h / c->tp));
+	n = ops_quantize(c, out, n, "proj_quantize", d.T * d.h / c->tp);
+	n = put_cb(out, n, "proj", lin(c, d.T, d.h, d.h / c->tp));
 	n = put_ar(c, out, n, "tp_allreduce_attn", act);
 	if (fused(c)) {  /* one kernel: read x and the branch, write the sum and its norm */
 		n = put(out, n, "residual1_ln2", ops_mem_s(hw, 4 * act));
@@ -282,15 +329,17 @@ int ops_layer_bwd(const struct opctx *c, int recompute_attn, struct opcost *out)
 		n = put_norm(c, out, n, "ln2_bwd", d.T, d.h, 1);
 		n = put(out, n, "residual2_bwd", ops_mem_s(hw, 3 * act));
 	}
-	n = put_cb(out, n, "proj_dgrad", ops_gemm_s(hw, d.dt, d.T, d.h / c->tp, d.h));
-	n = put_cb(out, n, "proj_wgrad", ops_gemm_s(hw, d.dt, d.h, d.h / c->tp, d.T));
+	n = ops_quantize(c, out, n, "proj_grad_quantize", d.T * d.h);
+	n = put_cb(out, n, "proj_dgrad", lin(c, d.T, d.h / c->tp, d.h));
+	n = put_cb(out, n, "proj_wgrad", lin(c, d.h, d.h / c->tp, d.T));
 	if (recompute_attn)
 		n = put_cb(out, n, "attention_recompute", ops_attn_s(c, 0));
 	n = put_cb(out, n, "attention_bwd", ops_attn_s(c, 1));
 	n = put_gqa_bwd(c, &d, out, n);
 	n = put_rope(c, &d, out, n, 1);
-	n = put_cb(out, n, "qkv_dgrad", ops_gemm_s(hw, d.dt, d.T, d.h, d.qkv));
-	n = put_cb(out, n, "qkv_wgrad", ops_gemm_s(hw, d.dt, d.qkv, d.h, d.T));
+	n = ops_quantize(c, out, n, "qkv_grad_quantize", d.T * d.qkv);
+	n = put_cb(out, n, "qkv_dgrad", lin(c, d.T, d.h, d.qkv));
+	n = put_cb(out, n, "qkv_wgrad", lin(c, d.qkv, d.h, d.T));
 	n = put_ar(c, out, n, "tp_allreduce_attn_bwd", act);
 	n = put_norm(c, out, n, "ln1_bwd", d.T, d.h, 1);
 	n = put(out, n, "residual1_bwd", ops_mem_s(hw, 3 * act));

@@ -10,13 +10,15 @@
 #include "scenario/scenario.h"
 #include "hardware/hwmodel.h"
 
-enum opkind { OPK_COMPUTE, OPK_TP_ALLREDUCE };
+/* A compute op, or a collective on the compute stream: over the TP group (all-reduce, all-gather) or the EP
+ * group (the MoE all-to-all). bytes follow the nccl-tests convention of hwmodel.h. */
+enum opkind { OPK_COMPUTE, OPK_TP_ALLREDUCE, OPK_TP_ALLGATHER, OPK_EP_ALLTOALL };
 
 struct opcost {
 	const char *name;   /* static */
 	enum opkind kind;
 	double s;           /* OPK_COMPUTE: seconds */
-	double bytes;       /* OPK_TP_ALLREDUCE: bytes all-reduced over the TP group */
+	double bytes;       /* collectives: bytes all-reduced / gathered over TP, or each rank's all-to-all buffer */
 	bool compute_bound; /* a GEMM or attention core, whose rate follows the SM clock; else memory-bound */
 };
 
@@ -44,6 +46,17 @@ double ops_gemm_s(const struct hwmodel *hw, enum dtype dt, double m, double n, d
 double ops_mem_s(const struct hwmodel *hw, double bytes);
 /* Attention core (scores, softmax, weighted sum) of one micro-batch on one TP rank. */
 double ops_attn_s(const struct opctx *c, int backward);
+
+/* Building blocks for op lists written outside ops.c (sim/moe.c): append one op at out[n] and return n + 1.
+ * ops_put_coll appends nothing for a TP collective when tp < 2. */
+int ops_put(struct opcost *out, int n, const char *name, double s, bool compute_bound);
+int ops_put_coll(const struct opctx *c, struct opcost *out, int n, enum opkind kind, const char *name, double bytes);
+/* The FFN activation over rows x f outputs (GeLU, or SwiGLU over the two halves of the fc1 output: eager kernel
+ * by kernel or fused when compiled), forward or backward. */
+int ops_ffn_act(const struct opctx *c, struct opcost *out, int n, double rows, double f, int bwd);
+/* training.fp8: quantize `elems` elements before an FP8 GEMM (with current scaling their amax pass first);
+ * nothing without FP8. */
+int ops_quantize(const struct opctx *c, struct opcost *out, int n, const char *name, double elems);
 
 /* Each fills out[] (at most OPS_MAX) in execution order and returns the count. recompute_attn adds the
  * attention core's forward to the backward (selective recompute). */

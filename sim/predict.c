@@ -59,6 +59,9 @@ static int stage_clocks(const struct hwmodel *hw, const struct build *b, struct 
 	struct sim_config c = *cfg;
 	c.trace = NULL;
 	c.stage_speed = speed;
+	/* one rank per stage: the ranks of a stage run one program in symmetric groups, so with --all-ranks each
+	 * comes out as this one does (bench/same-output compares --all-ranks reports), at 1/(dp*tp) of the cost */
+	c.dp_sim = c.tp_sim = 1;
 	for (int i = 0; i < cfg->pp; i++)
 		speed[i] = 1;
 	double alpha = 1, last = INFINITY;
@@ -137,6 +140,13 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 	struct build b;
 	int all = opts && opts->all_ranks;
 	FILE *trace_f = opts ? opts->trace : NULL;
+	enum trace_pick pick = trace_f ? opts->trace_pick : TRACE_STAGES;
+	/* a timeline of ranks other than dp 0, tp 0 needs them simulated */
+	if (pick == TRACE_ALL)
+		all = 1;
+	for (int i = 0; pick == TRACE_LIST && i < opts->trace_nranks; i++)
+		if (opts->trace_ranks[i] % (par->tp * par->dp) != 0)
+			all = 1;
 	int rc = build_programs(sc, hw, trace_f != NULL, &b);
 	if (rc < 0)
 		return rc;
@@ -147,6 +157,7 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 			.gpus = par->gpus, .dp = par->dp, .tp = par->tp, .pp = par->pp, .gpus_per_node = hw->node.gpus,
 			.num_microbatches = scenario_num_microbatches(sc),
 			.virtual_stages = par->schedule == SCHED_INTERLEAVED ? par->virtual_stages : 1,
+			.pick = pick, .ranks = opts->trace_ranks, .nranks = opts->trace_nranks,
 		};
 		trace = trace_new(trace_f, &job);
 	}
@@ -169,6 +180,22 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 			return rc;
 		}
 		cfg.stage_speed = speed;
+	}
+	if (pick == TRACE_CRITICAL) {
+		/* the critical stage, from the same simulation untraced (deterministic: the traced one agrees) */
+		struct sim_config c = cfg;
+		c.trace = NULL;
+		struct sim *s0 = sim_new(&c);
+		rc = sim_run(s0);
+		if (rc == 0)
+			trace_set_critical(trace, sim_rank_stage(s0, sim_critical_rank(s0)));
+		sim_free(s0);
+		if (rc < 0) {
+			free(speed);
+			trace_free(trace);
+			build_release(&b);
+			return rc;
+		}
 	}
 	struct sim *s = sim_new(&cfg);
 	if (trace)
@@ -225,7 +252,7 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 	out->events = sim_events(s);
 	for (int i = 0; i < b.pp; i++)
 		for (int k = 0; k < NSTREAMS; k++)
-			out->tasks += (long long)b.progs[i].n[k] * cfg.dp_sim * cfg.tp_sim;
+			out->tasks += (long long)b.progs[i].count[k] * cfg.dp_sim * cfg.tp_sim;
 	out->simulated_ranks = sim_nranks(s);
 	snprintf(out->hardware, sizeof out->hardware, "%s", hw->name);
 	out->origin.shown = hw->origin.composed || hw->origin.note[0] || strncmp(hw->origin.gpu, "measured", 8) == 0 ||

@@ -8,11 +8,15 @@
 #include <stdio.h>
 #include "scenario/scenario.h"
 #include "hardware/hwmodel.h"
+#include "sim/trace.h"
 
 struct predict_opts {
 	bool all_ranks;        /* simulate every rank instead of one representative per symmetric group */
 	FILE *trace;           /* optional: write a Chrome trace-event timeline here (docs/output.md, Timelines) */
 	double max_tasks;      /* the task budget (0: PREDICT_MAX_TASKS): a larger job stops before it is built */
+	enum trace_pick trace_pick;  /* which ranks it holds (default TRACE_STAGES) */
+	const int *trace_ranks;      /* TRACE_LIST: GPU ranks, each in [0, gpus) */
+	int trace_nranks;
 };
 
 /* The default task budget: about 10 tasks per layer and micro-batch on each simulated rank (docs/simulation.md);

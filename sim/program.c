@@ -1,6 +1,8 @@
-/* program: append-only instruction lists per stream. Invariant: at most one segment is open, it is the last
- * instruction of STREAM_COMPUTE, and its dur is the in-order sum of the times added to it (each the in-order
- * sum of a run of its ops). */
+/* program: append-only instruction lists per stream. Invariants: at most one segment is open, it is the last
+ * stored instruction of STREAM_COMPUTE and the last piece's, and its dur is the in-order sum of the times added
+ * to it (each the in-order sum of a run of its ops); a stream's pieces, each run reps times, are exactly the
+ * instructions it executes, in order; a replayed template is an instruction-for-instruction copy of what the
+ * emitter wrote the first time (the open segment it ended in is stored anew each time, as it may grow). */
 #include "sim/program.h"
 
 #include <stdlib.h>
@@ -19,6 +21,7 @@ void program_release(struct program *p)
 	for (int s = 0; s < NSTREAMS; s++) {
 		free(p->ins[s]);
 		free(p->ranges[s]);
+		free(p->pieces[s]);
 	}
 	free(p->ops);
 	memset(p, 0, sizeof *p);
@@ -34,12 +37,33 @@ void program_reserve(struct program *p, enum stream_kind st, size_t n)
 		p->ranges[st] = xrealloc(p->ranges[st], p->cap[st] * sizeof *p->ranges[st]);
 }
 
+static struct piece *new_piece(struct program *p, enum stream_kind st, uint32_t off, uint32_t n)
+{
+	if (p->npieces[st] == p->cappieces[st]) {
+		p->cappieces[st] = p->cappieces[st] ? 2 * p->cappieces[st] : 64;
+		p->pieces[st] = xrealloc(p->pieces[st], p->cappieces[st] * sizeof *p->pieces[st]);
+	}
+	struct piece *pc = &p->pieces[st][p->npieces[st]++];
+	*pc = (struct piece){ NULL, off, n, 1 };
+	return pc;
+}
+
+/* Store one instruction and run it once: it joins the last piece when that one ends where it starts. */
 static struct instr *push(struct program *p, enum stream_kind st)
 {
 	if (p->n[st] == p->cap[st])
 		program_reserve(p, st, p->cap[st] ? p->cap[st] : 64);
 	if (p->keep_ops)
 		p->ranges[st][p->n[st]] = (struct op_range){ 0, 0 };
+	if (st != STREAM_COMPUTE)
+		p->rec_on = 0;  /* a run being recorded is compute-stream instructions only: not a template */
+	uint32_t off = (uint32_t)p->n[st];
+	struct piece *last = p->npieces[st] ? &p->pieces[st][p->npieces[st] - 1] : NULL;
+	if (last && last->reps == 1 && last->off + last->n == off)
+		last->n++;
+	else
+		new_piece(p, st, off, 1);
+	p->count[st]++;
 	struct instr *in = &p->ins[st][p->n[st]++];
 	memset(in, 0, sizeof *in);
 	if (st == STREAM_COMPUTE && p->unit_pending) {
@@ -47,6 +71,169 @@ static struct instr *push(struct program *p, enum stream_kind st)
 		p->unit_pending = 0;
 	}
 	return in;
+}
+
+/* Run the stored instructions [off, off+n) once more: another repetition of the last piece when it is that run,
+ * or of its own end when the last piece ends with it (split off first); else a piece of its own. */
+static void append_run(struct program *p, enum stream_kind st, uint32_t off, uint32_t n)
+{
+	struct piece *last = p->npieces[st] ? &p->pieces[st][p->npieces[st] - 1] : NULL;
+	p->count[st] += n;
+	if (last && last->off == off && last->n == n) {
+		last->reps++;
+		return;
+	}
+	if (last && last->reps == 1 && last->off < off && last->off + last->n == off + n) {
+		last->n = off - last->off;
+		new_piece(p, st, off, n)->reps = 2;
+		return;
+	}
+	new_piece(p, st, off, n);
+}
+
+static int instr_same(const struct instr *a, const struct instr *b)
+{
+	return memcmp(&a->dur, &b->dur, sizeof a->dur) == 0 && a->arg == b->arg && a->dest == b->dest &&
+	       a->nops == b->nops && a->kind == b->kind && a->cat == b->cat && a->group == b->group &&
+	       a->scope == b->scope && a->flags == b->flags;
+}
+
+/* Drop the last stored instruction (the open segment), which the caller stores again elsewhere. */
+static void pop_last(struct program *p, enum stream_kind st)
+{
+	struct piece *last = &p->pieces[st][p->npieces[st] - 1];
+	if (--last->n == 0)
+		p->npieces[st]--;
+	p->n[st]--;
+	p->count[st]--;
+}
+
+static void open_tail(struct program *p, const struct program_template *t)
+{
+	struct instr *in = push(p, STREAM_COMPUTE);
+	*in = t->tail_in;
+	p->open = 1;
+	p->open_cat = in->cat;
+}
+
+/* Replay template t. When it starts by adding to the open segment and leaves one open (a layer after a layer),
+ * the repeating unit is [that finished segment, the body]: the first replay stores it once more in a row
+ * (t->period), later ones whose finished segment came out identical run it again, so a stage's layers make one
+ * piece of many repetitions. */
+static void replay(struct program *p, struct program_template *t)
+{
+	enum stream_kind st = STREAM_COMPUTE;
+	if (t->merged)
+		program_add_time(p, t->merge_nops, t->merge_s);
+	if (t->entry_open && t->tail && t->n) {
+		uint32_t seg = (uint32_t)p->n[st] - 1;  /* the segment just finished */
+		if (t->has_period && instr_same(&p->ins[st][seg], &p->ins[st][t->period])) {
+			pop_last(p, st);
+			append_run(p, st, t->period, 1 + t->n);
+			open_tail(p, t);
+			return;
+		}
+		if (!t->has_period) {
+			t->has_period = 1;
+			t->period = seg;
+			program_reserve(p, st, t->n);
+			for (uint32_t i = 0; i < t->n; i++)
+				*push(p, st) = p->ins[st][t->off + i];
+			open_tail(p, t);
+			return;
+		}
+	}
+	if (t->n) {
+		append_run(p, st, t->off, t->n);
+		p->unit_pending = 0;
+	}
+	if (t->tail)
+		open_tail(p, t);
+}
+
+int program_repeat_begin(struct program *p, const void *key)
+{
+	if (p->rec_on)
+		return 0;  /* inside a run being recorded under another key: part of it */
+	/* an open segment of another category is closed by the first op: not worth a template of its own */
+	if (p->keep_ops || (p->open && p->open_cat != CAT_COMPUTE))
+		return 0;
+	for (int i = 0; i < p->ntmpl; i++) {
+		struct program_template *t = &p->tmpl[i];
+		if (t->key == key && t->unit_start == p->unit_pending && t->entry_open == p->open) {
+			replay(p, t);
+			return 1;
+		}
+	}
+	if (p->ntmpl < PROGRAM_TEMPLATES) {
+		p->rec_on = 1;
+		p->rec_key = key;
+		p->rec_off = (uint32_t)p->n[STREAM_COMPUTE];
+		p->rec_unit = p->unit_pending;
+		p->rec_open = p->open;
+		p->rec_merged = 0;
+	}
+	return 0;
+}
+
+void program_repeat_end(struct program *p, const void *key)
+{
+	enum stream_kind st = STREAM_COMPUTE;
+	if (!p->rec_on || p->rec_key != key)
+		return;
+	p->rec_on = 0;
+	struct program_template *t = &p->tmpl[p->ntmpl++];
+	uint32_t end = (uint32_t)p->n[st];
+	memset(t, 0, sizeof *t);
+	t->key = key;
+	t->unit_start = p->rec_unit;
+	t->entry_open = p->rec_open;
+	t->merged = p->rec_merged;
+	t->merge_nops = p->rec_merge_nops;
+	t->merge_s = p->rec_merge_s;
+	t->off = p->rec_off;
+	t->tail = p->open && end > p->rec_off;
+	t->n = end - p->rec_off - (uint32_t)t->tail;
+	if (t->tail)
+		t->tail_in = p->ins[st][end - 1];
+}
+
+int program_repeat_more(struct program *p, const void *key, int k)
+{
+	enum stream_kind st = STREAM_COMPUTE;
+	size_t np = p->npieces[st];
+	if (k <= 0 || p->keep_ops || p->rec_on || !p->open || np < 2)
+		return 0;
+	for (int i = 0; i < p->ntmpl; i++) {
+		const struct program_template *t = &p->tmpl[i];
+		if (t->key != key || !t->entry_open || !t->has_period || !t->tail || !t->n)
+			continue;
+		struct piece *run = &p->pieces[st][np - 2], *tail = &p->pieces[st][np - 1];
+		uint32_t last = (uint32_t)p->n[st] - 1;
+		if (run->off != t->period || run->n != 1 + t->n || tail->off != last || tail->n != 1 || tail->reps != 1 ||
+		    !instr_same(&p->ins[st][last], &t->tail_in))
+			return 0;
+		/* the next replay would add the merge to this fresh tail: when that is the run's first instruction, it
+		 * and every one after it only repeat the run */
+		struct instr next = t->tail_in;
+		if (t->merged) {
+			next.dur += t->merge_s;
+			next.nops = (uint16_t)(next.nops + t->merge_nops > UINT16_MAX ? UINT16_MAX : next.nops + t->merge_nops);
+		}
+		if (!instr_same(&next, &p->ins[st][t->period]))
+			return 0;
+		run->reps += (uint32_t)k;
+		p->count[st] += (size_t)k * run->n;
+		return k;
+	}
+	return 0;
+}
+
+void program_seal(struct program *p)
+{
+	for (int st = 0; st < NSTREAMS; st++)
+		for (size_t i = 0; i < p->npieces[st]; i++)
+			p->pieces[st][i].ins = p->ins[st] + p->pieces[st][i].off;
 }
 
 static uint32_t push_op(struct program *p, const char *name, double dur, double bytes, int layer, int mb)
@@ -92,6 +279,14 @@ void program_op(struct program *p, const char *name, double dur_s, enum cat cat,
 
 void program_add_time(struct program *p, int nops, double dur_s)
 {
+	if (p->rec_on && p->n[STREAM_COMPUTE] <= p->rec_off) {
+		/* a template being recorded adds to the segment that was open before it: replays add the same */
+		if (p->rec_merged)
+			p->rec_on = 0;
+		p->rec_merged = 1;
+		p->rec_merge_nops = nops;
+		p->rec_merge_s = dur_s;
+	}
 	struct instr *seg = &p->ins[STREAM_COMPUTE][p->n[STREAM_COMPUTE] - 1];
 	seg->dur += dur_s;
 	seg->nops = (uint16_t)(seg->nops + nops > UINT16_MAX ? UINT16_MAX : seg->nops + nops);
@@ -99,6 +294,7 @@ void program_add_time(struct program *p, int nops, double dur_s)
 
 int program_record(struct program *p, enum stream_kind st)
 {
+	p->rec_on = 0;  /* a new event each time: a run that records one is not a template */
 	program_flush(p);
 	struct instr *in = push(p, st);
 	in->kind = INS_RECORD;

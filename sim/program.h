@@ -58,10 +58,39 @@ struct op_range {
 	uint32_t first, count;
 };
 
+/* A stream is a list of pieces: instructions ins[0..n-1], run reps times in a row. A layer's forward or backward
+ * is the same instructions for every layer and micro-batch of a stage, so the builder stores it once and refers
+ * to it (program_repeat_begin/end); a stage's program is then a few pieces per micro-batch instead of hundreds
+ * of instructions, and the engine reads them from cache. With keep_ops every instruction is stored (pieces of
+ * reps 1), so each has its op range. */
+struct piece {
+	const struct instr *ins;  /* into program.ins[st], set by program_seal */
+	uint32_t off, n, reps;    /* off: index of ins in program.ins[st] */
+};
+
+/* A stored run of instructions to replay (program_repeat_*): at most PROGRAM_TEMPLATES per program. */
+enum { PROGRAM_TEMPLATES = 16 };
+struct program_template {
+	const void *key;
+	int unit_start;          /* recorded with the unit-start flag pending */
+	int entry_open;          /* recorded with a compute segment open: its first ops joined that segment */
+	int merged;              /* they did: merge_s and merge_nops were added to it (program_add_time) */
+	int merge_nops;
+	double merge_s;
+	uint32_t off, n;         /* the run, in program.ins[STREAM_COMPUTE] */
+	int tail;                /* it ended in an open segment, kept apart as tail_in (later ops may join it) */
+	struct instr tail_in;
+	int has_period;          /* period: where [finished segment, body] is stored in a row (sim/program.c) */
+	uint32_t period;
+};
+
 struct program {
-	struct instr *ins[NSTREAMS];
+	struct instr *ins[NSTREAMS];        /* every instruction stored, in order (pieces refer to them) */
 	struct op_range *ranges[NSTREAMS];  /* parallel to ins, only with keep_ops */
-	size_t n[NSTREAMS], cap[NSTREAMS];
+	size_t n[NSTREAMS], cap[NSTREAMS];  /* stored instructions */
+	struct piece *pieces[NSTREAMS];
+	size_t npieces[NSTREAMS], cappieces[NSTREAMS];
+	size_t count[NSTREAMS];             /* instructions the stream executes: sum of n * reps over its pieces */
 	struct op *ops;
 	size_t nops, opcap;
 	int nevents;        /* RECORD ids are 0..nevents-1 */
@@ -71,6 +100,13 @@ struct program {
 	int open;           /* an open COMPUTE segment on STREAM_COMPUTE */
 	uint8_t open_cat;
 	double open_dur;
+	struct program_template tmpl[PROGRAM_TEMPLATES];
+	int ntmpl;
+	int rec_on;                 /* recording a template (program_repeat_begin returned 0) */
+	const void *rec_key;
+	uint32_t rec_off;
+	int rec_unit, rec_open, rec_merged, rec_merge_nops;
+	double rec_merge_s;
 };
 
 /* keep_ops: record every op for timelines (costs memory on long schedules). */
@@ -79,6 +115,40 @@ void program_init(struct program *p, int nslots, int keep_ops);
 static inline const struct op_range *program_ops_of(const struct program *p, int st, const struct instr *in)
 {
 	return p->ranges[st] ? &p->ranges[st][in - p->ins[st]] : NULL;
+}
+/* Replaying a stored run: program_repeat_begin(p, key) appends the compute-stream instructions recorded under
+ * key (with the same unit-start state) and returns 1; else returns 0 and the caller emits them, then calls
+ * program_repeat_end(p, key) to record them. key names what the caller emits (e.g. its op list), which must
+ * come out the same every time within this program; nothing is replayed with keep_ops or an open segment. */
+int program_repeat_begin(struct program *p, const void *key);
+void program_repeat_end(struct program *p, const void *key);
+/* program_repeat_more: the same as k more replays of key in a row (0 < k), at the cost of one, when the program
+ * ends in a repetition of key's run that k more replays would only extend; returns k then, else 0 (and the
+ * caller emits as usual). Calls may nest: while a run is recorded, inner keys emit as usual, as part of it. */
+int program_repeat_more(struct program *p, const void *key, int k);
+/* After the last instruction: resolves the pieces to the stored instructions. The engine needs it. */
+void program_seal(struct program *p);
+/* Cursor over a stream's instructions (the engine keeps one per rank and stream). */
+struct program_cursor {
+	const struct instr *in;   /* current instruction, NULL past the end */
+	uint32_t piece, rep;
+};
+static inline void program_cursor_start(const struct program *p, int st, struct program_cursor *c)
+{
+	c->piece = c->rep = 0;
+	c->in = p->npieces[st] ? p->pieces[st][0].ins : NULL;
+}
+static inline void program_cursor_next(const struct program *p, int st, struct program_cursor *c)
+{
+	const struct piece *pc = &p->pieces[st][c->piece];
+	if (++c->in < pc->ins + pc->n)
+		return;
+	if (++c->rep < pc->reps) {
+		c->in = pc->ins;
+		return;
+	}
+	c->rep = 0;
+	c->in = ++c->piece < p->npieces[st] ? p->pieces[st][c->piece].ins : NULL;
 }
 /* Make room for n more instructions on a stream at once (saves regrowing a long schedule). */
 void program_reserve(struct program *p, enum stream_kind st, size_t n);

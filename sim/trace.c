@@ -13,9 +13,12 @@ struct trace {
 	struct trace_job job;
 	FILE *f;
 	long nevents;        /* written so far: the next one needs a separator */
-	uint8_t *named;      /* [stage]: bit per track whose thread_name is written */
+	int critical;        /* TRACE_CRITICAL: the traced stage */
+	uint8_t *named;      /* [GPU rank]: bit per track whose thread_name is written, NAMED_PROC its process's */
+	uint8_t *want;       /* TRACE_LIST: [GPU rank] nonzero when traced */
 };
-_Static_assert(TRACK_N <= 8, "trace.named holds one bit per track");
+enum { NAMED_PROC = 1u << 7 };
+_Static_assert(TRACK_N <= 7, "trace.named holds one bit per track and one for the process");
 
 static const char *const cat_name[CAT_N] = { "compute", "tp", "pp", "dp", "optimizer" };
 static const char *const track_name[TRACK_N] = {
@@ -27,8 +30,21 @@ struct trace *trace_new(FILE *f, const struct trace_job *job)
 	struct trace *t = xcalloc(1, sizeof *t);
 	t->f = f;
 	t->job = *job;
-	t->named = xcalloc((size_t)job->pp, 1);
+	t->critical = -1;
+	size_t n = (size_t)job->pp * job->dp * job->tp;
+	t->named = xcalloc(n, 1);
+	if (job->pick == TRACE_LIST) {
+		t->want = xcalloc(n, 1);
+		for (int i = 0; i < job->nranks; i++)
+			if (job->ranks[i] >= 0 && (size_t)job->ranks[i] < n)
+				t->want[job->ranks[i]] = 1;
+	}
 	return t;
+}
+
+void trace_set_critical(struct trace *t, int stage)
+{
+	t->critical = stage;
 }
 
 void trace_free(struct trace *t)
@@ -36,6 +52,7 @@ void trace_free(struct trace *t)
 	if (!t)
 		return;
 	free(t->named);
+	free(t->want);
 	free(t);
 }
 
@@ -58,19 +75,53 @@ static void meta(struct trace *t, const char *what, int pid, int tid, const char
 	fputs("}}", t->f);
 }
 
-void trace_begin(struct trace *t)
+/* Megatron placement (sim/build.c): rank d, t of stage s is GPU (s*dp + d)*tp + t. */
+static int gpu_of(const struct trace_job *j, int s, int d, int tp)
+{
+	return (s * j->dp + d) * j->tp + tp;
+}
+
+/* A rank's process: pid stage+1 for a stage's rank dp 0, tp 0 (the ranks of a default timeline), pp+1+GPU for
+ * the others, so pids stay unique and a default timeline reads as before. */
+static int pid_of(const struct trace_job *j, int s, int d, int tp)
+{
+	return d == 0 && tp == 0 ? s + 1 : j->pp + 1 + gpu_of(j, s, d, tp);
+}
+
+static void name_process(struct trace *t, int s, int d, int tp)
 {
 	const struct trace_job *j = &t->job;
+	int gpu = gpu_of(j, s, d, tp), pid = pid_of(j, s, d, tp);
+	char name[128];
+	snprintf(name, sizeof name, "stage %d: GPU %d (dp %d, tp %d, node %d)", s, gpu, d, tp,
+		 j->gpus_per_node > 0 ? gpu / j->gpus_per_node : 0);
+	meta(t, "process_name", pid, 0, name, 0);
+	meta(t, "process_sort_index", pid, 0, NULL, j->pick == TRACE_STAGES ? s : gpu);
+	t->named[gpu] |= NAMED_PROC;
+}
+
+void trace_begin(struct trace *t)
+{
 	fputs("{\"traceEvents\":[\n", t->f);
-	for (int s = 0; s < j->pp; s++) {
-		/* Megatron placement (sim/build.c): the rank of dp 0, tp 0 of stage s is s*tp*dp */
-		int rank = s * j->tp * j->dp;
-		char name[96];
-		snprintf(name, sizeof name, "stage %d: GPU %d (dp 0, tp 0, node %d)", s, rank,
-			 j->gpus_per_node > 0 ? rank / j->gpus_per_node : 0);
-		meta(t, "process_name", s + 1, 0, name, 0);
-		meta(t, "process_sort_index", s + 1, 0, NULL, s);
+	if (t->job.pick == TRACE_STAGES)
+		for (int s = 0; s < t->job.pp; s++)
+			name_process(t, s, 0, 0);
+}
+
+static int traced(const struct trace *t, const struct trace_span *sp)
+{
+	const struct trace_job *j = &t->job;
+	switch (j->pick) {
+	case TRACE_STAGES:
+		return sp->dp == 0 && sp->tp == 0;
+	case TRACE_CRITICAL:
+		return sp->dp == 0 && sp->tp == 0 && sp->stage == t->critical;
+	case TRACE_LIST:
+		return t->want[gpu_of(j, sp->stage, sp->dp, sp->tp)];
+	case TRACE_ALL:
+		return 1;
 	}
+	return 0;
 }
 
 /* ,"key":v with the shortest text that reads back as v (comma: what goes before the key) */
@@ -82,14 +133,18 @@ static void put_num(FILE *f, const char *comma, const char *key, double v)
 
 void trace_slice(struct trace *t, const struct trace_span *sp)
 {
-	/* dp 0, tp 0: the rank the default run simulates for its stage, so a timeline shows the same ranks with and
-	 * without --all-ranks */
-	if (sp->dp != 0 || sp->tp != 0 || !sp->op || sp->stage < 0 || sp->stage >= t->job.pp)
+	/* by default dp 0, tp 0: the rank the default run simulates for its stage, so a timeline shows the same ranks
+	 * with and without --all-ranks */
+	if (!sp->op || sp->stage < 0 || sp->stage >= t->job.pp || sp->dp < 0 || sp->dp >= t->job.dp || sp->tp < 0 ||
+	    sp->tp >= t->job.tp || !traced(t, sp))
 		return;
 	FILE *f = t->f;
-	int pid = sp->stage + 1, tid = sp->track + 1;
-	if (!(t->named[sp->stage] & (1u << sp->track))) {
-		t->named[sp->stage] |= (uint8_t)(1u << sp->track);
+	int gpu = gpu_of(&t->job, sp->stage, sp->dp, sp->tp);
+	int pid = pid_of(&t->job, sp->stage, sp->dp, sp->tp), tid = sp->track + 1;
+	if (!(t->named[gpu] & NAMED_PROC))
+		name_process(t, sp->stage, sp->dp, sp->tp);
+	if (!(t->named[gpu] & (1u << sp->track))) {
+		t->named[gpu] |= (uint8_t)(1u << sp->track);
 		meta(t, "thread_name", pid, tid, track_name[sp->track], 0);
 		meta(t, "thread_sort_index", pid, tid, NULL, sp->track);
 	}
@@ -135,7 +190,12 @@ void trace_end(struct trace *t, double step_time_s, int critical_stage)
 	fprintf(f, ",\"critical_stage\":%d,\"gpus\":%d,\"dp\":%d,\"tp\":%d,\"pp\":%d,\"schedule\":", critical_stage,
 		j->gpus, j->dp, j->tp, j->pp);
 	jsonw_put_string(f, j->schedule);
-	fprintf(f, ",\"num_microbatches\":%d,\"virtual_stages\":%d,"
-		"\"traced_ranks\":\"one per pipeline stage: dp 0, tp 0\",\"time_unit\":\"us\"}}\n",
-		j->num_microbatches, j->virtual_stages);
+	static const char *const picked[] = {
+		[TRACE_STAGES] = "one per pipeline stage: dp 0, tp 0",
+		[TRACE_CRITICAL] = "the critical stage's: dp 0, tp 0",
+		[TRACE_LIST] = "listed",
+		[TRACE_ALL] = "all",
+	};
+	fprintf(f, ",\"num_microbatches\":%d,\"virtual_stages\":%d,\"traced_ranks\":\"%s\",\"time_unit\":\"us\"}}\n",
+		j->num_microbatches, j->virtual_stages, picked[j->pick]);
 }

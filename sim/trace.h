@@ -1,7 +1,9 @@
 /* trace: writes one simulated step as a Chrome trace-event timeline (JSON Object Format; docs/output.md,
  * Timelines) that Perfetto and chrome://tracing open. The engine reports every busy interval of every simulated
- * rank as it learns it; the writer keeps one rank per pipeline stage (dp 0, tp 0: the representative rank the
- * default simulation runs) and gives it one process with one thread track per GPU stream and per outgoing link.
+ * rank as it learns it; the writer keeps the ranks trace_job.pick names (by default one per pipeline stage: dp 0,
+ * tp 0, the representative rank the default simulation runs), writing each slice as it comes (nothing is held
+ * in memory but a byte per rank), and gives each rank one process with one thread track per GPU stream and per
+ * outgoing link.
  * Invariant: every track that holds a slice has been named (thread_name) before its first slice. */
 #ifndef TRACE_H
 #define TRACE_H
@@ -12,10 +14,21 @@
 /* A traced rank's tracks: its streams (enum stream_kind), then its outgoing links (enum link_scope). */
 enum { TRACK_LINK = NSTREAMS, TRACK_N = NSTREAMS + LINK_N };
 
-/* What the timeline says about the job (otherData, track names). */
+/* Which ranks a timeline holds (predict --trace-ranks). */
+enum trace_pick {
+	TRACE_STAGES,    /* one per pipeline stage: dp 0, tp 0 (the critical rank is one of them); the default */
+	TRACE_CRITICAL,  /* the critical stage's rank dp 0, tp 0 alone (trace_set_critical names the stage) */
+	TRACE_LIST,      /* the GPU ranks in trace_job.ranks */
+	TRACE_ALL,       /* every rank (needs every rank simulated) */
+};
+
+/* What the timeline says about the job (otherData, track names) and which ranks it holds. */
 struct trace_job {
 	const char *scenario, *hardware, *schedule;  /* not owned; must outlive the trace */
 	int gpus, dp, tp, pp, gpus_per_node, num_microbatches, virtual_stages;
+	enum trace_pick pick;
+	const int *ranks;  /* TRACE_LIST: GPU ranks (Megatron placement: (stage*dp + d)*tp + t), not owned */
+	int nranks;
 };
 
 /* One busy interval of one rank. */
@@ -32,8 +45,11 @@ struct trace;
 /* trace_new: a writer to f (not owned, not closed; the caller checks it for write errors after trace_end). */
 struct trace *trace_new(FILE *f, const struct trace_job *job);
 void trace_free(struct trace *t);
-/* trace_begin: opens the document and names one process per stage. */
+/* trace_begin: opens the document (and with TRACE_STAGES names one process per stage; other picks name a
+ * rank's process before its first slice). */
 void trace_begin(struct trace *t);
+/* TRACE_CRITICAL: the stage whose rank dp 0, tp 0 is traced (known from a simulation run before). */
+void trace_set_critical(struct trace *t, int stage);
 /* trace_slice: one "X" event for a span of a traced rank; spans of other ranks are ignored. */
 void trace_slice(struct trace *t, const struct trace_span *sp);
 /* trace_end: closes the event list and writes otherData (the job, step_time_s, critical_stage). */

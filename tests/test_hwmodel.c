@@ -249,7 +249,8 @@ static void test_errors(void)
 	CHECK(hw == NULL);
 	CHECK_INT(err, GS_EINVAL);
 	CHECK_STR(out, "gpusim: unknown hardware preset 'h100-dxg' (did you mean 'h100-dgx'? presets: a100-dgx, "
-		       "h100-dgx, h200-sxm, rtx4070ti-super-pcie)\n");
+		       "b200-hgx, gb200-nvl72, gb300-nvl72, h100-dgx, h100-sxm-94gb, h100-sxm-96gb, h200-sxm, "
+		       "rtx4070ti-super-pcie)\n");
 	cap_begin();
 	hw = hwmodel_load("/nonexistent/hw.yaml", &err);
 	out = cap_end();
@@ -295,7 +296,7 @@ static void test_presets(void)
 			}
 		hwmodel_free(hw);
 	}
-	CHECK_INT(n, 4);
+	CHECK_INT(n, 9);
 	CHECK(hwmodel_preset_text("nope") == NULL);
 	CHECK(!hwmodel_is_preset_name("hw/h100.yaml"));
 	CHECK(!hwmodel_is_preset_name("h100.yaml"));
@@ -699,8 +700,47 @@ static void test_compose(void)
 	hwmodel_free(m);
 }
 
+/* gemm.model.dtype_eff and peak_tflops.fp4: the toy with fp8 and fp4 peaks and their own ceilings. */
+static void test_dtype_eff(void)
+{
+	const char *text = "schema: gpusim-hw/1\nname: toy8\ngpu:\n  name: toy gpu\n  sm_count: 4\n"
+			   "  memory_bytes: 1e9\n  hbm_gbps: 1000\n"
+			   "  peak_tflops: {bf16: 100, fp8: 200, fp4: 400}\n  launch_us: 1\n"
+			   "  memory_bound: {eff: 0.8}\n  gemm:\n"
+			   "    model: {max_eff: 0.8, tile_m: 128, tile_n: 128, k_half: 256, dtype_eff: {fp8: 0.6, fp4: 0.5}}\n"
+			   "  attention: {fwd_eff: 0.5, bwd_eff: 0.4}\n"
+			   "node: {gpus: 8, fabric: nvswitch, link_gbps: 100}\n"
+			   "network: {nics: 4, nic_gbps: 50, latency_us: 5, oversubscription: 1}\n";
+	int err = 0;
+	struct hwmodel *hw = hwmodel_load_string("toy8.yaml", text, &err);
+	CHECK(hw != NULL);
+	if (!hw)
+		return;
+	CHECK_NEAR(hw->gpu.peak_fp4_tflops, 400, 1e-12);
+	/* m = n = 256: 4 tiles on 4 SMs (wave_eff 1), k = 768: 768/1024 = 0.75. bf16 0.8*0.75 = 0.6;
+	 * fp8 its own ceiling: 0.6*0.75 = 0.45 */
+	CHECK_NEAR(hwmodel_gemm_eff(hw, DT_BF16, 256, 256, 768), 0.6, 1e-12);
+	CHECK_NEAR(hwmodel_gemm_eff(hw, DT_FP8, 256, 256, 768), 0.45, 1e-12);
+	/* fp4: 2*256*256*768 = 100.66e6 FLOP at 400e12 * 0.5 * 0.75 = 150e12 FLOP/s: 0.67109 us */
+	CHECK_NEAR(hwmodel_gemm_fp4_s(hw, 256, 256, 768), 2.0 * 256 * 256 * 768 / 150e12, 1e-18);
+	hwmodel_free(hw);
+	/* a ceiling above 1.5 is refused where it stands */
+	const char *bad = "schema: gpusim-hw/1\nname: toy8\ngpu:\n  name: toy gpu\n  sm_count: 4\n"
+			  "  memory_bytes: 1e9\n  hbm_gbps: 1000\n  peak_tflops: {bf16: 100}\n  launch_us: 1\n"
+			  "  memory_bound: {eff: 0.8}\n  gemm:\n"
+			  "    model: {max_eff: 0.8, tile_m: 128, tile_n: 128, dtype_eff: {fp8: 2}}\n"
+			  "node: {gpus: 8, fabric: nvswitch, link_gbps: 100}\n"
+			  "network: {nics: 4, nic_gbps: 50, latency_us: 5, oversubscription: 1}\n";
+	cap_begin();
+	hw = hwmodel_load_string("bad.yaml", bad, &err);
+	const char *msg = cap_end();
+	CHECK(hw == NULL);
+	CHECK(strstr(msg, "bad.yaml:12:") != NULL && strstr(msg, "dtype_eff.fp8: must be in (0, 1.5]") != NULL);
+}
+
 int main(void)
 {
+	test_dtype_eff();
 	test_measured_collectives();
 	test_fields();
 	test_gemm();

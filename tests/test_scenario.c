@@ -232,7 +232,8 @@ static void test_load_hardware(void)
 	CHECK_INT(rc, GS_EINVAL);
 	CHECK(hw == NULL);
 	CHECK_STR(out, "gpusim: bad.yaml:13:11: unknown hardware preset 'h100-dxg' (did you mean 'h100-dgx'? presets: "
-		       "a100-dgx, h100-dgx, h200-sxm, rtx4070ti-super-pcie)\n");
+		       "a100-dgx, b200-hgx, gb200-nvl72, gb300-nvl72, h100-dgx, h100-sxm-94gb, h100-sxm-96gb, h200-sxm, "
+		       "rtx4070ti-super-pcie)\n");
 
 	text = TINY_MODEL "  dtype: fp8\n" TINY_TRAIN "parallel:\n  gpus: 2\nhardware: a100-dgx\n";
 	CHECK_INT(scenario_load_string("fp8.yaml", text, NULL, &s), 0);

@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L /* fileno, for capture.h */
 #include <math.h>
 #include <stdlib.h>
+#include "sim/build.h"
 #include "sim/predict.h"
 #include "sim/ops.h"
 #include "capture.h"
@@ -97,6 +98,36 @@ static double optimizer_time(const struct scenario *s, const struct hwmodel *hw,
 	return ops_optimizer_s(&c, layers_on_stage * scenario_params_per_layer(s) / s->par.tp);
 }
 
+/* Repeated runs (sim/program.c): a stage's program stores a layer's forward and backward once and repeats it;
+ * walked with the cursor, it is the very instruction list that a build storing every instruction (keep_ops, for
+ * timelines) makes, field for field and bit for bit, in far fewer stored instructions. */
+static void check_repeats(const struct scenario *s, const struct hwmodel *hw, int few)
+{
+	struct build a, b;
+	CHECK_INT(build_programs(s, hw, 0, &a), 0);
+	CHECK_INT(build_programs(s, hw, 1, &b), 0);
+	for (int st = 0; st < s->par.pp; st++)
+		for (int k = 0; k < NSTREAMS; k++) {
+			const struct program *pa = &a.progs[st], *pb = &b.progs[st];
+			struct program_cursor ca, cb;
+			program_cursor_start(pa, k, &ca);
+			program_cursor_start(pb, k, &cb);
+			size_t n = 0, same = 0;
+			for (; ca.in && cb.in; program_cursor_next(pa, k, &ca), program_cursor_next(pb, k, &cb), n++)
+				same += memcmp(&ca.in->dur, &cb.in->dur, sizeof(double)) == 0 && ca.in->kind == cb.in->kind &&
+					ca.in->cat == cb.in->cat && ca.in->flags == cb.in->flags &&
+					ca.in->nops == cb.in->nops && ca.in->arg == cb.in->arg && ca.in->group == cb.in->group;
+			CHECK(!ca.in && !cb.in);
+			CHECK_INT(same, n);
+			CHECK_INT(pa->count[k], n);
+			CHECK_INT(pb->n[k], n);
+			if (k == STREAM_COMPUTE && few)  /* many layers and micro-batches: few stored */
+				CHECK(pa->n[k] * 4 < n);
+		}
+	build_release(&a);
+	build_release(&b);
+}
+
 int main(void)
 {
 	struct hwmodel hw;
@@ -105,6 +136,20 @@ int main(void)
 	struct predict_opts all = { .all_ranks = true };
 	double tf, tb;
 	make_hw(&hw);
+
+	/* repeated runs: 1F1B, interleaved with TP all-reduces inside the layers, full recompute with gradient
+	 * accumulation passes, and a host that issues ops slower than the GPU runs them */
+	make_sc(&s, 16, 8, 1, 2, 1, SCHED_1F1B, 1);
+	check_repeats(&s, &hw, 0);  /* no TP: a unit's layers are one segment, nothing to repeat */
+	make_sc(&s, 16, 8, 4, 2, 2, SCHED_INTERLEAVED, 2);
+	check_repeats(&s, &hw, 1);
+	make_sc(&s, 16, 8, 2, 4, 1, SCHED_GPIPE, 1);
+	s.train.recompute = RECOMPUTE_FULL;
+	s.train.grad_accum_add = true;
+	check_repeats(&s, &hw, 1);
+	make_sc(&s, 16, 6, 2, 2, 1, SCHED_1F1B, 1);
+	s.train.host_us_per_op = 50;
+	check_repeats(&s, &hw, 1);
 
 	/* one GPU: 4 layers, 3 micro-batches */
 	make_sc(&s, 4, 3, 1, 1, 1, SCHED_1F1B, 1);

@@ -80,7 +80,7 @@ gpusim: bad.yaml:3:3: missing required key 'model.hidden'"
 
 edit 's/^  vocab: 1000/  colour: red/'
 check "unknown key" \
-	"gpusim: bad.yaml:10:3: unknown key 'colour' in model (expected one of: name, type, layers, hidden, heads, kv_heads, ffn, ffn_hidden, seq, vocab, dtype, flash_attention, causal, rope, norm, widths, bias, activation, dropout, loss)"
+	"gpusim: bad.yaml:10:3: unknown key 'colour' in model (expected one of: name, type, layers, hidden, heads, kv_heads, ffn, ffn_hidden, seq, vocab, dtype, flash_attention, causal, rope, norm, widths, bias, activation, dropout, loss, moe)"
 
 edit '/^  layers:/d'
 check "missing model.layers" "gpusim: bad.yaml:3:3: missing required key 'model.layers'"
@@ -148,7 +148,7 @@ check "--gpus not a multiple of tp*pp" "gpusim: --gpus 6 is not a multiple of tp
 
 edit 's/^hardware: h100-dgx/hardware: h100-dxg/'
 check "unknown hardware preset" \
-	"gpusim: bad.yaml:20:11: unknown hardware preset 'h100-dxg' (did you mean 'h100-dgx'? presets: a100-dgx, h100-dgx, h200-sxm, rtx4070ti-super-pcie)"
+	"gpusim: bad.yaml:20:11: unknown hardware preset 'h100-dxg' (did you mean 'h100-dgx'? presets: a100-dgx, b200-hgx, gb200-nvl72, gb300-nvl72, h100-dgx, h100-sxm-94gb, h100-sxm-96gb, h200-sxm, rtx4070ti-super-pcie)"
 
 edit 's/^  schedule: 1f1b/  schedule: zigzag/'
 check "unknown schedule" \

@@ -81,4 +81,14 @@ grep -v sim_wall_s "$tmp/out" >"$tmp/a.json"
 run predict "$scen" --hw "$tmp/shown.yaml" --format json
 grep -v sim_wall_s "$tmp/out" >"$tmp/b.json"
 cmp -s "$tmp/a.json" "$tmp/b.json" && ok || fail "a based file and its presets show predict the same"
+# every preset: a file with only 'base: PRESET' shows merged, the shown text shows again the same (after the
+# comment line), and predicts the preset's step
+for p in $("$gpusim" presets | awk 'NR > 1 {print $1}'); do
+	printf 'schema: gpusim-hw/1\nname: %s\nbase: %s\n' "$p" "$p" >"$tmp/p.yaml"
+	"$gpusim" presets show "$tmp/p.yaml" >"$tmp/s1.yaml" && "$gpusim" presets show "$tmp/s1.yaml" >"$tmp/s2.yaml"
+	cmp -s <(tail -n +2 "$tmp/s1.yaml") <(tail -n +2 "$tmp/s2.yaml") && ok || fail "$p: presets show round trip"
+	a=$("$gpusim" predict "$scen" --hw "$p" --format json | grep -v sim_wall_s | grep -v '"hardware"')
+	b=$("$gpusim" predict "$scen" --hw "$tmp/s1.yaml" --format json | grep -v sim_wall_s | grep -v '"hardware"')
+	[ "$a" = "$b" ] && ok || fail "$p: the shown model predicts as the preset"
+done
 cli_done

@@ -244,4 +244,50 @@ else
 	fail "--trace into a missing directory: exit $rc"
 fi
 
+# --trace-ranks. tp4_pp2_dp2_interleaved has 16 GPUs: GPU (stage*2 + d)*4 + t. critical: the critical stage's
+# rank dp 0, tp 0 alone, slice for slice that process of the default timeline; all: 16 processes, the default's
+# two among them with the same slices, and GPU 5 (stage 0, dp 1, tp 1) as many slices as GPU 0 (the ranks of a
+# stage are symmetric); 0,5-6: GPUs 0, 5 and 6.
+g=tests/golden/tp4_pp2_dp2_interleaved.yaml
+if "$gpusim" predict "$g" --trace "$tmp/r-def.json" >/dev/null 2>"$tmp/err" &&
+	"$gpusim" predict "$g" --trace "$tmp/r-crit.json" --trace-ranks critical >/dev/null 2>>"$tmp/err" &&
+	"$gpusim" predict "$g" --trace "$tmp/r-all.json" --trace-ranks all >/dev/null 2>>"$tmp/err" &&
+	"$gpusim" predict "$g" --trace "$tmp/r-list.json" --trace-ranks 0,5-6 >/dev/null 2>>"$tmp/err" &&
+	python3 - "$tmp" <<'PY' 2>>"$tmp/err"; then
+import json, sys
+d = sys.argv[1]
+def load(n):
+    t = json.load(open(f"{d}/r-{n}.json"))
+    procs = {e["pid"]: e["args"]["name"] for e in t["traceEvents"] if e["name"] == "process_name"}
+    sl = {}
+    for e in t["traceEvents"]:
+        if e["ph"] == "X":
+            sl.setdefault(e["pid"], []).append((e["tid"], e["ts"], e["dur"], e["name"]))
+    return t["otherData"], procs, {p: sorted(v) for p, v in sl.items()}
+od, dp, ds = load("def")
+oc, cp, cs = load("crit")
+oa, ap, as_ = load("all")
+ol, lp, ls = load("list")
+crit = od["critical_stage"] + 1
+assert list(cp) == [crit] and cs[crit] == ds[crit], "critical"
+assert len(ap) == 16 and all(as_[p] == ds[p] for p in dp), "all: default ranks"
+gpu = {int(n.split("GPU ")[1].split(" ")[0]): p for p, n in ap.items()}
+assert len(as_[gpu[5]]) == len(as_[gpu[0]]), "all: symmetric ranks"
+assert sorted(int(n.split("GPU ")[1].split(" ")[0]) for n in lp.values()) == [0, 5, 6], "list"
+assert oc["traced_ranks"].startswith("the critical") and oa["traced_ranks"] == "all", "otherData"
+PY
+	ok
+else
+	fail "--trace-ranks critical|all|0,5-6: $(tail -c 300 "$tmp/err")"
+fi
+for bad in "--trace-ranks 16" "--trace-ranks x" "--trace-ranks 3-1"; do
+	# shellcheck disable=SC2086
+	"$gpusim" predict "$g" --trace "$tmp/bad.json" $bad >/dev/null 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -eq 2 ] && grep -q -- "--trace-ranks" "$tmp/err"; then ok; else fail "$bad: exit $rc"; fi
+done
+"$gpusim" predict "$g" --trace-ranks all >/dev/null 2>"$tmp/err"
+rc=$?
+if [ "$rc" -eq 2 ]; then ok; else fail "--trace-ranks without --trace: exit $rc"; fi
+
 cli_done

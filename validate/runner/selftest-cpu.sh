@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Self-test of validate/torch_step.py without GPUs: runs every row on the CPU (gloo, fp32, toy sizes) with 1
+# Self-test of validate/runner/torch_step.py without GPUs: runs every row on the CPU (gloo, fp32, toy sizes) with 1
 # process and with 2, 4 and 8 processes on the loopback interface, and checks that data, tensor and pipeline
 # parallel and their mixes (dp-tp, tp-pp, dp-pp, dp-tp-pp) give the same gradient checksum as one process; then
 # runs the timing path once per world size (CSV and progress file). Needs PyTorch for the CPU (any version from
 # 1.13: Debian's python3-torch does). Not part of CI.
-# usage: validate/selftest-cpu.sh [PYTHON]
+# usage: validate/runner/selftest-cpu.sh [PYTHON]
 # env:   RANKS  world sizes to check (default "2 4 8"; the rows of each size are those of configs.py)
 set -euo pipefail
 py=${1:-python3}

@@ -5,8 +5,8 @@ tensor and pipeline parallel, and their mixes). A row is (config, mode) and is l
 t07-pp2-1f1b, t14-dp2-tp2-pp2-1f1b. Ranks are laid out dp-major, then pp, then tp (tensor parallel fastest).
 The 2-GPU rows are the issue-4 set measured in validate/measured-h200x2.csv; the 4- and 8-GPU rows (issue 6,
 t07, t10, t12, t14 and m02, chosen GPU-bound: at least ~2 ms of GPU work per layer and micro-batch on each
-rank, about twice the host's issue time) need a machine with that many GPUs (validate/node-run.sh).
-validate/torch_step.py runs the rows; validate/gen_scenarios.py writes scenarios/validate/<label>.yaml that
+rank, about twice the host's issue time) need a machine with that many GPUs (validate/runner/node-run.sh).
+validate/runner/torch_step.py runs the rows; validate/gen_scenarios.py writes scenarios/validate/<label>.yaml that
 describe exactly the same work. Both import this file, so they cannot drift apart.
 
 What the runner does for every transformer row (and what each scenario says):
@@ -228,7 +228,7 @@ def _estimate(rs):
 if __name__ == "__main__":
     import argparse
     ap = argparse.ArgumentParser(description="List the reference rows with a rough step-time estimate (default), "
-                                 "or print what validate/device-run.sh and validate/node-run.sh need.")
+                                 "or print what validate/runner/device-run.sh and validate/runner/node-run.sh need.")
     ap.add_argument("--rows", default="all", help="comma list of labels or config ids (default all)")
     ap.add_argument("--gpu-counts", action="store_true", help="print the GPU counts the selected rows use")
     ap.add_argument("--labels", metavar="LO-HI", help="print, comma separated, the labels of the selected rows of "

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Reference runner for `gpusim validate`: train the rows of validate/configs.py for a few steps on real GPUs
+"""Reference runner for `gpusim validate`: train the rows of validate/runner/configs.py for a few steps on real GPUs
 and write the median step time of each to a CSV that `gpusim validate` reads.
 
 Runs on the GPU machine only (PyTorch with CUDA and NCCL):
-    python3 validate/torch_step.py --out measured.csv                      # the 1-GPU rows
-    torchrun --standalone --nproc_per_node=2 validate/torch_step.py --out measured.csv   # the 2-GPU rows
+    python3 validate/runner/torch_step.py --out measured.csv                      # the 1-GPU rows
+    torchrun --standalone --nproc_per_node=2 validate/runner/torch_step.py --out measured.csv   # the 2-GPU rows
 Each process runs the rows whose GPU count equals the world size (2, 4 or 8 under torchrun), one after another,
-and appends one CSV line per row (rank 0 writes). validate/device-run.sh runs every GPU count the machine has.
-validate/configs.py says exactly what a step is.
+and appends one CSV line per row (rank 0 writes). validate/runner/device-run.sh runs every GPU count the machine has.
+validate/runner/configs.py says exactly what a step is.
 
 A step is: zero the gradient buffer, forward and backward of every micro-batch in the schedule, the DP
 gradient all-reduce, and the optimizer step. Every step of a row starts on all ranks together (an all-reduce
@@ -18,7 +18,7 @@ warm-up steps.
 
 --cpu runs the same code with gloo and fp32 on the CPU, and --check prints one gradient checksum per row
 instead of timing, so tensor and pipeline parallel can be checked against the single-process result
-(validate/selftest-cpu.sh) on a machine without GPUs.
+(validate/runner/selftest-cpu.sh) on a machine without GPUs.
 """
 
 import argparse

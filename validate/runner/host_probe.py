@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Host cost of eager PyTorch per layer, at the hidden sizes of the reference rows: the forward and backward of
-8 transformer (or MLP) layers built like validate/torch_step.py's, fed 16 tokens so the GPU work is negligible and
+8 transformer (or MLP) layers built like validate/runner/torch_step.py's, fed 16 tokens so the GPU work is negligible and
 the time is what the host needs to issue one layer's kernels. Prints one CSV line per (kind, hidden): us per
 layer fwd+bwd, kernels per layer. Runs on the GPU machine only.
 
-usage: validate/host_probe.py [--hidden 256,1024,2048,4096] [--out FILE.csv]
+usage: validate/runner/host_probe.py [--hidden 256,1024,2048,4096] [--out FILE.csv]
 """
 import argparse
 import contextlib

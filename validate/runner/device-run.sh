@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Runs the reference rows of validate/configs.py on this machine's GPUs (validate/torch_step.py): one phase per
+# Runs the reference rows of validate/runner/configs.py on this machine's GPUs (validate/runner/torch_step.py): one phase per
 # GPU count that the selected rows use, smallest first (1, then 2, 4, 8 under torchrun), up to the GPUs present.
 # Writes OUTDIR/measured-<gpu>x<N>.csv, named after the machine (measured-h200x2.csv on two H200s,
 # measured-h200x8.csv on eight; scenario paths relative to validate/, where the file belongs) and
 # OUTDIR/validate-runner.log (environment, per-row times, failures, the rows not run).
 # A phase that crashes or hangs is started again and goes on after the row it died in (progress file).
-# usage: validate/device-run.sh [OUTDIR]        OUTDIR defaults to $OUT, else ./validate-out
+# usage: validate/runner/device-run.sh [OUTDIR]        OUTDIR defaults to $OUT, else ./validate-out
 # env:   VALIDATE_BUDGET_S (default 300): wall-clock budget for all phases; ROWS: comma list of labels or config
 #        ids (default all); CSV_NAME: the CSV's file name instead of the machine's; GPUS: the number of GPUs to
 #        use (default all that torch sees); EXTRA_ARGS: more runner options ("--cpu --tiny" with GPUS=4 is a
@@ -31,14 +31,14 @@ csv=$outdir/${CSV_NAME:-measured-${gpu:-cpu}x$ngpu.csv}
 rm -f "$csv"
 
 {
-	echo "# validate/device-run.sh $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname): rows $rows, $ngpu GPU(s), -> $csv"
+	echo "# validate/runner/device-run.sh $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname): rows $rows, $ngpu GPU(s), -> $csv"
 	nvidia-smi --query-gpu=index,name,memory.total,driver_version,clocks.max.sm --format=csv 2>&1
 	nvidia-smi topo -m 2>&1
 	"$py" -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "nccl", torch.cuda.nccl.version(), "gpus", torch.cuda.device_count())' 2>&1
 } >"$log"
 # provenance, as comment lines `gpusim validate` skips
 {
-	echo "# measured by validate/device-run.sh (validate/torch_step.py, rows of validate/configs.py), $(date -u +%Y-%m-%dT%H:%MZ)"
+	echo "# measured by validate/runner/device-run.sh (validate/runner/torch_step.py, rows of validate/runner/configs.py), $(date -u +%Y-%m-%dT%H:%MZ)"
 	echo "# $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | sort | uniq -c | sed 's/^ *//' | tr '\n' ' ')link $(nvidia-smi topo -m 2>/dev/null | awk '$1=="GPU0"{print $3}'), $("$py" -c 'import torch; print("torch", torch.__version__, "nccl", ".".join(map(str, torch.cuda.nccl.version())))' 2>/dev/null)"
 	echo "# measured_step_s: median of the timed steps (repeats), slowest rank; scenario paths are relative to validate/"
 } >"$csv"

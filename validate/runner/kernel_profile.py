@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Where a reference step's GPU time goes, kernel by kernel: runs single-GPU rows of validate/configs.py the way
-validate/torch_step.py does, profiles one step after warm-up with torch.profiler (CUDA activity), and writes one
+"""Where a reference step's GPU time goes, kernel by kernel: runs single-GPU rows of validate/runner/configs.py the way
+validate/runner/torch_step.py does, profiles one step after warm-up with torch.profiler (CUDA activity), and writes one
 CSV line per (row, kernel class): GPU time summed over the step. A diagnostic for `gpusim validate`: compare with
 `gpusim predict --trace` of the same scenario to see which op the model gets wrong. Runs on the GPU machine only.
 
-usage: validate/kernel_profile.py --rows t07-single,t12-single --out FILE.csv [--host HOST.csv]
+usage: validate/runner/kernel_profile.py --rows t07-single,t12-single --out FILE.csv [--host HOST.csv]
   --host  also profile the host side of the same step: self CPU time of the top operators, and the step's wall
           time against the sum of its kernels (where a host-bound step's time goes)
 """

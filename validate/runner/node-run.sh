@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# validate/node-run.sh: issue 6 on one host of N GPUs (4 or 8; 2 is the dry run), in stages that fit 10-minute
+# validate/runner/node-run.sh: issue 6 on one host of N GPUs (4 or 8; 2 is the dry run), in stages that fit 10-minute
 # device calls:
 #   build  gpusim with CUDA, as calibrate/device-run.sh builds it (libyaml and GSL unpacked from .debs/ into
 #          /opt/deps, NCCL from the system or PyTorch's wheel), into build-dev/; skipped when it is up to date
@@ -7,7 +7,7 @@
 #          GPUs (calibrate writes node.gpus = the host's N, meta.gpus = 2; docs/calibration.md)
 #   caln   gpusim calibrate on all N GPUs -> <gpu>x<N>-measured.yaml (+ raw CSVs); with N = 2 the two
 #          calibrations coincide, and this refits cal2's raw CSVs (gpusim calibrate --refit) instead of measuring
-#   run    validate/device-run.sh for the rows of 3..N GPUs and their 1-GPU baselines (N <= 2: the 2-GPU rows
+#   run    validate/runner/device-run.sh for the rows of 3..N GPUs and their 1-GPU baselines (N <= 2: the 2-GPU rows
 #          of the same configs) -> measured-<gpu>x<N>.csv and validate-runner.log
 #   score  gpusim validate of that CSV with --hw of each model, the full one and the 2-GPU one:
 #          score-<model>.{txt,csv,json}, and the median and max |error| per model in summary.txt, for the rows of
@@ -15,7 +15,7 @@
 #          and over all rows. The 2-GPU model prices groups of 4 and 8 with the collective lines fitted on 2 GPUs
 #          that apply to any group size (fit*_any_n); that is the extrapolation being scored.
 #
-# usage: validate/node-run.sh [OUTDIR]     OUTDIR defaults to $OUT, else ./node-out
+# usage: validate/runner/node-run.sh [OUTDIR]     OUTDIR defaults to $OUT, else ./node-out
 # env:   STAGES      comma list of build, cal2, caln, calibrate (= cal2,caln), run, score, all (default all)
 #        GPUS        GPUs to use (default: all that nvidia-smi lists)
 #        NODE_BUDGET_S  wall-clock budget of this call in seconds (default 560); each stage gets what is left,
@@ -26,7 +26,7 @@
 #        CAL_QUICK=1 both calibrations with --quick (seconds; a dry run of the pipeline, not a model to commit)
 #        CAL_BOTH=1  with N = 2, measure the second calibration too instead of refitting the first
 #        GPUSIM      the gpusim binary for score instead of building build-dev/gpusim (to score on a machine
-#                    without GPUs: STAGES=score GPUSIM=build/gpusim TAG=h200x8 validate/node-run.sh DIR)
+#                    without GPUs: STAGES=score GPUSIM=build/gpusim TAG=h200x8 validate/runner/node-run.sh DIR)
 #        TAG         the file names' <gpu>x<N> (default from nvidia-smi, else from the one *-measured.yaml
 #                    in the state folder)
 # Files in OUTDIR (the device returns at most 8): summary.txt, log.txt, <gpu>x<N>-measured.yaml,
@@ -34,7 +34,7 @@
 # logs, score CSV/JSON; unpack it into build-node/ to go on from another machine).
 # NVLink multicast stays off on shared machines: NCCL_NVLS_ENABLE=0 is forced below.
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 root=$PWD
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export PYTHONUNBUFFERED=1
@@ -69,7 +69,7 @@ fi
 from2=$state/$tag-from2.yaml
 full=$state/$tag-measured.yaml
 csvname=measured-$tag.csv
-echo "# validate/node-run.sh $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname): stages ${stages:1:-1}, $ngpu GPU(s)," \
+echo "# validate/runner/node-run.sh $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname): stages ${stages:1:-1}, $ngpu GPU(s)," \
 	"files $tag-*" | tee -a "$summary" >>"$log"
 {
 	nvidia-smi --query-gpu=index,name,memory.total,clocks.max.sm,power.limit,driver_version --format=csv
@@ -165,15 +165,15 @@ if want run; then
 	rows=${ROWS:-}
 	if [ -z "$rows" ]; then
 		if [ "$ngpu" -gt 2 ]; then
-			rows=$(python3 validate/configs.py --labels "3-$ngpu")
+			rows=$(python3 validate/runner/configs.py --labels "3-$ngpu")
 		else  # the dry run: the 2-GPU rows of the configs that have 4- and 8-GPU rows
-			rows=$(python3 validate/configs.py --labels 2 --rows "$(python3 validate/configs.py --ids 3-8)")
+			rows=$(python3 validate/runner/configs.py --labels 2 --rows "$(python3 validate/runner/configs.py --ids 3-8)")
 		fi
 	fi
 	keep=0
 	want score && keep=40
 	say "runner: $(echo "$rows" | tr ',' '\n' | grep -c .) rows on up to $ngpu GPUs, budget $(left $keep) s"
-	VALIDATE_BUDGET_S=$(left $keep) CSV_NAME=$csvname GPUS=$ngpu ROWS=$rows bash validate/device-run.sh "$state" \
+	VALIDATE_BUDGET_S=$(left $keep) CSV_NAME=$csvname GPUS=$ngpu ROWS=$rows bash validate/runner/device-run.sh "$state" \
 		2>&1 | tee -a "$log"
 	grep -E "^# (only|[a-z0-9]+: (out of|fail|exited))" "$state/validate-runner.log" | tee -a "$summary"
 	say "runner: $(grep -c '^\.\./' "$state/$csvname" 2>/dev/null || echo 0) rows measured -> $csvname"

@@ -1,0 +1,313 @@
+/* advise: is a second (fourth, ...) GPU worth it? The best layout at 1, 2, 4, ... GPUs of one hardware model,
+ * its speedup and efficiency over the smallest count that fits, where adding GPUs stops making the step faster,
+ * and why, in plain sentences (study.h). */
+#include "plan/study.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/csvw.h"
+#include "util/gserr.h"
+#include "util/jsonw.h"
+#include "util/xalloc.h"
+
+#define MAX_COUNTS 32
+
+/* "one", "two", ... for small counts, else the digits: the verdict reads as a sentence. */
+static void count_word(int n, bool capital, char *buf, size_t len)
+{
+	static const char *const w[] = { "zero", "one", "two", "three", "four", "five", "six", "seven", "eight" };
+	if (n >= 0 && n <= 8) {
+		snprintf(buf, len, "%s", w[n]);
+		if (capital)
+			buf[0] = (char)(buf[0] - 'a' + 'A');
+	} else {
+		snprintf(buf, len, "%d", n);
+	}
+}
+
+static void ms(double s, char *buf, size_t n)
+{
+	snprintf(buf, n, "%.3g ms", s * 1e3);
+}
+
+/* The parts of a step that are not compute, with names for the sentence. */
+static const char *const waste_names[] = { "tensor-parallel communication", "pipeline communication",
+					   "data-parallel gradient communication", "the pipeline bubble",
+					   "the host issuing kernels" };
+static void waste_of(const struct breakdown *b, double *w)
+{
+	w[0] = b->tp_comm_exposed, w[1] = b->pp_comm_exposed, w[2] = b->dp_comm_exposed;
+	w[3] = b->pipeline_bubble, w[4] = b->host_wait;
+}
+
+/* Why option j is not faster than option i (fewer GPUs): what each GPU computes shrinks, what grows instead. */
+static size_t explain(char *t, size_t n, const struct plan_entry *a, const struct plan_entry *b, int ga, int gb)
+{
+	char s1[32], s2[32], word_b[16], word_a[16];
+	count_word(gb, true, word_b, sizeof word_b);
+	count_word(ga, false, word_a, sizeof word_a);
+	ms(b->r.step_time_s, s2, sizeof s2);
+	ms(a->r.step_time_s, s1, sizeof s1);
+	size_t len;
+	if (b->r.step_time_s >= a->r.step_time_s)
+		len = (size_t)snprintf(t, n, "%s GPUs are slower than %s (%s against %s a step): ", word_b, word_a,
+				       s2, s1);
+	else
+		len = (size_t)snprintf(t, n, "%s GPUs are only %.2fx as fast as %s (%s against %s a step): ", word_b,
+				       a->r.step_time_s / b->r.step_time_s, word_a, s2, s1);
+	double wa[5], wb[5];
+	waste_of(&a->r.breakdown_s, wa);
+	waste_of(&b->r.breakdown_s, wb);
+	ms(a->r.breakdown_s.compute, s1, sizeof s1);
+	ms(b->r.breakdown_s.compute, s2, sizeof s2);
+	len += (size_t)snprintf(t + len, n - len, "each GPU computes %s instead of %s, but", s2, s1);
+	int said = 0;
+	for (int i = 0; i < 5 && len < n; i++) {
+		double grow = wb[i] - wa[i];
+		if (grow <= 0.02 * b->r.step_time_s && !(wb[i] > 0.25 * b->r.step_time_s))
+			continue;
+		ms(wb[i], s2, sizeof s2);
+		if (grow > 0) {
+			ms(grow, s1, sizeof s1);
+			len += (size_t)snprintf(t + len, n - len, "%s %s takes %s (%s more)", said ? "," : "",
+						waste_names[i], s2, s1);
+		} else {
+			len += (size_t)snprintf(t + len, n - len, "%s %s still takes %s", said ? "," : "", waste_names[i],
+						s2);
+		}
+		said++;
+	}
+	if (!said && len < n)
+		len += (size_t)snprintf(t + len, n - len, " the work that does not shrink with more GPUs stays");
+	if (len < n)
+		len += (size_t)snprintf(t + len, n - len, ". ");
+	return len < n ? len : n - 1;
+}
+
+static void verdict(struct plan_advice *a)
+{
+	struct plan_study *st = &a->st;
+	char *t = a->text;
+	size_t n = sizeof a->text, len = 0;
+	int base = -1;
+	for (int i = 0; i < st->n; i++)
+		if (st->opt[i].res.ntop > 0) {
+			base = i;
+			break;
+		}
+	if (base < 0) {
+		snprintf(t, n, "No layout of %s fits on up to %d GPUs of %s.", st->scenario, st->opt[st->n - 1].res.gpus,
+			 st->opt[0].res.hardware);
+		return;
+	}
+	const struct plan_entry *b0 = &st->opt[base].res.top[0], *bb = &st->opt[a->best].res.top[0];
+	char s0[32], sb[32], w0[16], wb[16];
+	ms(b0->r.step_time_s, s0, sizeof s0);
+	ms(bb->r.step_time_s, sb, sizeof sb);
+	count_word(st->opt[base].res.gpus, false, w0, sizeof w0);
+	count_word(st->opt[a->best].res.gpus, false, wb, sizeof wb);
+	if (a->best == base)
+		len += (size_t)snprintf(t + len, n - len, "On %s, %s trains fastest on %s GPU%s (%s, %s a step). ",
+					st->opt[0].res.hardware, st->scenario, w0, st->opt[base].res.gpus > 1 ? "s" : "",
+					b0->desc, s0);
+	else
+		len += (size_t)snprintf(t + len, n - len,
+					"On %s, %s trains fastest on %s GPUs (%s, %s a step): %.2fx the speed of %s "
+					"GPU%s (%s), %.0f %% efficiency. ",
+					st->opt[0].res.hardware, st->scenario, wb, bb->desc, sb, a->speedup[a->best], w0,
+					st->opt[base].res.gpus > 1 ? "s" : "", s0, 100 * a->efficiency[a->best]);
+	if (a->stop >= 0 && len < n) {
+		int prev = a->stop - 1;
+		while (prev > base && st->opt[prev].res.ntop == 0)
+			prev--;
+		len += explain(t + len, n - len, &st->opt[prev].res.top[0], &st->opt[a->stop].res.top[0],
+			       st->opt[prev].res.gpus, st->opt[a->stop].res.gpus);
+		if (len < n)
+			snprintf(t + len, n - len, "Adding GPUs stops paying at %d: use %d.", st->opt[a->stop].res.gpus,
+				 st->opt[a->best].res.gpus);
+	} else if (len < n) {
+		int last = st->n - 1;
+		while (last > base && st->opt[last].res.ntop == 0)
+			last--;
+		if (last == base + 1 && a->efficiency[last] < 0.6) {
+			/* one step up, and it barely pays: say what eats the second GPU's share */
+			len += explain(t + len, n - len, b0, &st->opt[last].res.top[0], st->opt[base].res.gpus,
+				       st->opt[last].res.gpus);
+			if (len < n)
+				snprintf(t + len, n - len, "Adding GPUs barely pays here (%.0f %% efficiency).",
+					 100 * a->efficiency[last]);
+		} else if (a->over > base) {
+			int prev = a->over - 1;
+			while (prev > base && st->opt[prev].res.ntop == 0)
+				prev--;
+			const struct plan_entry *p = &st->opt[prev].res.top[0], *o = &st->opt[a->over].res.top[0];
+			char s1[32], s2[32], s3[32];
+			ms(p->r.step_time_s, s1, sizeof s1);
+			ms(o->r.step_time_s, s2, sizeof s2);
+			ms(o->r.breakdown_s.compute, s3, sizeof s3);
+			len += (size_t)snprintf(t + len, n - len,
+						"Adding GPUs stops paying at %d: going from %d to %d GPUs makes the step only "
+						"%.2fx faster (%s to %s), and there the GPUs wait longer than they compute "
+						"(compute %s",
+						st->opt[a->over].res.gpus, st->opt[prev].res.gpus, st->opt[a->over].res.gpus,
+						p->r.step_time_s / o->r.step_time_s, s1, s2, s3);
+			double w[5];
+			waste_of(&o->r.breakdown_s, w);
+			for (int i = 0; i < 5 && len < n; i++)
+				if (w[i] > 0.02 * o->r.step_time_s) {
+					ms(w[i], s1, sizeof s1);
+					len += (size_t)snprintf(t + len, n - len, "; %s %s", waste_names[i], s1);
+				}
+			if (len < n)
+				snprintf(t + len, n - len, ").");
+		} else {
+			snprintf(t + len, n - len,
+				 "Every step up to %d GPUs is faster and the GPUs still compute more than they wait; "
+				 "more GPUs may still pay (try a larger --max-gpus).", st->opt[last].res.gpus);
+		}
+	}
+}
+
+int plan_advise(const char *scenario, const char *hw, int max_gpus, struct plan_advice *out)
+{
+	memset(out, 0, sizeof *out);
+	out->stop = -1;
+	out->over = -1;
+	struct scenario_overrides ov = { .hardware = hw };
+	struct scenario s;
+	struct hwmodel *model = NULL;
+	int rc;
+	if ((rc = scenario_load(scenario, &ov, &s)) != 0 || (rc = scenario_load_hardware(&s, &model)) != 0)
+		return rc;
+	if (max_gpus <= 0) {
+		max_gpus = s.par.gpus > model->node.gpus ? s.par.gpus : model->node.gpus;
+		if (max_gpus < 2)
+			max_gpus = 2;
+	}
+	hwmodel_free(model);
+	int counts[MAX_COUNTS], nc = 0;
+	for (int g = 1; g <= max_gpus && nc < MAX_COUNTS; g *= 2)
+		counts[nc++] = g;
+	struct plan_study_spec spec = { .scenario = scenario, .hw = hw ? &hw : NULL, .nhw = hw ? 1 : 0,
+					.gpus = counts, .ngpus = nc, .top = 1 };
+	if ((rc = plan_study_run(&spec, &out->st)) != 0)
+		return rc;
+	struct plan_study *st = &out->st;
+	int base = -1, prev = -1;
+	out->best = -1;
+	for (int i = 0; i < st->n; i++) {
+		if (st->opt[i].res.ntop == 0)
+			continue;
+		double t = st->opt[i].res.top[0].r.step_time_s;
+		if (base < 0)
+			base = i;
+		double tb = st->opt[base].res.top[0].r.step_time_s;
+		out->speedup[i] = tb / t;
+		out->efficiency[i] = out->speedup[i] / ((double)st->opt[i].res.gpus / st->opt[base].res.gpus);
+		if (out->best < 0 || t < st->opt[out->best].res.top[0].r.step_time_s)
+			out->best = i;
+		if (prev >= 0 && out->stop < 0 && t >= st->opt[prev].res.top[0].r.step_time_s)
+			out->stop = i;
+		const struct breakdown *bd = &st->opt[i].res.top[0].r.breakdown_s;
+		if (i > base && out->over < 0 && t - bd->compute - bd->optimizer > bd->compute)
+			out->over = i;
+		prev = i;
+	}
+	if (out->best < 0)
+		out->best = 0;
+	verdict(out);
+	return 0;
+}
+
+void plan_advice_release(struct plan_advice *a)
+{
+	plan_study_release(&a->st);
+}
+
+int plan_advice_write(FILE *f, enum report_format fmt, const struct plan_advice *a)
+{
+	const struct plan_study *st = &a->st;
+	if (fmt == REPORT_JSON) {
+		struct jsonw w;
+		jsonw_init(&w, f);
+		jsonw_object_begin(&w);
+		jsonw_kv_string(&w, "scenario", st->scenario);
+		jsonw_kv_string(&w, "hardware", st->n ? st->opt[0].res.hardware : "");
+		jsonw_kv_string(&w, "verdict", a->text);
+		jsonw_kv_int(&w, "best_gpus", st->opt[a->best].res.gpus);
+		if (a->stop >= 0 || a->over >= 0)
+			jsonw_kv_int(&w, "stops_paying_at_gpus", st->opt[a->stop >= 0 ? a->stop : a->over].res.gpus);
+		else
+			jsonw_kv_string(&w, "stops_paying_at_gpus", NULL);
+		jsonw_key(&w, "counts");
+		jsonw_array_begin(&w);
+		for (int i = 0; i < st->n; i++) {
+			const struct plan_result *r = &st->opt[i].res;
+			jsonw_object_begin(&w);
+			jsonw_kv_int(&w, "gpus", r->gpus);
+			jsonw_kv_bool(&w, "fits", r->ntop > 0);
+			if (r->ntop > 0) {
+				const struct plan_entry *e = &r->top[0];
+				jsonw_kv_string(&w, "layout", e->desc);
+				jsonw_kv_double(&w, "step_time_s", e->r.step_time_s);
+				jsonw_kv_double(&w, "speedup", a->speedup[i]);
+				jsonw_kv_double(&w, "efficiency", a->efficiency[i]);
+				jsonw_kv_double(&w, "compute_s", e->r.breakdown_s.compute);
+				jsonw_kv_double(&w, "exposed_comm_s", e->r.breakdown_s.tp_comm_exposed +
+						e->r.breakdown_s.pp_comm_exposed + e->r.breakdown_s.dp_comm_exposed);
+				jsonw_kv_double(&w, "pipeline_bubble_s", e->r.breakdown_s.pipeline_bubble);
+				jsonw_kv_double(&w, "host_wait_s", e->r.breakdown_s.host_wait);
+				jsonw_kv_double(&w, "memory_per_gpu_bytes", e->r.mem.total);
+			}
+			jsonw_object_end(&w);
+		}
+		jsonw_array_end(&w);
+		jsonw_object_end(&w);
+		return jsonw_finish(&w);
+	}
+	if (fmt == REPORT_CSV) {
+		fputs("gpus,fits,layout,step_time_s,speedup,efficiency,compute_s,exposed_comm_s,pipeline_bubble_s,"
+		      "host_wait_s,memory_per_gpu_bytes\n", f);
+		for (int i = 0; i < st->n; i++) {
+			const struct plan_result *r = &st->opt[i].res;
+			if (r->ntop == 0) {
+				fprintf(f, "%d,0,,,,,,,,,\n", r->gpus);
+				continue;
+			}
+			const struct plan_entry *e = &r->top[0];
+			const struct breakdown *b = &e->r.breakdown_s;
+			fprintf(f, "%d,1,", r->gpus);
+			csvw_cell(f, e->desc);
+			fprintf(f, ",%.9g,%.6g,%.6g,%.9g,%.9g,%.9g,%.9g,%.6g\n", e->r.step_time_s, a->speedup[i], a->efficiency[i], b->compute,
+				b->tp_comm_exposed + b->pp_comm_exposed + b->dp_comm_exposed, b->pipeline_bubble,
+				b->host_wait, e->r.mem.total);
+		}
+		return ferror(f) ? GS_EENV : 0;
+	}
+	fprintf(f, "%s\n\n", a->text);
+	fprintf(f, "  %5s  %-44s %10s %8s %7s %9s %9s %9s %9s %7s\n", "GPUs", "best layout", "step", "speedup", "eff",
+		"compute", "comm", "bubble", "host", "mem GB");
+	for (int i = 0; i < st->n; i++) {
+		const struct plan_result *r = &st->opt[i].res;
+		if (r->ntop == 0) {
+			fprintf(f, "  %5d  %-44s\n", r->gpus, "no layout fits in memory");
+			continue;
+		}
+		const struct plan_entry *e = &r->top[0];
+		const struct breakdown *b = &e->r.breakdown_s;
+		char step[32], c[32], m[32], bu[32], h[32];
+		ms(e->r.step_time_s, step, sizeof step);
+		ms(b->compute, c, sizeof c);
+		ms(b->tp_comm_exposed + b->pp_comm_exposed + b->dp_comm_exposed, m, sizeof m);
+		ms(b->pipeline_bubble, bu, sizeof bu);
+		ms(b->host_wait, h, sizeof h);
+		fprintf(f, "  %5d  %-44s %10s %7.2fx %6.0f%% %9s %9s %9s %9s %7.2f%s\n", r->gpus, e->desc, step,
+			a->speedup[i], 100 * a->efficiency[i], c, m, bu, h, e->r.mem.total / 1e9,
+			i == a->best ? "  <- fastest" : (i == (a->stop >= 0 ? a->stop : a->over) ? "  <- stops paying" : ""));
+	}
+	fputs("\n  speedup and efficiency: over the smallest GPU count that fits, the global batch as in the scenario;\n"
+	      "  comm: exposed TP, pipeline and data-parallel communication; host: the GPU waiting for the host\n", f);
+	return ferror(f) ? GS_EENV : 0;
+}

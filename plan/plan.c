@@ -1,0 +1,551 @@
+/* plan: the layout search (see plan.h). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include "plan/plan.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sim/comm.h"
+#include "sim/memory.h"
+#include "sim/ops.h"
+#include "util/gserr.h"
+#include "util/xalloc.h"
+
+#define MAXV 64   /* values one option takes in one layout */
+
+/* ---------------------------------------------------------------------------------------------------------
+ * The option table. A row: the scenario key, its column label, the values it takes in a layout whose earlier
+ * rows are set (values), how to set and read it, whether it has an effect in a complete layout (matters) and
+ * its neutral value when it has none, and the names of an enum's values (a flag: bool_names; a layout's
+ * description then names the flag by its label only when it differs from the neutral value). Rows run in order, so a row's values
+ * may depend on the rows above it (pp on tp, dp on both, the interleaving depth on the schedule).
+ * To search a new scenario key, add one row here.
+ * --------------------------------------------------------------------------------------------------------- */
+
+struct option {
+	const char *key, *label;
+	int (*values)(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v);
+	void (*set)(struct scenario *s, int v);
+	int (*get)(const struct scenario *s);
+	bool (*matters)(const struct scenario *s);
+	int neutral;
+	const char *const *names;  /* enum value names (bool_names for a flag), NULL for numbers */
+	const char *changed;       /* a flag: what a layout's description says when it is not neutral */
+};
+
+static int divisors(int n, int cap, int *v)
+{
+	int k = 0;
+	for (int d = 1; d <= n && d <= cap && k < MAXV; d++)
+		if (n % d == 0)
+			v[k++] = d;
+	return k;
+}
+
+/* tp: the divisors of the GPU count up to 64 (wider TP groups than a node are counted, then dropped) */
+static int tp_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
+{
+	return divisors(gpus, 64, v);
+}
+static void tp_set(struct scenario *s, int v) { s->par.tp = v; }
+static int tp_get(const struct scenario *s) { return s->par.tp; }
+
+/* pp: the divisors of gpus/tp up to the layer count */
+static int pp_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
+{
+	return divisors(gpus / s->par.tp, s->model.layers, v);
+}
+static void pp_set(struct scenario *s, int v) { s->par.pp = v; }
+static int pp_get(const struct scenario *s) { return s->par.pp; }
+
+/* dp: what tp and pp leave */
+static int dp_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
+{
+	v[0] = gpus / (s->par.tp * s->par.pp);
+	return 1;
+}
+static void dp_set(struct scenario *s, int v) { s->par.dp = v; }
+static int dp_get(const struct scenario *s) { return s->par.dp; }
+
+/* micro-batch: the divisors of the batch per replica (up to 64, the scenario's own and the whole batch too);
+ * when dp does not divide the batch, the scenario's micro-batch (a layout rule then drops it) */
+static int mb_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
+{
+	int per = s->train.global_batch / s->par.dp, k = 0;
+	if (s->train.global_batch % s->par.dp != 0 || per < 1) {
+		v[0] = s->train.micro_batch;
+		return 1;
+	}
+	for (int d = 1; d <= per && k < MAXV; d++)
+		if (per % d == 0 && (d <= 64 || d == per || d == s->train.micro_batch))
+			v[k++] = d;
+	return k;
+}
+static void mb_set(struct scenario *s, int v) { s->train.micro_batch = v; }
+static int mb_get(const struct scenario *s) { return s->train.micro_batch; }
+
+static const char *const schedule_names[] = { "gpipe", "1f1b", "interleaved", NULL };
+static int sched_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
+{
+	v[0] = SCHED_1F1B;
+	v[1] = SCHED_GPIPE;
+	v[2] = SCHED_INTERLEAVED;
+	return 3;
+}
+static void sched_set(struct scenario *s, int v) { s->par.schedule = (enum schedule)v; }
+static int sched_get(const struct scenario *s) { return (int)s->par.schedule; }
+static bool sched_matters(const struct scenario *s) { return s->par.pp > 1; }
+
+/* interleaving depth: 2..8 model chunks per GPU when interleaved, else 1 */
+static int vs_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
+{
+	if (s->par.schedule != SCHED_INTERLEAVED) {
+		v[0] = 1;
+		return 1;
+	}
+	int k = 0;
+	for (int d = 2; d <= 8; d++)
+		v[k++] = d;
+	return k;
+}
+static void vs_set(struct scenario *s, int v) { s->par.virtual_stages = v; }
+static int vs_get(const struct scenario *s) { return s->par.virtual_stages; }
+static bool vs_matters(const struct scenario *s) { return s->par.pp > 1 && s->par.schedule == SCHED_INTERLEAVED; }
+
+static const char *const recompute_names[] = { "none", "full", "selective", NULL };
+/* selective recompute (the attention core) only where it saves memory: unfused attention in a transformer */
+static int rc_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
+{
+	int k = 0;
+	v[k++] = RECOMPUTE_NONE;
+	v[k++] = RECOMPUTE_FULL;
+	if (s->model.type == MODEL_TRANSFORMER && !s->model.flash_attention)
+		v[k++] = RECOMPUTE_SELECTIVE;
+	return k;
+}
+static void rc_set(struct scenario *s, int v) { s->train.recompute = (enum recompute)v; }
+static int rc_get(const struct scenario *s) { return (int)s->train.recompute; }
+
+static int zero_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
+{
+	if (s->par.dp == 1) {
+		v[0] = 0;
+		return 1;
+	}
+	for (int z = 0; z <= 3; z++)
+		v[z] = z;
+	return 4;
+}
+static void zero_set(struct scenario *s, int v) { s->par.zero = v; }
+static int zero_get(const struct scenario *s) { return s->par.zero; }
+static bool zero_matters(const struct scenario *s) { return s->par.dp > 1; }
+
+static const char *const bool_names[] = { "false", "true", NULL };
+static int flag_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
+{
+	v[0] = 0;
+	v[1] = 1;
+	return 2;
+}
+
+/* pipeline scatter/gather: send 1/tp of each activation, all-gather it over TP after receiving */
+static void sg_set(struct scenario *s, int v) { s->par.pp_scatter_gather = v != 0; }
+static int sg_get(const struct scenario *s) { return s->par.pp_scatter_gather; }
+static bool sg_matters(const struct scenario *s) { return s->par.tp > 1 && s->par.pp > 1; }
+
+/* data-parallel overlap: all-reduce buckets as backward produces them, or all after backward */
+static void dpo_set(struct scenario *s, int v) { s->par.dp_overlap = v != 0; }
+static int dpo_get(const struct scenario *s) { return s->par.dp_overlap; }
+
+static bool always(const struct scenario *s) { return true; }
+
+static const struct option options[] = {
+	{ "parallel.tp", "tp", tp_values, tp_set, tp_get, always, 1, NULL, NULL },
+	{ "parallel.pp", "pp", pp_values, pp_set, pp_get, always, 1, NULL, NULL },
+	{ "parallel.dp", "dp", dp_values, dp_set, dp_get, always, 1, NULL, NULL },
+	{ "training.micro_batch", "mb", mb_values, mb_set, mb_get, always, 1, NULL, NULL },
+	{ "parallel.schedule", "schedule", sched_values, sched_set, sched_get, sched_matters, SCHED_1F1B,
+	  schedule_names, NULL },
+	{ "parallel.virtual_stages", "v", vs_values, vs_set, vs_get, vs_matters, 1, NULL, NULL },
+	{ "training.recompute", "recompute", rc_values, rc_set, rc_get, always, RECOMPUTE_NONE, recompute_names,
+	  NULL },
+	{ "parallel.zero", "zero", zero_values, zero_set, zero_get, zero_matters, 0, NULL, NULL },
+	{ "parallel.pp_scatter_gather", "sg", flag_values, sg_set, sg_get, sg_matters, 0, bool_names, "sg" },
+	{ "parallel.dp_overlap", "dp_overlap", flag_values, dpo_set, dpo_get, zero_matters, 1, bool_names,
+	  "no-dp-overlap" },
+};
+#define NOPT ((int)(sizeof options / sizeof options[0]))
+_Static_assert(NOPT <= PLAN_MAX_OPTIONS, "raise PLAN_MAX_OPTIONS");
+/* the enum names above are indexed by the enum values */
+_Static_assert(SCHED_GPIPE == 0 && SCHED_1F1B == 1 && SCHED_INTERLEAVED == 2, "schedule_names order");
+_Static_assert(RECOMPUTE_NONE == 0 && RECOMPUTE_FULL == 1 && RECOMPUTE_SELECTIVE == 2, "recompute_names order");
+
+int plan_option_count(void) { return NOPT; }
+const char *plan_option_key(int i) { return options[i].key; }
+const char *plan_option_label(int i) { return options[i].label; }
+
+bool plan_option_matters(int i, const struct scenario *s)
+{
+	return options[i].matters(s);
+}
+
+int plan_option_width(int i)
+{
+	int w = (int)strlen(options[i].label);
+	if (w < 4)
+		w = 4;
+	for (int k = 0; options[i].names && options[i].names[k]; k++)
+		if ((int)strlen(options[i].names[k]) > w)
+			w = (int)strlen(options[i].names[k]);
+	return w;
+}
+
+void plan_option_value(int i, const struct scenario *s, char *buf, size_t n)
+{
+	int v = options[i].get(s);
+	if (options[i].names)
+		snprintf(buf, n, "%s", options[i].names[v]);
+	else
+		snprintf(buf, n, "%d", v);
+}
+
+void plan_describe(const struct scenario *s, char *buf, size_t n)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < NOPT && len < n; i++) {
+		if (!options[i].matters(s))
+			continue;
+		char val[48];
+		plan_option_value(i, s, val, sizeof val);
+		int w;
+		if (options[i].names == bool_names) {
+			if (options[i].get(s) == options[i].neutral)
+				continue;
+			w = snprintf(buf + len, n - len, "%s%s", len ? " " : "", options[i].changed);
+		} else if (options[i].names) {
+			w = snprintf(buf + len, n - len, "%s%s", len ? " " : "", val);
+		} else {
+			w = snprintf(buf + len, n - len, "%s%s %s", len ? " " : "", options[i].label, val);
+		}
+		len += w > 0 ? (size_t)w : 0;
+	}
+}
+
+const char *plan_reject_name(enum plan_reject r)
+{
+	static const char *const names[PLAN_NREJ] = {
+		"break a layout rule", "put a tensor-parallel group across nodes", "repeat another layout",
+		"need more memory than the GPU has (before simulation)", "need more memory than the GPU has (simulated)",
+		"cannot beat the top layouts (bound)",
+	};
+	return names[r];
+}
+
+/* --------------------------------------------------------------------------------------------------------- */
+
+double plan_memory_lower_bound(const struct scenario *s)
+{
+	const struct model_cfg *m = &s->model;
+	const struct parallel_cfg *p = &s->par;
+	double params, acts;
+	int mbs = scenario_num_microbatches(s);
+	/* micro-batches stage 0 holds at its peak: all of them under GPipe, at least min(m, pp) under 1F1B */
+	int inflight = p->schedule == SCHED_GPIPE ? mbs : (mbs < p->pp ? mbs : p->pp);
+	if (m->type == MODEL_DENSE) {
+		params = scenario_params_total(s);
+		acts = s->train.recompute == RECOMPUTE_FULL ? 0 : inflight * mem_dense_act_bytes(s);
+	} else {
+		double stage_layers = (double)m->layers / p->pp;
+		params = stage_layers * scenario_params_per_layer(s) / p->tp;
+		if (m->vocab > 0)  /* stage 0 holds the embedding (and the head too when it is the only stage) */
+			params += (p->pp == 1 ? 2.0 : 1.0) * m->vocab * m->hidden / p->tp;
+		acts = inflight * stage_layers * mem_layer_act_bytes(s, p->tp);
+	}
+	int zero = p->dp > 1 ? p->zero : 0;
+	double w = params * mem_weight_bytes_per_param(s);
+	double g = params * mem_grad_bytes_per_param(s);
+	double o = params * mem_optimizer_bytes_per_param(s);
+	if (p->dp > 1 && p->dp_bucket_copy && zero < 2)
+		g *= 2;
+	if (zero >= 1)
+		o /= p->dp;
+	if (zero >= 2)
+		g /= p->dp;
+	if (zero == 3)
+		w /= p->dp;
+	return w + g + o + acts;
+}
+
+/* Seconds of one micro-batch's forward (f) and backward (b, with what recompute reruns) over the layers of one
+ * pipeline stage on one TP rank: the compute ops at full speed (divided by the most the power model may speed
+ * compute up) plus the TP all-reduces, which block the compute stream. Embedding, head and loss only add. */
+static void stage_unit_s(const struct scenario *s, const struct hwmodel *hw, double *f, double *b)
+{
+	struct opctx oc = { hw, s, s->par.tp, (double)s->train.micro_batch * s->model.seq };
+	struct opcost fw[OPS_MAX], bw[OPS_MAX];
+	double speed = hw->gpu.burst_speedup > 1 ? hw->gpu.burst_speedup : 1;
+	struct group_shape tp_shape = comm_shape(hw->node.gpus, 0, 1, s->par.tp);
+	double cf = 0, cb = 0, tf = 0, tb = 0;
+	if (s->model.type == MODEL_DENSE) {
+		for (int l = 0; l < s->model.layers; l++) {
+			int nf = ops_dense_fwd(&oc, l, fw), nb = ops_dense_bwd(&oc, l, bw);
+			for (int i = 0; i < nf; i++)
+				cf += fw[i].kind == OPK_COMPUTE ? fw[i].s : 0;
+			for (int i = 0; i < nb; i++)
+				cb += bw[i].kind == OPK_COMPUTE ? bw[i].s : 0;
+		}
+	} else {
+		int nf = ops_layer_fwd(&oc, fw);
+		int nb = ops_layer_bwd(&oc, s->train.recompute == RECOMPUTE_SELECTIVE, bw);
+		for (int i = 0; i < nf; i++) {
+			if (fw[i].kind == OPK_COMPUTE)
+				cf += fw[i].s;
+			else
+				tf += comm_coll_s(hw, COLL_ALL_REDUCE, fw[i].bytes, tp_shape);
+		}
+		for (int i = 0; i < nb; i++) {
+			if (bw[i].kind == OPK_COMPUTE)
+				cb += bw[i].s;
+			else
+				tb += comm_coll_s(hw, COLL_ALL_REDUCE, bw[i].bytes, tp_shape);
+		}
+		double layers = (double)s->model.layers / s->par.pp;
+		cf *= layers, cb *= layers, tf *= layers, tb *= layers;
+	}
+	if (s->train.recompute == RECOMPUTE_FULL)
+		cb += cf, tb += tf;
+	*f = cf / speed + tf;
+	*b = cb / speed + tb;
+}
+
+double plan_time_lower_bound(const struct scenario *s, const struct hwmodel *hw)
+{
+	/* Each stage runs m forwards and backwards of its layers (f + b each) one after another. The last stage
+	 * cannot start before the first micro-batch's forward has passed the p-1 stages before it (of its first
+	 * model chunk: (p-1) f / v), and after its last backward that of the last micro-batch still passes back
+	 * through p-1 stages ((p-1) b / v): step >= (m + (p-1)/v) (f + b), plus the last stage's blocking sends. */
+	double f, b;
+	stage_unit_s(s, hw, &f, &b);
+	int v = s->par.schedule == SCHED_INTERLEAVED ? s->par.virtual_stages : 1, p = s->par.pp;
+	double m = scenario_num_microbatches(s);
+	double t = (m + (double)(p - 1) / v) * (f + b);
+	if (p > 1 && !s->par.pp_overlap) {
+		/* Blocking sends (pipeline sends that do not overlap compute): the last stage's compute stream also
+		 * waits for its m*(v-1) activation sends (all chunks but the model's last) and its m*v gradient sends,
+		 * each at least a point-to-point transfer inside or across nodes, whichever is quicker. */
+		double bytes = (double)s->train.micro_batch * s->model.seq * s->model.hidden * dtype_bytes(s->model.dtype);
+		if (s->par.pp_scatter_gather)
+			bytes /= s->par.tp;
+		double intra = comm_p2p_s(hw, bytes, 1), inter = comm_p2p_s(hw, bytes, 0);
+		t += m * (2 * v - 1) * (intra < inter ? intra : inter);
+	}
+	return t;
+}
+
+void plan_cost_of(const struct scenario *s, double step_time_s, double tokens, double steps, double price,
+		  struct plan_cost *out)
+{
+	memset(out, 0, sizeof *out);
+	out->steps = tokens > 0 ? tokens / ((double)s->train.global_batch * s->model.seq) : steps;
+	out->time_to_train_s = out->steps * step_time_s;
+	out->gpu_hours = out->time_to_train_s / 3600 * s->par.gpus;
+	out->usd = out->gpu_hours * price;
+}
+
+/* --------------------------------------------------------------------------------------------------------- */
+
+struct cand {
+	int v[NOPT];
+	double lb;        /* time lower bound */
+	char desc[160];   /* for ties */
+};
+
+struct search {
+	const struct plan_spec *spec;
+	struct plan_result *out;
+	struct scenario s;           /* the layout being built */
+	struct cand *c;              /* distinct layouts that passed the rules and the memory bound */
+	size_t nc, capc;
+	uint64_t *seen;              /* open-addressing hash set of layout keys (0 = empty) */
+	size_t seen_cap, nseen;
+};
+
+static uint64_t key_of(const struct scenario *s)
+{
+	uint64_t h = 1469598103934665603ull;  /* FNV-1a over the option values */
+	for (int i = 0; i < NOPT; i++) {
+		h ^= (uint64_t)(uint32_t)options[i].get(s);
+		h *= 1099511628211ull;
+	}
+	return h ? h : 1;
+}
+
+/* Inserts key; false when it was there. Keys are 64-bit hashes of at most a few tens of thousands of layouts:
+ * a collision (about 1e-10 here) would only drop one layout as a repeat. */
+static bool seen_insert(struct search *x, uint64_t key)
+{
+	if (2 * (x->nseen + 1) > x->seen_cap) {
+		size_t cap = x->seen_cap ? 2 * x->seen_cap : 1024;
+		uint64_t *t = xcalloc(cap, sizeof *t);
+		for (size_t i = 0; i < x->seen_cap; i++) {
+			if (!x->seen[i])
+				continue;
+			size_t j = x->seen[i] & (cap - 1);
+			while (t[j])
+				j = (j + 1) & (cap - 1);
+			t[j] = x->seen[i];
+		}
+		free(x->seen);
+		x->seen = t;
+		x->seen_cap = cap;
+	}
+	size_t j = key & (x->seen_cap - 1);
+	while (x->seen[j]) {
+		if (x->seen[j] == key)
+			return false;
+		j = (j + 1) & (x->seen_cap - 1);
+	}
+	x->seen[j] = key;
+	x->nseen++;
+	return true;
+}
+
+/* A complete combination: the rules, the canonical form, the memory bound. */
+static void consider(struct search *x)
+{
+	struct plan_result *o = x->out;
+	struct scenario *s = &x->s;
+	char why[160];
+	o->candidates++;
+	if (scenario_check_layout(s, why, sizeof why) != 0) {
+		if (o->rejected[PLAN_REJ_RULE]++ == 0)
+			snprintf(o->rule_example, sizeof o->rule_example, "%s", why);
+		return;
+	}
+	if (s->par.tp > x->spec->hw->node.gpus) {
+		o->rejected[PLAN_REJ_TP_NODE]++;
+		return;
+	}
+	struct scenario t = *s;
+	for (int i = 0; i < NOPT; i++)
+		if (!options[i].matters(&t))
+			options[i].set(&t, options[i].neutral);
+	if (!seen_insert(x, key_of(&t))) {
+		o->rejected[PLAN_REJ_SAME]++;
+		return;
+	}
+	if (plan_memory_lower_bound(&t) + x->spec->hw->gpu.workspace_bytes > x->spec->hw->gpu.memory_bytes) {
+		o->rejected[PLAN_REJ_MEMORY]++;
+		return;
+	}
+	if (x->nc == x->capc) {
+		x->capc = x->capc ? 2 * x->capc : 256;
+		x->c = xreallocarray(x->c, x->capc, sizeof *x->c);
+	}
+	struct cand *c = &x->c[x->nc++];
+	for (int i = 0; i < NOPT; i++)
+		c->v[i] = options[i].get(&t);
+	c->lb = plan_time_lower_bound(&t, x->spec->hw);
+	plan_describe(&t, c->desc, sizeof c->desc);
+}
+
+static void enumerate(struct search *x, int row)
+{
+	if (row == NOPT) {
+		consider(x);
+		return;
+	}
+	int v[MAXV];
+	int n = options[row].values(&x->s, x->spec->hw, x->spec->gpus, v);
+	for (int i = 0; i < n; i++) {
+		options[row].set(&x->s, v[i]);
+		enumerate(x, row + 1);
+	}
+}
+
+static int by_bound(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	if (x->lb != y->lb)
+		return x->lb < y->lb ? -1 : 1;
+	return strcmp(x->desc, y->desc);
+}
+
+static int by_step(const void *a, const void *b)
+{
+	const struct plan_entry *x = a, *y = b;
+	if (x->r.step_time_s != y->r.step_time_s)
+		return x->r.step_time_s < y->r.step_time_s ? -1 : 1;
+	return strcmp(x->desc, y->desc);
+}
+
+static double now_s(clockid_t clock)
+{
+	struct timespec ts;
+	clock_gettime(clock, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int plan_search(const struct plan_spec *spec, struct plan_result *out)
+{
+	double t0 = now_s(CLOCK_MONOTONIC), c0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
+	memset(out, 0, sizeof *out);
+	out->gpus = spec->gpus;
+	snprintf(out->hardware, sizeof out->hardware, "%s", spec->hw->name);
+	out->price = spec->price > 0 ? spec->price : spec->hw->usd_per_gpu_hour;
+	int K = spec->top > 0 ? spec->top : 1;
+
+	struct search x = { .spec = spec, .out = out, .s = *spec->base };
+	x.s.par.gpus = spec->gpus;
+	enumerate(&x, 0);
+	qsort(x.c, x.nc, sizeof *x.c, by_bound);
+
+	/* simulate in order of the bound; keep the K fastest in top (sorted), stop when the bound cannot beat the
+	 * K-th */
+	out->top = xcalloc((size_t)K + 1, sizeof *out->top);
+	int rc = 0;
+	size_t i;
+	for (i = 0; i < x.nc; i++) {
+		if (!spec->exhaustive && out->ntop == K && x.c[i].lb >= out->top[K - 1].r.step_time_s)
+			break;
+		struct plan_entry *e = &out->top[out->ntop];  /* the spare slot */
+		e->sc = x.s;
+		for (int j = 0; j < NOPT; j++)
+			options[j].set(&e->sc, x.c[i].v[j]);
+		if ((rc = predict_run(&e->sc, spec->hw, NULL, &e->r)) != 0)
+			break;
+		out->simulated++;
+		if (!e->r.fits_in_memory) {
+			out->rejected[PLAN_REJ_MEMORY_SIM]++;
+			continue;
+		}
+		snprintf(e->desc, sizeof e->desc, "%s", x.c[i].desc);
+		plan_cost_of(&e->sc, e->r.step_time_s, spec->tokens, spec->steps, out->price, &e->cost);
+		out->ntop++;
+		qsort(out->top, (size_t)out->ntop, sizeof *out->top, by_step);
+		if (out->ntop > K)
+			out->ntop = K;  /* the slowest falls into the spare slot */
+	}
+	out->rejected[PLAN_REJ_BOUND] = rc == 0 ? (long long)(x.nc - i) : 0;
+	free(x.c);
+	free(x.seen);
+	out->wall_s = now_s(CLOCK_MONOTONIC) - t0;
+	out->cpu_s = now_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+	if (rc != 0) {
+		plan_result_release(out);
+		return rc;
+	}
+	return 0;
+}
+
+void plan_result_release(struct plan_result *r)
+{
+	free(r->top);
+	r->top = NULL;
+	r->ntop = 0;
+}

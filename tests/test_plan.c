@@ -1,0 +1,239 @@
+/* test_plan: the layout search (plan/plan.h) against an exhaustive search written out here as plain loops, the
+ * rules every layout it returns obeys, its bounds against the simulator, and time-to-train and cost by hand. */
+#include <stdlib.h>
+#include "tests/check.h"
+#include "plan/plan.h"
+#include "sim/predict.h"
+#include "util/gserr.h"
+
+/* A small transformer: 4 layers of hidden 256 with 8 heads, 128-token sequences, a 1000-token vocabulary;
+ * 16 sequences a step, so dp*mb divides 16 and the search has layouts with 1 to 16 micro-batches. */
+static const char small_yaml[] =
+	"name: small\n"
+	"model: {layers: 4, hidden: 256, heads: 8, seq: 128, vocab: 1000, dtype: bf16, flash_attention: %s}\n"
+	"training: {global_batch: 16, micro_batch: 1, optimizer: adam, master_weights: fp32}\n"
+	"parallel: {gpus: 1}\n"
+	"hardware: h100-dgx\n";
+
+static int load(const char *flash, struct scenario *s, struct hwmodel **hw)
+{
+	char text[1024];
+	snprintf(text, sizeof text, small_yaml, flash);
+	if (scenario_load_string("small.yaml", text, NULL, s) != 0)
+		return -1;
+	return scenario_load_hardware(s, hw);
+}
+
+struct found { double step; char desc[160]; };
+
+static int by_found(const void *a, const void *b)
+{
+	const struct found *x = a, *y = b;
+	if (x->step != y->step)
+		return x->step < y->step ? -1 : 1;
+	return strcmp(x->desc, y->desc);
+}
+
+/* Every layout of gpus GPUs, by nested loops over the scenario keys: tp and pp dividing gpus, dp the rest, every
+ * micro-batch dividing the batch per replica, each schedule (interleaved with 2..8 chunks), each recompute
+ * mode, ZeRO 0..3 and data-parallel overlap on and off (only 0 and on at dp 1), pipeline scatter/gather on and
+ * off (only off unless tp > 1 and pp > 1; the schedule only at pp > 1). Layouts the rules reject, tensor-parallel
+ * groups wider than a node and those that do not fit are skipped; the rest are simulated and sorted. Also
+ * checks the planner's bounds against each simulation. Returns the count, found[] sorted fastest first. */
+static int exhaustive(const struct scenario *base, const struct hwmodel *hw, int gpus, struct found *found, int max)
+{
+	static const enum schedule scheds[] = { SCHED_1F1B, SCHED_GPIPE, SCHED_INTERLEAVED };
+	int n = 0;
+	char why[160];
+	for (int tp = 1; tp <= gpus; tp++)
+	for (int pp = 1; pp <= gpus; pp++) {
+		if (gpus % (tp * pp) != 0 || tp > hw->node.gpus)
+			continue;
+		int dp = gpus / (tp * pp);
+		for (int mb = 1; mb <= base->train.global_batch; mb++)
+		for (int si = 0; si < (pp > 1 ? 3 : 1); si++)
+		for (int v = (scheds[si] == SCHED_INTERLEAVED ? 2 : 1); v <= (scheds[si] == SCHED_INTERLEAVED ? 8 : 1); v++)
+		for (int rc = 0; rc < 3; rc++)
+		for (int z = 0; z <= (dp > 1 ? 3 : 0); z++)
+		for (int sg = 0; sg <= (tp > 1 && pp > 1); sg++)
+		for (int ov = 1; ov >= (dp > 1 ? 0 : 1); ov--) {
+			struct scenario s = *base;
+			s.par.gpus = gpus;
+			s.par.tp = tp, s.par.pp = pp, s.par.dp = dp, s.par.zero = z;
+			s.par.schedule = scheds[si];
+			s.par.pp_scatter_gather = sg;
+			s.par.dp_overlap = ov;
+			s.par.virtual_stages = v;
+			s.train.micro_batch = mb;
+			s.train.recompute = (enum recompute)rc;
+			if (s.train.recompute == RECOMPUTE_SELECTIVE && s.model.flash_attention)
+				continue;  /* no memory saved: the planner leaves it out */
+			if (scenario_check_layout(&s, why, sizeof why) != 0)
+				continue;
+			struct result r;
+			if (predict_run(&s, hw, NULL, &r) != 0)
+				return -1;
+			/* the bounds never exceed what the simulator says */
+			CHECK(plan_memory_lower_bound(&s) <= r.mem.total * (1 + 1e-12));
+			CHECK(plan_time_lower_bound(&s, hw) <= r.step_time_s);
+			if (!r.fits_in_memory || n == max)
+				continue;
+			found[n].step = r.step_time_s;
+			plan_describe(&s, found[n].desc, sizeof found[n].desc);
+			n++;
+		}
+	}
+	qsort(found, (size_t)n, sizeof *found, by_found);
+	return n;
+}
+
+/* Every returned layout obeys the layout rules, fits, keeps TP in a node and uses all the GPUs. */
+static void check_sound(const struct plan_result *pr, const struct hwmodel *hw, int gpus)
+{
+	char why[160];
+	for (int i = 0; i < pr->ntop; i++) {
+		const struct plan_entry *e = &pr->top[i];
+		CHECK_INT(scenario_check_layout(&e->sc, why, sizeof why), 0);
+		CHECK_INT(e->sc.par.dp * e->sc.par.tp * e->sc.par.pp, gpus);
+		CHECK(e->sc.par.tp <= hw->node.gpus);
+		CHECK(e->r.fits_in_memory);
+		CHECK(e->r.mem.total <= hw->gpu.memory_bytes);
+		if (i > 0)
+			CHECK(e->r.step_time_s >= pr->top[i - 1].r.step_time_s);
+	}
+}
+
+static void compare(const char *flash, int gpus, double memory_bytes, int K)
+{
+	struct scenario s;
+	struct hwmodel *hw = NULL;
+	CHECK_INT(load(flash, &s, &hw), 0);
+	if (!hw)
+		return;
+	if (memory_bytes > 0)
+		hw->gpu.memory_bytes = memory_bytes;
+	struct found *all = calloc(4096, sizeof *all);
+	int n = exhaustive(&s, hw, gpus, all, 4096);
+	CHECK(n > 0);
+	struct plan_spec spec = { .base = &s, .hw = hw, .gpus = gpus, .top = K };
+	struct plan_result pr;
+	CHECK_INT(plan_search(&spec, &pr), 0);
+	check_sound(&pr, hw, gpus);
+	int want = n < K ? n : K;
+	CHECK_INT(pr.ntop, want);
+	for (int i = 0; i < pr.ntop && i < want; i++) {
+		CHECK_NEAR(pr.top[i].r.step_time_s, all[i].step, 1e-12);
+		CHECK_STR(pr.top[i].desc, all[i].desc);
+	}
+	/* every candidate is accounted for: simulated, or dropped for one reason */
+	long long dropped = 0;
+	for (int r = 0; r < PLAN_NREJ; r++)
+		if (r != PLAN_REJ_MEMORY_SIM)
+			dropped += pr.rejected[r];
+	CHECK_INT(pr.simulated + dropped, pr.candidates);
+	CHECK(pr.rejected[PLAN_REJ_SAME] > 0);  /* e.g. every ZeRO stage at dp 1 is one layout */
+	/* the bound-free search finds the same top */
+	spec.exhaustive = true;
+	struct plan_result px;
+	CHECK_INT(plan_search(&spec, &px), 0);
+	CHECK_INT(px.ntop, pr.ntop);
+	for (int i = 0; i < px.ntop && i < pr.ntop; i++)
+		CHECK_STR(px.top[i].desc, pr.top[i].desc);
+	CHECK_INT(px.rejected[PLAN_REJ_BOUND], 0);
+	plan_result_release(&px);
+	plan_result_release(&pr);
+	free(all);
+	hwmodel_free(hw);
+}
+
+/* Nothing fits: an empty top and every candidate dropped before or after simulation. */
+static void test_nothing_fits(void)
+{
+	struct scenario s;
+	struct hwmodel *hw = NULL;
+	CHECK_INT(load("true", &s, &hw), 0);
+	if (!hw)
+		return;
+	hw->gpu.memory_bytes = 1e6;  /* 1 MB: the embedding alone is 1000*256*2 B = 512 KB of weights, 4 MB with Adam */
+	struct plan_spec spec = { .base = &s, .hw = hw, .gpus = 4, .top = 3 };
+	struct plan_result pr;
+	CHECK_INT(plan_search(&spec, &pr), 0);
+	CHECK_INT(pr.ntop, 0);
+	CHECK(pr.rejected[PLAN_REJ_MEMORY] > 0);
+	plan_result_release(&pr);
+	hwmodel_free(hw);
+}
+
+/* Time to train and cost by hand: 16 sequences of 128 tokens = 2048 tokens a step; 2.048e9 tokens are
+ * 1e6 steps; at 0.25 s a step that is 250,000 s (69.44 h); on 8 GPUs 555.56 GPU-hours; at 2.5 USD per
+ * GPU-hour 1388.89 USD. With --steps 1000 instead: 250 s, 0.5556 GPU-hours, 1.3889 USD. */
+static void test_cost(void)
+{
+	struct scenario s;
+	struct hwmodel *hw = NULL;
+	CHECK_INT(load("true", &s, &hw), 0);
+	s.par.gpus = 8;
+	struct plan_cost c;
+	plan_cost_of(&s, 0.25, 2.048e9, 0, 2.5, &c);
+	CHECK_NEAR(c.steps, 1e6, 1e-12);
+	CHECK_NEAR(c.time_to_train_s, 250000, 1e-12);
+	CHECK_NEAR(c.gpu_hours, 250000.0 / 3600 * 8, 1e-12);
+	CHECK_NEAR(c.gpu_hours, 555.5555555556, 1e-9);
+	CHECK_NEAR(c.usd, 1388.888888889, 1e-9);
+	plan_cost_of(&s, 0.25, 0, 1000, 2.5, &c);
+	CHECK_NEAR(c.time_to_train_s, 250, 1e-12);
+	CHECK_NEAR(c.usd, 250.0 / 3600 * 8 * 2.5, 1e-12);
+	/* the search fills the cost of each entry from the hardware model's price (h100-dgx: 2.5 USD) */
+	struct plan_spec spec = { .base = &s, .hw = hw, .gpus = 8, .top = 2, .tokens = 2.048e9 };
+	struct plan_result pr;
+	CHECK_INT(plan_search(&spec, &pr), 0);
+	CHECK_NEAR(pr.price, 2.5, 1e-12);
+	CHECK(pr.ntop == 2);
+	for (int i = 0; i < pr.ntop; i++) {
+		const struct plan_entry *e = &pr.top[i];
+		CHECK_NEAR(e->cost.usd, 1e6 * e->r.step_time_s / 3600 * 8 * 2.5, 1e-12);
+	}
+	plan_result_release(&pr);
+	/* --price overrides it */
+	spec.price = 1.0;
+	CHECK_INT(plan_search(&spec, &pr), 0);
+	CHECK_NEAR(pr.price, 1.0, 1e-12);
+	plan_result_release(&pr);
+	hwmodel_free(hw);
+}
+
+static void test_describe(void)
+{
+	struct scenario s;
+	struct hwmodel *hw = NULL;
+	CHECK_INT(load("false", &s, &hw), 0);
+	char d[160];
+	s.par.gpus = 16, s.par.tp = 2, s.par.pp = 2, s.par.dp = 4, s.par.zero = 1;
+	s.par.schedule = SCHED_INTERLEAVED, s.par.virtual_stages = 2;
+	s.train.micro_batch = 2, s.train.recompute = RECOMPUTE_SELECTIVE;
+	plan_describe(&s, d, sizeof d);
+	CHECK_STR(d, "tp 2 pp 2 dp 4 mb 2 interleaved v 2 selective zero 1");
+	s.par.pp = 1, s.par.dp = 8, s.par.zero = 0, s.train.recompute = RECOMPUTE_NONE;
+	plan_describe(&s, d, sizeof d);  /* the schedule and its depth do not matter at pp 1 */
+	CHECK_STR(d, "tp 2 pp 1 dp 8 mb 2 none zero 0");
+	/* flags are named only when not at their neutral value; scatter/gather only matters at tp > 1 and pp > 1 */
+	s.par.dp_overlap = false, s.par.pp_scatter_gather = true;
+	plan_describe(&s, d, sizeof d);
+	CHECK_STR(d, "tp 2 pp 1 dp 8 mb 2 none zero 0 no-dp-overlap");
+	s.par.pp = 2, s.par.dp = 4;
+	plan_describe(&s, d, sizeof d);
+	CHECK_STR(d, "tp 2 pp 2 dp 4 mb 2 interleaved v 2 none zero 0 sg no-dp-overlap");
+	hwmodel_free(hw);
+}
+
+int main(void)
+{
+	compare("true", 4, 0, 5);
+	compare("false", 8, 0, 8);
+	/* a tight memory (80 MB, of which the cuBLAS workspaces take 64 MiB): most layouts are pruned before or after simulation */
+	compare("false", 8, 80e6, 5);
+	test_nothing_fits();
+	test_cost();
+	test_describe();
+	return check_result();
+}
