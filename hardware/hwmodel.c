@@ -262,13 +262,15 @@ static struct hwmodel *load_doc(struct ydoc *d, const char *path, int *err, bool
 		hw = xcalloc(1, sizeof *hw);
 	}
 	snprintf(hw->path, sizeof hw->path, "%s", path);
+	/* calibrate's based files record their host under meta.node: such a file claims only what it measured */
+	bool gpu_only = ynode_kind(ynode_get(ynode_get(ydoc_root(d), "meta"), "node")) == YNODE_MAP;
 	rc = hwload_parse(d, hw, base != NULL);
 	ydoc_free(d);
 	if (rc == 0 && fallback)
 		rc = attn_from_preset(hw);
 	if (rc == 0 && fallback)
 		origin_set(hw);
-	if (rc == 0 && base_model && hw->origin.calibrated) {
+	if (rc == 0 && base_model && gpu_only && hw->origin.calibrated) {
 		/* a calibration that names its base claims the GPU and the collectives it measured: the same model as
 		 * --hw BASE --gpu FILE, measured curves used only where the base's node is of the measured kind */
 		struct hwmodel *c = hwmodel_compose(base_model, hw);
