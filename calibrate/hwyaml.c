@@ -8,6 +8,7 @@
 #include "calibrate/hwyaml.h"
 #include "calibrate/yemit.h"
 #include "util/gserr.h"
+#include "util/outfile.h"
 
 #ifndef GPUSIM_VERSION
 #define GPUSIM_VERSION "unknown"
@@ -720,33 +721,13 @@ int hwyaml_emit(const struct calib *c, const struct hwyaml_opts *o, FILE *f)
 
 int hwyaml_write(const struct calib *c, const struct hwyaml_opts *o, const char *path)
 {
-	char tmp[1100];
-	FILE *f;
-	int rc;
-	snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f) {
-		fprintf(stderr, "gpusim: cannot write '%s': %s\n", tmp, strerror(errno));
-		return GS_EENV;
-	}
-	rc = hwyaml_emit(c, o, f);
-	if (fflush(f) != 0 || ferror(f)) {
-		if (!rc)
-			fprintf(stderr, "gpusim: cannot write '%s': %s\n", tmp, strerror(errno));
-		rc = GS_EENV;
-	}
-	if (fclose(f) != 0 && !rc) {
-		fprintf(stderr, "gpusim: cannot write '%s': %s\n", tmp, strerror(errno));
-		rc = GS_EENV;
-	}
-	if (rc) {
-		remove(tmp);
+	struct outfile out;  /* a temporary beside path, renamed into place only when the whole model was written */
+	int rc = outfile_open(&out, path);
+	if (rc)
+		return rc;
+	if ((rc = hwyaml_emit(c, o, out.f)) != 0) {
+		outfile_discard(&out);
 		return rc;
 	}
-	if (rename(tmp, path) != 0) {
-		fprintf(stderr, "gpusim: cannot rename '%s' to '%s': %s\n", tmp, path, strerror(errno));
-		remove(tmp);
-		return GS_EENV;
-	}
-	return 0;
+	return outfile_commit(&out);
 }

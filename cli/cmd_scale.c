@@ -80,7 +80,8 @@ struct args {
 	double t0;            /* start of the sweep, for the progress lines */
 };
 
-enum { OPT_GPUS, OPT_HW, OPT_GPU, OPT_TARGET_GPU, OPT_MODE, OPT_FORMAT, OPT_OUTPUT, OPT_SHARD, OPT_ALL_RANKS, OPT_PROGRESS, OPT_MAX_TASKS };
+enum { OPT_GPUS, OPT_HW, OPT_GPU, OPT_TARGET_GPU, OPT_MODE, OPT_FORMAT, OPT_OUTPUT, OPT_SHARD, OPT_ALL_RANKS,
+       OPT_PROGRESS, OPT_MAX_TASKS };
 static const struct cli_option options[] = {
 	{"gpus", 0, true, OPT_GPUS}, {"hw", 0, true, OPT_HW}, {"gpu", 0, true, OPT_GPU},
 	{"target-gpu", 0, true, OPT_TARGET_GPU}, {"mode", 0, true, OPT_MODE},

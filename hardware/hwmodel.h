@@ -195,8 +195,8 @@ struct hwmodel *hwmodel_copy(const struct hwmodel *hw);
  * costs, and cluster's node, network, inter-node collectives and cost. Intra-node collectives: when the measured
  * node is the same kind as the cluster's (same GPU name and fabric), the measured curves for groups of up to the
  * measured group size, and for larger groups on an NVSwitch node the measured curves grown by NCCL's ring
- * (docs/hardware-model.md, "Growing a node"); otherwise the cluster's. origin says which part came from where, origin.note the
- * assumptions. Returns a new model (hwmodel_free). */
+ * (docs/hardware-model.md, "Growing a node"); otherwise the cluster's. origin says which part came from where,
+ * origin.note the assumptions. Returns a new model (hwmodel_free). */
 struct hwmodel *hwmodel_compose(const struct hwmodel *cluster, const struct hwmodel *measured);
 /* hwmodel_retarget: measured's GPU efficiencies (achieved/peak) carried to the GPU of preset target (--target-gpu):
  * the GPU's name, SM count, memory, HBM bandwidth and peaks become target's; GEMM tables, attention and memory

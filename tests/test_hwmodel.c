@@ -665,8 +665,8 @@ static void test_compose(void)
 		CHECK_NEAR(hwmodel_coll_us(c, SCOPE_INTRA, COLL_ALL_GATHER, 8, 1073741824.0 * 0.5 / 0.875),
 			   g2->time_us[gb] + 6 * 1.9, 1e-9);
 	/* send/recv does not change with the group: busfactor 1, one step */
-	CHECK_NEAR(hwmodel_coll_us(c, SCOPE_INTRA, COLL_SEND_RECV, 8, 1e7), hwmodel_coll_us(m, SCOPE_INTRA, COLL_SEND_RECV, 2, 1e7),
-		   1e-12);
+	CHECK_NEAR(hwmodel_coll_us(c, SCOPE_INTRA, COLL_SEND_RECV, 8, 1e7),
+		   hwmodel_coll_us(m, SCOPE_INTRA, COLL_SEND_RECV, 2, 1e7), 1e-12);
 	hwmodel_free(c);
 	hwmodel_free(pre);
 	hwmodel_free(m);
