@@ -206,7 +206,14 @@ void hwmodel_write(FILE *f, const struct hwmodel *hw)
 	fputs("# gpusim-hw/1, written by gpusim from the loaded model", f);
 	if (hw->base[0])
 		fprintf(f, " (%s, base: %s, merged)", hw->path, hw->base);
-	fputs("\nschema: gpusim-hw/1\n", f);
+	fputc('\n', f);
+	/* where the parts came from (docs/hardware-model.md, "Origin"): comments, so the text loads the same */
+	fprintf(f, "# origin: gpu %s\n# origin: intra-node collectives %s\n# origin: node and network %s\n",
+		hw->origin.gpu[0] ? hw->origin.gpu : "?", hw->origin.intra[0] ? hw->origin.intra : "?",
+		hw->origin.node[0] ? hw->origin.node : "?");
+	if (hw->origin.note[0])
+		fprintf(f, "# assumed: %s\n", hw->origin.note);
+	fputs("schema: gpusim-hw/1\n", f);
 	kv_str(f, 0, "name", hw->name);
 	write_gpu(f, &hw->gpu);
 	fputs("node:\n", f);

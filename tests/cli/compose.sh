@@ -58,6 +58,11 @@ run predict "$scen" --hw h100-dgx --gpu hardware/h100x1-measured.yaml --target-g
 expect_rc 1 "--target-gpu unknown"
 expect_err "unknown hardware preset 'h200-sxn' \(did you mean 'h200-sxm'" "--target-gpu unknown"
 
+# presets show names the origin of each part in comments
+run presets show hardware/h100x1-measured.yaml
+expect_out "^# origin: gpu measured \(hardware/h100x1-measured.yaml\)$" "presets show: origin of the gpu"
+expect_out "^# origin: node and network the measuring host" "presets show: origin of the node"
+
 # scale and validate take --gpu too
 run scale "$scen" --gpus 64,128 --hw h100-dgx --gpu hardware/h100x1-measured.yaml --format csv
 expect_rc 0 "scale --gpu"
@@ -95,11 +100,11 @@ expect_out "^  gpus: 4$" "based on a calibration: its own node"
 expect_out "^  fabric: nvswitch$" "based on a calibration: the calibration's fabric"
 
 # every preset: a file with only 'base: PRESET' shows merged, the shown text shows again the same (after the
-# comment line), and predicts the preset's step
+# comment lines), and predicts the preset's step
 for p in $("$gpusim" presets | awk 'NR > 1 {print $1}'); do
 	printf 'schema: gpusim-hw/1\nname: %s\nbase: %s\n' "$p" "$p" >"$tmp/p.yaml"
 	"$gpusim" presets show "$tmp/p.yaml" >"$tmp/s1.yaml" && "$gpusim" presets show "$tmp/s1.yaml" >"$tmp/s2.yaml"
-	cmp -s <(tail -n +2 "$tmp/s1.yaml") <(tail -n +2 "$tmp/s2.yaml") && ok || fail "$p: presets show round trip"
+	cmp -s <(sed -n "/^schema:/,\$p" "$tmp/s1.yaml") <(sed -n "/^schema:/,\$p" "$tmp/s2.yaml") && ok || fail "$p: presets show round trip"
 	a=$("$gpusim" predict "$scen" --hw "$p" --format json 2>/dev/null | grep -v sim_wall_s | grep -v '"hardware"')
 	b=$("$gpusim" predict "$scen" --hw "$tmp/s1.yaml" --format json 2>/dev/null | grep -v sim_wall_s | grep -v '"hardware"')
 	[ "$a" = "$b" ] && ok || fail "$p: the shown model predicts as the preset"
