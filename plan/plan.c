@@ -11,6 +11,7 @@
 
 #include "sim/comm.h"
 #include "sim/memory.h"
+#include "sim/moe.h"
 #include "sim/ops.h"
 #include "util/gserr.h"
 #include "util/xalloc.h"
@@ -157,9 +158,39 @@ static void sg_set(struct scenario *s, int v) { s->par.pp_scatter_gather = v != 
 static int sg_get(const struct scenario *s) { return s->par.pp_scatter_gather; }
 static bool sg_matters(const struct scenario *s) { return s->par.tp > 1 && s->par.pp > 1; }
 
+/* sequence parallelism: the TP region's ends split over TP (only with tp > 1) */
+static void sp_set(struct scenario *s, int v) { s->par.sp = v != 0; }
+static int sp_get(const struct scenario *s) { return s->par.sp; }
+static bool sp_matters(const struct scenario *s) { return s->par.tp > 1; }
+
 /* data-parallel overlap: all-reduce buckets as backward produces them, or all after backward */
 static void dpo_set(struct scenario *s, int v) { s->par.dp_overlap = v != 0; }
 static int dpo_get(const struct scenario *s) { return s->par.dp_overlap; }
+
+/* expert parallelism (a model with experts): the divisors of the expert count up to the tp*dp ranks of a stage */
+static int ep_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
+{
+	if (s->model.moe.experts == 0) {
+		v[0] = 1;
+		return 1;
+	}
+	return divisors(s->model.moe.experts, s->par.tp * s->par.dp, v);
+}
+static void ep_set(struct scenario *s, int v) { s->par.ep = v; }
+static int ep_get(const struct scenario *s) { return s->par.ep; }
+static bool moe_matters(const struct scenario *s) { return s->model.moe.experts > 0; }
+
+/* expert tensor parallelism: the divisors of tp (0, "as tp", is the neutral value without experts) */
+static int etp_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
+{
+	if (s->model.moe.experts == 0) {
+		v[0] = 0;
+		return 1;
+	}
+	return divisors(s->par.tp, s->par.tp, v);
+}
+static void etp_set(struct scenario *s, int v) { s->par.etp = v; }
+static int etp_get(const struct scenario *s) { return s->par.etp; }
 
 static bool always(const struct scenario *s) { return true; }
 
@@ -173,8 +204,11 @@ static const struct option options[] = {
 	{ "parallel.virtual_stages", "v", vs_values, vs_set, vs_get, vs_matters, 1, NULL, NULL },
 	{ "training.recompute", "recompute", rc_values, rc_set, rc_get, always, RECOMPUTE_NONE, recompute_names,
 	  NULL },
+	{ "parallel.ep", "ep", ep_values, ep_set, ep_get, moe_matters, 1, NULL, NULL },
+	{ "parallel.etp", "etp", etp_values, etp_set, etp_get, moe_matters, 0, NULL, NULL },
 	{ "parallel.zero", "zero", zero_values, zero_set, zero_get, zero_matters, 0, NULL, NULL },
 	{ "parallel.pp_scatter_gather", "sg", flag_values, sg_set, sg_get, sg_matters, 0, bool_names, "sg" },
+	{ "parallel.sp", "sp", flag_values, sp_set, sp_get, sp_matters, 0, bool_names, "sp" },
 	{ "parallel.dp_overlap", "dp_overlap", flag_values, dpo_set, dpo_get, zero_matters, 1, bool_names,
 	  "no-dp-overlap" },
 };
@@ -261,7 +295,8 @@ double plan_memory_lower_bound(const struct scenario *s)
 		acts = s->train.recompute == RECOMPUTE_FULL ? 0 : inflight * mem_dense_act_bytes(s);
 	} else {
 		double stage_layers = (double)m->layers / p->pp;
-		params = stage_layers * scenario_params_per_layer(s) / p->tp;
+		params = stage_layers * (m->moe.experts > 0 ? moe_layer_params_local(s, 0)
+							   : scenario_params_per_layer(s) / p->tp);
 		if (m->vocab > 0)  /* stage 0 holds the embedding (and the head too when it is the only stage) */
 			params += (p->pp == 1 ? 2.0 : 1.0) * m->vocab * m->hidden / p->tp;
 		acts = inflight * stage_layers * mem_layer_act_bytes(s, p->tp);
@@ -284,12 +319,28 @@ double plan_memory_lower_bound(const struct scenario *s)
 /* Seconds of one micro-batch's forward (f) and backward (b, with what recompute reruns) over the layers of one
  * pipeline stage on one TP rank: the compute ops at full speed (divided by the most the power model may speed
  * compute up) plus the TP all-reduces, which block the compute stream. Embedding, head and loss only add. */
+/* A layer's collective as the first stage's groups time it (groups starting at rank 0 cross the fewest node
+ * boundaries, so no stage's is quicker): TP all-reduce, all-gather or reduce-scatter, the experts' all-to-all. */
+static double coll_s(const struct scenario *s, const struct hwmodel *hw, const struct opcost *op)
+{
+	int gpn = hw->node.gpus;
+	switch (op->kind) {
+	case OPK_TP_ALLREDUCE: return comm_coll_s(hw, COLL_ALL_REDUCE, op->bytes, comm_shape(gpn, 0, 1, s->par.tp));
+	case OPK_TP_ALLGATHER: return comm_coll_s(hw, COLL_ALL_GATHER, op->bytes, comm_shape(gpn, 0, 1, s->par.tp));
+	case OPK_TP_REDUCESCATTER:
+		return comm_coll_s(hw, COLL_REDUCE_SCATTER, op->bytes, comm_shape(gpn, 0, 1, s->par.tp));
+	case OPK_EP_ALLTOALL:
+		return moe_alltoall_s(hw, op->bytes, comm_shape(gpn, 0, scenario_etp(s), s->par.ep));
+	case OPK_COMPUTE: break;
+	}
+	return 0;
+}
+
 static void stage_unit_s(const struct scenario *s, const struct hwmodel *hw, double *f, double *b)
 {
 	struct opctx oc = { hw, s, s->par.tp, (double)s->train.micro_batch * s->model.seq };
 	struct opcost fw[OPS_MAX], bw[OPS_MAX];
 	double speed = hw->gpu.burst_speedup > 1 ? hw->gpu.burst_speedup : 1;
-	struct group_shape tp_shape = comm_shape(hw->node.gpus, 0, 1, s->par.tp);
 	double cf = 0, cb = 0, tf = 0, tb = 0;
 	if (s->model.type == MODEL_DENSE) {
 		for (int l = 0; l < s->model.layers; l++) {
@@ -306,13 +357,13 @@ static void stage_unit_s(const struct scenario *s, const struct hwmodel *hw, dou
 			if (fw[i].kind == OPK_COMPUTE)
 				cf += fw[i].s;
 			else
-				tf += comm_coll_s(hw, COLL_ALL_REDUCE, fw[i].bytes, tp_shape);
+				tf += coll_s(s, hw, &fw[i]);
 		}
 		for (int i = 0; i < nb; i++) {
 			if (bw[i].kind == OPK_COMPUTE)
 				cb += bw[i].s;
 			else
-				tb += comm_coll_s(hw, COLL_ALL_REDUCE, bw[i].bytes, tp_shape);
+				tb += coll_s(s, hw, &bw[i]);
 		}
 		double layers = (double)s->model.layers / s->par.pp;
 		cf *= layers, cb *= layers, tf *= layers, tb *= layers;

@@ -1,9 +1,9 @@
 /* plan: the search for the fastest (or cheapest) parallel layout of a scenario on N GPUs of one hardware model,
  * and what that layout costs to train. The search space is the product of the rows of ONE option table
  * (plan/plan.c, `options[]`): tensor and pipeline parallelism, the data-parallel width they leave, micro-batch
- * size, pipeline schedule and its interleaving depth, activation recompute, the ZeRO stage, pipeline
- * scatter/gather and data-parallel overlap; a new scenario key
- * (sequence or context parallelism, experts, a distributed optimizer) is searched by adding one row there.
+ * size, pipeline schedule and its interleaving depth, activation recompute, expert and expert-tensor
+ * parallelism, the ZeRO stage, pipeline scatter/gather and data-parallel overlap; a new scenario key
+ * (sequence or context parallelism, a distributed optimizer) is searched by adding one row there.
  *
  * Every combination is a candidate. A candidate that breaks a layout rule (scenario_check_layout) or puts a
  * tensor-parallel group across nodes is dropped; options without an effect in a layout (the ZeRO stage at dp 1,

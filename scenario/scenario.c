@@ -61,7 +61,7 @@ static const struct yrange ranges[] = {
 };
 
 static const char *const par_keys[] = { "gpus", "tp", "pp", "dp", "schedule", "virtual_stages",
-					"dp_bucket_bytes", "dp_overlap", "dp_bucket_copy", "pp_overlap", "pp_scatter_gather", "zero",
+					"dp_bucket_bytes", "dp_overlap", "dp_bucket_copy", "pp_overlap", "pp_scatter_gather", "sp", "zero",
 					"ep", "etp", NULL };
 
 /* In enum order (scenario.h). */
@@ -276,6 +276,10 @@ static void read_parallel(struct ydoc *d, const struct ynode *p, struct scenario
 	ydoc_bool(d, p, "pp_overlap", 0, &pc->pp_overlap);
 	pc->pp_scatter_gather = false;
 	ydoc_bool(d, p, "pp_scatter_gather", 0, &pc->pp_scatter_gather);
+	pc->sp = false;
+	if (ydoc_bool(d, p, "sp", 0, &pc->sp) == 1 && pc->sp && pc->tp < 2)
+		ydoc_error(d, ynode_get(p, "sp"), "parallel.sp: sequence parallelism splits the TP region's ends over "
+			   "the TP group: it needs tp > 1 (tp is %d)", pc->tp);
 	pc->zero = 0;
 	if (ydoc_int(d, p, "zero", YD_NONNEG, &pc->zero) == 1 && pc->zero > 3)
 		ydoc_error(d, ynode_get(p, "zero"), "parallel.zero: expected 0, 1, 2 or 3, got %d", pc->zero);

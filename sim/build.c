@@ -159,7 +159,7 @@ static void send(struct ctx *c, int bwd, int mb, int chunk)
 	int stride = sc->par.tp * sc->par.dp, gpn = c->hw->node.gpus;
 	int same = (c->s * stride) / gpn == (dest * stride) / gpn;
 	double bytes = c->oc.tokens * sc->model.hidden * dtype_bytes(sc->model.dtype);
-	if (sc->par.pp_scatter_gather)
+	if (sc->par.pp_scatter_gather || sc->par.sp)  /* SP: the activation between stages is sequence-split */
 		bytes /= sc->par.tp;
 	enum stream_kind st = bwd ? STREAM_SENDB : STREAM_SENDF;
 	program_host(c->prog, c->host.coll);
@@ -179,7 +179,7 @@ static void recv(struct ctx *c, int mb, int slot_id)
 {
 	const struct scenario *sc = c->sc;
 	program_recv(c->prog, STREAM_COMPUTE, slot_id, CAT_PP);
-	if (sc->par.pp_scatter_gather && sc->par.tp > 1) {
+	if (sc->par.pp_scatter_gather && sc->par.tp > 1 && !sc->par.sp) {  /* SP: the first layer takes it split */
 		double bytes = c->oc.tokens * sc->model.hidden * dtype_bytes(sc->model.dtype);
 		program_host(c->prog, c->host.coll);
 		program_coll(c->prog, STREAM_COMPUTE, GROUP_TP, comm_coll_s(c->hw, COLL_ALL_GATHER, bytes, c->tp_shape),
@@ -558,6 +558,8 @@ static void time_tp(struct ctx *c, struct opcost *ops, int n)
 			ops[i].s = comm_coll_s(c->hw, COLL_ALL_REDUCE, ops[i].bytes, c->tp_shape);
 		else if (ops[i].kind == OPK_TP_ALLGATHER)
 			ops[i].s = comm_coll_s(c->hw, COLL_ALL_GATHER, ops[i].bytes, c->tp_shape);
+		else if (ops[i].kind == OPK_TP_REDUCESCATTER)
+			ops[i].s = comm_coll_s(c->hw, COLL_REDUCE_SCATTER, ops[i].bytes, c->tp_shape);
 		else if (ops[i].kind == OPK_EP_ALLTOALL)
 			ops[i].s = moe_alltoall_s(c->hw, ops[i].bytes, c->ep_shape);
 }

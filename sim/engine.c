@@ -23,12 +23,15 @@ enum { EV_STREAM, EV_COLL_TP, EV_COLL_DP, EV_LINK, EV_SEGMENT };
 struct sim {
 	struct sim_config cfg;
 	int nranks, maxev, maxslot;
+	int32_t *stage_of, *d_of, *t_of;  /* per rank: its stage, DP and TP index (no division on the hot path) */
 	/* per rank*NSTREAMS */
 	struct program_cursor *pc;  /* the stream's current instruction */
 	uint8_t *state;
 	double *busy_from, *busy_until;
 	/* per rank */
-	double *ev_t;          /* [rank*maxev + e], -1 until recorded */
+	uint64_t *ev_done;     /* [rank*evwords + e/64] bit e%64: event e recorded (a bit, not a time: the waits
+	                        * of a large --all-ranks run read it from cache) */
+	size_t evwords;
 	double *mb_start, *mb_end;  /* [rank*maxslot + slot], transfer into the slot, -1 until landed */
 	double *acc;           /* [rank*ACC_N + i] */
 	double *idle_since;    /* compute stream: since when it is not busy */
@@ -53,9 +56,9 @@ struct sim {
 	uint32_t seg_ev;       /* event kind that ends an unfused compute segment: EV_STREAM, or EV_SEGMENT */
 };
 
-static inline int rank_stage(const struct sim *s, int r) { return r / (s->cfg.dp_sim * s->cfg.tp_sim); }
-static inline int rank_d(const struct sim *s, int r) { return (r / s->cfg.tp_sim) % s->cfg.dp_sim; }
-static inline int rank_t(const struct sim *s, int r) { return r % s->cfg.tp_sim; }
+static inline int rank_stage(const struct sim *s, int r) { return s->stage_of[r]; }
+static inline int rank_d(const struct sim *s, int r) { return s->d_of[r]; }
+static inline int rank_t(const struct sim *s, int r) { return s->t_of[r]; }
 static inline int rank_of(const struct sim *s, int st, int d, int t)
 {
 	return (st * s->cfg.dp_sim + d) * s->cfg.tp_sim + t;
@@ -63,7 +66,7 @@ static inline int rank_of(const struct sim *s, int st, int d, int t)
 /* A compute instruction's duration at the stage's clock (sim_config.stage_speed). */
 static inline double seg_dur(const struct sim *s, int r, const struct instr *in)
 {
-	return s->cfg.stage_speed ? in->dur / s->cfg.stage_speed[r / (s->cfg.dp_sim * s->cfg.tp_sim)] : in->dur;
+	return s->cfg.stage_speed ? in->dur / s->cfg.stage_speed[rank_stage(s, r)] : in->dur;
 }
 
 static inline const struct instr *cur(const struct sim *s, int r, int k)
@@ -88,6 +91,14 @@ struct sim *sim_new(const struct sim_config *cfg)
 			s->maxslot = cfg->progs[i].nslots;
 	}
 	size_t rk = (size_t)s->nranks * NSTREAMS, nl = (size_t)s->nranks * LINK_N;
+	s->stage_of = xcalloc((size_t)s->nranks, sizeof *s->stage_of);
+	s->d_of = xcalloc((size_t)s->nranks, sizeof *s->d_of);
+	s->t_of = xcalloc((size_t)s->nranks, sizeof *s->t_of);
+	for (int r = 0; r < s->nranks; r++) {  /* rank_of's inverse */
+		s->stage_of[r] = r / (cfg->dp_sim * cfg->tp_sim);
+		s->d_of[r] = (r / cfg->tp_sim) % cfg->dp_sim;
+		s->t_of[r] = r % cfg->tp_sim;
+	}
 	s->pc = xcalloc(rk, sizeof *s->pc);
 	for (int r = 0; r < s->nranks; r++)
 		for (int k = 0; k < NSTREAMS; k++)
@@ -97,7 +108,8 @@ struct sim *sim_new(const struct sim_config *cfg)
 	s->busy_until = xcalloc(rk, sizeof(double));
 	s->arrive = xcalloc(rk, sizeof(double));
 	s->end_t = xcalloc(rk, sizeof(double));
-	s->ev_t = xmalloc(((size_t)s->nranks * s->maxev + 1) * sizeof(double));
+	s->evwords = ((size_t)s->maxev + 63) / 64;
+	s->ev_done = xcalloc((size_t)s->nranks * s->evwords + 1, sizeof *s->ev_done);
 	s->mb_start = xmalloc(((size_t)s->nranks * s->maxslot + 1) * sizeof(double));
 	s->mb_end = xmalloc(((size_t)s->nranks * s->maxslot + 1) * sizeof(double));
 	s->acc = xcalloc((size_t)s->nranks * ACC_N, sizeof(double));
@@ -111,8 +123,6 @@ struct sim *sim_new(const struct sim_config *cfg)
 	s->link_start = xcalloc(nl, sizeof(double));
 	s->tp_arrived = xcalloc((size_t)cfg->pp * cfg->dp_sim, sizeof(int32_t));
 	s->dp_arrived = xcalloc((size_t)cfg->pp * cfg->tp_sim, sizeof(int32_t));
-	for (size_t i = 0; i < (size_t)s->nranks * s->maxev; i++)
-		s->ev_t[i] = -1;
 	for (size_t i = 0; i < (size_t)s->nranks * s->maxslot; i++)
 		s->mb_start[i] = s->mb_end[i] = -1;
 	memset(s->block_cat, -1, s->nranks);
@@ -126,8 +136,9 @@ void sim_free(struct sim *s)
 {
 	if (!s)
 		return;
+	free(s->stage_of); free(s->d_of); free(s->t_of);
 	free(s->pc); free(s->state); free(s->busy_from); free(s->busy_until); free(s->arrive);
-	free(s->end_t); free(s->ev_t); free(s->mb_start); free(s->mb_end); free(s->acc);
+	free(s->end_t); free(s->ev_done); free(s->mb_start); free(s->mb_end); free(s->acc);
 	free(s->idle_since); free(s->host_t); free(s->block_cat); free(s->block_slot); free(s->link_busy);
 	free(s->link_nwait); free(s->link_wait); free(s->link_start); free(s->tp_arrived);
 	free(s->dp_arrived); free(s->work); free(s->batch);
@@ -448,7 +459,7 @@ static void run(struct sim *s, int r, int k, double now)
 			return;
 		}
 		case INS_RECORD: {
-			s->ev_t[(size_t)r * s->maxev + in->arg] = now;
+			s->ev_done[(size_t)r * s->evwords + (uint32_t)in->arg / 64] |= 1ull << ((uint32_t)in->arg % 64);
 			for (int k2 = 0; k2 < NSTREAMS; k2++) {
 				const struct instr *w = cur(s, r, k2);
 				if (k2 != k && s->state[r * NSTREAMS + k2] == ST_BLOCKED && w && w->kind == INS_WAIT &&
@@ -470,7 +481,7 @@ static void run(struct sim *s, int r, int k, double now)
 			step(s, r, k);
 			continue;
 		case INS_WAIT:
-			if (s->ev_t[(size_t)r * s->maxev + in->arg] >= 0) {
+			if (s->ev_done[(size_t)r * s->evwords + (uint32_t)in->arg / 64] >> ((uint32_t)in->arg % 64) & 1) {
 				step(s, r, k);
 				continue;
 			}

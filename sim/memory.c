@@ -13,10 +13,15 @@ double mem_layer_full_act_bytes(const struct scenario *sc, int tp)
 		return mem_dense_act_bytes(sc) / m->layers;
 	/* a linear layer's saved input: the model dtype, or under training.fp8 the FP8 copy its wgrad reads */
 	double xe = fp8_on(sc) ? fp8_elem_bytes(sc) : e;
-	double mlp = T * h * xe         /* fc1 input (replicated) */
+	/* what is replicated over TP without sequence parallelism is split over it with SP (Korthikanti et al.
+	 * 2022, Table 2: 34sbh/t + 5as^2b/t per layer with SP against sbh(10 + 24/t) + 5as^2b/t without): the
+	 * inputs of the norms, of QKV and of fc1 and the dropout masks; the backward gathers QKV's and fc1's
+	 * input again for their weight gradients instead of keeping it whole */
+	double rep = sc->par.sp && tp > 1 ? 1.0 / tp : 1.0;
+	double mlp = T * h * xe * rep   /* fc1 input (replicated; SP: split) */
 		   + T * f_in * e       /* activation input = fc1 output */
 		   + T * f * xe         /* fc2 input */
-		   + T * h;             /* dropout mask */
+		   + T * h * rep;       /* dropout mask */
 	if (m->ffn == FFN_SWIGLU && sc->train.exec != EXEC_COMPILED)
 		mlp += T * f * e;       /* eager: silu's output, saved by the product */
 	if (m->moe.experts > 0)
@@ -26,10 +31,10 @@ double mem_layer_full_act_bytes(const struct scenario *sc, int tp)
 	double hd = h / m->heads, heads = (double)m->heads / tp;
 	double q = T * h / tp, kv = T * 2.0 * m->kv_heads * hd / tp;
 	double qe = fp8_on(sc) && sc->train.fp8.attention ? fp8_elem_bytes(sc) : e;
-	double attn = T * h * xe         /* QKV input (replicated) */
+	double attn = T * h * xe * rep   /* QKV input (replicated; SP: split) */
 		    + (q + kv) * qe      /* Q, K, V */
 		    + q * xe             /* attention output = proj input */
-		    + T * h;             /* dropout mask */
+		    + T * h * rep;       /* dropout mask */
 	if (m->flash_attention)
 		attn += T * heads * 4;   /* softmax log-sum-exp, fp32 */
 	else
@@ -37,7 +42,7 @@ double mem_layer_full_act_bytes(const struct scenario *sc, int tp)
 	double norms = 2 * T * h * e;   /* each norm's input (and per-row statistics, not counted) */
 	if (m->norm == NORM_RMSNORM_UNFUSED && sc->train.exec != EXEC_COMPILED)
 		norms = 2 * T * h * (4 + e);  /* eager LlamaRMSNorm: its fp32 copy (pow, mul) and its output (weight) */
-	return attn + mlp + norms;
+	return attn + mlp + norms * rep;
 }
 
 double mem_layer_act_bytes(const struct scenario *sc, int tp)
@@ -45,8 +50,8 @@ double mem_layer_act_bytes(const struct scenario *sc, int tp)
 	const struct model_cfg *m = &sc->model;
 	double T = (double)sc->train.micro_batch * m->seq;
 	switch (sc->train.recompute) {
-	case RECOMPUTE_FULL:
-		return T * m->hidden * dtype_bytes(m->dtype);
+	case RECOMPUTE_FULL:  /* the layer's input only; with SP its sequence share */
+		return T * m->hidden * dtype_bytes(m->dtype) / (sc->par.sp && tp > 1 ? tp : 1);
 	case RECOMPUTE_SELECTIVE:
 		if (!m->flash_attention && m->type == MODEL_TRANSFORMER) {
 			double heads = (double)m->heads / tp;

@@ -99,6 +99,37 @@ static int put_ar(const struct opctx *c, struct opcost *out, int n, const char *
 	return n + 1;
 }
 
+/* Sequence parallelism (parallel.sp, Korthikanti et al. 2022, arXiv 2205.05198, Sec. 4.2.2): the TP region of a
+ * block (QKV..proj, fc1..fc2) starts with an all-gather of the sequence-split input (g) and ends with a
+ * reduce-scatter (g-bar) instead of an all-reduce; the backward runs them in reverse (a reduce-scatter where the
+ * forward all-gathered, an all-gather where it reduce-scattered). On a ring the pair moves the bytes one
+ * all-reduce moves. bytes: the whole T x h activation (the nccl-tests size of both). */
+static bool sp(const struct opctx *c)
+{
+	return c->sc->par.sp && c->tp > 1;
+}
+
+/* SP's all-gather: where a forward TP region opens, and where a backward one opens (the gradient of the
+ * forward's closing reduce-scatter). Nothing without SP. */
+static int put_sp_gather(const struct opctx *c, struct opcost *out, int n, const char *name, double bytes)
+{
+	return sp(c) ? ops_put_coll(c, out, n, OPK_TP_ALLGATHER, name, bytes) : n;
+}
+
+/* Where a TP region closes: the all-reduce, or with SP the reduce-scatter (forward, and backward as the
+ * gradient of the forward's opening all-gather). */
+static int put_tp_reduce(const struct opctx *c, struct opcost *out, int n, const char *ar_name, const char *rs_name,
+			 double bytes)
+{
+	return sp(c) ? ops_put_coll(c, out, n, OPK_TP_REDUCESCATTER, rs_name, bytes) : put_ar(c, out, n, ar_name, bytes);
+}
+
+/* The rows outside the TP region (norms, residuals, dropout): T, or T/tp with SP. */
+static double outer_rows(const struct opctx *c, double T)
+{
+	return sp(c) ? T / c->tp : T;
+}
+
 /* AMP: a forward casts the fp32 weights of `params` parameters to the autocast dtype (read 4, write e bytes each);
  * the backward casts their gradients back to fp32 (read e, write 4). Nothing without AMP. */
 int ops_put(struct opcost *out, int n, const char *name, double s, bool compute_bound)
@@ -195,17 +226,19 @@ static int mlp_fwd(const struct opctx *c, const struct dims *d, struct opcost *o
 		return moe_mlp_fwd(c, out, n);
 	if (fp8_separate_amax(c->sc))
 		n = ops_quantize(c, out, n, "fc1_quantize", d->T * d->h);
+	n = put_sp_gather(c, out, n, "tp_allgather_mlp", d->T * d->h * d->dtb);
 	n = put_cb(out, n, "fc1", lin(c, d->T, d->f_in, d->h));
 	n = ops_ffn_act(c, out, n, d->T, d->f, 0);
 	n = ops_quantize(c, out, n, "fc2_quantize", d->T * d->f);
 	n = put_cb(out, n, "fc2", lin(c, d->T, d->h, d->f));
-	return put_ar(c, out, n, "tp_allreduce_mlp", d->T * d->h * d->dtb);
+	return put_tp_reduce(c, out, n, "tp_allreduce_mlp", "tp_reducescatter_mlp", d->T * d->h * d->dtb);
 }
 
 static int mlp_bwd(const struct opctx *c, const struct dims *d, struct opcost *out, int n)
 {
 	if (c->sc->model.moe.experts > 0)
 		return moe_mlp_bwd(c, out, n);
+	n = put_sp_gather(c, out, n, "tp_allgather_mlp_bwd", d->T * d->h * d->dtb);
 	n = ops_quantize(c, out, n, "fc2_grad_quantize", d->T * d->h);
 	n = put_cb(out, n, "fc2_dgrad", lin(c, d->T, d->f, d->h));
 	n = put_cb(out, n, "fc2_wgrad", lin(c, d->h, d->f, d->T));
@@ -213,7 +246,7 @@ static int mlp_bwd(const struct opctx *c, const struct dims *d, struct opcost *o
 	n = ops_quantize(c, out, n, "fc1_grad_quantize", d->T * d->f_in);
 	n = put_cb(out, n, "fc1_dgrad", lin(c, d->T, d->h, d->f_in));
 	n = put_cb(out, n, "fc1_wgrad", lin(c, d->f_in, d->h, d->T));
-	return put_ar(c, out, n, "tp_allreduce_mlp_bwd", d->T * d->h * d->dtb);
+	return put_tp_reduce(c, out, n, "tp_allreduce_mlp_bwd", "tp_reducescatter_mlp_bwd", d->T * d->h * d->dtb);
 }
 
 /* Rotary embeddings on Q and K (p = their bytes, T*(h + kv_heads*hd)/tp*e). Fused (flash-attn's or TE's
@@ -292,24 +325,25 @@ int ops_layer_fwd(const struct opctx *c, struct opcost *out)
 	int n = put_cast(c, out, 0, scenario_params_per_layer(c->sc) / c->tp, 0);
 	if (c->sc->model.type == MODEL_MLP)
 		return mlp_fwd(c, &d, out, n);
-	double act = d.T * d.h * d.dtb;
-	n = put_norm(c, out, n, "ln1", d.T, d.h, 0);
+	double act = d.T * d.h * d.dtb, R = outer_rows(c, d.T), ract = R * d.h * d.dtb;  /* SP: outside on T/tp */
+	n = put_norm(c, out, n, "ln1", R, d.h, 0);
 	if (fp8_separate_amax(c->sc))
 		n = ops_quantize(c, out, n, "qkv_quantize", d.T * d.h);
+	n = put_sp_gather(c, out, n, "tp_allgather_attn", act);
 	n = put_cb(out, n, "qkv", lin(c, d.T, d.qkv, d.h));
 	n = put_rope(c, &d, out, n, 0);
 	n = put_cb(out, n, "attention", ops_attn_s(c, 0));
 	n = ops_quantize(c, out, n, "proj_quantize", d.T * d.h / c->tp);
 	n = put_cb(out, n, "proj", lin(c, d.T, d.h, d.h / c->tp));
-	n = put_ar(c, out, n, "tp_allreduce_attn", act);
+	n = put_tp_reduce(c, out, n, "tp_allreduce_attn", "tp_reducescatter_attn", act);
 	if (fused(c)) {  /* one kernel: read x and the branch, write the sum and its norm */
-		n = put(out, n, "residual1_ln2", ops_mem_s(hw, 4 * act));
+		n = put(out, n, "residual1_ln2", ops_mem_s(hw, 4 * ract));
 	} else {
-		n = put(out, n, "residual1", ops_mem_s(hw, 3 * act));
-		n = put_norm(c, out, n, "ln2", d.T, d.h, 0);
+		n = put(out, n, "residual1", ops_mem_s(hw, 3 * ract));
+		n = put_norm(c, out, n, "ln2", R, d.h, 0);
 	}
 	n = mlp_fwd(c, &d, out, n);
-	return put(out, n, "residual2", ops_mem_s(hw, 3 * act));
+	return put(out, n, "residual2", ops_mem_s(hw, 3 * ract));
 }
 
 int ops_layer_bwd(const struct opctx *c, int recompute_attn, struct opcost *out)
@@ -319,16 +353,17 @@ int ops_layer_bwd(const struct opctx *c, int recompute_attn, struct opcost *out)
 	int n = 0;
 	if (c->sc->model.type == MODEL_MLP)
 		return put_cast(c, out, mlp_bwd(c, &d, out, 0), scenario_params_per_layer(c->sc) / c->tp, 1);
-	double act = d.T * d.h * d.dtb;
+	double act = d.T * d.h * d.dtb, R = outer_rows(c, d.T), ract = R * d.h * d.dtb;
 	n = mlp_bwd(c, &d, out, n);
 	/* the residual: the gradient through the MLP branch and the one around it are added (compiled: in the
 	 * norm's backward kernel, which then also reads the gradient around the branch) */
 	if (fused(c)) {
-		n = put(out, n, "ln2_residual_bwd", ops_mem_s(hw, 5 * act));
+		n = put(out, n, "ln2_residual_bwd", ops_mem_s(hw, 5 * ract));
 	} else {
-		n = put_norm(c, out, n, "ln2_bwd", d.T, d.h, 1);
-		n = put(out, n, "residual2_bwd", ops_mem_s(hw, 3 * act));
+		n = put_norm(c, out, n, "ln2_bwd", R, d.h, 1);
+		n = put(out, n, "residual2_bwd", ops_mem_s(hw, 3 * ract));
 	}
+	n = put_sp_gather(c, out, n, "tp_allgather_attn_bwd", act);
 	n = ops_quantize(c, out, n, "proj_grad_quantize", d.T * d.h);
 	n = put_cb(out, n, "proj_dgrad", lin(c, d.T, d.h / c->tp, d.h));
 	n = put_cb(out, n, "proj_wgrad", lin(c, d.h, d.h / c->tp, d.T));
@@ -340,9 +375,9 @@ int ops_layer_bwd(const struct opctx *c, int recompute_attn, struct opcost *out)
 	n = ops_quantize(c, out, n, "qkv_grad_quantize", d.T * d.qkv);
 	n = put_cb(out, n, "qkv_dgrad", lin(c, d.T, d.h, d.qkv));
 	n = put_cb(out, n, "qkv_wgrad", lin(c, d.qkv, d.h, d.T));
-	n = put_ar(c, out, n, "tp_allreduce_attn_bwd", act);
-	n = put_norm(c, out, n, "ln1_bwd", d.T, d.h, 1);
-	n = put(out, n, "residual1_bwd", ops_mem_s(hw, 3 * act));
+	n = put_tp_reduce(c, out, n, "tp_allreduce_attn_bwd", "tp_reducescatter_attn_bwd", act);
+	n = put_norm(c, out, n, "ln1_bwd", R, d.h, 1);
+	n = put(out, n, "residual1_bwd", ops_mem_s(hw, 3 * ract));
 	return put_cast(c, out, n, scenario_params_per_layer(c->sc) / c->tp, 1);
 }
 
@@ -350,7 +385,7 @@ int ops_embed_fwd(const struct opctx *c, struct opcost *out)
 {
 	struct dims d = dims_of(c);
 	int n = put(out, 0, "embedding", ops_mem_s(c->hw, 2 * d.T * d.h * d.dtb));
-	return put_ar(c, out, n, "tp_allreduce_embedding", d.T * d.h * d.dtb);
+	return put_tp_reduce(c, out, n, "tp_allreduce_embedding", "tp_reducescatter_embedding", d.T * d.h * d.dtb);
 }
 
 /* PyTorch's embedding_dense_backward: zero the (V/tp) x h weight gradient, sort the T token ids and add each
@@ -360,7 +395,8 @@ int ops_embed_bwd(const struct opctx *c, struct opcost *out)
 {
 	struct dims d = dims_of(c);
 	double v = (double)c->sc->model.vocab / c->tp;
-	return put(out, 0, "embedding_bwd", ops_mem_s(c->hw, d.T * d.h * (d.dtb + 4) + v * d.h * d.dtb));
+	int n = put_sp_gather(c, out, 0, "tp_allgather_embedding_bwd", d.T * d.h * d.dtb);  /* SP: its gradient */
+	return put(out, n, "embedding_bwd", ops_mem_s(c->hw, d.T * d.h * (d.dtb + 4) + v * d.h * d.dtb));
 }
 
 /* Cross entropy over T rows of V logits of ei bytes, computed in el-byte precision (the head upcasts to fp32,
@@ -393,8 +429,9 @@ int ops_head_fwd(const struct opctx *c, struct opcost *out)
 {
 	struct dims d = dims_of(c);
 	double v = (double)c->sc->model.vocab / c->tp;
-	int n = put_norm(c, out, 0, "final_ln", d.T, d.h, 0);
+	int n = put_norm(c, out, 0, "final_ln", outer_rows(c, d.T), d.h, 0);
 	n = put_cast(c, out, n, v * d.h, 0);
+	n = put_sp_gather(c, out, n, "tp_allgather_head", d.T * d.h * d.dtb);
 	n = put_cb(out, n, "logits", ops_gemm_s(c->hw, d.dt, d.T, v, d.h));
 	n = put_ce(c, out, n, d.T, v, d.dtb, 4, 0);
 	/* vocab-parallel cross entropy: max, sum-exp and target logit, T floats each */
@@ -409,8 +446,8 @@ int ops_head_bwd(const struct opctx *c, struct opcost *out)
 	n = put_cb(out, n, "logits_dgrad", ops_gemm_s(c->hw, d.dt, d.T, d.h, v));
 	n = put_cb(out, n, "logits_wgrad", ops_gemm_s(c->hw, d.dt, v, d.h, d.T));
 	n = put_cast(c, out, n, v * d.h, 1);
-	n = put_ar(c, out, n, "tp_allreduce_head_bwd", d.T * d.h * d.dtb);
-	return put_norm(c, out, n, "final_ln_bwd", d.T, d.h, 1);
+	n = put_tp_reduce(c, out, n, "tp_allreduce_head_bwd", "tp_reducescatter_head_bwd", d.T * d.h * d.dtb);
+	return put_norm(c, out, n, "final_ln_bwd", outer_rows(c, d.T), d.h, 1);
 }
 
 /* Dense layer l of a layer list (type: dense), in = widths[l], out = widths[l+1], T samples of e bytes:

@@ -12,7 +12,7 @@
 
 /* A compute op, or a collective on the compute stream: over the TP group (all-reduce, all-gather) or the EP
  * group (the MoE all-to-all). bytes follow the nccl-tests convention of hwmodel.h. */
-enum opkind { OPK_COMPUTE, OPK_TP_ALLREDUCE, OPK_TP_ALLGATHER, OPK_EP_ALLTOALL };
+enum opkind { OPK_COMPUTE, OPK_TP_ALLREDUCE, OPK_TP_ALLGATHER, OPK_TP_REDUCESCATTER, OPK_EP_ALLTOALL };
 
 struct opcost {
 	const char *name;   /* static */

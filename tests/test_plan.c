@@ -15,10 +15,21 @@ static const char small_yaml[] =
 	"parallel: {gpus: 1}\n"
 	"hardware: h100-dgx\n";
 
+/* The same with 4 experts, 2 per token, in every layer's MLP: expert and expert-tensor parallelism searched. */
+static const char moe_yaml[] =
+	"name: small-moe\n"
+	"model: {layers: 4, hidden: 256, heads: 8, seq: 128, vocab: 1000, dtype: bf16, flash_attention: %s,\n"
+	"        moe: {experts: 4, top_k: 2}}\n"
+	"training: {global_batch: 16, micro_batch: 1, optimizer: adam, master_weights: fp32}\n"
+	"parallel: {gpus: 1}\n"
+	"hardware: h100-dgx\n";
+
+static const char *yaml_of = small_yaml;
+
 static int load(const char *flash, struct scenario *s, struct hwmodel **hw)
 {
 	char text[1024];
-	snprintf(text, sizeof text, small_yaml, flash);
+	snprintf(text, sizeof text, yaml_of, flash);
 	if (scenario_load_string("small.yaml", text, NULL, s) != 0)
 		return -1;
 	return scenario_load_hardware(s, hw);
@@ -37,7 +48,9 @@ static int by_found(const void *a, const void *b)
 /* Every layout of gpus GPUs, by nested loops over the scenario keys: tp and pp dividing gpus, dp the rest, every
  * micro-batch dividing the batch per replica, each schedule (interleaved with 2..8 chunks), each recompute
  * mode, ZeRO 0..3 and data-parallel overlap on and off (only 0 and on at dp 1), pipeline scatter/gather on and
- * off (only off unless tp > 1 and pp > 1; the schedule only at pp > 1). Layouts the rules reject, tensor-parallel
+ * off (only off unless tp > 1 and pp > 1; the schedule only at pp > 1), sequence parallelism on and off (only
+ * off at tp 1), and with experts every expert parallelism up to the expert count and expert tensor parallelism
+ * up to tp. Layouts the rules reject, tensor-parallel
  * groups wider than a node and those that do not fit are skipped; the rest are simulated and sorted. Also
  * checks the planner's bounds against each simulation. Returns the count, found[] sorted fastest first. */
 static int exhaustive(const struct scenario *base, const struct hwmodel *hw, int gpus, struct found *found, int max)
@@ -56,12 +69,18 @@ static int exhaustive(const struct scenario *base, const struct hwmodel *hw, int
 		for (int rc = 0; rc < 3; rc++)
 		for (int z = 0; z <= (dp > 1 ? 3 : 0); z++)
 		for (int sg = 0; sg <= (tp > 1 && pp > 1); sg++)
-		for (int ov = 1; ov >= (dp > 1 ? 0 : 1); ov--) {
+		for (int sp = 0; sp <= (tp > 1); sp++)
+		for (int ov = 1; ov >= (dp > 1 ? 0 : 1); ov--)
+		for (int ep = 1; ep <= (base->model.moe.experts ? base->model.moe.experts : 1); ep++)
+		for (int etp = (base->model.moe.experts ? 1 : 0); etp <= (base->model.moe.experts ? tp : 0); etp++) {
 			struct scenario s = *base;
 			s.par.gpus = gpus;
 			s.par.tp = tp, s.par.pp = pp, s.par.dp = dp, s.par.zero = z;
 			s.par.schedule = scheds[si];
 			s.par.pp_scatter_gather = sg;
+			s.par.sp = sp;
+			s.par.ep = ep;
+			s.par.etp = etp;
 			s.par.dp_overlap = ov;
 			s.par.virtual_stages = v;
 			s.train.micro_batch = mb;
@@ -232,6 +251,9 @@ int main(void)
 	compare("false", 8, 0, 8);
 	/* a tight memory (80 MB, of which the cuBLAS workspaces take 64 MiB): most layouts are pruned before or after simulation */
 	compare("false", 8, 80e6, 5);
+	yaml_of = moe_yaml;
+	compare("true", 8, 0, 5);
+	yaml_of = small_yaml;
 	test_nothing_fits();
 	test_cost();
 	test_describe();

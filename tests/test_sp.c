@@ -1,0 +1,98 @@
+/* test_sp: sequence parallelism (parallel.sp, issue 13 item 1) on a toy GPU a person can follow: memory-bound ops
+ * at exactly 1000 GB/s (eff 1, no ramp, no launch cost). Model: T = 256 tokens (micro-batch 1 x seq 256),
+ * h = 256, 4 heads, GeLU f = 512, bf16 (e = 2), tp = 2. */
+#define _POSIX_C_SOURCE 200809L
+#include <string.h>
+#include "capture.h"
+#include "check.h"
+#include "scenario/scenario.h"
+#include "sim/memory.h"
+#include "sim/ops.h"
+#include "sim/predict.h"
+
+static const char *toy_hw =
+	"schema: gpusim-hw/1\nname: toy\ngpu:\n  name: toy gpu\n  sm_count: 4\n  memory_bytes: 1e9\n"
+	"  hbm_gbps: 1000\n  peak_tflops: {bf16: 100}\n  launch_us: 0\n"
+	"  memory_bound: {eff: 1}\n  gemm:\n    model: {max_eff: 0.5, tile_m: 128, tile_n: 128, k_half: 0}\n"
+	"  attention: {fwd_eff: 0.5, bwd_eff: 0.4}\n"
+	"node: {gpus: 8, fabric: nvswitch, link_gbps: 100}\n"
+	"network: {nics: 8, nic_gbps: 25, latency_us: 5, oversubscription: 1}\n";
+
+static int load(struct scenario *s, bool sp)
+{
+	char buf[1024];
+	snprintf(buf, sizeof buf,
+		 "name: t\nmodel: {layers: 2, hidden: 256, heads: 4, seq: 256, ffn: gelu, ffn_hidden: 512, dtype: bf16, "
+		 "vocab: 1000}\ntraining: {global_batch: 4, micro_batch: 1}\nparallel: {tp: 2, gpus: 2, sp: %s}\n"
+		 "hardware: h100-dgx\n", sp ? "true" : "false");
+	return scenario_load_string("t.yaml", buf, NULL, s);
+}
+
+static const struct opcost *op(const struct opcost *o, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(o[i].name, name) == 0)
+			return &o[i];
+	return NULL;
+}
+
+int main(void)
+{
+	int err = 0;
+	struct hwmodel *hw = hwmodel_load_string("toy.yaml", toy_hw, &err);
+	CHECK(hw != NULL);
+	if (!hw)
+		return check_result();
+	struct scenario s0, s1;
+	CHECK_INT(load(&s0, false), 0);
+	CHECK_INT(load(&s1, true), 0);
+	struct opcost a[OPS_MAX], b[OPS_MAX];
+	struct opctx c0 = { hw, &s0, 2, 256 }, c1 = { hw, &s1, 2, 256 };
+
+	/* forward: the attention block's all-reduce (T*h*e = 256*256*2 = 131072 B) becomes an all-gather before
+	 * QKV and a reduce-scatter after proj, each of the same 131072 B (nccl-tests sizes: on a ring the pair
+	 * moves what the all-reduce moves); the MLP block alike */
+	int na = ops_layer_fwd(&c0, a), nb = ops_layer_fwd(&c1, b);
+	CHECK(op(a, na, "tp_allreduce_attn") != NULL);
+	CHECK(op(b, nb, "tp_allreduce_attn") == NULL);
+	const struct opcost *ag = op(b, nb, "tp_allgather_attn"), *rs = op(b, nb, "tp_reducescatter_attn");
+	CHECK(ag && rs && ag->kind == OPK_TP_ALLGATHER && rs->kind == OPK_TP_REDUCESCATTER);
+	CHECK_NEAR(ag ? ag->bytes : 0, 131072, 0);
+	CHECK_NEAR(rs ? rs->bytes : 0, 131072, 0);
+	CHECK(op(b, nb, "tp_allgather_mlp") && op(b, nb, "tp_reducescatter_mlp"));
+	/* the norm before QKV reads and writes T*h*e = 131072 B: 262144 B, 0.262144 us at 1000 GB/s; on T/tp =
+	 * 128 rows with SP, half */
+	CHECK_NEAR(op(a, na, "ln1")->s, 262144e-12, 1e-15);
+	CHECK_NEAR(op(b, nb, "ln1")->s, 131072e-12, 1e-15);
+	/* the residual adds read two and write one T x h tensor: 3 * 131072 B = 0.393 us, with SP 0.197 us */
+	CHECK_NEAR(op(a, na, "residual1")->s, 393216e-12, 1e-15);
+	CHECK_NEAR(op(b, nb, "residual1")->s, 196608e-12, 1e-15);
+	/* backward: an all-gather opens each block (the gradient of the forward's reduce-scatter) and a
+	 * reduce-scatter closes it (the gradient of the forward's all-gather) */
+	na = ops_layer_bwd(&c0, 0, a);
+	nb = ops_layer_bwd(&c1, 0, b);
+	CHECK(op(a, na, "tp_allreduce_attn_bwd") && !op(b, nb, "tp_allreduce_attn_bwd"));
+	CHECK(op(b, nb, "tp_allgather_attn_bwd") && op(b, nb, "tp_reducescatter_attn_bwd"));
+	CHECK(op(b, nb, "tp_allgather_mlp_bwd") && op(b, nb, "tp_reducescatter_mlp_bwd"));
+
+	/* activations per layer (Korthikanti et al. 2022, Table 2): what TP replicates, SP splits over tp = 2:
+	 * the inputs of QKV and fc1 (T*h*e each), the two dropout masks (T*h bytes each) and the two norms'
+	 * inputs (T*h*e each): 4*T*h*e + 2*T*h = 4*131072 + 2*65536 = 655360 B, of which SP keeps half, so the
+	 * layer holds 327680 B less */
+	CHECK_NEAR(mem_layer_full_act_bytes(&s0, 2) - mem_layer_full_act_bytes(&s1, 2), 327680, 1e-6);
+	/* full recompute keeps the layer's input: T*h*e = 131072 B, with SP its half */
+	s0.train.recompute = s1.train.recompute = RECOMPUTE_FULL;
+	CHECK_NEAR(mem_layer_act_bytes(&s0, 2), 131072, 0);
+	CHECK_NEAR(mem_layer_act_bytes(&s1, 2), 65536, 0);
+
+	/* SP needs tp > 1 */
+	struct scenario s2;
+	cap_begin();
+	CHECK(scenario_load_string("t.yaml", "name: t\nmodel: {layers: 2, hidden: 256, heads: 4, seq: 256}\n"
+				   "training: {global_batch: 4, micro_batch: 1}\nparallel: {gpus: 2, sp: true}\n"
+				   "hardware: h100-dgx\n", NULL, &s2) != 0);
+	CHECK_CONTAINS(cap_end(), "parallel.sp: sequence parallelism splits the TP region's ends over the TP group: "
+				  "it needs tp > 1 (tp is 1)");
+	hwmodel_free(hw);
+	return check_result();
+}
