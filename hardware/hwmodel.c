@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "hardware/hwmodel_internal.h"
 #include "util/diag.h"
@@ -178,13 +179,16 @@ static struct hwmodel *load_base(struct ydoc *d, const struct ynode *base, const
 		}
 		bd = ydoc_load_string(file, text, strlen(text), err);
 	} else {
-		FILE *f = fopen(file, "r");
-		if (!f) {
+		struct stat st;
+		if (stat(file, &st) != 0) {
 			*err = ydoc_error(d, base, "base: cannot read '%s' (%s); give a preset name (gpusim presets) or a "
 					  "path relative to this file", file, strerror(errno));
 			return NULL;
 		}
-		fclose(f);
+		if (!S_ISREG(st.st_mode)) {  /* a device or FIFO (/dev/zero, /dev/stdin) would never end */
+			*err = ydoc_error(d, base, "base: '%s' is not a regular file", file);
+			return NULL;
+		}
 		bd = ydoc_load_file(file, err);
 	}
 	return bd ? load_doc(bd, file, err, false, chain) : NULL;

@@ -494,6 +494,7 @@ static void test_base(void)
 	put_file(dir, "c2.yaml", "schema: gpusim-hw/1\nname: c2\nbase: c1.yaml\n");
 	put_file(dir, "u.yaml", "schema: gpusim-hw/1\nname: u\nbase: h100-dxg\n");
 	put_file(dir, "m.yaml", "schema: gpusim-hw/1\nname: m\nbase: missing.yaml\n");
+	put_file(dir, "z.yaml", "schema: gpusim-hw/1\nname: z\nbase: /dev/zero\n");
 
 	int err = -1;
 	char path[600];
@@ -586,7 +587,14 @@ static void test_base(void)
 	CHECK(hw == NULL);
 	snprintf(want, sizeof want, "gpusim: %s/m.yaml:3:7: base: cannot read '%s/missing.yaml'", dir, dir);
 	CHECK_CONTAINS(out, want);
-	const char *names[] = { "a.yaml", "b.yaml", "c1.yaml", "c2.yaml", "u.yaml", "m.yaml" };
+	snprintf(path, sizeof path, "%s/z.yaml", dir);  /* a device would never end: refused before reading */
+	cap_begin();
+	hw = hwmodel_load(path, &err);
+	out = cap_end();
+	CHECK(hw == NULL);
+	snprintf(want, sizeof want, "gpusim: %s/z.yaml:3:7: base: '/dev/zero' is not a regular file\n", dir);
+	CHECK_STR(out, want);
+	const char *names[] = { "a.yaml", "b.yaml", "c1.yaml", "c2.yaml", "u.yaml", "m.yaml", "z.yaml" };
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
 		unlink(path);
