@@ -72,7 +72,7 @@ static int dp_values(const struct scenario *s, const struct hwmodel *hw, int gpu
 static void dp_set(struct scenario *s, int v) { s->par.dp = v; }
 static int dp_get(const struct scenario *s) { return s->par.dp; }
 
-/* micro-batch: the divisors of the batch per replica (up to 64, the scenario's own and the whole batch too);
+/* micro-batch: the divisors of the batch per replica up to 64 (or the scenario's own, when larger) and the whole batch;
  * when dp does not divide the batch, the scenario's micro-batch (a layout rule then drops it) */
 static int mb_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
 {
@@ -81,9 +81,12 @@ static int mb_values(const struct scenario *s, const struct hwmodel *hw, int gpu
 		v[0] = s->train.micro_batch;
 		return 1;
 	}
-	for (int d = 1; d <= per && k < MAXV; d++)
-		if (per % d == 0 && (d <= 64 || d == per || d == s->train.micro_batch))
+	int cap = s->train.micro_batch > 64 ? s->train.micro_batch : 64;
+	for (int d = 1; d <= per && d <= cap && k < MAXV; d++)
+		if (per % d == 0)
 			v[k++] = d;
+	if (per > cap && k < MAXV)
+		v[k++] = per;  /* the whole batch per replica as one micro-batch */
 	return k;
 }
 static void mb_set(struct scenario *s, int v) { s->train.micro_batch = v; }
@@ -593,7 +596,8 @@ int plan_search(const struct plan_spec *spec, struct plan_result *out)
 	struct search x = { .spec = spec, .out = out, .s = *spec->base };
 	x.s.par.gpus = spec->gpus;
 	enumerate(&x, 0);
-	qsort(x.c, x.nc, sizeof *x.c, by_bound);
+	if (x.nc > 0)
+		qsort(x.c, x.nc, sizeof *x.c, by_bound);
 
 	/* simulate in order of the bound; keep the K fastest in top (sorted), stop when the bound cannot beat the
 	 * K-th */
