@@ -163,6 +163,11 @@ static void sp_set(struct scenario *s, int v) { s->par.sp = v != 0; }
 static int sp_get(const struct scenario *s) { return s->par.sp; }
 static bool sp_matters(const struct scenario *s) { return s->par.tp > 1; }
 
+/* the distributed optimizer's parameter gather overlapped with the next forward (ZeRO-1/2 over dp > 1) */
+static void opg_set(struct scenario *s, int v) { s->par.overlap_param_gather = v != 0; }
+static int opg_get(const struct scenario *s) { return s->par.overlap_param_gather; }
+static bool opg_matters(const struct scenario *s) { return s->par.dp > 1 && (s->par.zero == 1 || s->par.zero == 2); }
+
 /* data-parallel overlap: all-reduce buckets as backward produces them, or all after backward */
 static void dpo_set(struct scenario *s, int v) { s->par.dp_overlap = v != 0; }
 static int dpo_get(const struct scenario *s) { return s->par.dp_overlap; }
@@ -209,6 +214,7 @@ static const struct option options[] = {
 	{ "parallel.zero", "zero", zero_values, zero_set, zero_get, zero_matters, 0, NULL, NULL },
 	{ "parallel.pp_scatter_gather", "sg", flag_values, sg_set, sg_get, sg_matters, 0, bool_names, "sg" },
 	{ "parallel.sp", "sp", flag_values, sp_set, sp_get, sp_matters, 0, bool_names, "sp" },
+	{ "parallel.overlap_param_gather", "opg", flag_values, opg_set, opg_get, opg_matters, 0, bool_names, "opg" },
 	{ "parallel.dp_overlap", "dp_overlap", flag_values, dpo_set, dpo_get, zero_matters, 1, bool_names,
 	  "no-dp-overlap" },
 };
@@ -316,9 +322,15 @@ double plan_memory_lower_bound(const struct scenario *s)
 	return w + g + o + acts;
 }
 
-/* Seconds of one micro-batch's forward (f) and backward (b, with what recompute reruns) over the layers of one
- * pipeline stage on one TP rank: the compute ops at full speed (divided by the most the power model may speed
- * compute up) plus the TP all-reduces, which block the compute stream. Embedding, head and loss only add. */
+/* One micro-batch's work over the layers of one pipeline stage on one TP rank, at the sustained rates: the
+ * compute-bound ops (GEMMs, attention cores) and the rest of the compute ops, forward and backward (with what
+ * recompute reruns), and the collectives that block the compute stream. Embedding, head, loss and optimizer
+ * are left out: they only add work (see plan_time_lower_bound for why leaving work out keeps a lower bound). */
+struct unit_work {
+	double fc, fm, bc, bm;   /* compute-bound and other compute seconds, forward and backward */
+	double tf, tb;           /* TP and expert collectives, forward and backward */
+};
+
 /* A layer's collective as the first stage's groups time it (groups starting at rank 0 cross the fewest node
  * boundaries, so no stage's is quicker): TP all-reduce, all-gather or reduce-scatter, the experts' all-to-all. */
 static double coll_s(const struct scenario *s, const struct hwmodel *hw, const struct opcost *op)
@@ -336,66 +348,98 @@ static double coll_s(const struct scenario *s, const struct hwmodel *hw, const s
 	return 0;
 }
 
-static void stage_unit_s(const struct scenario *s, const struct hwmodel *hw, double *f, double *b)
+static void add_ops(const struct scenario *s, const struct hwmodel *hw, const struct opcost *ops, int n,
+		    double *c, double *m, double *t)
+{
+	for (int i = 0; i < n; i++) {
+		if (ops[i].kind != OPK_COMPUTE)
+			*t += coll_s(s, hw, &ops[i]);
+		else if (ops[i].compute_bound)
+			*c += ops[i].s;
+		else
+			*m += ops[i].s;
+	}
+}
+
+static void stage_unit(const struct scenario *s, const struct hwmodel *hw, struct unit_work *u)
 {
 	struct opctx oc = { hw, s, s->par.tp, (double)s->train.micro_batch * s->model.seq };
 	struct opcost fw[OPS_MAX], bw[OPS_MAX];
-	double speed = hw->gpu.burst_speedup > 1 ? hw->gpu.burst_speedup : 1;
-	double cf = 0, cb = 0, tf = 0, tb = 0;
+	memset(u, 0, sizeof *u);
 	if (s->model.type == MODEL_DENSE) {
 		for (int l = 0; l < s->model.layers; l++) {
-			int nf = ops_dense_fwd(&oc, l, fw), nb = ops_dense_bwd(&oc, l, bw);
-			for (int i = 0; i < nf; i++)
-				cf += fw[i].kind == OPK_COMPUTE ? fw[i].s : 0;
-			for (int i = 0; i < nb; i++)
-				cb += bw[i].kind == OPK_COMPUTE ? bw[i].s : 0;
+			add_ops(s, hw, fw, ops_dense_fwd(&oc, l, fw), &u->fc, &u->fm, &u->tf);
+			add_ops(s, hw, bw, ops_dense_bwd(&oc, l, bw), &u->bc, &u->bm, &u->tb);
 		}
 	} else {
-		int nf = ops_layer_fwd(&oc, fw);
-		int nb = ops_layer_bwd(&oc, s->train.recompute == RECOMPUTE_SELECTIVE, bw);
-		for (int i = 0; i < nf; i++) {
-			if (fw[i].kind == OPK_COMPUTE)
-				cf += fw[i].s;
-			else
-				tf += coll_s(s, hw, &fw[i]);
-		}
-		for (int i = 0; i < nb; i++) {
-			if (bw[i].kind == OPK_COMPUTE)
-				cb += bw[i].s;
-			else
-				tb += coll_s(s, hw, &bw[i]);
-		}
+		add_ops(s, hw, fw, ops_layer_fwd(&oc, fw), &u->fc, &u->fm, &u->tf);
+		add_ops(s, hw, bw, ops_layer_bwd(&oc, s->train.recompute == RECOMPUTE_SELECTIVE, bw), &u->bc, &u->bm,
+			&u->tb);
 		double layers = (double)s->model.layers / s->par.pp;
-		cf *= layers, cb *= layers, tf *= layers, tb *= layers;
+		u->fc *= layers, u->fm *= layers, u->bc *= layers, u->bm *= layers, u->tf *= layers, u->tb *= layers;
 	}
 	if (s->train.recompute == RECOMPUTE_FULL)
-		cb += cf, tb += tf;
-	*f = cf / speed + tf;
-	*b = cb / speed + tb;
+		u->bc += u->fc, u->bm += u->fm, u->tb += u->tf;
+}
+
+/* The power model's compute clock for a stage (sim/predict.c, stage_target): the largest v in [1, burst] with
+ * v^(x-1) - 1/v <= R. */
+static double clock_for(const struct hw_gpu *g, double R)
+{
+	double x1 = g->power_exponent - 1, lo = 1, hi = g->burst_speedup;
+	if (pow(hi, x1) - 1 / hi <= R)
+		return hi;
+	for (int i = 0; i < 60 && hi - lo > 1e-12; i++) {
+		double mid = 0.5 * (lo + hi);
+		if (pow(mid, x1) - 1 / mid <= R)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi;
 }
 
 double plan_time_lower_bound(const struct scenario *s, const struct hwmodel *hw)
 {
-	/* Each stage runs m forwards and backwards of its layers (f + b each) one after another. The last stage
-	 * cannot start before the first micro-batch's forward has passed the p-1 stages before it (of its first
-	 * model chunk: (p-1) f / v), and after its last backward that of the last micro-batch still passes back
-	 * through p-1 stages ((p-1) b / v): step >= (m + (p-1)/v) (f + b), plus the last stage's blocking sends. */
-	double f, b;
-	stage_unit_s(s, hw, &f, &b);
+	/* Each stage runs m forwards and backwards of its layers one after another. The last stage cannot start
+	 * before the first micro-batch's forward has passed the p-1 stages before it (of its first model chunk:
+	 * (p-1)/v of a unit), and after its last backward that of the last micro-batch still passes back through
+	 * p-1 stages: step >= (p-1)/v units of other stages + the last stage's m units + its waits for its
+	 * collectives and blocking sends. Other stages' units are counted at the fastest clock the power model
+	 * allows (burst_speedup). */
+	const struct hw_gpu *g = &hw->gpu;
+	struct unit_work u;
+	stage_unit(s, hw, &u);
 	int v = s->par.schedule == SCHED_INTERLEAVED ? s->par.virtual_stages : 1, p = s->par.pp;
-	double m = scenario_num_microbatches(s);
-	double t = (m + (double)(p - 1) / v) * (f + b);
+	double m = scenario_num_microbatches(s), burst = g->burst_speedup > 1 ? g->burst_speedup : 1;
+	double unit_fast = (u.fc + u.fm + u.bc + u.bm) / burst + u.tf + u.tb;
+	double waits = (double)(p - 1) / v * unit_fast + m * (u.tf + u.tb);
 	if (p > 1 && !s->par.pp_overlap) {
-		/* Blocking sends (pipeline sends that do not overlap compute): the last stage's compute stream also
-		 * waits for its m*(v-1) activation sends (all chunks but the model's last) and its m*v gradient sends,
-		 * each at least a point-to-point transfer inside or across nodes, whichever is quicker. */
+		/* blocking sends: the last stage's compute stream also waits for its m*(v-1) activation sends (all
+		 * chunks but the model's last) and its m*v gradient sends, each at least a point-to-point transfer
+		 * inside or across nodes, whichever is quicker */
 		double bytes = (double)s->train.micro_batch * s->model.seq * s->model.hidden * dtype_bytes(s->model.dtype);
 		if (s->par.pp_scatter_gather)
 			bytes /= s->par.tp;
 		double intra = comm_p2p_s(hw, bytes, 1), inter = comm_p2p_s(hw, bytes, 0);
-		t += m * (2 * v - 1) * (intra < inter ? intra : inter);
+		waits += m * (2 * v - 1) * (intra < inter ? intra : inter);
 	}
-	return t;
+	double Wc = m * (u.fc + u.bc), Wm = m * (u.fm + u.bm);
+	/* The last stage's own compute. Without a power model: Wc + Wm. With one (sim/predict.c, stage_target) the
+	 * stage runs its compute-bound work at a clock v set by its power budget: v^(x-1) - 1/v = R, R = ((1-mem) Wm
+	 * + (1-comm) Tc + (1-idle) Ti) / ((1-idle) Wc), and T = Wc/v + Wm + Tc + Ti. T grows with each of Wc, Wm,
+	 * Tc and Ti as long as (1-mem), (1-comm) and 1-idle are below x (1-idle): d(Wc/v)/dTc = -(1-comm) /
+	 * ((1-idle) ((x-1) v^x + 1)) > -1, and likewise for Wm and Ti; so work and waits left out, or counted short,
+	 * only lower it. Counting every wait at the larger of the comm and idle weights raises R, hence v: lower
+	 * still. Otherwise the compute is counted at burst_speedup. */
+	const double x = g->power_exponent, tol = 1e-6;  /* tol: the clock iteration stops at changes of 1e-6 */
+	double one_idle = 1 - g->power_idle_frac, w = fmax(1 - g->power_comm_frac, one_idle);
+	if (burst > 1 && Wc > 0 && x > 1 && w < x * one_idle && 1 - g->power_mem_frac < x * one_idle) {
+		double R = ((1 - g->power_mem_frac) * Wm + w * waits) / (one_idle * Wc);
+		double clock = fmin(clock_for(g, R) * (1 + tol), burst);
+		return Wc / clock + Wm + waits;
+	}
+	return (Wc + Wm) / burst + waits;
 }
 
 void plan_cost_of(const struct scenario *s, double step_time_s, double tokens, double steps, double price,
