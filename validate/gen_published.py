@@ -17,7 +17,8 @@ One rule for all rows (docs/validation.md repeats them); nothing is chosen per r
     frameworks (Megatron-Core, NeMo, Megatron-DeepSpeed), fp16 for the 2020-21 Megatron-LM.
   * attention: fused (flash) for Megatron-Core and NeMo; unfused (2020-22 Megatron, BLOOM, MT-NLG).
   * parallel.sp: on when tp > 1 for Megatron-Core, NeMo and Korthikanti's selective + SP rows.
-  * distributed optimizer / ZeRO-1 (Megatron-Core, NeMo, BLOOM): parallel.zero 1; DP overlap on for 2022+.
+  * distributed optimizer / ZeRO-1 (Megatron-Core, NeMo, BLOOM): parallel.zero 1; DP overlap on for 2022+;
+    overlap_param_gather for Megatron-Core and NeMo (the README's and NeMo's overlap flags).
   * micro-batch 1 where not stated; schedule interleaved with virtual_stages = vp where vp > 1.
   * recompute as stated (full, selective); not stated: none for Megatron-Core/NeMo, full for 2020-21 Megatron-LM
     and MT-NLG (their papers checkpoint every layer).
@@ -179,6 +180,8 @@ def scenario_text(r, key):
         lines.append("  sp: true")
     if zero:
         lines.append("  zero: %d" % zero)
+        if new:  # Megatron-Core / NeMo: --overlap-grad-reduce --overlap-param-gather
+            lines.append("  overlap_param_gather: true")
     lines.append("  dp_overlap: %s" % ("true" if modern or new else "false"))
     lines.append("hardware: %s" % preset(r["gpu"]))
     return "\n".join(lines) + "\n", (gbs, seq, n)
