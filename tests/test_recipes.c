@@ -227,6 +227,14 @@ static void test_programs(const struct hwmodel *hw)
 	CHECK_INT(count_ops(&b.progs[0], "ep_combine_alltoall_bwd"), 4);
 	CHECK_INT(count_ops(&b.progs[0], "fp8_weight_cast"), 0);
 	build_release(&b);
+	/* ZeRO-1 with experts: the dense parameters' state is sharded over dp = 2, the routed experts' over their
+	 * expert-data-parallel group, tp*dp/(ep*etp) = 1 rank. Stage: 2 layers of 394752 local parameters, 131072 of
+	 * them routed experts: (789504 - 262144)/2 + 262144/1 = 525824 parameters' state */
+	CHECK_INT(load(&s, ", moe: {experts: 4, top_k: 2, ffn_hidden: 128}", "", "dp: 2, ep: 2, zero: 1"), 0);
+	CHECK_INT(moe_edp(&s), 1);
+	CHECK_INT(build_programs(&s, hw, 0, &b), 0);
+	CHECK_NEAR(b.stages[0].optimizer, 525824 * mem_optimizer_bytes_per_param(&s), 1e-6);
+	build_release(&b);
 }
 
 int main(void)
