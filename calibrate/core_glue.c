@@ -9,6 +9,7 @@
 #include "calibrate/scenshapes.h"
 #include "scenario/scenario.h"
 #include "util/gserr.h"
+#include "util/diag.h"
 
 static char *read_file(const char *path, int *err)
 {
@@ -53,9 +54,9 @@ int base_load(struct cal_base *b, const char *name_or_path)
 	char *buf = read_file(name_or_path, &err);
 	if (!buf) {
 		if (strchr(name_or_path, '/') || strstr(name_or_path, ".yaml") || err != GS_EENV)
-			fprintf(stderr, "gpusim: cannot read base model '%s'\n", name_or_path);
+			diag_errorf("cannot read base model '%s'", name_or_path);
 		else
-			fprintf(stderr, "gpusim: '%s' is neither a built-in preset nor a file (see 'gpusim presets')\n",
+			diag_errorf("'%s' is neither a built-in preset nor a file (see 'gpusim presets')",
 				name_or_path);
 		return err == GS_ENOMEM ? err : GS_EINVAL;
 	}
@@ -107,4 +108,23 @@ int scenshapes_load(const char *path, struct cal_shape *out, int max, int *n)
 		return rc;
 	*n = scenshapes_from(&s, out, max);
 	return 0;
+}
+
+const char *base_preset_name(const struct cal_base *b)
+{
+	if (!b || !b->loaded)
+		return NULL;
+	if (hwmodel_is_preset_name(b->name))
+		return hwmodel_preset_text(b->name) ? b->name : NULL;
+	const char *slash = strrchr(b->name, '/');
+	const char *stem = slash ? slash + 1 : b->name;
+	size_t n = strlen(stem);
+	size_t dir = slash ? (size_t)(slash - b->name) : 0;  /* only the repository's own hardware/NAME.yaml */
+	if (n <= 5 || strcmp(stem + n - 5, ".yaml") != 0 || dir < 8 || strncmp(slash - 8, "hardware", 8) != 0 ||
+	    (dir > 8 && slash[-9] != '/'))
+		return NULL;
+	for (const char *const *p = hwmodel_preset_names(); *p; p++)
+		if (strlen(*p) == n - 5 && strncmp(*p, stem, n - 5) == 0)
+			return *p;
+	return NULL;
 }

@@ -598,7 +598,8 @@ int plan_search(const struct plan_spec *spec, struct plan_result *out)
 	struct search x = { .spec = spec, .out = out, .s = *spec->base };
 	x.s.par.gpus = spec->gpus;
 	enumerate(&x, 0);
-	qsort(x.c, x.nc, sizeof *x.c, by_bound);
+	if (x.nc > 1)  /* c is NULL when nothing was enumerated: qsort(NULL, 0, ...) is undefined */
+		qsort(x.c, x.nc, sizeof *x.c, by_bound);
 
 	/* simulate in order of the bound; keep the K fastest in top (sorted), stop when the bound cannot beat the
 	 * K-th */
@@ -622,7 +623,8 @@ int plan_search(const struct plan_spec *spec, struct plan_result *out)
 		snprintf(e->desc, sizeof e->desc, "%s", x.c[i].desc);
 		plan_cost_of(&e->sc, e->r.step_time_s, spec->tokens, spec->steps, out->price, &e->cost);
 		out->ntop++;
-		qsort(out->top, (size_t)out->ntop, sizeof *out->top, by_step);
+		if (out->ntop > 1)
+			qsort(out->top, (size_t)out->ntop, sizeof *out->top, by_step);
 		if (out->ntop > K)
 			out->ntop = K;  /* the slowest falls into the spare slot */
 	}
