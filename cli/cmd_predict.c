@@ -24,7 +24,7 @@ static const char usage_line[] =
 	"usage: gpusim predict SCENARIO.yaml [--hw FILE|PRESET] [--gpu FILE [--target-gpu PRESET]] [--gpus N]\n"
 	"                      [--format table|json|csv] [-o FILE] [--all-ranks]\n"
 	"                      [--trace FILE [--trace-ranks stages|critical|all|LIST]] [--require-fit]\n"
-	"                      [--max-tasks N]\n";
+	"                      [--max-tasks N] [--max-trace-mb N]\n";
 
 static void help(void)
 {
@@ -58,6 +58,7 @@ static void help(void)
 	      "                    as the simulation runs: large), or GPU numbers such as 0,8,16-23; GPUs other than\n"
 	      "                    a stage's dp 0, tp 0 are simulated with --all-ranks\n"
 	      "  --require-fit     a job that does not fit in GPU memory is an error (exit 1), not a warning\n"
+	      "  --max-trace-mb N  the trace's budget (default 1000 MB): a larger trace is an error and nothing is kept\n"
 	      "  --max-tasks N     the simulation's budget, about 10 tasks per layer and micro-batch on each simulated\n"
 	      "                    rank (default 1e8, about 1 GB): a larger job stops before it is built\n"
 	      "  -h, --help        show this help\n"
@@ -86,17 +87,18 @@ struct args {
 	enum trace_pick pick;
 	int *ranks;  /* TRACE_LIST, owned */
 	int nranks;
-	double max_tasks;
+	double max_tasks, max_trace_mb;
 };
 
 enum { OPT_HW, OPT_GPU, OPT_TARGET_GPU, OPT_GPUS, OPT_FORMAT, OPT_OUTPUT, OPT_TRACE, OPT_TRACE_RANKS, OPT_ALL_RANKS,
-       OPT_REQUIRE_FIT, OPT_MAX_TASKS };
+       OPT_REQUIRE_FIT, OPT_MAX_TASKS, OPT_MAX_TRACE_MB };
 static const struct cli_option options[] = {
 	{"hw", 0, true, OPT_HW}, {"gpu", 0, true, OPT_GPU}, {"target-gpu", 0, true, OPT_TARGET_GPU},
 	{"gpus", 0, true, OPT_GPUS}, {"format", 0, true, OPT_FORMAT},
 	{"output", 'o', true, OPT_OUTPUT}, {"trace", 0, true, OPT_TRACE}, {"trace-ranks", 0, true, OPT_TRACE_RANKS},
 	{"all-ranks", 0, false, OPT_ALL_RANKS},
-	{"require-fit", 0, false, OPT_REQUIRE_FIT}, {"max-tasks", 0, true, OPT_MAX_TASKS}, {NULL, 0, false, 0},
+	{"require-fit", 0, false, OPT_REQUIRE_FIT}, {"max-tasks", 0, true, OPT_MAX_TASKS},
+	{"max-trace-mb", 0, true, OPT_MAX_TRACE_MB}, {NULL, 0, false, 0},
 };
 
 /* --trace-ranks: stages, critical, all, or GPU numbers and ranges (0,8,16-23), checked against the job's GPU
@@ -162,6 +164,7 @@ static int on_opt(void *ctx, int id, const char *val)
 	case OPT_ALL_RANKS: a->all_ranks = true; break;
 	case OPT_REQUIRE_FIT: a->require_fit = true; break;
 	case OPT_MAX_TASKS: return cli_parse_budget("--max-tasks", val, &a->max_tasks);
+	case OPT_MAX_TRACE_MB: return cli_parse_budget("--max-trace-mb", val, &a->max_trace_mb);
 	}
 	return 0;
 }
@@ -275,7 +278,8 @@ int cmd_predict(int argc, char **argv)
 			goto done;
 		}
 	struct predict_opts opts = {.all_ranks = a.all_ranks, .trace = trace.f, .trace_pick = a.pick,
-				    .trace_ranks = a.ranks, .trace_nranks = a.nranks, .max_tasks = a.max_tasks};
+				    .trace_ranks = a.ranks, .trace_nranks = a.nranks, .max_tasks = a.max_tasks,
+				    .max_trace_bytes = a.max_trace_mb * 1e6};
 	memset(&r, 0, sizeof r);
 	if ((rc = predict_run(&s, hw, &opts, &r)) != 0) {
 		status = gserr_exit_code(rc);

@@ -158,6 +158,7 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 			.num_microbatches = scenario_num_microbatches(sc),
 			.virtual_stages = par->schedule == SCHED_INTERLEAVED ? par->virtual_stages : 1,
 			.pick = pick, .ranks = opts->trace_ranks, .nranks = opts->trace_nranks,
+			.max_bytes = opts->max_trace_bytes > 0 ? opts->max_trace_bytes : PREDICT_MAX_TRACE_BYTES,
 		};
 		trace = trace_new(trace_f, &job);
 	}
@@ -262,6 +263,7 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 	snprintf(out->origin.node, sizeof out->origin.node, "%s", hw->origin.node);
 	snprintf(out->origin.note, sizeof out->origin.note, "%s", hw->origin.note);
 	snprintf(out->scenario, sizeof out->scenario, "%s", sc->name);
+	bool over = trace && trace_over(trace);
 	if (trace)
 		trace_end(trace, out->step_time_s, out->critical_stage);
 	trace_free(trace);
@@ -269,5 +271,9 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 	free(speed);
 	build_release(&b);
 	out->sim_wall_s = now_s() - t0;
+	if (over)
+		return diag_errorf("%s: the trace would pass its budget of %.3g MB: trace fewer ranks (--trace-ranks "
+				   "critical) or raise it with --max-trace-mb", sc->name,
+				   (opts->max_trace_bytes > 0 ? opts->max_trace_bytes : PREDICT_MAX_TRACE_BYTES) / 1e6);
 	return check_finite(out);
 }

@@ -14,6 +14,7 @@ struct predict_opts {
 	bool all_ranks;        /* simulate every rank instead of one representative per symmetric group */
 	FILE *trace;           /* optional: write a Chrome trace-event timeline here (docs/output.md, Timelines) */
 	double max_tasks;      /* the task budget (0: PREDICT_MAX_TASKS): a larger job stops before it is built */
+	double max_trace_bytes; /* the trace's budget (0: PREDICT_MAX_TRACE_BYTES): past it the run is an error */
 	enum trace_pick trace_pick;  /* which ranks it holds (default TRACE_STAGES) */
 	const int *trace_ranks;      /* TRACE_LIST: GPU ranks, each in [0, gpus) */
 	int trace_nranks;
@@ -22,6 +23,8 @@ struct predict_opts {
 /* The default task budget: about 10 tasks per layer and micro-batch on each simulated rank (docs/simulation.md);
  * 1e8 tasks take about 1 GB and tens of seconds. --max-tasks raises it. */
 #define PREDICT_MAX_TASKS 1e8
+/* The default trace budget: 1 GB, far past what a timeline viewer opens (--max-trace-mb raises it). */
+#define PREDICT_MAX_TRACE_BYTES 1e9
 /* predict_estimate_tasks: that estimate for a job, before anything is built. */
 double predict_estimate_tasks(const struct scenario *s, bool all_ranks);
 

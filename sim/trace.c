@@ -13,6 +13,8 @@ struct trace {
 	struct trace_job job;
 	FILE *f;
 	long nevents;        /* written so far: the next one needs a separator */
+	double bytes;        /* written so far, counted by event (the stream may be a pipe, without ftell) */
+	bool over;           /* job.max_bytes passed */
 	int critical;        /* TRACE_CRITICAL: the traced stage */
 	uint8_t *named;      /* [GPU rank]: bit per track whose thread_name is written, NAMED_PROC its process's */
 	uint8_t *want;       /* TRACE_LIST: [GPU rank] nonzero when traced */
@@ -131,13 +133,23 @@ static void put_num(FILE *f, const char *comma, const char *key, double v)
 	fprintf(f, "%s\"%s\":%s", comma, key, jsonw_format_double(v, buf, sizeof buf));
 }
 
+bool trace_over(const struct trace *t)
+{
+	return t->over;
+}
+
 void trace_slice(struct trace *t, const struct trace_span *sp)
 {
 	/* by default dp 0, tp 0: the rank the default run simulates for its stage, so a timeline shows the same ranks
 	 * with and without --all-ranks */
 	if (!sp->op || sp->stage < 0 || sp->stage >= t->job.pp || sp->dp < 0 || sp->dp >= t->job.dp || sp->tp < 0 ||
-	    sp->tp >= t->job.tp || !traced(t, sp))
+	    sp->tp >= t->job.tp || !traced(t, sp) || t->over)
 		return;
+	t->bytes += 160;  /* an event's line: 130-200 bytes */
+	if (t->job.max_bytes > 0 && t->bytes > t->job.max_bytes) {
+		t->over = true;
+		return;
+	}
 	FILE *f = t->f;
 	int gpu = gpu_of(&t->job, sp->stage, sp->dp, sp->tp);
 	int pid = pid_of(&t->job, sp->stage, sp->dp, sp->tp), tid = sp->track + 1;

@@ -8,6 +8,7 @@
 #ifndef TRACE_H
 #define TRACE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include "sim/program.h"
 
@@ -29,6 +30,7 @@ struct trace_job {
 	enum trace_pick pick;
 	const int *ranks;  /* TRACE_LIST: GPU ranks (Megatron placement: (stage*dp + d)*tp + t), not owned */
 	int nranks;
+	double max_bytes;  /* the trace's budget: past it no event is written and trace_over says so (0: none) */
 };
 
 /* One busy interval of one rank. */
@@ -52,6 +54,8 @@ void trace_begin(struct trace *t);
 void trace_set_critical(struct trace *t, int stage);
 /* trace_slice: one "X" event for a span of a traced rank; spans of other ranks are ignored. */
 void trace_slice(struct trace *t, const struct trace_span *sp);
+/* trace_over: the trace passed job.max_bytes (events after that were not written). */
+bool trace_over(const struct trace *t);
 /* trace_end: closes the event list and writes otherData (the job, step_time_s, critical_stage). */
 void trace_end(struct trace *t, double step_time_s, int critical_stage);
 

@@ -38,6 +38,13 @@ run predict does-not-exist.yaml -o "$tmp/d/r.json"
 check "a failed run keeps the old file" grep -q '"step_time_s"' "$tmp/d/r.json"
 check "no temporary after a failure" no_temps "$tmp/d"
 
+# a trace over its budget: an error naming the option, and neither the trace nor the report is kept
+run predict scenarios/70b_64gpu.yaml --trace "$tmp/d/t.json" --max-trace-mb 1 -o "$tmp/d/p.json"
+expect_rc 1 "a trace over its budget"
+expect_err "the trace would pass its budget of 1 MB: trace fewer ranks \(--trace-ranks critical\) or raise it with --max-trace-mb" "a trace over its budget"
+check "no trace, no report kept" bash -c '[ ! -e "$1/t.json" ] && [ ! -e "$1/p.json" ]' _ "$tmp/d"
+check "no temporary after the budget error" no_temps "$tmp/d"
+
 # a FIFO is written in place (a rename would have replaced it with a regular file)
 mkfifo "$tmp/d/fifo"
 cat "$tmp/d/fifo" >"$tmp/fifo.out" &
