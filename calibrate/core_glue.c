@@ -114,7 +114,9 @@ const char *base_preset_name(const struct cal_base *b)
 {
 	if (!b || !b->loaded)
 		return NULL;
-	if (hwmodel_is_preset_name(b->name))
+	/* a preset's name: no folder, no .yaml (hwmodel_is_preset_name's rule; the CUDA module, which holds no copy
+	 * of the simulator, has only hwmodel_preset_text from its host) */
+	if (!strchr(b->name, '/') && !strstr(b->name, ".yaml") && !strstr(b->name, ".yml"))
 		return hwmodel_preset_text(b->name) ? b->name : NULL;
 	const char *slash = strrchr(b->name, '/');
 	const char *stem = slash ? slash + 1 : b->name;
