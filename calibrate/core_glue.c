@@ -114,10 +114,10 @@ const char *base_preset_name(const struct cal_base *b)
 {
 	if (!b || !b->loaded)
 		return NULL;
-	/* a preset's name: no folder, no .yaml (hwmodel_is_preset_name's rule; the CUDA module, which holds no copy
-	 * of the simulator, has only hwmodel_preset_text from its host) */
-	if (!strchr(b->name, '/') && !strstr(b->name, ".yaml") && !strstr(b->name, ".yml"))
-		return hwmodel_preset_text(b->name) ? b->name : NULL;
+	/* only hwmodel_preset_text and hwmodel_preset_names: the CUDA module gets those two from gpusim
+	 * (calibrate/module_glue.c) and links with --no-undefined */
+	if (!strchr(b->name, '/') && hwmodel_preset_text(b->name))
+		return b->name;
 	const char *slash = strrchr(b->name, '/');
 	const char *stem = slash ? slash + 1 : b->name;
 	size_t n = strlen(stem);

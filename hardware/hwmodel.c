@@ -235,6 +235,11 @@ static void origin_set(struct hwmodel *hw)
 	}
 	if (o->measured_group >= 2)
 		snprintf(o->intra, sizeof o->intra, "measured (%.150s) for groups of 2 to %d", hw->path, o->measured_group);
+	else if (starts_with(hw->coll[SCOPE_INTRA][COLL_ALL_REDUCE].source, "preset")) {  /* a base copied in */
+		const char *src = hw->coll[SCOPE_INTRA][COLL_ALL_REDUCE].source, *cut = strstr(src, " (");
+		snprintf(o->intra, sizeof o->intra, "%.*s, copied into %.120s", cut ? (int)(cut - src) : 100, src,
+			 hw->path);
+	}
 	else
 		snprintf(o->intra, sizeof o->intra, "%s", what);
 	if (starts_with(hw->node.source, "measured") && !host_gpus)
