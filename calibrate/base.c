@@ -3,6 +3,7 @@
 #include <string.h>
 #include "calibrate/base.h"
 #include "util/gserr.h"
+#include "util/diag.h"
 
 int base_load_text(struct cal_base *b, const char *name, const char *text)
 {
@@ -13,7 +14,7 @@ int base_load_text(struct cal_base *b, const char *name, const char *text)
 		return GS_ENOMEM;
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, strlen(text));
 	if (!yaml_parser_load(&p, &b->doc)) {
-		fprintf(stderr, "gpusim: %s:%zu:%zu: %s\n", name, p.problem_mark.line + 1, p.problem_mark.column + 1,
+		diag_errorf("%s:%zu:%zu: %s", name, p.problem_mark.line + 1, p.problem_mark.column + 1,
 			p.problem ? p.problem : "YAML error");
 		yaml_parser_delete(&p);
 		return GS_EINVAL;
@@ -21,7 +22,7 @@ int base_load_text(struct cal_base *b, const char *name, const char *text)
 	yaml_parser_delete(&p);
 	yaml_node_t *root = yaml_document_get_root_node(&b->doc);
 	if (!root || root->type != YAML_MAPPING_NODE) {
-		fprintf(stderr, "gpusim: %s: not a hardware model (expected a map at the top)\n", name);
+		diag_errorf("%s: not a hardware model (expected a map at the top)", name);
 		yaml_document_delete(&b->doc);
 		return GS_EINVAL;
 	}

@@ -9,6 +9,7 @@
 #include "calibrate/scenshapes.h"
 #include "scenario/scenario.h"
 #include "util/gserr.h"
+#include "util/diag.h"
 
 static char *read_file(const char *path, int *err)
 {
@@ -53,9 +54,9 @@ int base_load(struct cal_base *b, const char *name_or_path)
 	char *buf = read_file(name_or_path, &err);
 	if (!buf) {
 		if (strchr(name_or_path, '/') || strstr(name_or_path, ".yaml") || err != GS_EENV)
-			fprintf(stderr, "gpusim: cannot read base model '%s'\n", name_or_path);
+			diag_errorf("cannot read base model '%s'", name_or_path);
 		else
-			fprintf(stderr, "gpusim: '%s' is neither a built-in preset nor a file (see 'gpusim presets')\n",
+			diag_errorf("'%s' is neither a built-in preset nor a file (see 'gpusim presets')",
 				name_or_path);
 		return err == GS_ENOMEM ? err : GS_EINVAL;
 	}

@@ -4,6 +4,7 @@
 #include "hardware/hwmodel.h"
 #include "scenario/scenario.h"
 #include "util/gserr.h"
+#include "util/diag.h"
 
 const char *hwmodel_preset_text(const char *name)
 {
@@ -21,6 +22,6 @@ int scenario_load(const char *path, const struct scenario_overrides *ov, struct 
 {
 	(void)ov;
 	(void)out;
-	fprintf(stderr, "gpusim: %s: gpusim-calibrate cannot read scenarios (use gpusim calibrate --scenario)\n", path);
+	diag_errorf("%s: gpusim-calibrate cannot read scenarios (use gpusim calibrate --scenario)", path);
 	return GS_EINVAL;
 }

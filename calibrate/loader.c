@@ -16,6 +16,7 @@
 #include "calibrate/module.h"
 #include "calibrate/calibrate.h"
 #include "util/gserr.h"
+#include "util/diag.h"
 
 #ifndef GPUSIM_VERSION
 #define GPUSIM_VERSION "unknown"
@@ -88,23 +89,22 @@ int calibrate_measure(const struct cal_opts *o)
 	const struct calmod *m;
 	void *h;
 	if (!find_module(path, sizeof path)) {
-		fprintf(stderr, "gpusim: calibrate needs its CUDA module, which is not installed with this gpusim "
-			"(looked for %s; set GPUSIM_CUDA_MODULE to its path)\n", path);
+		diag_errorf("calibrate needs its CUDA module, which is not installed with this gpusim (looked for %s; set "
+			    "GPUSIM_CUDA_MODULE to its path)", path);
 		return GS_EENV;
 	}
 	h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
 	if (!h) {
 		const char *why = dlerror();
-		fprintf(stderr, "gpusim: calibrate cannot load its CUDA part: %s\n"
-			"gpusim: it needs the CUDA runtime, cuBLASLt and NCCL (and MPI when built with it) of the CUDA "
-			"version gpusim was built with: install them or add their folder to LD_LIBRARY_PATH\n",
-			why ? why : path);
+		diag_errorf("calibrate cannot load its CUDA part: %s", why ? why : path);
+		diag_errorf("it needs the CUDA runtime, cuBLASLt and NCCL (and MPI when built with it) of the CUDA "
+			    "version gpusim was built with: install them or add their folder to LD_LIBRARY_PATH");
 		return GS_EENV;
 	}
 	m = (const struct calmod *)dlsym(h, CALMOD_SYMBOL);
 	if (!m || m->abi != CALMOD_ABI || strcmp(m->version, GPUSIM_VERSION) != 0 ||
 	    m->opts_size != sizeof(struct cal_opts) || m->scenario_size != sizeof(struct scenario)) {
-		fprintf(stderr, "gpusim: %s does not belong to this gpusim %s (rebuild both from one tree)\n", path,
+		diag_errorf("%s does not belong to this gpusim %s (rebuild both from one tree)", path,
 			GPUSIM_VERSION);
 		dlclose(h);
 		return GS_EENV;

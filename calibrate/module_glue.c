@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include "calibrate/module.h"
 #include "util/gserr.h"
+#include "util/diag.h"
 
 #ifndef GPUSIM_VERSION
 #define GPUSIM_VERSION "unknown"
@@ -27,7 +28,7 @@ const char *const *hwmodel_preset_names(void)
 int scenario_load(const char *path, const struct scenario_overrides *ov, struct scenario *out)
 {
 	if (!host) {
-		fprintf(stderr, "gpusim: %s: no scenario loader in this calibrate module\n", path);
+		diag_errorf("%s: no scenario loader in this calibrate module", path);
 		return GS_EINVAL;
 	}
 	return host->scenario_load(path, ov, out);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "calibrate/mpiboot.h"
 #include "util/gserr.h"
+#include "util/diag.h"
 
 struct calmpi_group {
 	MPI_Comm comm;
@@ -31,7 +32,7 @@ int calmpi_start(struct calmpi_info *info)
 	if (!launched())
 		return 0;
 	if (MPI_Init(NULL, NULL) != MPI_SUCCESS) {
-		fprintf(stderr, "gpusim: MPI_Init failed\n");
+		diag_errorf("MPI_Init failed");
 		return GS_EENV;
 	}
 	MPI_Comm_rank(MPI_COMM_WORLD, &info->rank);
@@ -94,7 +95,7 @@ int calmpi_split(bool member, struct calmpi_group **g, int *rank, int *size)
 	*g = NULL;
 	MPI_Comm_rank(MPI_COMM_WORLD, &wr);
 	if (MPI_Comm_split(MPI_COMM_WORLD, member ? 0 : MPI_UNDEFINED, wr, &c) != MPI_SUCCESS) {
-		fprintf(stderr, "gpusim: MPI_Comm_split failed\n");
+		diag_errorf("MPI_Comm_split failed");
 		return GS_EENV;
 	}
 	if (!member)

@@ -24,6 +24,7 @@
 #include "calibrate/topo.h"
 #include "cuda/gpubench.h"
 #include "util/gserr.h"
+#include "util/diag.h"
 
 extern char **environ;
 
@@ -192,7 +193,7 @@ static int gemm_one(struct run *r, struct gb_gemm *g, enum dtype dt, long m, lon
 	char algo[48];
 	int rc = gb_gemm_time(g, dt, m, n, k, samples, r->plan.gemm_batch_us, &st, algo, sizeof algo);
 	if (rc) {
-		fprintf(stderr, "gpusim: gemm %s %ldx%ldx%ld failed\n", cal_dtype_name(dt), m, n, k);
+		diag_errorf("gemm %s %ldx%ldx%ld failed", cal_dtype_name(dt), m, n, k);
 		return rc;
 	}
 	struct cal_gemm_pt *p = calib_add_gemm(&r->c);
@@ -373,7 +374,7 @@ static int group_series(struct run *r, struct group *g, enum coll_scope sc, bool
 {
 	int rc = 0;
 	if (check && (rc = gb_coll_check(g->comm))) {
-		fprintf(stderr, "gpusim: nccl collectives on %d GPUs gave wrong results\n", g->n);
+		diag_errorf("nccl collectives on %d GPUs gave wrong results", g->n);
 		return rc;
 	}
 	for (int op = 0; op < COLL_NOPS && !rc; op++) {
@@ -432,7 +433,7 @@ static int mpi_group(struct run *r, bool member, enum coll_scope sc, bool do_ove
 		calmpi_free(g.mg);
 		if (rc) {
 			/* the other members may be blocked inside NCCL or MPI: end the job, keeping what rank 0 has */
-			fprintf(stderr, "gpusim: rank %d: calibration failed inside a group; ending all ranks\n", r->mi.rank);
+			diag_errorf("rank %d: calibration failed inside a group; ending all ranks", r->mi.rank);
 			return rc;
 		}
 	}
@@ -472,12 +473,12 @@ static int setup(struct run *r)
 	count = r->sys.ngpus;
 	if (r->mpi) {
 		if (o->gpus && r->writer)
-			fprintf(stderr, "gpusim: --gpus is ignored under MPI (one process per GPU)\n");
+			diag_errorf("--gpus is ignored under MPI (one process per GPU)");
 		r->dev = r->mi.local_rank % count;
 		r->ngpus = r->mi.local_size_min;
 	} else {
 		if (o->gpus > count) {
-			fprintf(stderr, "gpusim: --gpus %d but this machine has %d GPU%s\n", o->gpus, count,
+			diag_errorf("--gpus %d but this machine has %d GPU%s", o->gpus, count,
 				count == 1 ? "" : "s");
 			return GS_EUSAGE;
 		}
@@ -491,7 +492,7 @@ static int setup(struct run *r)
 			return rc;
 		r->c.nshapes = n;
 		if (plan_add_shapes(&r->plan, r->c.shapes, n)) {
-			fprintf(stderr, "gpusim: %s: too many distinct GEMM sizes to add to the grid\n", o->scenario);
+			diag_errorf("%s: too many distinct GEMM sizes to add to the grid", o->scenario);
 			return GS_EINVAL;
 		}
 	}
@@ -517,7 +518,7 @@ static int setup(struct run *r)
 		snprintf(tmp, sizeof tmp, "%s.tmp", r->out);
 		FILE *f = fopen(tmp, "w");
 		if (!f) {
-			fprintf(stderr, "gpusim: cannot write '%s': %s\n", tmp, strerror(errno));
+			diag_errorf("cannot write '%s': %s", tmp, strerror(errno));
 			return GS_EENV;
 		}
 		fclose(f);
@@ -593,9 +594,10 @@ static int finish(struct run *r, int rc)
 	wrc = hwyaml_write(&r->c, &yo, path);
 	if (!wrc && r->o->raw_dir)
 		wrc = rawio_write(&r->c, r->o->raw_dir);
-	if (!wrc)
-		fprintf(stderr, rc ? "gpusim: calibration stopped early: what was measured is in %s\n" :
-			"calibrate: wrote %s\n", path);
+	if (!wrc && rc)
+		diag_errorf("calibration stopped early: what was measured is in %s", path);
+	else if (!wrc)
+		fprintf(stderr, "calibrate: wrote %s\n", path);  /* the summary lines' channel */
 	return rc ? rc : wrc;
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cuda/gb_internal.h"
+#include "util/diag.h"
 
 enum { ATT_THREADS = 256, MAX_SAMPLES = 32 };
 
@@ -107,7 +108,7 @@ static int bmm_init(cublasLtHandle_t lt, struct bmm *b, bool ta, bool tb, long m
 	cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(lt, b->op, b->la, b->lb, b->ld, b->ld, pref, 1, &res, &nres);
 	cublasLtMatmulPreferenceDestroy(pref);
 	if (st != CUBLAS_STATUS_SUCCESS || nres < 1) {
-		fprintf(stderr, "gpusim: cublasLtMatmulAlgoGetHeuristic: %s (attention %ldx%ldx%ld)\n",
+		diag_errorf("cublasLtMatmulAlgoGetHeuristic: %s (attention %ldx%ldx%ld)",
 			st != CUBLAS_STATUS_SUCCESS ? cublasLtGetStatusString(st) : "no algorithm", m, n, k);
 		return GS_EENV;
 	}

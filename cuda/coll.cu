@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include "cuda/gb_internal.h"
+#include "util/diag.h"
 
 struct gb_comm {
 	int nlocal, nranks, rank0;  /* local ranks are rank0 .. rank0+nlocal-1 */
@@ -50,7 +51,7 @@ static int comm_finish(struct gb_comm *c, ncclResult_t r, const char *call, stru
 {
 	int rc;
 	if (r != ncclSuccess) {
-		fprintf(stderr, "gpusim: %s: %s\n", call, ncclGetErrorString(r));
+		diag_errorf("%s: %s", call, ncclGetErrorString(r));
 		free(c);
 		return GS_EENV;
 	}
@@ -70,7 +71,7 @@ int gb_comm_new_local(const int *devs, int n, double max_bytes, struct gb_comm *
 		return GS_ENOMEM;
 	if (n < 1 || n > GB_MAX_GPUS) {
 		free(c);
-		fprintf(stderr, "gpusim: bad group size %d\n", n);
+		diag_errorf("bad group size %d", n);
 		return GS_EINVAL;
 	}
 	c->nlocal = c->nranks = n;
@@ -104,7 +105,7 @@ int gb_comm_new_rank(const unsigned char id[GB_NCCL_ID_BYTES], int nranks, int r
 	c->max_bytes = round_bytes(max_bytes);
 	cudaError_t e = cudaSetDevice(dev);
 	if (e != cudaSuccess) {
-		fprintf(stderr, "gpusim: cudaSetDevice(%d): %s\n", dev, cudaGetErrorString(e));
+		diag_errorf("cudaSetDevice(%d): %s", dev, cudaGetErrorString(e));
 		free(c);
 		return GS_EENV;
 	}
@@ -198,7 +199,7 @@ static int issue(struct gb_comm *c, enum coll_op op, size_t bytes, bool in_place
 		}
 		if (res != ncclSuccess) {
 			ncclGroupEnd();
-			fprintf(stderr, "gpusim: nccl %s: %s\n", op_name(op), ncclGetErrorString(res));
+			diag_errorf("nccl %s: %s", op_name(op), ncclGetErrorString(res));
 			return GS_EENV;
 		}
 	}
@@ -209,7 +210,7 @@ static int issue(struct gb_comm *c, enum coll_op op, size_t bytes, bool in_place
 static int check_size(struct gb_comm *c, double bytes, size_t *out)
 {
 	if (bytes > (double)c->max_bytes) {
-		fprintf(stderr, "gpusim: collective of %.0f bytes is over the %zu-byte buffers\n", bytes, c->max_bytes);
+		diag_errorf("collective of %.0f bytes is over the %zu-byte buffers", bytes, c->max_bytes);
 		return GS_EINVAL;
 	}
 	*out = (size_t)bytes;
@@ -321,7 +322,7 @@ static int expect(struct gb_comm *c, int i, size_t n, const float *want_of, cons
 	}
 	for (size_t j = 0; j < n && !bad; j++)
 		if (h[j] != want_of[j]) {
-			fprintf(stderr, "gpusim: nccl %s check: rank %d element %zu is %g, expected %g\n", what,
+			diag_errorf("nccl %s check: rank %d element %zu is %g, expected %g", what,
 				c->rank0 + i, j, h[j], want_of[j]);
 			bad = 1;
 		}

@@ -8,6 +8,7 @@
 #include <time.h>
 #include "cuda/gb_internal.h"
 #include "cuda/gb_nvml.h"
+#include "util/diag.h"
 
 const char *gb_call_name(const char *expr)
 {
@@ -107,14 +108,14 @@ int gb_query(int max_gpus, struct gb_system *sys)
 	int n = 0;
 	cudaError_t e = cudaGetDeviceCount(&n);
 	if (e != cudaSuccess) {
-		fprintf(stderr, "gpusim: %s (cudaGetDeviceCount: %s)\n",
+		diag_errorf("%s (cudaGetDeviceCount: %s)",
 			e == cudaErrorNoDevice ? "no CUDA GPU found on this machine" :
 			e == cudaErrorInsufficientDriver ? "no NVIDIA driver (or one too old for this CUDA)" :
 			"no usable GPU", cudaGetErrorString(e));
 		return GS_EENV;
 	}
 	if (n == 0) {
-		fprintf(stderr, "gpusim: no CUDA GPU found on this machine\n");
+		diag_errorf("no CUDA GPU found on this machine");
 		return GS_EENV;
 	}
 	if (n > GB_MAX_GPUS)

@@ -9,24 +9,25 @@
 #include <stdio.h>
 #include "cuda/gpubench.h"
 #include "util/gserr.h"
+#include "util/diag.h"
 
 /* Each returns GS_EENV from the enclosing function after printing "gpusim: call: error". */
 #define GB_CUDA(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
-	fprintf(stderr, "gpusim: %s: %s\n", gb_call_name(#call), cudaGetErrorString(e_)); return GS_EENV; } } while (0)
+	diag_errorf("%s: %s", gb_call_name(#call), cudaGetErrorString(e_)); return GS_EENV; } } while (0)
 #define GB_LT(call) do { cublasStatus_t s_ = (call); if (s_ != CUBLAS_STATUS_SUCCESS) { \
-	fprintf(stderr, "gpusim: %s: %s\n", gb_call_name(#call), cublasLtGetStatusString(s_)); return GS_EENV; } \
+	diag_errorf("%s: %s", gb_call_name(#call), cublasLtGetStatusString(s_)); return GS_EENV; } \
 	} while (0)
 #define GB_NCCL(call) do { ncclResult_t r_ = (call); if (r_ != ncclSuccess) { \
-	fprintf(stderr, "gpusim: %s: %s\n", gb_call_name(#call), ncclGetErrorString(r_)); return GS_EENV; } } while (0)
+	diag_errorf("%s: %s", gb_call_name(#call), ncclGetErrorString(r_)); return GS_EENV; } } while (0)
 /* the same inside a function with cleanup: sets rc and jumps to label */
 #define GB_CUDA_GO(call, label) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
-	fprintf(stderr, "gpusim: %s: %s\n", gb_call_name(#call), cudaGetErrorString(e_)); rc = GS_EENV; goto label; } \
+	diag_errorf("%s: %s", gb_call_name(#call), cudaGetErrorString(e_)); rc = GS_EENV; goto label; } \
 	} while (0)
 #define GB_LT_GO(call, label) do { cublasStatus_t s_ = (call); if (s_ != CUBLAS_STATUS_SUCCESS) { \
-	fprintf(stderr, "gpusim: %s: %s\n", gb_call_name(#call), cublasLtGetStatusString(s_)); rc = GS_EENV; \
+	diag_errorf("%s: %s", gb_call_name(#call), cublasLtGetStatusString(s_)); rc = GS_EENV; \
 	goto label; } } while (0)
 #define GB_NCCL_GO(call, label) do { ncclResult_t r_ = (call); if (r_ != ncclSuccess) { \
-	fprintf(stderr, "gpusim: %s: %s\n", gb_call_name(#call), ncclGetErrorString(r_)); rc = GS_EENV; goto label; } \
+	diag_errorf("%s: %s", gb_call_name(#call), ncclGetErrorString(r_)); rc = GS_EENV; goto label; } \
 	} while (0)
 
 /* "cudaMalloc(&p, n)" -> "cudaMalloc": the call's name for messages */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cuda/gb_internal.h"
+#include "util/diag.h"
 
 enum { WS_BYTES = 32 << 20, MAX_SETS = 64, MAX_SAMPLES = 64 };
 
@@ -121,7 +122,7 @@ int gb_gemm_prepare(struct gb_gemm *g, enum dtype dt, long m, long n, long k, st
 	p->b_bytes = (p->b_bytes + 255) & ~(size_t)255;
 	p->c_bytes = (p->c_bytes + 255) & ~(size_t)255;
 	if (m <= 0 || n <= 0 || k <= 0 || p->a_bytes > g->a_cap || p->b_bytes > g->b_cap || p->c_bytes > g->c_cap) {
-		fprintf(stderr, "gpusim: gemm %ldx%ldx%ld does not fit the operand buffers\n", m, n, k);
+		diag_errorf("gemm %ldx%ldx%ld does not fit the operand buffers", m, n, k);
 		return GS_EINVAL;
 	}
 	per_set = (double)(p->a_bytes + p->b_bytes + p->c_bytes);
@@ -155,7 +156,7 @@ int gb_gemm_prepare(struct gb_gemm *g, enum dtype dt, long m, long n, long k, st
 		 fail);
 	GB_LT_GO(cublasLtMatmulAlgoGetHeuristic(g->lt, p->op, p->la, p->lb, p->lc, p->lc, pref, 1, &res, &nres), fail);
 	if (nres < 1) {
-		fprintf(stderr, "gpusim: cublasLtMatmulAlgoGetHeuristic: no algorithm for %s %ldx%ldx%ld\n",
+		diag_errorf("cublasLtMatmulAlgoGetHeuristic: no algorithm for %s %ldx%ldx%ld",
 			dt == DT_FP8 ? "fp8" : "gemm", m, n, k);
 		rc = GS_EENV;
 		goto fail;

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include "cuda/gb_internal.h"
+#include "util/diag.h"
 
 __global__ void copy_kernel(const int4 *__restrict__ src, int4 *__restrict__ dst, size_t n)
 {
@@ -56,7 +57,7 @@ int gb_mem_time(int dev, enum gb_mem_kind kind, const double *bytes, int nsizes,
 		unsigned blocks;
 		float ms = 0;
 		if (arr < 16) {
-			fprintf(stderr, "gpusim: memory benchmark size %.0f too small\n", bytes[i]);
+			diag_errorf("memory benchmark size %.0f too small", bytes[i]);
 			rc = GS_EINVAL;
 			goto done;
 		}

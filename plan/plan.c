@@ -167,6 +167,11 @@ static void sp_set(struct scenario *s, int v) { s->par.sp = v != 0; }
 static int sp_get(const struct scenario *s) { return s->par.sp; }
 static bool sp_matters(const struct scenario *s) { return s->par.tp > 1; }
 
+/* the distributed optimizer's parameter gather overlapped with the next forward (ZeRO-1/2 over dp > 1) */
+static void opg_set(struct scenario *s, int v) { s->par.overlap_param_gather = v != 0; }
+static int opg_get(const struct scenario *s) { return s->par.overlap_param_gather; }
+static bool opg_matters(const struct scenario *s) { return s->par.dp > 1 && (s->par.zero == 1 || s->par.zero == 2); }
+
 /* data-parallel overlap: all-reduce buckets as backward produces them, or all after backward */
 static void dpo_set(struct scenario *s, int v) { s->par.dp_overlap = v != 0; }
 static int dpo_get(const struct scenario *s) { return s->par.dp_overlap; }
@@ -213,6 +218,7 @@ static const struct option options[] = {
 	{ "parallel.zero", "zero", zero_values, zero_set, zero_get, zero_matters, 0, NULL, NULL },
 	{ "parallel.pp_scatter_gather", "sg", flag_values, sg_set, sg_get, sg_matters, 0, bool_names, "sg" },
 	{ "parallel.sp", "sp", flag_values, sp_set, sp_get, sp_matters, 0, bool_names, "sp" },
+	{ "parallel.overlap_param_gather", "opg", flag_values, opg_set, opg_get, opg_matters, 0, bool_names, "opg" },
 	{ "parallel.dp_overlap", "dp_overlap", flag_values, dpo_set, dpo_get, zero_matters, 1, bool_names,
 	  "no-dp-overlap" },
 };
@@ -596,7 +602,7 @@ int plan_search(const struct plan_spec *spec, struct plan_result *out)
 	struct search x = { .spec = spec, .out = out, .s = *spec->base };
 	x.s.par.gpus = spec->gpus;
 	enumerate(&x, 0);
-	if (x.nc > 0)
+	if (x.nc > 1)  /* c is NULL when nothing was enumerated: qsort(NULL, 0, ...) is undefined */
 		qsort(x.c, x.nc, sizeof *x.c, by_bound);
 
 	/* simulate in order of the bound; keep the K fastest in top (sorted), stop when the bound cannot beat the
@@ -621,7 +627,8 @@ int plan_search(const struct plan_spec *spec, struct plan_result *out)
 		snprintf(e->desc, sizeof e->desc, "%s", x.c[i].desc);
 		plan_cost_of(&e->sc, e->r.step_time_s, spec->tokens, spec->steps, out->price, &e->cost);
 		out->ntop++;
-		qsort(out->top, (size_t)out->ntop, sizeof *out->top, by_step);
+		if (out->ntop > 1)
+			qsort(out->top, (size_t)out->ntop, sizeof *out->top, by_step);
 		if (out->ntop > K)
 			out->ntop = K;  /* the slowest falls into the spare slot */
 	}

@@ -61,7 +61,7 @@ static const struct yrange ranges[] = {
 };
 
 static const char *const par_keys[] = { "gpus", "tp", "pp", "dp", "schedule", "virtual_stages",
-					"dp_bucket_bytes", "dp_overlap", "dp_bucket_copy", "pp_overlap", "pp_scatter_gather", "sp", "zero",
+					"dp_bucket_bytes", "dp_overlap", "dp_bucket_copy", "pp_overlap", "pp_scatter_gather", "sp", "overlap_param_gather", "zero",
 					"ep", "etp", NULL };
 
 /* In enum order (scenario.h). */
@@ -283,6 +283,11 @@ static void read_parallel(struct ydoc *d, const struct ynode *p, struct scenario
 	pc->zero = 0;
 	if (ydoc_int(d, p, "zero", YD_NONNEG, &pc->zero) == 1 && pc->zero > 3)
 		ydoc_error(d, ynode_get(p, "zero"), "parallel.zero: expected 0, 1, 2 or 3, got %d", pc->zero);
+	pc->overlap_param_gather = false;
+	if (ydoc_bool(d, p, "overlap_param_gather", 0, &pc->overlap_param_gather) == 1 && pc->overlap_param_gather &&
+	    pc->zero != 1 && pc->zero != 2)
+		ydoc_error(d, ynode_get(p, "overlap_param_gather"), "parallel.overlap_param_gather: the parameter "
+			   "all-gather of the distributed optimizer needs zero: 1 or 2 (zero is %d)", pc->zero);
 	recipes_read_ep(d, p, s);
 }
 

@@ -117,6 +117,9 @@ struct parallel_cfg {
 				 * divides tp). ep*etp divides tp*dp */
 	bool pp_scatter_gather; /* send 1/tp of each activation and all-gather it over TP after receiving
 				 * (Megatron-LM's scatter/gather optimisation, SC'21 Sec. 4.1), default false */
+	bool overlap_param_gather; /* ZeRO-1/2 (Megatron's distributed optimizer): the updated parameters are
+				 * all-gathered layer by layer during the next step's forward instead of after the
+				 * optimizer (--overlap-param-gather); default false */
 	bool sp;                /* sequence parallelism (Korthikanti et al. 2022): norms, dropout and residuals on
 				 * s/tp tokens, each TP all-reduce a reduce-scatter + all-gather pair, activations
 				 * outside the TP region split over tp; needs tp > 1; default false */

@@ -34,6 +34,8 @@ struct ctx {
 	double bound_fwd[OPS_MAX], bound_bwd[OPS_MAX];  /* a layer's compute-bound op times, in list order */
 	int nbound_fwd, nbound_bwd;
 	char key_layer_bwd;       /* its address names a layer's backward (program_repeat_*) */
+	int *pg_ev;               /* overlap_param_gather: DP-stream event of each of the stage's v*Lv layers' gather */
+	bool *pg_done;            /* per chunk: its first forward has waited for the gathers */
 };
 
 /* Emit an op list: each run of compute ops adds its in-order sum to the open segment; TP all-reduces split it. */
@@ -93,11 +95,22 @@ static void emit_ops(struct ctx *c, const struct opcost *ops, int n, int layer, 
 	}
 }
 
-/* An op list that is the same every time on this stage (a list in ctx, never one on the stack): its
- * instructions are stored once, then repeated. */
+/* One of the stage's own op lists (ctx's fwd, bwd, embedding and head lists): the same every time on this
+ * stage, so its address can name it for program_repeat_*. A list built on the stack is not: its address is
+ * reused by other lists. */
+static bool stage_list(const struct ctx *c, const struct opcost *ops)
+{
+	return ops == c->fwd || ops == c->bwd || ops == c->efwd || ops == c->ebwd || ops == c->hfwd || ops == c->hbwd;
+}
+
+/* Emit an op list; one of the stage's own lists is stored once and then repeated. */
 static void emit(struct ctx *c, const struct opcost *ops, int n, int layer, int mb)
 {
 	count_bound(c, ops, n);
+	if (!stage_list(c, ops)) {
+		emit_ops(c, ops, n, layer, mb);
+		return;
+	}
 	if (program_repeat_begin(c->prog, ops))
 		return;
 	emit_ops(c, ops, n, layer, mb);
@@ -306,6 +319,43 @@ static void grad_accumulate(struct ctx *c, double params, int layer, int mb)
 	program_add_time(c->prog, 1, t);
 }
 
+/* parallel.overlap_param_gather (Megatron's distributed optimizer with --overlap-param-gather): the parameters
+ * the last optimizer step updated are all-gathered over DP layer by layer (each replica updated 1/dp of them)
+ * on the DP stream from the start of the step, and each layer's first forward waits for its own; the step's end
+ * then has no gather. In the steady state that is the gather the previous step's optimizer started. */
+static bool param_gather_overlapped(const struct ctx *c)
+{
+	return c->sc->par.overlap_param_gather && c->sc->par.dp > 1 && (c->sc->par.zero == 1 || c->sc->par.zero == 2);
+}
+
+static void param_gather_issue(struct ctx *c)
+{
+	const struct scenario *sc = c->sc;
+	double per_param = fp8_param_gather_bytes_per_param(sc);
+	for (int j = 0; j < c->v; j++)
+		for (int l = 0; l < c->Lv; l++) {
+			int chunk_j = j * c->p + c->s;
+			double params = layer_params_local(c, chunk_j * c->Lv + l);
+			if (l == 0 && chunk_j == 0 && sc->model.vocab > 0)
+				params += vocab_params_local(c);  /* the embedding rides with the first layer */
+			if (l == c->Lv - 1 && chunk_j == c->last_j && sc->model.vocab > 0)
+				params += vocab_params_local(c);  /* and the (untied) head with the last */
+			double bytes = params * per_param;
+			program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, COLL_ALL_GATHER, bytes, c->dp_shape),
+				     bytes, CAT_DP, "param_allgather", j * c->Lv + l, -1);
+			c->pg_ev[j * c->Lv + l] = program_record(c->prog, STREAM_DP);
+		}
+}
+
+/* A chunk's first forward waits for layer l's gathered parameters; 1 when it did (no repetition then). */
+static bool param_gather_wait(struct ctx *c, int chunk, int l)
+{
+	if (!param_gather_overlapped(c) || c->pg_done[chunk])
+		return false;
+	program_wait(c->prog, STREAM_COMPUTE, c->pg_ev[chunk * c->Lv + l], CAT_DP);
+	return true;
+}
+
 static void unit_forward(struct ctx *c, int mb, int chunk)
 {
 	int j = chunk * c->p + c->s, has_vocab = c->sc->model.vocab > 0;
@@ -321,12 +371,16 @@ static void unit_forward(struct ctx *c, int mb, int chunk)
 	if (j == 0 && has_vocab) {
 		if (z)
 			program_wait(c->prog, STREAM_COMPUTE, ag[0], CAT_DP);
+		param_gather_wait(c, chunk, 0);  /* the embedding came with the first layer's gather */
 		emit(c, c->efwd, c->nefwd, -1, mb);
 	}
+	bool gathering = param_gather_overlapped(c) && !c->pg_done[chunk];
 	for (int l = 0; l < c->Lv; l++) {
+		param_gather_wait(c, chunk, l);
 		if (z)
 			program_wait(c->prog, STREAM_COMPUTE, ag[l % 2], CAT_DP);
-		else if (!dense(c) && !fp8_casts_weights(c->sc, mb) && program_repeat_more(c->prog, c->fwd, c->Lv - l)) {
+		else if (!dense(c) && !gathering && !fp8_casts_weights(c->sc, mb) &&
+			 program_repeat_more(c->prog, c->fwd, c->Lv - l)) {
 			for (; l < c->Lv; l++)  /* the layers it stands for, in order */
 				count_layer(c, 0);
 			break;  /* this layer and the rest: repetitions of the one before */
@@ -338,6 +392,8 @@ static void unit_forward(struct ctx *c, int mb, int chunk)
 	}
 	if (j == c->last_j && has_vocab)
 		emit(c, c->hfwd, c->nhfwd, -1, mb);
+	if (gathering)
+		c->pg_done[chunk] = true;
 	fp8_amax_reduce(c, 0, mb);
 	if (j < c->last_j)
 		send(c, 0, mb, chunk);
@@ -469,6 +525,8 @@ static void build_stage(struct ctx *c, struct stage_info *info)
 
 	double live = 0, peak = 0;
 	int live_units = 0, peak_units = 0;
+	if (param_gather_overlapped(c))
+		param_gather_issue(c);
 	for (int i = 0; i < n; i++) {
 		const struct unit *u = &order[i];
 		if (!u->bwd) {
@@ -518,8 +576,8 @@ static void build_stage(struct ctx *c, struct stage_info *info)
 	program_op(c->prog, "optimizer", t_opt, CAT_OPTIMIZER, -1, -1);
 	program_add_time(c->prog, 1, t_opt);
 	program_flush(c->prog);
-	if (zero == 1 || zero == 2) {
-		/* the updated parameters go back to every replica */
+	if ((zero == 1 || zero == 2) && !param_gather_overlapped(c)) {
+		/* the updated parameters go back to every replica (overlapped: at the next step's start instead) */
 		int ev = program_record(c->prog, STREAM_COMPUTE);
 		program_wait(c->prog, STREAM_DP, ev, CAT_DP);
 		double bytes = params * fp8_param_gather_bytes_per_param(sc);
@@ -619,6 +677,8 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 		c.nhbwd = ops_head_bwd(&c.oc, c.hbwd);
 	}
 	int gpn = hw->node.gpus;
+	c.pg_ev = xcalloc((size_t)c.v * c.Lv, sizeof *c.pg_ev);
+	c.pg_done = xcalloc((size_t)c.v, sizeof *c.pg_done);
 	for (int s = 0; s < par->pp; s++) {
 		int base = par->tp * par->dp * s;
 		c.s = s;
@@ -640,11 +700,15 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 		program_reserve(c.prog, STREAM_COMPUTE, compute_instr_estimate(&c));
 		program_host(c.prog, c.host.step);
 		c.compute_bound_s = 0;
+		for (int k = 0; k < c.v; k++)
+			c.pg_done[k] = false;
 		build_stage(&c, &out->stages[s]);
 		out->stages[s].compute_bound_s = c.compute_bound_s;
 		program_seal(c.prog);
 	}
 	free(c.deferred);
+	free(c.pg_ev);
+	free(c.pg_done);
 	return 0;
 }
 

@@ -49,7 +49,8 @@ static int by_found(const void *a, const void *b)
  * micro-batch dividing the batch per replica, each schedule (interleaved with 2..8 chunks), each recompute
  * mode, ZeRO 0..3 and data-parallel overlap on and off (only 0 and on at dp 1), sequence parallelism on and off
  * (only off at tp 1), pipeline scatter/gather on and off (only off unless tp > 1, pp > 1 and no SP; the schedule
- * only at pp > 1), and with experts every expert parallelism up to the expert count and expert tensor parallelism
+ * only at pp > 1), the distributed optimizer's overlapped parameter gather on and off (at ZeRO 1 and 2 over
+ * dp > 1), and with experts every expert parallelism up to the expert count and expert tensor parallelism
  * up to tp. Layouts the rules reject, tensor-parallel
  * groups wider than a node and those that do not fit are skipped; the rest are simulated and sorted. Also
  * checks the planner's bounds against each simulation. Returns the count, found[] sorted fastest first. */
@@ -70,6 +71,7 @@ static int exhaustive(const struct scenario *base, const struct hwmodel *hw, int
 		for (int z = 0; z <= (dp > 1 ? 3 : 0); z++)
 		for (int sp = 0; sp <= (tp > 1); sp++)
 		for (int sg = 0; sg <= (tp > 1 && pp > 1 && !sp); sg++)
+		for (int opg = 0; opg <= (dp > 1 && (z == 1 || z == 2)); opg++)
 		for (int ov = 1; ov >= (dp > 1 ? 0 : 1); ov--)
 		for (int ep = 1; ep <= (base->model.moe.experts ? base->model.moe.experts : 1); ep++)
 		for (int etp = (base->model.moe.experts ? 1 : 0); etp <= (base->model.moe.experts ? tp : 0); etp++) {
@@ -79,6 +81,7 @@ static int exhaustive(const struct scenario *base, const struct hwmodel *hw, int
 			s.par.schedule = scheds[si];
 			s.par.pp_scatter_gather = sg;
 			s.par.sp = sp;
+			s.par.overlap_param_gather = opg;
 			s.par.ep = ep;
 			s.par.etp = etp;
 			s.par.dp_overlap = ov;

@@ -1,5 +1,6 @@
-/* test_sp: sequence parallelism (parallel.sp, issue 13 item 1) on a toy GPU a person can follow: memory-bound ops
- * at exactly 1000 GB/s (eff 1, no ramp, no launch cost). Model: T = 256 tokens (micro-batch 1 x seq 256),
+/* test_sp: sequence parallelism (parallel.sp, issue 13 item 1) and the distributed optimizer's overlapped
+ * parameter gather (parallel.overlap_param_gather, item 3) on a toy GPU a person can follow: memory-bound ops at
+ * exactly 1000 GB/s (eff 1, no ramp, no launch cost). SP model: T = 256 tokens (micro-batch 1 x seq 256),
  * h = 256, 4 heads, GeLU f = 512, bf16 (e = 2), tp = 2. */
 #define _POSIX_C_SOURCE 200809L
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "scenario/scenario.h"
 #include "sim/memory.h"
 #include "sim/ops.h"
+#include "sim/comm.h"
 #include "sim/predict.h"
 
 static const char *toy_hw =
@@ -16,7 +18,11 @@ static const char *toy_hw =
 	"  memory_bound: {eff: 1}\n  gemm:\n    model: {max_eff: 0.5, tile_m: 128, tile_n: 128, k_half: 0}\n"
 	"  attention: {fwd_eff: 0.5, bwd_eff: 0.4}\n"
 	"node: {gpus: 8, fabric: nvswitch, link_gbps: 100}\n"
-	"network: {nics: 8, nic_gbps: 25, latency_us: 5, oversubscription: 1}\n";
+	"network: {nics: 8, nic_gbps: 25, latency_us: 5, oversubscription: 1}\n"
+	"collectives:\n  intra:\n"
+	"    all_gather: {lines: [{algo: ring, alpha_us: 10, step_us: 0, bus_gbps: 100}]}\n"
+	"    reduce_scatter: {lines: [{algo: ring, alpha_us: 10, step_us: 0, bus_gbps: 100}]}\n"
+	"    all_reduce: {lines: [{algo: ring, alpha_us: 10, step_us: 0, bus_gbps: 100}]}\n";
 
 static int load(struct scenario *s, bool sp)
 {
@@ -34,6 +40,43 @@ static const struct opcost *op(const struct opcost *o, int n, const char *name)
 		if (strcmp(o[i].name, name) == 0)
 			return &o[i];
 	return NULL;
+}
+
+/* The distributed optimizer (ZeRO-1 over dp 2) with and without overlap_param_gather, 2 layers of h = 256 on
+ * 4096 tokens, a 1000-word vocabulary (untied embedding and head), bf16 parameters. A layer holds 12h^2 + 2h
+ * (its two norms' weights) = 786,944 parameters. Without overlap the whole stage's parameters are all-gathered
+ * after the optimizer: (2 * 786,944 + 2 * 1000 * 256) * 2 B = 4,171,776 B, blocking. With it, the gathers run
+ * layer by layer from the step's start on the DP stream: the first (layer 0 and the embedding, (786,944 +
+ * 256,000) * 2 = 2,085,888 B) is waited for by the first forward; the second (layer 1 and the head, the same
+ * bytes) hides behind layer 0's forward (4096 tokens: its GEMMs alone take ~0.1 ms at 50 TFLOP/s, the gather
+ * 10 us + 2.09 MB / 2 at 100 GB/s = 20 us). So the step is shorter by exactly the whole gather less the
+ * first: G(4,171,776) - G(2,085,888) = 0.5 * 2,085,888 B / 100 GB/s = 10.43 us (the latencies cancel). */
+static void test_param_gather(const struct hwmodel *hw)
+{
+	const char *fmt = "name: t\nmodel: {layers: 2, hidden: 256, heads: 4, seq: 4096, ffn: gelu, ffn_hidden: 1024, "
+			  "dtype: bf16, vocab: 1000}\ntraining: {global_batch: 2, micro_batch: 1}\n"
+			  "parallel: {dp: 2, zero: 1, dp_overlap: false%s}\nhardware: h100-dgx\n";
+	char off_text[512], on_text[512];
+	snprintf(off_text, sizeof off_text, fmt, "");
+	snprintf(on_text, sizeof on_text, fmt, ", overlap_param_gather: true");
+	struct scenario off, on;
+	CHECK_INT(scenario_load_string("t.yaml", off_text, NULL, &off), 0);
+	CHECK_INT(scenario_load_string("t.yaml", on_text, NULL, &on), 0);
+	struct result r_off, r_on;
+	CHECK_INT(predict_run(&off, hw, NULL, &r_off), 0);
+	CHECK_INT(predict_run(&on, hw, NULL, &r_on), 0);
+	struct group_shape dp2 = comm_shape(8, 0, 1, 2);
+	double all = comm_coll_s(hw, COLL_ALL_GATHER, 4171776, dp2), first = comm_coll_s(hw, COLL_ALL_GATHER, 2085888, dp2);
+	CHECK_NEAR(all, 10e-6 + 4171776 / 100e9 * 0.5, 1e-12);  /* ring all-gather of 2: (n-1)/n of the bytes */
+	CHECK_NEAR(r_off.step_time_s - r_on.step_time_s, all - first, 1e-9);
+	CHECK_NEAR(all - first, 0.5 * 2085888 / 100e9, 1e-12);
+	/* a gather of the distributed optimizer needs its ZeRO stage */
+	cap_begin();
+	CHECK(scenario_load_string("t.yaml", "name: t\nmodel: {layers: 2, hidden: 256, heads: 4, seq: 64}\n"
+				   "training: {global_batch: 2, micro_batch: 1}\n"
+				   "parallel: {dp: 2, overlap_param_gather: true}\nhardware: h100-dgx\n", NULL, &on) != 0);
+	CHECK_CONTAINS(cap_end(), "parallel.overlap_param_gather: the parameter all-gather of the distributed optimizer "
+				  "needs zero: 1 or 2 (zero is 0)");
 }
 
 int main(void)
@@ -93,6 +136,7 @@ int main(void)
 				   "hardware: h100-dgx\n", NULL, &s2) != 0);
 	CHECK_CONTAINS(cap_end(), "parallel.sp: sequence parallelism splits the TP region's ends over the TP group: "
 				  "it needs tp > 1 (tp is 1)");
+	test_param_gather(hw);
 	hwmodel_free(hw);
 	return check_result();
 }

@@ -12,6 +12,10 @@
 #define DIAG_PRINTF(f, a)
 #endif
 
+#ifdef __cplusplus  /* cuda/ is compiled as CUDA C++ */
+extern "C" {
+#endif
+
 /* diag_error: "gpusim: file:line:col: msg"; line or col <= 0 are left out ("file: msg", "file:line: msg"),
  * file NULL gives "gpusim: msg". Returns GS_EINVAL. */
 int diag_error(const char *file, int line, int col, const char *fmt, ...) DIAG_PRINTF(4, 5);
@@ -20,5 +24,9 @@ int diag_verror(const char *file, int line, int col, const char *fmt, va_list ap
 int diag_errorf(const char *fmt, ...) DIAG_PRINTF(1, 2);
 /* diag_warning: "gpusim: warning: msg". */
 void diag_warning(const char *fmt, ...) DIAG_PRINTF(1, 2);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
