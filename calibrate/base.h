@@ -20,6 +20,9 @@ int base_load(struct cal_base *b, const char *name_or_path);
 /* base_default: the built-in preset that best matches a GPU name ("h200" presets for an H200, ...), or NULL. */
 const char *base_default(const char *gpu_name);
 void base_release(struct cal_base *b);
+/* base_preset_name: the built-in preset b is (its name, or a path hardware/NAME.yaml of one), else NULL: what a
+ * calibration may write as `base:` (calibrate/core_glue.c). */
+const char *base_preset_name(const struct cal_base *b);
 /* base_get: the node at a dotted path of maps ("collectives.inter"), or NULL. */
 yaml_node_t *base_get(struct cal_base *b, const char *path);
 

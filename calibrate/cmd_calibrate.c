@@ -27,7 +27,7 @@ static const char help[] =
 "\n"
 "options:\n"
 "  -o, --output FILE    where to write the model (default: ./<gpu>x<N>-measured.yaml, e.g. h200x2-measured.yaml;\n"
-"                       written to FILE.tmp and renamed, so a good FILE is never replaced by half of one)\n"
+"                       written to a temporary beside it and renamed: a good FILE is never replaced by half of one)\n"
 "  --quick              a short sweep (bf16 GEMMs on a coarse grid, fewer sizes and repeats): under 45 s on\n"
 "                       two GPUs; the full run takes a few minutes\n"
 "  --base PRESET|FILE   model to take unmeasured parts from (default: the built-in preset of the same GPU)\n"

@@ -109,3 +109,22 @@ int scenshapes_load(const char *path, struct cal_shape *out, int max, int *n)
 	*n = scenshapes_from(&s, out, max);
 	return 0;
 }
+
+const char *base_preset_name(const struct cal_base *b)
+{
+	if (!b || !b->loaded)
+		return NULL;
+	if (hwmodel_is_preset_name(b->name))
+		return hwmodel_preset_text(b->name) ? b->name : NULL;
+	const char *slash = strrchr(b->name, '/');
+	const char *stem = slash ? slash + 1 : b->name;
+	size_t n = strlen(stem);
+	size_t dir = slash ? (size_t)(slash - b->name) : 0;  /* only the repository's own hardware/NAME.yaml */
+	if (n <= 5 || strcmp(stem + n - 5, ".yaml") != 0 || dir < 8 || strncmp(slash - 8, "hardware", 8) != 0 ||
+	    (dir > 8 && slash[-9] != '/'))
+		return NULL;
+	for (const char *const *p = hwmodel_preset_names(); *p; p++)
+		if (strlen(*p) == n - 5 && strncmp(*p, stem, n - 5) == 0)
+			return *p;
+	return NULL;
+}

@@ -8,6 +8,7 @@
 #include "calibrate/hwyaml.h"
 #include "calibrate/yemit.h"
 #include "util/gserr.h"
+#include "util/outfile.h"
 
 #ifndef GPUSIM_VERSION
 #define GPUSIM_VERSION "unknown"
@@ -136,7 +137,11 @@ static int node_gpus(const struct calib *c)
 	return c->id.host_gpus > c->id.ngpus ? c->id.host_gpus : c->id.ngpus;
 }
 
-static void emit_meta(struct yemit *e, const struct calib *c)
+static void emit_node(struct yemit *e, const struct calib *c, struct cal_base *b);
+
+/* node_in_meta: the measuring host's node goes under meta.node (a fact, not a claim about the cluster: the
+ * model's node and network come from its base). */
+static void emit_meta(struct yemit *e, const struct calib *c, struct cal_base *b, bool node_in_meta)
 {
 	char buf[160];
 	int n = c->id.ngpus < CAL_MAX_GPUS ? c->id.ngpus : CAL_MAX_GPUS;
@@ -329,6 +334,8 @@ static void emit_meta(struct yemit *e, const struct calib *c)
 		}
 		yemit_end_seq(e);
 	}
+	if (node_in_meta)
+		emit_node(e, c, b);
 	yemit_end_map(e);
 }
 
@@ -646,19 +653,29 @@ int hwyaml_emit(const struct calib *c, const struct hwyaml_opts *o, FILE *f)
 	yemit_map(&e, false);
 	yemit_kstr(&e, "schema", "gpusim-hw/1");
 	yemit_kstr(&e, "name", o->name);
+	/* one node and a base that is a built-in preset: the file claims only what it measured (the GPU, the
+	 * collectives of the groups it had, the overlap) and names the preset as its base for the node, the network,
+	 * the inter-node collectives and the cost (docs/calibration.md, "What a calibration claims") */
+	const char *bp = b && c->id.nodes <= 1 ? base_preset_name(b) : NULL;
+	if (bp)
+		yemit_kstr(&e, "base", bp);
 	snprintf(buf, sizeof buf, "%d x %s measured by gpusim calibrate (%s) on %s, %s%s", c->id.ngpus,
 		 c->id.gpu_name, c->id.mode, c->id.host, c->id.date, c->status[0] ? " (stopped early)" : "");
 	yemit_kstr(&e, "description", buf);
-	if (b)
+	if (bp)
+		snprintf(buf, sizeof buf, "measured: gpusim calibrate %s; node, network, inter-node collectives and cost "
+			 "not measured: base %s (the host's node is under meta.node)", GPUSIM_VERSION, bp);
+	else if (b)
 		snprintf(buf, sizeof buf, "measured: gpusim calibrate %s; network, inter-node collectives and cost from "
 			 "preset %s", GPUSIM_VERSION, b->name);
 	else
 		snprintf(buf, sizeof buf, "measured: gpusim calibrate %s", GPUSIM_VERSION);
 	yemit_kstr(&e, "source", buf);
-	emit_meta(&e, c);
+	emit_meta(&e, c, b, bp != NULL);
 	emit_gpu(&e, c, b);
-	emit_node(&e, c, b);
-	if (!copy_base(&e, b, "network", "network")) {
+	if (!bp)
+		emit_node(&e, c, b);
+	if (!bp && !copy_base(&e, b, "network", "network")) {
 		yemit_key(&e, "network");
 		yemit_map(&e, true);
 		yemit_kint(&e, "nics", 8);
@@ -673,11 +690,11 @@ int hwyaml_emit(const struct calib *c, const struct hwyaml_opts *o, FILE *f)
 	yemit_map(&e, false);
 	if (have_scope(c, SCOPE_INTRA))
 		emit_coll_scope(&e, c, b, SCOPE_INTRA);
-	else
+	else if (!bp)
 		copy_base(&e, b, "intra", "collectives.intra");
 	if (have_scope(c, SCOPE_INTER))
 		emit_coll_scope(&e, c, b, SCOPE_INTER);
-	else
+	else if (!bp)
 		copy_base(&e, b, "inter", "collectives.inter");
 	yemit_end_map(&e);
 	if (c->overlap.have && c->overlap.gemm_us > 0 && c->overlap.comm_us > 0) {
@@ -691,9 +708,10 @@ int hwyaml_emit(const struct calib *c, const struct hwyaml_opts *o, FILE *f)
 			 ov->comm_bytes / 1048576, ov->ranks);
 		yemit_kstr(&e, "source", buf);
 		yemit_end_map(&e);
-	} else
+	} else if (!bp)
 		copy_base(&e, b, "overlap", "overlap");
-	copy_base(&e, b, "cost", "cost");
+	if (!bp)
+		copy_base(&e, b, "cost", "cost");
 	yemit_end_map(&e);
 	rc = yemit_close(&e);
 	if (rc)
@@ -703,33 +721,13 @@ int hwyaml_emit(const struct calib *c, const struct hwyaml_opts *o, FILE *f)
 
 int hwyaml_write(const struct calib *c, const struct hwyaml_opts *o, const char *path)
 {
-	char tmp[1100];
-	FILE *f;
-	int rc;
-	snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f) {
-		fprintf(stderr, "gpusim: cannot write '%s': %s\n", tmp, strerror(errno));
-		return GS_EENV;
-	}
-	rc = hwyaml_emit(c, o, f);
-	if (fflush(f) != 0 || ferror(f)) {
-		if (!rc)
-			fprintf(stderr, "gpusim: cannot write '%s': %s\n", tmp, strerror(errno));
-		rc = GS_EENV;
-	}
-	if (fclose(f) != 0 && !rc) {
-		fprintf(stderr, "gpusim: cannot write '%s': %s\n", tmp, strerror(errno));
-		rc = GS_EENV;
-	}
-	if (rc) {
-		remove(tmp);
+	struct outfile out;  /* a temporary beside path, renamed into place only when the whole model was written */
+	int rc = outfile_open(&out, path);
+	if (rc)
+		return rc;
+	if ((rc = hwyaml_emit(c, o, out.f)) != 0) {
+		outfile_discard(&out);
 		return rc;
 	}
-	if (rename(tmp, path) != 0) {
-		fprintf(stderr, "gpusim: cannot rename '%s' to '%s': %s\n", tmp, path, strerror(errno));
-		remove(tmp);
-		return GS_EENV;
-	}
-	return 0;
+	return outfile_commit(&out);
 }

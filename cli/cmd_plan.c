@@ -178,12 +178,7 @@ static int parse(int argc, char **argv, struct args *a)
 		diag_errorf("give --tokens or --steps, not both");
 		return cli_usage_error("plan");
 	}
-	if (a->gpu_file) {
-		/* the composition of a calibrated GPU into a preset (issue 12) is not in hardware/ yet */
-		diag_errorf("--gpu '%s': composing a calibrated GPU into a preset is not available in this build; "
-			    "pass the calibrated file itself with --hw", a->gpu_file);
-		return cli_usage_error("plan");
-	}
+	a->spec.gpu = a->gpu_file;  /* composed into each --hw model (hardware/hwcompose.c) */
 	a->spec.hw = a->hw;
 	if (a->spec.top == 0)
 		a->spec.top = 5;

@@ -21,8 +21,9 @@
 #include "util/xalloc.h"
 
 static const char usage_line[] =
-	"usage: gpusim predict SCENARIO.yaml [--hw FILE|PRESET] [--gpus N] [--format table|json|csv] [-o FILE]\n"
-	"                      [--all-ranks] [--trace FILE [--trace-ranks stages|critical|all|LIST]] [--require-fit]\n"
+	"usage: gpusim predict SCENARIO.yaml [--hw FILE|PRESET] [--gpu FILE [--target-gpu PRESET]] [--gpus N]\n"
+	"                      [--format table|json|csv] [-o FILE] [--all-ranks]\n"
+	"                      [--trace FILE [--trace-ranks stages|critical|all|LIST]] [--require-fit]\n"
 	"                      [--max-tasks N]\n";
 
 static void help(void)
@@ -38,6 +39,12 @@ static void help(void)
 	      "options:\n"
 	      "  --hw FILE|PRESET  hardware model to use instead of the scenario's 'hardware:'; a built-in preset\n"
 	      "                    name (see 'gpusim presets') or a gpusim-hw/1 YAML file (docs/hardware-model.md)\n"
+	      "  --gpu FILE        a calibrated GPU (gpusim calibrate -o FILE) inside the --hw model's node and\n"
+	      "                    network: its GEMM, memory, attention, launch and power figures replace the\n"
+	      "                    preset's GPU; its collectives are used only where the node is of the same kind\n"
+	      "                    (docs/hardware-model.md, Compose); the report says which part came from where\n"
+	      "  --target-gpu P    with --gpu: carry the measured efficiencies (achieved/peak) to preset P's GPU\n"
+	      "                    (its peaks, HBM, SMs, memory): one H100 calibration priced on another GPU type\n"
 	      "  --gpus N          total GPU count instead of the scenario's; dp is re-derived as N/(tp*pp)\n"
 	      "  --format F        table (default, for people), json (one object, keys in docs/output.md) or csv\n"
 	      "                    (a header line and a data line, nested keys flattened as breakdown_s.compute)\n"
@@ -59,6 +66,7 @@ static void help(void)
 	      "  gpusim predict scenarios/70b_64gpu.yaml\n"
 	      "  gpusim predict scenarios/70b_64gpu.yaml --gpus 128 --format json -o 70b_128.json\n"
 	      "  gpusim predict scenarios/70b_64gpu.yaml --hw a100-dgx --trace 70b.trace.json\n"
+	      "  gpusim predict scenarios/70b_64gpu.yaml --hw h100-dgx --gpu hardware/h100x1-measured.yaml\n"
 	      "  gpusim predict scenarios/70b_64gpu.yaml --trace stage0.trace.json --trace-ranks 0-7\n"
 	      "\n"
 	      "When the job does not fit in GPU memory the report says so, and standard error gets a warning with the\n"
@@ -81,10 +89,11 @@ struct args {
 	double max_tasks;
 };
 
-enum { OPT_HW, OPT_GPUS, OPT_FORMAT, OPT_OUTPUT, OPT_TRACE, OPT_TRACE_RANKS, OPT_ALL_RANKS, OPT_REQUIRE_FIT,
-       OPT_MAX_TASKS };
+enum { OPT_HW, OPT_GPU, OPT_TARGET_GPU, OPT_GPUS, OPT_FORMAT, OPT_OUTPUT, OPT_TRACE, OPT_TRACE_RANKS, OPT_ALL_RANKS,
+       OPT_REQUIRE_FIT, OPT_MAX_TASKS };
 static const struct cli_option options[] = {
-	{"hw", 0, true, OPT_HW}, {"gpus", 0, true, OPT_GPUS}, {"format", 0, true, OPT_FORMAT},
+	{"hw", 0, true, OPT_HW}, {"gpu", 0, true, OPT_GPU}, {"target-gpu", 0, true, OPT_TARGET_GPU},
+	{"gpus", 0, true, OPT_GPUS}, {"format", 0, true, OPT_FORMAT},
 	{"output", 'o', true, OPT_OUTPUT}, {"trace", 0, true, OPT_TRACE}, {"trace-ranks", 0, true, OPT_TRACE_RANKS},
 	{"all-ranks", 0, false, OPT_ALL_RANKS},
 	{"require-fit", 0, false, OPT_REQUIRE_FIT}, {"max-tasks", 0, true, OPT_MAX_TASKS}, {NULL, 0, false, 0},
@@ -140,6 +149,8 @@ static int on_opt(void *ctx, int id, const char *val)
 					   a->ov.hardware, val);
 		a->ov.hardware = val;
 		break;
+	case OPT_GPU: a->ov.gpu = val; break;
+	case OPT_TARGET_GPU: a->ov.target_gpu = val; break;
 	case OPT_GPUS: return cli_parse_positive_int("--gpus", val, &a->ov.gpus);
 	case OPT_FORMAT:
 		if (report_format_parse(val, &a->fmt) != 0)
@@ -175,6 +186,10 @@ static int parse(int argc, char **argv, struct args *a)
 	if (!a->scenario) {
 		diag_errorf("predict needs a scenario file");
 		fputs(usage_line, stderr);
+		return cli_usage_error("predict");
+	}
+	if (a->ov.target_gpu && !a->ov.gpu) {
+		diag_errorf("--target-gpu carries a measured GPU to another one: give the measurement with --gpu FILE");
 		return cli_usage_error("predict");
 	}
 	if (a->trace_ranks && !a->trace) {
@@ -233,7 +248,8 @@ int cmd_predict(int argc, char **argv)
 	}
 	fclose(probe);
 	if (cli_check_kind(a.scenario, FILEKIND_SCENARIO) != 0 ||
-	    (a.ov.hardware && cli_check_kind(a.ov.hardware, FILEKIND_HARDWARE) != 0))
+	    (a.ov.hardware && cli_check_kind(a.ov.hardware, FILEKIND_HARDWARE) != 0) ||
+	    (a.ov.gpu && cli_check_kind(a.ov.gpu, FILEKIND_HARDWARE) != 0))
 		return 1;
 
 	struct cli_out out = {.path = a.output}, trace = {.path = a.trace};

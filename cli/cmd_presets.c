@@ -16,18 +16,21 @@
 static void help(void)
 {
 	fputs("usage: gpusim presets\n"
-	      "       gpusim presets show NAME\n"
+	      "       gpusim presets show NAME|FILE.yaml\n"
 	      "\n"
 	      "Lists the hardware models built into gpusim: name, GPU, memory per GPU, the node (GPUs per node and\n"
 	      "the fabric between them, bandwidth per GPU per direction) and the network (NICs per node and the\n"
 	      "bandwidth of each). 'show NAME' prints the preset as gpusim-hw/1 YAML (docs/hardware-model.md), with\n"
-	      "the source of every number in its comments. A preset name works wherever a hardware model is asked\n"
+	      "the source of every number in its comments. 'show FILE.yaml' prints a hardware file as loaded: a file\n"
+	      "with 'base: PRESET|PATH' comes out merged with its bases, one complete model, every section's source\n"
+	      "saying where it came from. A preset name works wherever a hardware model is asked\n"
 	      "for: 'hardware: NAME' in a scenario, or --hw NAME on the command line.\n"
 	      "\n"
 	      "examples:\n"
 	      "  gpusim presets\n"
 	      "  gpusim presets show h100-dgx > my-cluster.yaml\n"
 	      "  gpusim predict scenarios/70b_64gpu.yaml --hw my-cluster.yaml\n"
+	      "  gpusim presets show my-h100-override.yaml    # base: h100-dgx + overrides, merged\n"
 	      "\n"
 	      "exit status: 0 ok, 1 unknown preset, 2 usage error\n", stdout);
 }
@@ -100,8 +103,22 @@ static int list(void)
 	return status;
 }
 
+/* A hardware file (not a preset name): the loaded model, bases merged, as one complete file. */
+static int show_file(const char *path)
+{
+	int err = 0;
+	struct hwmodel *hw = hwmodel_load(path, &err);
+	if (!hw)
+		return 1;
+	hwmodel_write(stdout, hw);
+	hwmodel_free(hw);
+	return 0;
+}
+
 static int show(const char *name)
 {
+	if (!hwmodel_is_preset_name(name))
+		return show_file(name);
 	const char *text = hwmodel_preset_text(name);
 	if (!text) {
 		const char *s = strsim_suggest(name, hwmodel_preset_names());

@@ -19,7 +19,8 @@
 #define MAX_HW 16
 
 static const char usage_line[] =
-	"usage: gpusim scale SCENARIO.yaml --gpus LIST [--hw FILE|PRESET ...] [--mode strong|weak]\n"
+	"usage: gpusim scale SCENARIO.yaml --gpus LIST [--hw FILE|PRESET ...] [--gpu FILE [--target-gpu PRESET]]\n"
+	"                    [--mode strong|weak]\n"
 	"                    [--format table|csv|json] [-o FILE] [--shard I/N] [--all-ranks] [--progress]\n"
 	"                    [--max-tasks N]\n";
 
@@ -39,6 +40,8 @@ static void help(void)
 	      "                    or 8..1024 (8 times the powers of two up to 1024); sorted, duplicates dropped\n"
 	      "  --hw FILE|PRESET  a hardware model (a preset from 'gpusim presets' or a gpusim-hw/1 YAML file);\n"
 	      "                    repeat it to compare models row by row (default: the scenario's 'hardware:')\n"
+	      "  --gpu FILE        a calibrated GPU (gpusim calibrate) inside every --hw model's node and network\n"
+	      "                    (see 'gpusim predict --help'); --target-gpu PRESET carries it to PRESET's GPU\n"
 	      "  --mode M          strong (default): the global batch stays as in the scenario at every size;\n"
 	      "                    weak: the batch per DP replica stays, so the global batch grows with dp\n"
 	      "  --format F        table (default; for people), csv (one line per row) or json; csv and json are\n"
@@ -77,9 +80,11 @@ struct args {
 	double t0;            /* start of the sweep, for the progress lines */
 };
 
-enum { OPT_GPUS, OPT_HW, OPT_MODE, OPT_FORMAT, OPT_OUTPUT, OPT_SHARD, OPT_ALL_RANKS, OPT_PROGRESS, OPT_MAX_TASKS };
+enum { OPT_GPUS, OPT_HW, OPT_GPU, OPT_TARGET_GPU, OPT_MODE, OPT_FORMAT, OPT_OUTPUT, OPT_SHARD, OPT_ALL_RANKS,
+       OPT_PROGRESS, OPT_MAX_TASKS };
 static const struct cli_option options[] = {
-	{"gpus", 0, true, OPT_GPUS}, {"hw", 0, true, OPT_HW}, {"mode", 0, true, OPT_MODE},
+	{"gpus", 0, true, OPT_GPUS}, {"hw", 0, true, OPT_HW}, {"gpu", 0, true, OPT_GPU},
+	{"target-gpu", 0, true, OPT_TARGET_GPU}, {"mode", 0, true, OPT_MODE},
 	{"format", 0, true, OPT_FORMAT}, {"output", 'o', true, OPT_OUTPUT}, {"shard", 0, true, OPT_SHARD},
 	{"all-ranks", 0, false, OPT_ALL_RANKS}, {"progress", 0, false, OPT_PROGRESS},
 	{"max-tasks", 0, true, OPT_MAX_TASKS}, {NULL, 0, false, 0},
@@ -122,6 +127,8 @@ static int on_opt(void *ctx, int id, const char *val)
 			return diag_errorf("at most %d --hw options", MAX_HW);
 		a->hw[sp->nhw++] = val;
 		break;
+	case OPT_GPU: sp->gpu = val; break;
+	case OPT_TARGET_GPU: sp->target_gpu = val; break;
 	case OPT_MODE:
 		if (scale_mode_parse(val, &sp->mode) != 0)
 			return diag_errorf("unknown mode '%s' (use strong or weak)", val);

@@ -6,6 +6,7 @@
  * raised no error, so a model that reaches the simulator has positive peaks, consistent tables with increasing
  * axes and efficiencies in (0, 1.5]. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hardware/hwmodel_internal.h"
@@ -66,7 +67,7 @@ static const struct yrange ranges[] = {
 	{ NULL, 0, 0 },
 };
 
-static const char *const top_keys[] = { "schema", "name", "description", "source", "meta", "gpu", "node",
+static const char *const top_keys[] = { "schema", "name", "description", "source", "meta", "base", "gpu", "node",
 					"network", "collectives", "overlap", "cost", "host", NULL };
 static const char *const gpu_keys[] = { "name", "sm_count", "memory_bytes", "hbm_gbps", "peak_tflops", "launch_us",
 					"memory_bound", "gemm", "attention", "power", "workspace_bytes", "source",
@@ -106,6 +107,14 @@ static void read_source(struct ydoc *d, const struct ynode *map, char *dst, size
 	snprintf(dst, size, "%s", v && ynode_str(v) ? ynode_str(v) : def);
 }
 
+/* read_source for a section of a file that may have a base: an absent section keeps the base's source. */
+static void read_source_over(struct ydoc *d, const struct ynode *map, char *dst, size_t size, const char *def,
+			     bool based)
+{
+	if (!(based && !map))
+		read_source(d, map, dst, size, def);
+}
+
 /* An efficiency in (0, EFF_MAX]. */
 static int read_eff(struct ydoc *d, const struct ynode *map, const char *key, unsigned flags, double *out)
 {
@@ -140,7 +149,7 @@ static void dtype_keys(const char *names[DT_COUNT + 2])
 	names[DT_COUNT + 1] = NULL;
 }
 
-static void read_peaks(struct ydoc *d, const struct ynode *map, struct hw_gpu *g)
+static void read_peaks(struct ydoc *d, const struct ynode *map, struct hw_gpu *g, bool based)
 {
 	const char *names[DT_COUNT + 2];
 	int found = 0;
@@ -149,7 +158,7 @@ static void read_peaks(struct ydoc *d, const struct ynode *map, struct hw_gpu *g
 	for (int i = 0; i < DT_COUNT; i++)
 		found += ydoc_double(d, map, names[i], YD_POSITIVE, &g->peak_tflops[i]) == 1;
 	ydoc_double(d, map, "fp4", YD_POSITIVE, &g->peak_fp4_tflops);
-	if (map && !found && ydoc_errors(d) == 0)
+	if (map && !found && !based && ydoc_errors(d) == 0)
 		ydoc_error(d, map, "gpu.peak_tflops: give the peak of at least one dtype (bf16: ...)");
 }
 
@@ -200,20 +209,24 @@ static void read_attn_entry(struct ydoc *d, const struct ynode *e, struct hw_att
 			    const char *def_src)
 {
 	const struct ynode *rows = NULL;
+	bool inherited = a->present;  /* the base's entry: keys given here override it, rows given replace its rows */
 	ydoc_check_keys(d, e, attn_entry_keys);
 	a->present = true;
-	snprintf(a->impl, sizeof a->impl, "%s", def_impl);
+	if (!inherited)
+		snprintf(a->impl, sizeof a->impl, "%s", def_impl);
 	ydoc_string(d, e, "impl", 0, a->impl, sizeof a->impl);
 	read_source(d, e, a->source, sizeof a->source, def_src);
 	static const char *const rates[] = { "sustained", "burst", NULL };
-	int kind = 0;
+	int kind = a->burst;
 	ydoc_enum(d, e, "rates", 0, rates, &kind);
 	a->burst = kind == 1;
 	int have_rows = ydoc_seq(d, e, "rows", 0, &rows) == 1 && ynode_len(rows) > 0;
-	read_eff(d, e, "fwd_eff", have_rows ? 0 : YD_REQUIRED, &a->fwd_eff);
-	read_eff(d, e, "bwd_eff", have_rows ? 0 : YD_REQUIRED, &a->bwd_eff);
+	unsigned req = have_rows || (inherited && (a->nrows > 0 || a->fwd_eff > 0)) ? 0 : YD_REQUIRED;
+	read_eff(d, e, "fwd_eff", req, &a->fwd_eff);
+	read_eff(d, e, "bwd_eff", req, &a->bwd_eff);
 	if (!have_rows)
 		return;
+	a->nrows = 0;
 	if (ynode_len(rows) > HW_ATTN_ROWS) {
 		ydoc_error(d, rows, "%s: at most %d rows, got %d", ynode_path(rows), HW_ATTN_ROWS, ynode_len(rows));
 		return;
@@ -258,18 +271,21 @@ static void read_attention(struct ydoc *d, const struct ynode *attn, struct hw_g
 		char impl[32] = "flash";
 		ydoc_string(d, attn, "impl", 0, impl, sizeof impl);
 		enum attn_path p = strstr(impl, "unfused") ? ATTN_UNFUSED : ATTN_FUSED;
-		if (g->attn[p].present) {
+		if (g->attn[p].present && (fused || unfused)) {
 			ydoc_error(d, flat, "%s: the %s entry is given twice (flat keys and attention.%s)",
 				   ynode_path(attn), p == ATTN_FUSED ? "fused" : "unfused",
 				   p == ATTN_FUSED ? "fused" : "unfused");
 			return;
 		}
 		struct hw_attn *a = &g->attn[p];
+		unsigned req = a->present ? 0 : YD_REQUIRED;  /* a base's entry: the flat keys override it */
+		if (!a->present || ynode_get(attn, "fwd_eff"))
+			a->nrows = 0;  /* flat fractions given: they replace a base's measured rows */
 		a->present = true;
 		snprintf(a->impl, sizeof a->impl, "%s", impl);
 		snprintf(a->source, sizeof a->source, "%s", src);
-		read_eff(d, attn, "fwd_eff", YD_REQUIRED, &a->fwd_eff);
-		read_eff(d, attn, "bwd_eff", YD_REQUIRED, &a->bwd_eff);
+		read_eff(d, attn, "fwd_eff", req, &a->fwd_eff);
+		read_eff(d, attn, "bwd_eff", req, &a->bwd_eff);
 	}
 }
 
@@ -280,34 +296,49 @@ static void read_power_frac(struct ydoc *d, const struct ynode *power, const cha
 		ydoc_error(d, ynode_get(power, key), "gpu.power.%s: must be in [0, 1), got %g", key, *out);
 }
 
-static void read_gpu(struct ydoc *d, const struct ynode *gpu, struct hw_gpu *g, const char *file_source)
+/* Frees and clears the GEMM tables of g (a base's, replaced by a file's gemm.tables). */
+static void clear_gemm_tables(struct hw_gpu *g)
 {
+	for (int dt = 0; dt < DT_COUNT; dt++) {
+		struct gemm_table *t = &g->gemm[dt];
+		free(t->m);
+		free(t->n);
+		free(t->k);
+		free(t->eff);
+		memset(t, 0, sizeof *t);
+	}
+}
+
+/* based: g holds the base's GPU; every key is optional and overrides it (gemm.tables replaces all its tables). */
+static void read_gpu(struct ydoc *d, const struct ynode *gpu, struct hw_gpu *g, const char *file_source, bool based)
+{
+	unsigned req = based ? 0 : YD_REQUIRED;
 	const struct ynode *peaks = NULL, *mb = NULL, *gemm = NULL, *model = NULL, *tables = NULL, *attn = NULL;
 	ydoc_check_keys(d, gpu, gpu_keys);
-	read_source(d, gpu, g->source, sizeof g->source, file_source);
-	ydoc_string(d, gpu, "name", YD_REQUIRED, g->name, sizeof g->name);
-	ydoc_int(d, gpu, "sm_count", YD_REQUIRED | YD_POSITIVE, &g->sm_count);
-	ydoc_double(d, gpu, "memory_bytes", YD_REQUIRED | YD_POSITIVE, &g->memory_bytes);
-	ydoc_double(d, gpu, "hbm_gbps", YD_REQUIRED | YD_POSITIVE, &g->hbm_gbps);
-	if (ydoc_map(d, gpu, "peak_tflops", YD_REQUIRED, &peaks) == 1)
-		read_peaks(d, peaks, g);
-	ydoc_double(d, gpu, "launch_us", YD_REQUIRED | YD_NONNEG, &g->launch_us);
+	read_source_over(d, gpu, g->source, sizeof g->source, file_source, based);
+	ydoc_string(d, gpu, "name", req, g->name, sizeof g->name);
+	ydoc_int(d, gpu, "sm_count", req | YD_POSITIVE, &g->sm_count);
+	ydoc_double(d, gpu, "memory_bytes", req | YD_POSITIVE, &g->memory_bytes);
+	ydoc_double(d, gpu, "hbm_gbps", req | YD_POSITIVE, &g->hbm_gbps);
+	if (ydoc_map(d, gpu, "peak_tflops", req, &peaks) == 1)
+		read_peaks(d, peaks, g, based);
+	ydoc_double(d, gpu, "launch_us", req | YD_NONNEG, &g->launch_us);
 	ydoc_double(d, gpu, "workspace_bytes", YD_NONNEG, &g->workspace_bytes);
 
-	ydoc_map(d, gpu, "memory_bound", YD_REQUIRED, &mb);
+	ydoc_map(d, gpu, "memory_bound", req, &mb);
 	ydoc_check_keys(d, mb, membound_keys);
-	read_eff(d, mb, "eff", YD_REQUIRED, &g->mem_eff);
+	read_eff(d, mb, "eff", req, &g->mem_eff);
 	ydoc_double(d, mb, "half_bytes", YD_NONNEG, &g->mem_half_bytes);
 
-	ydoc_map(d, gpu, "gemm", YD_REQUIRED, &gemm);
+	ydoc_map(d, gpu, "gemm", req, &gemm);
 	ydoc_check_keys(d, gemm, gemm_keys);
 	static const char *const rates[] = { "sustained", "burst", NULL };
-	int kind = 0;
+	int kind = g->gemm_burst;
 	ydoc_enum(d, gemm, "rates", 0, rates, &kind);
 	g->gemm_burst = kind == 1;
-	ydoc_map(d, gemm, "model", YD_REQUIRED, &model);
+	ydoc_map(d, gemm, "model", req, &model);
 	ydoc_check_keys(d, model, gemm_model_keys);
-	read_eff(d, model, "max_eff", YD_REQUIRED, &g->gemm_max_eff);
+	read_eff(d, model, "max_eff", req, &g->gemm_max_eff);
 	const struct ynode *de = NULL;
 	if (ydoc_map(d, model, "dtype_eff", 0, &de) == 1) {
 		const char *names[DT_COUNT + 2];
@@ -317,25 +348,28 @@ static void read_gpu(struct ydoc *d, const struct ynode *gpu, struct hw_gpu *g, 
 			read_eff(d, de, names[i], 0, &g->gemm_dtype_eff[i]);
 		read_eff(d, de, "fp4", 0, &g->gemm_fp4_eff);
 	}
-	ydoc_int(d, model, "tile_m", YD_REQUIRED | YD_POSITIVE, &g->gemm_tile_m);
-	ydoc_int(d, model, "tile_n", YD_REQUIRED | YD_POSITIVE, &g->gemm_tile_n);
+	ydoc_int(d, model, "tile_m", req | YD_POSITIVE, &g->gemm_tile_m);
+	ydoc_int(d, model, "tile_n", req | YD_POSITIVE, &g->gemm_tile_n);
 	ydoc_double(d, model, "k_half", YD_NONNEG, &g->gemm_k_half);
 	if (ydoc_seq(d, gemm, "tables", 0, &tables) == 1) {
 		char src[128];
 		read_source(d, gemm, src, sizeof src, g->source);
+		clear_gemm_tables(g);
 		for (int i = 0; i < ynode_len(tables); i++)
 			read_gemm_table(d, ynode_item(tables, i), g, src);
 	}
 
 	const struct ynode *power = NULL;
-	g->burst_speedup = 1;
-	g->power_exponent = 3;
-	g->power_mem_frac = 0.6;
-	g->power_comm_frac = 0.5;
-	g->power_idle_frac = 0.15;
+	if (!based) {
+		g->burst_speedup = 1;
+		g->power_exponent = 3;
+		g->power_mem_frac = 0.6;
+		g->power_comm_frac = 0.5;
+		g->power_idle_frac = 0.15;
+	}
 	if (ydoc_map(d, gpu, "power", 0, &power) == 1) {
 		ydoc_check_keys(d, power, power_keys);
-		if (ydoc_double(d, power, "burst_speedup", YD_REQUIRED | YD_POSITIVE, &g->burst_speedup) == 1 &&
+		if (ydoc_double(d, power, "burst_speedup", req | YD_POSITIVE, &g->burst_speedup) == 1 &&
 		    g->burst_speedup < 1)
 			ydoc_error(d, ynode_get(power, "burst_speedup"), "gpu.power.burst_speedup: must be >= 1, got %g",
 				   g->burst_speedup);
@@ -347,7 +381,7 @@ static void read_gpu(struct ydoc *d, const struct ynode *gpu, struct hw_gpu *g, 
 		read_power_frac(d, power, "idle", &g->power_idle_frac);
 	}
 
-	if (ydoc_map(d, gpu, "attention", YD_REQUIRED, &attn) == 1)
+	if (ydoc_map(d, gpu, "attention", req, &attn) == 1)
 		read_attention(d, attn, g);
 }
 
@@ -396,9 +430,23 @@ static void read_table(struct ydoc *d, const struct ynode *t, struct coll_model 
 		ydoc_error(d, ynode_get(t, "bytes"), "%s.bytes: a table needs at least 2 sizes", ynode_path(t));
 }
 
+static void clear_coll_model(struct coll_model *cm)
+{
+	for (int i = 0; i < cm->ntables; i++) {
+		free(cm->tables[i].bytes);
+		free(cm->tables[i].time_us);
+	}
+	free(cm->tables);
+	free(cm->lines);
+	cm->tables = NULL;
+	cm->lines = NULL;
+	cm->ntables = cm->nlines = 0;
+}
+
 static void read_op(struct ydoc *d, const struct ynode *op, struct coll_model *cm, const char *def_source)
 {
 	const struct ynode *lines = NULL, *tables = NULL;
+	clear_coll_model(cm);  /* a base's lines and tables for this collective are replaced, not merged */
 	ydoc_check_keys(d, op, op_keys);
 	read_source(d, op, cm->source, sizeof cm->source, def_source);
 	if (ydoc_seq(d, op, "lines", 0, &lines) == 1 && ynode_len(lines) > 0) {
@@ -454,8 +502,9 @@ static void read_host(struct ydoc *d, const struct ynode *host, struct hw_host *
 	}
 }
 
-int hwload_parse(struct ydoc *d, struct hwmodel *hw)
+int hwload_parse(struct ydoc *d, struct hwmodel *hw, bool based)
 {
+	unsigned req = based ? 0 : YD_REQUIRED;
 	const struct ynode *root = ydoc_root(d), *gpu = NULL, *node = NULL, *net = NULL, *coll = NULL;
 	const struct ynode *overlap = NULL, *cost = NULL, *host = NULL;
 	char schema[32], src[128], def_src[128], got[64];
@@ -469,6 +518,10 @@ int hwload_parse(struct ydoc *d, struct hwmodel *hw)
 	    strcmp(schema, "gpusim-hw/1") != 0)
 		ydoc_error(d, ynode_get(root, "schema"), "schema: expected 'gpusim-hw/1', got '%s'", schema);
 	ydoc_string(d, root, "name", YD_REQUIRED, hw->name, sizeof hw->name);
+	const struct ynode *base = ynode_get(root, "base");
+	if (base && (ynode_kind(base) != YNODE_SCALAR || ynode_is_null(base)))
+		ydoc_error(d, base, "base: expected a preset name or a file path, got %s",
+			   ynode_describe(base, got, sizeof got));
 	for (int i = 0; i < 2; i++) {
 		const struct ynode *v = ynode_get(root, i ? "meta" : "description");
 		if (i == 0 && v && ynode_kind(v) != YNODE_SCALAR)
@@ -476,33 +529,44 @@ int hwload_parse(struct ydoc *d, struct hwmodel *hw)
 		if (i == 1 && v && ynode_kind(v) != YNODE_MAP)
 			ydoc_error(d, v, "meta: expected a mapping, got %s", ynode_describe(v, got, sizeof got));
 	}
+	const struct ynode *hostnode = ynode_get(ynode_get(root, "meta"), "node");  /* calibrate's record of its host */
+	if (ynode_kind(hostnode) == YNODE_MAP) {
+		int f = FABRIC_NVSWITCH, g = 0;
+		if (ydoc_int(d, hostnode, "gpus", YD_POSITIVE, &g) == 1 &&
+		    ydoc_enum(d, hostnode, "fabric", YD_REQUIRED, fabric_names, &f) == 1) {
+			hw->origin.host_gpus = g;
+			hw->origin.host_fabric = (enum fabric)f;
+		}
+	}
 	snprintf(def_src, sizeof def_src, "unspecified: %s gives no source", ydoc_file(d));
 	read_source(d, root, src, sizeof src, def_src);
 
-	if (ydoc_map(d, root, "gpu", YD_REQUIRED, &gpu) == 1)
-		read_gpu(d, gpu, &hw->gpu, src);
+	if (ydoc_map(d, root, "gpu", req, &gpu) == 1)
+		read_gpu(d, gpu, &hw->gpu, src, based);
 
-	ydoc_map(d, root, "node", YD_REQUIRED, &node);
+	ydoc_map(d, root, "node", req, &node);
 	ydoc_check_keys(d, node, node_keys);
-	read_source(d, node, hw->node.source, sizeof hw->node.source, src);
-	ydoc_int(d, node, "gpus", YD_REQUIRED | YD_POSITIVE, &hw->node.gpus);
-	ydoc_enum(d, node, "fabric", YD_REQUIRED, fabric_names, &fabric);
+	read_source_over(d, node, hw->node.source, sizeof hw->node.source, src, based);
+	ydoc_int(d, node, "gpus", req | YD_POSITIVE, &hw->node.gpus);
+	fabric = (int)hw->node.fabric;
+	ydoc_enum(d, node, "fabric", req, fabric_names, &fabric);
 	hw->node.fabric = (enum fabric)fabric;
-	ydoc_double(d, node, "link_gbps", YD_REQUIRED | YD_POSITIVE, &hw->node.link_gbps);
+	ydoc_double(d, node, "link_gbps", req | YD_POSITIVE, &hw->node.link_gbps);
 
-	ydoc_map(d, root, "network", YD_REQUIRED, &net);
+	ydoc_map(d, root, "network", req, &net);
 	ydoc_check_keys(d, net, net_keys);
-	read_source(d, net, hw->net.source, sizeof hw->net.source, src);
-	ydoc_int(d, net, "nics", YD_REQUIRED | YD_POSITIVE, &hw->net.nics);
-	ydoc_double(d, net, "nic_gbps", YD_REQUIRED | YD_POSITIVE, &hw->net.nic_gbps);
-	ydoc_double(d, net, "latency_us", YD_REQUIRED | YD_NONNEG, &hw->net.latency_us);
-	hw->net.oversubscription = 1.0;
+	read_source_over(d, net, hw->net.source, sizeof hw->net.source, src, based);
+	ydoc_int(d, net, "nics", req | YD_POSITIVE, &hw->net.nics);
+	ydoc_double(d, net, "nic_gbps", req | YD_POSITIVE, &hw->net.nic_gbps);
+	ydoc_double(d, net, "latency_us", req | YD_NONNEG, &hw->net.latency_us);
+	if (!based)
+		hw->net.oversubscription = 1.0;
 	if (ydoc_double(d, net, "oversubscription", YD_POSITIVE, &hw->net.oversubscription) == 1 &&
 	    hw->net.oversubscription < 1.0)
 		ydoc_error(d, ynode_get(net, "oversubscription"), "network.oversubscription: must be >= 1, got %g",
 			   hw->net.oversubscription);
 
-	for (int sc = 0; sc < SCOPE_N; sc++)
+	for (int sc = 0; sc < SCOPE_N && !based; sc++)
 		for (int op = 0; op < COLL_NOPS; op++)
 			snprintf(hw->coll[sc][op].source, sizeof hw->coll[sc][op].source,
 				 "fallback: ring formula from %s", sc == SCOPE_INTRA ? "node.link_gbps" : "network");
@@ -518,7 +582,9 @@ int hwload_parse(struct ydoc *d, struct hwmodel *hw)
 		ydoc_check_keys(d, cost, cost_keys);
 		ydoc_double(d, cost, "usd_per_gpu_hour", YD_NONNEG, &hw->usd_per_gpu_hour);
 	}
-	snprintf(hw->host.source, sizeof hw->host.source, "none: no host section, the host keeps ahead of the GPU");
+	if (!based)
+		snprintf(hw->host.source, sizeof hw->host.source,
+			 "none: no host section, the host keeps ahead of the GPU");
 	if (ydoc_map(d, root, "host", 0, &host) == 1)
 		read_host(d, host, &hw->host, src);
 	return ydoc_errors(d) ? GS_EINVAL : 0;

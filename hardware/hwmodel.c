@@ -4,10 +4,12 @@
  *
  * Invariant: the lookups read only models that hwload_parse accepted (positive peaks, bandwidths and tile
  * sizes, strictly increasing table axes), so they never divide by zero and always return a finite value. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "hardware/hwmodel_internal.h"
 #include "util/diag.h"
@@ -100,7 +102,14 @@ int hwmodel_unknown_preset(const char *file, int line, int col, const char *name
 	return diag_error(file, line, col, "unknown hardware preset '%s' (%spresets: %s)", name, hint, list);
 }
 
-static struct hwmodel *load_doc(struct ydoc *d, const char *path, int *err, bool fallback);
+/* The files being loaded, outermost first, to find a cycle of `base:` references. */
+#define HW_MAX_BASE_DEPTH 8
+struct base_chain {
+	int n;
+	char id[HW_MAX_BASE_DEPTH][512];  /* the file's path as given; a preset's is hardware/NAME.yaml */
+};
+
+static struct hwmodel *load_doc(struct ydoc *d, const char *path, int *err, bool fallback, struct base_chain *chain);
 
 /* A model without a fused attention entry (a calibration that measured only the unfused path) takes the fused
  * entry of the built-in preset for the same GPU (gpu.name), its source saying so. Presets all have one. */
@@ -110,8 +119,9 @@ static int attn_from_preset(struct hwmodel *hw)
 		return 0;
 	for (const struct hw_preset *p = hw_presets; p->name; p++) {
 		int e = 0;
+		struct base_chain chain = { 0 };
 		struct ydoc *d = ydoc_load_string(p->name, p->text, strlen(p->text), &e);
-		struct hwmodel *pre = d ? load_doc(d, p->name, &e, false) : NULL;  /* no fallback: no recursion */
+		struct hwmodel *pre = d ? load_doc(d, p->name, &e, false, &chain) : NULL;  /* no fallback: no recursion */
 		if (pre && strcmp(pre->gpu.name, hw->gpu.name) == 0 && pre->gpu.attn[ATTN_FUSED].present) {
 			struct hw_attn *a = &hw->gpu.attn[ATTN_FUSED];
 			*a = pre->gpu.attn[ATTN_FUSED];
@@ -128,14 +138,152 @@ static int attn_from_preset(struct hwmodel *hw)
 			  hw->gpu.name);
 }
 
-static struct hwmodel *load_doc(struct ydoc *d, const char *path, int *err, bool fallback)
+/* The model a `base:` value names, loaded with its own bases: a preset name, or a path relative to the directory
+ * of the file that names it. NULL after an error at the value's place in d (unknown preset, unreadable file, a
+ * cycle, too deep) or in the base's own file. */
+static struct hwmodel *load_base(struct ydoc *d, const struct ynode *base, const char *path, struct base_chain *chain,
+				 int *err)
 {
-	struct hwmodel *hw = xcalloc(1, sizeof *hw);
+	const char *name = ynode_str(base);
+	char file[512];
+	struct ydoc *bd = NULL;
+	if (hwmodel_is_preset_name(name)) {
+		snprintf(file, sizeof file, "hardware/%s.yaml", name);
+	} else {
+		const char *slash = strrchr(path, '/');
+		if (name[0] == '/' || !slash || hwmodel_is_preset_name(path))
+			snprintf(file, sizeof file, "%s", name);
+		else
+			snprintf(file, sizeof file, "%.*s/%s", (int)(slash - path), path, name);
+	}
+	for (int i = 0; i < chain->n; i++)
+		if (strcmp(chain->id[i], file) == 0) {
+			char cyc[1024];
+			size_t used = 0;
+			for (int j = i; j < chain->n && used < sizeof cyc; j++)
+				used += (size_t)snprintf(cyc + used, sizeof cyc - used, "%s -> ", chain->id[j]);
+			if (used < sizeof cyc)
+				snprintf(cyc + used, sizeof cyc - used, "%s", file);
+			*err = ydoc_error(d, base, "base: '%s' makes a cycle of bases (%s)", name, cyc);
+			return NULL;
+		}
+	if (chain->n == HW_MAX_BASE_DEPTH) {
+		*err = ydoc_error(d, base, "base: more than %d nested bases", HW_MAX_BASE_DEPTH);
+		return NULL;
+	}
+	if (hwmodel_is_preset_name(name)) {
+		const char *text = hwmodel_preset_text(name);
+		if (!text) {
+			*err = hwmodel_unknown_preset(ydoc_file(d), ynode_line(base), ynode_col(base), name);
+			return NULL;
+		}
+		bd = ydoc_load_string(file, text, strlen(text), err);
+	} else {
+		struct stat st;
+		if (stat(file, &st) != 0) {
+			*err = ydoc_error(d, base, "base: cannot read '%s' (%s); give a preset name (gpusim presets) or a "
+					  "path relative to this file", file, strerror(errno));
+			return NULL;
+		}
+		if (!S_ISREG(st.st_mode)) {  /* a device or FIFO (/dev/zero, /dev/stdin) would never end */
+			*err = ydoc_error(d, base, "base: '%s' is not a regular file", file);
+			return NULL;
+		}
+		bd = ydoc_load_file(file, err);
+	}
+	return bd ? load_doc(bd, file, err, false, chain) : NULL;
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* hw->origin of a model as loaded: a part whose source begins "measured" came from measurement (the file's path),
+ * the rest from the preset or file itself (docs/hardware-model.md, "Origin"). */
+static void origin_set(struct hwmodel *hw)
+{
+	struct hw_origin *o = &hw->origin;
+	char what[200], stem[96] = "";
+	const char *base = starts_with(hw->path, "hardware/") ? hw->path + 9 : "";  /* after "hardware/" */
+	size_t n = strlen(base);
+	if (!strchr(base, '/') && n > 5 && n - 5 < sizeof stem &&
+	    strcmp(base + n - 5, ".yaml") == 0)
+		snprintf(stem, sizeof stem, "%.*s", (int)(n - 5), base);
+	if (stem[0] && hwmodel_preset_text(stem))
+		snprintf(what, sizeof what, "preset %s", stem);
+	else
+		snprintf(what, sizeof what, "file %.120s%s%.60s", hw->path, hw->base[0] ? ", base " : "", hw->base);
+	int host_gpus = o->host_gpus;
+	enum fabric host_fabric = o->host_fabric;
+	memset(o, 0, sizeof *o);
+	o->host_gpus = host_gpus;
+	o->host_fabric = host_fabric;
+	o->calibrated = starts_with(hw->gpu.source, "measured: gpusim calibrate");
+	if (starts_with(hw->gpu.source, "measured"))
+		snprintf(o->gpu, sizeof o->gpu, "measured (%.150s)", hw->path);
+	else
+		snprintf(o->gpu, sizeof o->gpu, "%s", what);
+	for (int op = 0; op < COLL_NOPS; op++) {
+		const struct coll_model *cm = &hw->coll[SCOPE_INTRA][op];
+		if (!starts_with(cm->source, "measured"))
+			continue;
+		for (int i = 0; i < cm->ntables; i++)
+			o->measured_group = cm->tables[i].n > o->measured_group ? cm->tables[i].n : o->measured_group;
+		for (int i = 0; i < cm->nlines; i++)
+			o->measured_group = cm->lines[i].n > o->measured_group ? cm->lines[i].n : o->measured_group;
+	}
+	if (o->measured_group >= 2)
+		snprintf(o->intra, sizeof o->intra, "measured (%.150s) for groups of 2 to %d", hw->path, o->measured_group);
+	else
+		snprintf(o->intra, sizeof o->intra, "%s", what);
+	if (starts_with(hw->node.source, "measured") && !host_gpus)
+		snprintf(o->node, sizeof o->node, "the measuring host (%.120s): nodes of %d", hw->path, hw->node.gpus);
+	else
+		snprintf(o->node, sizeof o->node, "%s", what);
+}
+
+static struct hwmodel *load_doc(struct ydoc *d, const char *path, int *err, bool fallback, struct base_chain *chain)
+{
+	struct hwmodel *hw = NULL;
+	const struct ynode *base = ynode_get(ydoc_root(d), "base");
+	int rc = 0;
+	if (chain->n < HW_MAX_BASE_DEPTH)
+		snprintf(chain->id[chain->n++], sizeof chain->id[0], "%s", path);
+	struct hwmodel *base_model = NULL;  /* kept for a calibration with a base: composed into it below */
+	if (base && ynode_kind(base) == YNODE_SCALAR && !ynode_is_null(base)) {
+		hw = load_base(d, base, path, chain, &rc);
+		if (!hw) {
+			ydoc_free(d);
+			if (err)
+				*err = rc ? rc : GS_EINVAL;
+			return NULL;
+		}
+		snprintf(hw->base, sizeof hw->base, "%s", ynode_str(base));
+		if (fallback)
+			base_model = hwmodel_copy(hw);
+	} else {
+		hw = xcalloc(1, sizeof *hw);
+	}
 	snprintf(hw->path, sizeof hw->path, "%s", path);
-	int rc = hwload_parse(d, hw);
+	/* calibrate's based files record their host under meta.node: such a file claims only what it measured */
+	bool gpu_only = ynode_kind(ynode_get(ynode_get(ydoc_root(d), "meta"), "node")) == YNODE_MAP;
+	rc = hwload_parse(d, hw, base != NULL);
 	ydoc_free(d);
 	if (rc == 0 && fallback)
 		rc = attn_from_preset(hw);
+	if (rc == 0 && fallback)
+		origin_set(hw);
+	if (rc == 0 && base_model && gpu_only && hw->origin.calibrated) {
+		/* a calibration that names its base claims the GPU and the collectives it measured: the same model as
+		 * --hw BASE --gpu FILE, measured curves used only where the base's node is of the measured kind */
+		struct hwmodel *c = hwmodel_compose(base_model, hw);
+		snprintf(c->name, sizeof c->name, "%s", hw->name);
+		snprintf(c->path, sizeof c->path, "%s", hw->path);
+		hwmodel_free(hw);
+		hw = c;
+	}
+	hwmodel_free(base_model);
 	if (err)
 		*err = rc;
 	if (rc != 0) {
@@ -147,12 +295,14 @@ static struct hwmodel *load_doc(struct ydoc *d, const char *path, int *err, bool
 
 struct hwmodel *hwmodel_load_string(const char *name, const char *text, int *err)
 {
+	struct base_chain chain = { 0 };
 	struct ydoc *d = ydoc_load_string(name, text, strlen(text), err);
-	return d ? load_doc(d, name, err, true) : NULL;
+	return d ? load_doc(d, name, err, true, &chain) : NULL;
 }
 
 struct hwmodel *hwmodel_load(const char *name_or_path, int *err)
 {
+	struct base_chain chain = { 0 };
 	if (hwmodel_is_preset_name(name_or_path)) {
 		const char *text = hwmodel_preset_text(name_or_path);
 		if (!text) {
@@ -163,10 +313,54 @@ struct hwmodel *hwmodel_load(const char *name_or_path, int *err)
 		}
 		char file[160];
 		snprintf(file, sizeof file, "hardware/%s.yaml", name_or_path);
-		return hwmodel_load_string(file, text, err);
+		struct ydoc *d = ydoc_load_string(file, text, strlen(text), err);
+		return d ? load_doc(d, file, err, true, &chain) : NULL;
 	}
 	struct ydoc *d = ydoc_load_file(name_or_path, err);
-	return d ? load_doc(d, name_or_path, err, true) : NULL;
+	return d ? load_doc(d, name_or_path, err, true, &chain) : NULL;
+}
+
+static double *dup_doubles(const double *a, int n)
+{
+	if (!a || n <= 0)
+		return NULL;
+	double *c = xcalloc((size_t)n, sizeof *c);
+	memcpy(c, a, (size_t)n * sizeof *c);
+	return c;
+}
+
+struct hwmodel *hwmodel_copy(const struct hwmodel *src)
+{
+	struct hwmodel *hw = xcalloc(1, sizeof *hw);
+	*hw = *src;
+	for (int dt = 0; dt < DT_COUNT; dt++) {
+		struct gemm_table *t = &hw->gpu.gemm[dt];
+		long long cells = (long long)t->nm * t->nn * t->nk;
+		t->m = dup_doubles(t->m, t->nm);
+		t->n = dup_doubles(t->n, t->nn);
+		t->k = dup_doubles(t->k, t->nk);
+		t->eff = dup_doubles(t->eff, (int)cells);
+	}
+	for (int sc = 0; sc < SCOPE_N; sc++)
+		for (int op = 0; op < COLL_NOPS; op++) {
+			struct coll_model *cm = &hw->coll[sc][op];
+			const struct coll_model *o = &src->coll[sc][op];
+			cm->lines = NULL;
+			cm->tables = NULL;
+			if (o->nlines) {
+				cm->lines = xcalloc((size_t)o->nlines, sizeof *cm->lines);
+				memcpy(cm->lines, o->lines, (size_t)o->nlines * sizeof *cm->lines);
+			}
+			if (o->ntables) {
+				cm->tables = xcalloc((size_t)o->ntables, sizeof *cm->tables);
+				for (int i = 0; i < o->ntables; i++) {
+					cm->tables[i] = o->tables[i];
+					cm->tables[i].bytes = dup_doubles(o->tables[i].bytes, o->tables[i].npts);
+					cm->tables[i].time_us = dup_doubles(o->tables[i].time_us, o->tables[i].npts);
+				}
+			}
+		}
+	return hw;
 }
 
 void hwmodel_free(struct hwmodel *hw)

@@ -6,6 +6,7 @@
 #define HWMODEL_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include "util/dtype.h"
 
 enum coll_op {
@@ -147,9 +148,26 @@ struct hw_host {
 	char source[128];
 };
 
+/* Where the parts of a model came from (docs/hardware-model.md, "Origin"): each a short phrase beginning with
+ * "measured", "preset" or "file" (a hand-written model), shown by predict's table, the JSON report's `origin`
+ * object and `presets show`. */
+struct hw_origin {
+	char gpu[200];           /* the gpu section (rates, attention, launch, power) and host costs */
+	char intra[240];         /* collectives inside a node */
+	char node[200];          /* node and network (inter-node collectives) */
+	char note[480];          /* assumptions made composing or retargeting; "" when none */
+	int measured_group;      /* largest intra-node group measured (tables or lines with that n); 0 none */
+	bool calibrated;         /* the file was written by gpusim calibrate (source "measured: gpusim calibrate") */
+	int host_gpus;           /* meta.node.gpus: the measuring host's node, which a based calibration records as a
+				  * fact, not as the model's node (0: not recorded; then node is the host's) */
+	enum fabric host_fabric; /* meta.node.fabric, with host_gpus */
+	bool composed;           /* made by hwmodel_compose (--gpu) */
+};
+
 struct hwmodel {
 	char name[64];
 	char path[512];
+	char base[160];                   /* the file's `base:` value ("" when none): the model it overrides */
 	struct hw_gpu gpu;
 	struct hw_node node;
 	struct hw_net net;
@@ -158,14 +176,37 @@ struct hwmodel {
 	double overlap_comm_slowdown;     /* collective time *= 1+x while compute runs beside it */
 	double usd_per_gpu_hour;          /* 0 = unknown */
 	struct hw_host host;              /* all 0 when the file has no host section */
+	struct hw_origin origin;
 };
 
-/* hwmodel_load: name is a preset name ("h100-dgx", see hwmodel_preset_names) or a YAML path.
+/* hwmodel_load: name is a preset name ("h100-dgx", see hwmodel_preset_names) or a YAML path. A file may say
+ * `base: PRESET|PATH` (a path relative to the file) and give only what it overrides: the base is loaded first (its
+ * own base too), maps merge key by key, a given list replaces the base's; a cycle or an unknown base is an error
+ * at the `base:` value (docs/hardware-model.md, "Bases").
  * Returns a new model (caller frees with hwmodel_free) or NULL after printing file:line:col errors;
  * *err gets GS_EINVAL (bad file or unknown preset) or GS_EENV (cannot read). */
 struct hwmodel *hwmodel_load(const char *name_or_path, int *err);
 struct hwmodel *hwmodel_load_string(const char *name, const char *text, int *err);
 void hwmodel_free(struct hwmodel *hw);
+/* hwmodel_copy: a deep copy (tables included), freed with hwmodel_free. */
+struct hwmodel *hwmodel_copy(const struct hwmodel *hw);
+/* hwmodel_compose: a measured GPU inside a cluster's node (issue 12; docs/hardware-model.md, "Compose"): a new
+ * model with measured's gpu section (GEMM rates and tables, memory-bound rates, attention, launch, power) and host
+ * costs, and cluster's node, network, inter-node collectives and cost. Intra-node collectives: when the measured
+ * node is the same kind as the cluster's (same GPU name and fabric), the measured curves for groups of up to the
+ * measured group size, and for larger groups on an NVSwitch node the measured curves grown by NCCL's ring
+ * (docs/hardware-model.md, "Growing a node"); otherwise the cluster's. origin says which part came from where,
+ * origin.note the assumptions. Returns a new model (hwmodel_free). */
+struct hwmodel *hwmodel_compose(const struct hwmodel *cluster, const struct hwmodel *measured);
+/* hwmodel_retarget: measured's GPU efficiencies (achieved/peak) carried to the GPU of preset target (--target-gpu):
+ * the GPU's name, SM count, memory, HBM bandwidth and peaks become target's; GEMM tables, attention and memory
+ * efficiencies stay fractions of the (new) peaks; measured attention rates (TFLOP/s rows) scale by the peak ratio.
+ * Modifies hw in place and writes the assumption into hw->origin.note. */
+void hwmodel_retarget(struct hwmodel *hw, const struct hwmodel *target);
+
+/* hwmodel_write: hw as one complete gpusim-hw/1 file (no `base:`; every section with its source; numbers with 17
+ * significant digits, so loading the text gives the same model). */
+void hwmodel_write(FILE *f, const struct hwmodel *hw);
 /* NULL-terminated list of built-in preset names, sorted; owned by the library (do not free). */
 const char *const *hwmodel_preset_names(void);
 /* The YAML text of a preset, or NULL. */

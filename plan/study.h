@@ -15,6 +15,7 @@ struct plan_study_spec {
 	const char *scenario;         /* scenario YAML path */
 	const char *const *hw;        /* nhw hardware presets or files; nhw 0: the scenario's own */
 	int nhw;
+	const char *gpu;              /* --gpu FILE: a calibrated GPU composed into every model (hwmodel_compose) */
 	const int *gpus;              /* ngpus GPU counts */
 	int ngpus;
 	int top;                      /* layouts listed per option (K) */

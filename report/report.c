@@ -59,6 +59,12 @@ static int fields(const struct result *r, struct field *out)
 	struct field all[] = {
 		FSTR("scenario", r->scenario),
 		FSTR("hardware", r->hardware),
+		FBEGIN("origin"),  /* entries 2..7: dropped below unless r->origin.shown */
+		FSTR("gpu", r->origin.gpu),
+		FSTR("intra_node_collectives", r->origin.intra),
+		FSTR("node_network", r->origin.node),
+		FSTR("assumptions", r->origin.note),
+		FEND,
 		FINT("gpus", r->gpus),
 		FDBL("step_time_s", r->step_time_s),
 		FDBL("tokens_per_s", r->tokens_per_s),
@@ -101,6 +107,10 @@ static int fields(const struct result *r, struct field *out)
 	};
 	int n = (int)(sizeof all / sizeof all[0]);
 	memcpy(out, all, sizeof all);
+	if (!r->origin.shown) {  /* a preset or hand-written model: no origin object (docs/output.md) */
+		memmove(out + 2, out + 8, (size_t)(n - 8) * sizeof *out);
+		n -= 6;
+	}
 	return n;
 }
 
@@ -220,6 +230,13 @@ static int write_table(FILE *f, const struct result *r)
 
 	fprintf(f, "%-16s %s\n", "scenario", r->scenario);
 	fprintf(f, "%-16s %s\n", "hardware", r->hardware);
+	if (r->origin.shown) {
+		fprintf(f, "  %-14s %s\n", "gpu from", r->origin.gpu);
+		fprintf(f, "  %-14s %s\n", "collectives", r->origin.intra);
+		fprintf(f, "  %-14s %s\n", "node, network", r->origin.node);
+		if (r->origin.note[0])
+			fprintf(f, "  %-14s %s\n", "assumed", r->origin.note);
+	}
 	fprintf(f, "%-16s %d (dp %d x tp %d x pp %d)\n", "gpus", r->gpus, r->dp, r->tp, r->pp);
 	fprintf(f, "%-16s %s, micro batch %d, %d micro-batches", "schedule", schedule_name(r->schedule),
 		r->micro_batch, r->num_microbatches);

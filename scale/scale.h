@@ -65,6 +65,8 @@ struct scale_spec {
 	int ngpus;
 	const char *const *hw;       /* nhw hardware presets or files; nhw 0: the scenario's own */
 	int nhw;
+	const char *gpu;             /* --gpu FILE: a calibrated GPU composed into every model (NULL: none) */
+	const char *target_gpu;      /* --target-gpu PRESET with gpu (NULL: none) */
 	enum scale_mode mode;
 	int shard, nshards;          /* 1-based slice; 1/1 runs every row */
 	bool all_ranks;              /* predict_opts.all_ranks for every row */

@@ -315,7 +315,8 @@ static void tell(const struct scale_spec *sp, const struct scale_table *t, const
 static int load_hardware(const struct scale_spec *sp, int h, char (*names)[64], struct scenario *base,
 			 struct hwmodel **hw)
 {
-	struct scenario_overrides ov = { .hardware = sp->nhw ? sp->hw[h] : NULL };
+	struct scenario_overrides ov = { .hardware = sp->nhw ? sp->hw[h] : NULL, .gpu = sp->gpu,
+					 .target_gpu = sp->target_gpu };
 	int rc = scenario_load(sp->scenario, &ov, base);
 	if (rc == 0)
 		rc = scenario_load_hardware(base, hw);

@@ -296,6 +296,11 @@ static void read_hardware(struct ydoc *d, const struct ynode *root, const struct
 			  struct scenario *s)
 {
 	char value[512];
+	if (ov && ov->gpu && snprintf(s->gpu, sizeof s->gpu, "%s", ov->gpu) >= (int)sizeof s->gpu)
+		ydoc_error_at(d, 0, 0, "--gpu: name too long (at most %zu characters)", sizeof s->gpu - 1);
+	if (ov && ov->target_gpu &&
+	    snprintf(s->target_gpu, sizeof s->target_gpu, "%s", ov->target_gpu) >= (int)sizeof s->target_gpu)
+		ydoc_error_at(d, 0, 0, "--target-gpu: name too long (at most %zu characters)", sizeof s->target_gpu - 1);
 	if (ov && ov->hardware) {
 		ydoc_string(d, root, "hardware", 0, value, sizeof value); /* still checked for its type */
 		if (snprintf(s->hardware, sizeof s->hardware, "%s", ov->hardware) >= (int)sizeof s->hardware)
@@ -566,6 +571,47 @@ int scenario_load(const char *path, const struct scenario_overrides *ov, struct 
 	return err;
 }
 
+/* --gpu FILE and --target-gpu PRESET applied to the loaded *hw (docs/hardware-model.md, "Compose"), and the guard
+ * rail: a model from gpusim calibrate asked for more GPUs than its node holds gets a one-line warning. */
+static int compose_gpu(const struct scenario *s, struct hwmodel **hw)
+{
+	int err = 0;
+	if (s->gpu[0]) {
+		struct hwmodel *m = hwmodel_load(s->gpu, &err);
+		if (!m) {
+			hwmodel_free(*hw);
+			*hw = NULL;
+			return err ? err : GS_EINVAL;
+		}
+		struct hwmodel *c = hwmodel_compose(*hw, m);
+		hwmodel_free(m);
+		hwmodel_free(*hw);
+		*hw = c;
+	}
+	if (s->target_gpu[0]) {
+		if (!hwmodel_is_preset_name(s->target_gpu) || !hwmodel_preset_text(s->target_gpu)) {
+			hwmodel_free(*hw);
+			*hw = NULL;
+			return hwmodel_unknown_preset(NULL, 0, 0, s->target_gpu);
+		}
+		struct hwmodel *t = hwmodel_load(s->target_gpu, &err);
+		if (!t) {
+			hwmodel_free(*hw);
+			*hw = NULL;
+			return err ? err : GS_EINVAL;
+		}
+		hwmodel_retarget(*hw, t);
+		hwmodel_free(t);
+	}
+	int gpus = s->par.gpus;
+	if ((*hw)->origin.calibrated && gpus > (*hw)->node.gpus)
+		diag_warning("'%s' is a calibration of %d GPU%s; %d GPUs become %d such nodes joined by its network; to "
+			     "predict a cluster, put the measured GPU in a preset's node: --hw PRESET --gpu %s",
+			     (*hw)->name, (*hw)->node.gpus, (*hw)->node.gpus == 1 ? "" : "s", gpus,
+			     (gpus + (*hw)->node.gpus - 1) / (*hw)->node.gpus, (*hw)->path);
+	return 0;
+}
+
 int scenario_load_hardware(const struct scenario *s, struct hwmodel **out)
 {
 	const char *file = s->hardware_line > 0 ? s->path : NULL;
@@ -585,6 +631,8 @@ int scenario_load_hardware(const struct scenario *s, struct hwmodel **out)
 	struct hwmodel *hw = hwmodel_load(s->hardware, &err);
 	if (!hw)
 		return err ? err : GS_EINVAL;
+	if ((err = compose_gpu(s, &hw)) != 0)
+		return err;
 	enum dtype dt = s->model.dtype;
 	if (!(hw->gpu.peak_tflops[dt] > 0)) {
 		diag_error(file, line, col, "hardware '%s' has no %s peak (gpu.peak_tflops.%s), so model.dtype %s "

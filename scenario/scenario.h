@@ -133,12 +133,16 @@ struct scenario {
 	struct parallel_cfg par;
 	char hardware[512];    /* preset name or YAML path (relative paths resolved against the scenario's folder) */
 	int hardware_line, hardware_col;  /* position of the hardware value; 0 when it came from --hw */
+	char gpu[512];         /* --gpu FILE: a calibrated GPU composed into the hardware's node ("" none) */
+	char target_gpu[64];   /* --target-gpu PRESET: the measured GPU carried to that preset's GPU ("" none) */
 };
 
 /* Command-line overrides applied before validation, so errors still point into the file. 0 = not set. */
 struct scenario_overrides {
 	int gpus;               /* --gpus N: dp is re-derived as N/(tp*pp) */
 	const char *hardware;   /* --hw FILE|PRESET */
+	const char *gpu;        /* --gpu FILE: a calibrated GPU inside the hardware's node (hwmodel_compose) */
+	const char *target_gpu; /* --target-gpu PRESET: that GPU carried to the preset's GPU (hwmodel_retarget) */
 };
 
 /* scenario_load: parse and check path. Returns 0, or GS_EINVAL after printing every error as

@@ -569,9 +569,12 @@ static void build_stage(struct ctx *c, struct stage_info *info)
 		if (c->s == c->p - 1)
 			params += vocab_params_local(c);
 	}
-	/* ZeRO >= 1: each replica updates its 1/dp of the parameters */
+	/* ZeRO >= 1: each replica updates its 1/dp of the parameters; MoE: the routed experts' 1/edp, the share of
+	 * the expert-data-parallel group that holds the same experts */
 	int zero = sc->par.dp > 1 ? sc->par.zero : 0, dp = sc->par.dp;
-	double t_opt = ops_optimizer_s(&c->oc, zero ? params / dp : params);
+	double ex = c->v * c->Lv * moe_expert_params_local(sc);
+	double shard = (params - ex) / dp + ex / moe_edp(sc);
+	double t_opt = ops_optimizer_s(&c->oc, zero ? shard : params);
 	program_unit_begin(c->prog);
 	program_op(c->prog, "optimizer", t_opt, CAT_OPTIMIZER, -1, -1);
 	program_add_time(c->prog, 1, t_opt);
@@ -595,11 +598,9 @@ static void build_stage(struct ctx *c, struct stage_info *info)
 	info->gradients = params * mem_grad_bytes_per_param(sc);
 	if (dp > 1 && sc->par.dp_bucket_copy && zero < 2)  /* PyTorch DDP's buckets: a second gradient buffer */
 		info->gradients *= 2;
-	info->optimizer = params * mem_optimizer_bytes_per_param(sc);
-	if (zero >= 1)
-		info->optimizer /= dp;
-	if (zero >= 2)
-		info->gradients /= dp;
+	info->optimizer = (zero >= 1 ? shard : params) * mem_optimizer_bytes_per_param(sc);
+	if (zero >= 2 && params > 0)
+		info->gradients *= shard / params;
 	if (zero == 3)  /* own shard plus the two gathered layers in flight */
 		info->weights = info->weights / dp + 2 * zero3_layer_params(c, c->s, 0) * mem_weight_bytes_per_param(sc);
 	info->activations = peak;

@@ -158,10 +158,24 @@ double moe_layer_params_local(const struct scenario *sc, int linear_only)
 	const struct model_cfg *m = &sc->model;
 	double h = m->hidden, kv_dim = h * m->kv_heads / m->heads;
 	double attn = (2.0 * h * h + 2.0 * h * kv_dim) / sc->par.tp;
-	double experts = (double)m->moe.experts / sc->par.ep * scenario_expert_params(sc) / scenario_etp(sc);
+	double experts = moe_expert_params_local(sc);
 	double shared = scenario_shared_expert_params(sc) / sc->par.tp;
 	double rest = linear_only ? 0 : (double)m->moe.experts * h + 2.0 * h;
 	return attn + experts + shared + rest;
+}
+
+double moe_expert_params_local(const struct scenario *sc)
+{
+	const struct moe_cfg *mo = &sc->model.moe;
+	if (mo->experts == 0)
+		return 0;
+	return (double)mo->experts / sc->par.ep * scenario_expert_params(sc) / scenario_etp(sc);
+}
+
+int moe_edp(const struct scenario *sc)
+{
+	int g = (sc->par.ep > 1 ? sc->par.ep : 1) * scenario_etp(sc);  /* a scenario built by hand may leave ep 0 */
+	return sc->par.tp * sc->par.dp / g > 0 ? sc->par.tp * sc->par.dp / g : 1;
 }
 
 double moe_mlp_act_bytes(const struct scenario *sc, double tokens, double xe)

@@ -19,6 +19,11 @@ int moe_mlp_bwd(const struct opctx *c, struct opcost *out, int n);
 /* Parameters of one layer on one rank: attention / tp, norms, the router (replicated), shared experts / tp and
  * experts/ep routed experts / etp. linear_only: without norms and router (the weights FP8 quantizes). */
 double moe_layer_params_local(const struct scenario *sc, int linear_only);
+/* The routed experts' parameters of one layer on one rank (experts/ep experts / etp; 0 without model.moe), and
+ * the expert-data-parallel group that holds the same experts: tp*dp/(ep*etp) ranks (Megatron's EDP group),
+ * over which the distributed optimizer (ZeRO) shards their state. */
+double moe_expert_params_local(const struct scenario *sc);
+int moe_edp(const struct scenario *sc);
 /* Bytes the MLP part of a layer saves for the backward, one micro-batch (xe: bytes per element of a saved
  * linear-layer input: the model dtype, or the FP8 copy). */
 double moe_mlp_act_bytes(const struct scenario *sc, double tokens, double xe);

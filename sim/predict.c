@@ -255,6 +255,12 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 			out->tasks += (long long)b.progs[i].count[k] * cfg.dp_sim * cfg.tp_sim;
 	out->simulated_ranks = sim_nranks(s);
 	snprintf(out->hardware, sizeof out->hardware, "%s", hw->name);
+	out->origin.shown = hw->origin.composed || hw->origin.note[0] || strncmp(hw->origin.gpu, "measured", 8) == 0 ||
+			    strncmp(hw->origin.intra, "measured", 8) == 0;
+	snprintf(out->origin.gpu, sizeof out->origin.gpu, "%s", hw->origin.gpu);
+	snprintf(out->origin.intra, sizeof out->origin.intra, "%s", hw->origin.intra);
+	snprintf(out->origin.node, sizeof out->origin.node, "%s", hw->origin.node);
+	snprintf(out->origin.note, sizeof out->origin.note, "%s", hw->origin.note);
 	snprintf(out->scenario, sizeof out->scenario, "%s", sc->name);
 	if (trace)
 		trace_end(trace, out->step_time_s, out->critical_stage);

@@ -60,6 +60,12 @@ struct result {
 	double sim_wall_s;
 	char hardware[64];
 	char scenario[128];
+	/* where the hardware model's parts came from (hw->origin): shown in reports when shown is true, i.e. when
+	 * a part was measured or the model was composed (--gpu) or retargeted (docs/output.md, origin) */
+	struct {
+		bool shown;
+		char gpu[200], intra[240], node[200], note[480];
+	} origin;
 };
 
 /* predict_run: simulate one training step. 0, or a negative GS_* code after printing the reason: GS_EINVAL when

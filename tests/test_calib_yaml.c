@@ -300,6 +300,47 @@ static void test_writer(void)
 	}
 	c.id.host_gpus = 0;
 
+	/* a base that is a built-in preset: the file claims only what it measured. It names the preset as its base,
+	 * writes the host's node under meta.node (a fact) and no node, network, inter-node collectives or cost; loaded,
+	 * it is the measured GPU in the preset's node of 8, the measured collectives for groups of 2 (same GPU name,
+	 * NVSwitch as the preset) and grown for 4 and 8, and says so in its origin */
+	struct cal_base pb;
+	CHECK_INT(base_load(&pb, "h200-sxm"), 0);
+	struct hwyaml_opts o3 = {"h200x2-based", &pb};
+	c.id.nvswitch = true;
+	c.id.host_gpus = 2;
+	CHECK_INT(hwyaml_write(&c, &o3, path), 0);
+	CHECK(load(path, &d));
+	CHECK_STR(str(&d, "base"), "h200-sxm");
+	CHECK(get(&d, "node") == NULL);
+	CHECK(get(&d, "network") == NULL);
+	CHECK(get(&d, "cost") == NULL);
+	CHECK(get(&d, "collectives.inter") == NULL);
+	CHECK_NEAR(num(&d, "meta.node.gpus"), 2, 0);
+	CHECK_STR(str(&d, "meta.node.fabric"), "nvswitch");
+	CHECK_CONTAINS(str(&d, "source"), "node, network, inter-node collectives and cost not measured: base h200-sxm");
+	CHECK_CONTAINS(str(&d, "collectives.intra.all_reduce.source"), "measured:");
+	yaml_document_delete(&d);
+	hw = hwmodel_load(path, &err);
+	CHECK(hw != NULL);
+	if (hw) {
+		CHECK_STR(hw->name, "h200x2-based");
+		CHECK_INT(hw->node.gpus, 8);
+		CHECK(hw->origin.composed);
+		CHECK_CONTAINS(hw->origin.gpu, "measured (");
+		CHECK_CONTAINS(hw->origin.intra, "for groups of 2 to 2; groups of 3 to 8 grown");
+		CHECK_STR(hw->origin.node, "preset h200-sxm (node of 8, network)");
+		/* groups of 2: the measured 1 GiB time, 20 us + 1 GiB / 330 GB/s; of 4: t4(B / 1.5) = t2(B) + 4 x 1.9 */
+		CHECK_NEAR(hwmodel_coll_us(hw, SCOPE_INTRA, COLL_ALL_REDUCE, 2, 1073741824.0),
+			   20 + 1073741824.0 / 330e3, 1e-4);
+		CHECK_NEAR(hwmodel_coll_us(hw, SCOPE_INTRA, COLL_ALL_REDUCE, 4, 1073741824.0 / 1.5),
+			   20 + 1073741824.0 / 330e3 + 4 * 1.9, 1e-4);
+		hwmodel_free(hw);
+	}
+	base_release(&pb);
+	c.id.nvswitch = false;
+	c.id.host_gpus = 0;
+
 	/* an unwritable place: an error, and no file */
 	char bad[200];
 	snprintf(bad, sizeof bad, "%s/no/such/dir/x.yaml", dir);

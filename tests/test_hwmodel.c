@@ -454,6 +454,260 @@ static void test_measured_collectives(void)
 	hwmodel_free(hw);
 }
 
+/* Writes text to dir/name. */
+static void put_file(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* hwmodel_write of hw, as a string (caller frees). */
+static char *written(const struct hwmodel *hw)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	hwmodel_write(f, hw);
+	fclose(f);
+	return buf;
+}
+
+/* base: a file gives only what it overrides; bases nest (b -> a -> h100-dgx, a found relative to b); maps merge
+ * key by key, a given list replaces the base's; cycles and unknown bases are errors at the base: value; the
+ * merged model written by hwmodel_write (presets show FILE) loads back to the same numbers. */
+static void test_base(void)
+{
+	char dir[] = "/tmp/gpusim-base-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	put_file(dir, "a.yaml", "schema: gpusim-hw/1\nname: a\nbase: h100-dgx\nnode:\n  gpus: 4\n"
+				"network: {nic_gbps: 25}\n");
+	put_file(dir, "b.yaml", "schema: gpusim-hw/1\nname: b\nbase: a.yaml\ngpu:\n  peak_tflops: {bf16: 500}\n"
+				"collectives:\n  intra:\n    all_reduce:\n      lines:\n"
+				"        - {algo: ring, alpha_us: 10, step_us: 0, bus_gbps: 100}\n");
+	put_file(dir, "c1.yaml", "schema: gpusim-hw/1\nname: c1\nbase: c2.yaml\n");
+	put_file(dir, "c2.yaml", "schema: gpusim-hw/1\nname: c2\nbase: c1.yaml\n");
+	put_file(dir, "u.yaml", "schema: gpusim-hw/1\nname: u\nbase: h100-dxg\n");
+	put_file(dir, "m.yaml", "schema: gpusim-hw/1\nname: m\nbase: missing.yaml\n");
+	put_file(dir, "z.yaml", "schema: gpusim-hw/1\nname: z\nbase: /dev/zero\n");
+
+	int err = -1;
+	char path[600];
+	struct hwmodel *pre = hwmodel_load("h100-dgx", &err);
+	snprintf(path, sizeof path, "%s/b.yaml", dir);
+	struct hwmodel *hw = hwmodel_load(path, &err);
+	CHECK(hw != NULL && pre != NULL);
+	if (!hw || !pre)
+		return;
+	CHECK_STR(hw->name, "b");
+	CHECK_STR(hw->base, "a.yaml");
+	CHECK_INT(hw->node.gpus, 4);                                   /* from a.yaml */
+	CHECK_NEAR(hw->net.nic_gbps, 25, 0);                           /* from a.yaml */
+	CHECK_INT(hw->net.nics, pre->net.nics);                        /* the rest of network: the preset's */
+	CHECK_NEAR(hw->net.latency_us, pre->net.latency_us, 0);
+	CHECK_NEAR(hw->gpu.peak_tflops[DT_BF16], 500, 0);              /* from b.yaml */
+	CHECK_NEAR(hw->gpu.peak_tflops[DT_FP16], pre->gpu.peak_tflops[DT_FP16], 0);  /* merged map: kept */
+	CHECK_NEAR(hw->gpu.hbm_gbps, pre->gpu.hbm_gbps, 0);
+	CHECK_INT(hw->coll[SCOPE_INTRA][COLL_ALL_REDUCE].nlines, 1);  /* a given list replaces the preset's */
+	CHECK_INT(hw->coll[SCOPE_INTRA][COLL_ALL_REDUCE].ntables, 0);
+	/* 1 MB all-reduce over 8: 10 us + 1e6 * 2*7/8 / (100 * 1e3) = 10 + 17.5 = 27.5 us */
+	CHECK_NEAR(hwmodel_coll_us(hw, SCOPE_INTRA, COLL_ALL_REDUCE, 8, 1e6), 27.5, 1e-9);
+	CHECK_INT(hw->coll[SCOPE_INTRA][COLL_ALL_GATHER].nlines, pre->coll[SCOPE_INTRA][COLL_ALL_GATHER].nlines);
+
+	/* round trip: write, load, write gives the same text, and the same numbers as the merged model */
+	char *text = written(hw);
+	struct hwmodel *back = hwmodel_load_string("back.yaml", text, &err);
+	CHECK(back != NULL);
+	if (back) {
+		char *again = written(back);
+		const char *body1 = strstr(text, "\nschema:"), *body2 = strstr(again, "\nschema:");
+		CHECK(body1 && body2 && strcmp(body1, body2) == 0);
+		CHECK_INT(back->node.gpus, 4);
+		CHECK_NEAR(back->gpu.peak_tflops[DT_BF16], 500, 0);
+		CHECK_NEAR(back->gpu.gemm_max_eff, pre->gpu.gemm_max_eff, 0);
+		CHECK_NEAR(hwmodel_gemm_eff(back, DT_BF16, 4096, 8192, 8192), hwmodel_gemm_eff(hw, DT_BF16, 4096, 8192, 8192),
+			   0);
+		CHECK_NEAR(hwmodel_attn_tflops(back, ATTN_FUSED, DT_BF16, 4096, 128, true, true),
+			   hwmodel_attn_tflops(hw, ATTN_FUSED, DT_BF16, 4096, 128, true, true), 0);
+		CHECK_NEAR(hwmodel_coll_us(back, SCOPE_INTER, COLL_ALL_REDUCE, 8, 1e8),
+			   hwmodel_coll_us(hw, SCOPE_INTER, COLL_ALL_REDUCE, 8, 1e8), 0);
+		CHECK_STR(back->node.source, hw->node.source);
+		free(again);
+		hwmodel_free(back);
+	}
+	free(text);
+	/* a preset written and loaded back is the preset (measured tables and attention rows included) */
+	struct hwmodel *h2 = hwmodel_load("hardware/h200x2-measured.yaml", &err);
+	CHECK(h2 != NULL);
+	if (h2) {
+		text = written(h2);
+		back = hwmodel_load_string("back.yaml", text, &err);
+		CHECK(back != NULL);
+		if (back) {
+			for (int n = 2; n <= 8; n *= 2)
+				CHECK_NEAR(hwmodel_coll_us(back, SCOPE_INTRA, COLL_ALL_REDUCE, n, 3e6),
+					   hwmodel_coll_us(h2, SCOPE_INTRA, COLL_ALL_REDUCE, n, 3e6), 0);
+			CHECK_NEAR(hwmodel_gemm_eff(back, DT_BF16, 3000, 5000, 7000),
+				   hwmodel_gemm_eff(h2, DT_BF16, 3000, 5000, 7000), 0);
+			hwmodel_free(back);
+		}
+		free(text);
+		hwmodel_free(h2);
+	}
+	hwmodel_free(hw);
+	hwmodel_free(pre);
+
+	snprintf(path, sizeof path, "%s/c1.yaml", dir);
+	cap_begin();
+	hw = hwmodel_load(path, &err);
+	const char *out = cap_end();
+	CHECK(hw == NULL);
+	CHECK_INT(err, GS_EINVAL);
+	char want[1200];
+	snprintf(want, sizeof want, "gpusim: %s/c2.yaml:3:7: base: 'c1.yaml' makes a cycle of bases (%s/c1.yaml -> "
+		 "%s/c2.yaml -> %s/c1.yaml)\n", dir, dir, dir, dir);
+	CHECK_STR(out, want);
+	snprintf(path, sizeof path, "%s/u.yaml", dir);
+	cap_begin();
+	hw = hwmodel_load(path, &err);
+	out = cap_end();
+	CHECK(hw == NULL);
+	snprintf(want, sizeof want, "gpusim: %s/u.yaml:3:7: unknown hardware preset 'h100-dxg' (did you mean "
+		 "'h100-dgx'?", dir);
+	CHECK_CONTAINS(out, want);
+	snprintf(path, sizeof path, "%s/m.yaml", dir);
+	cap_begin();
+	hw = hwmodel_load(path, &err);
+	out = cap_end();
+	CHECK(hw == NULL);
+	snprintf(want, sizeof want, "gpusim: %s/m.yaml:3:7: base: cannot read '%s/missing.yaml'", dir, dir);
+	CHECK_CONTAINS(out, want);
+	snprintf(path, sizeof path, "%s/z.yaml", dir);  /* a device would never end: refused before reading */
+	cap_begin();
+	hw = hwmodel_load(path, &err);
+	out = cap_end();
+	CHECK(hw == NULL);
+	snprintf(want, sizeof want, "gpusim: %s/z.yaml:3:7: base: '/dev/zero' is not a regular file\n", dir);
+	CHECK_STR(out, want);
+	const char *names[] = { "a.yaml", "b.yaml", "c1.yaml", "c2.yaml", "u.yaml", "m.yaml", "z.yaml" };
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
+static const struct coll_table *intra_table(const struct hwmodel *hw, enum coll_op op, int n)
+{
+	const struct coll_model *cm = &hw->coll[SCOPE_INTRA][op];
+	for (int i = 0; i < cm->ntables; i++)
+		if (cm->tables[i].n == n)
+			return &cm->tables[i];
+	return NULL;
+}
+
+static int point(const struct coll_table *t, double bytes)
+{
+	for (int i = 0; t && i < t->npts; i++)
+		if (t->bytes[i] == bytes)
+			return i;
+	return -1;
+}
+
+/* hwmodel_compose: the 2x H200 calibration in the h200-sxm preset's node of 8 (same GPU, NVSwitch): groups of 2 are
+ * the measured tables; groups of 4 and 8 grow from them by NCCL's ring; the 1x H100 calibration in h100-dgx keeps
+ * the preset's collectives; the GPU is the measured one and the network the preset's. */
+static void test_compose(void)
+{
+	int err = 0;
+	struct hwmodel *m = hwmodel_load("hardware/h200x2-measured.yaml", &err);
+	struct hwmodel *pre = hwmodel_load("h200-sxm", &err);
+	CHECK(m && pre);
+	if (!m || !pre)
+		return;
+	CHECK(m->origin.calibrated);
+	CHECK_INT(m->origin.measured_group, 2);
+	CHECK_CONTAINS(m->origin.gpu, "measured (hardware/h200x2-measured.yaml)");
+	CHECK_STR(pre->origin.gpu, "preset h200-sxm");
+	struct hwmodel *c = hwmodel_compose(pre, m);
+	CHECK_INT(c->node.gpus, 8);
+	CHECK(c->origin.composed && !c->origin.calibrated);
+	CHECK_CONTAINS(c->origin.intra, "groups of 3 to 8 grown from them by NCCL's ring");
+	CHECK_NEAR(hwmodel_gemm_eff(c, DT_BF16, 4096, 4096, 4096), hwmodel_gemm_eff(m, DT_BF16, 4096, 4096, 4096), 0);
+	CHECK_NEAR(hwmodel_coll_us(c, SCOPE_INTER, COLL_ALL_REDUCE, 16, 1e8),
+		   hwmodel_coll_us(pre, SCOPE_INTER, COLL_ALL_REDUCE, 16, 1e8), 0);
+
+	const struct coll_table *t2 = intra_table(m, COLL_ALL_REDUCE, 2);
+	int big = point(t2, 1073741824.0), small = point(t2, 65536.0);
+	CHECK(big >= 0 && small >= 0);
+	if (big >= 0 && small >= 0) {
+		/* groups of 2: the measured table as it is */
+		CHECK_NEAR(hwmodel_coll_us(c, SCOPE_INTRA, COLL_ALL_REDUCE, 2, t2->bytes[big]), t2->time_us[big], 1e-12);
+		/* all-reduce on 4: busfactor 2(n-1)/n = 1 on 2 ranks, 1.5 on 4, so B bytes on 4 ranks move per link what
+		 * 1.5 B move on 2: t4(B / 1.5) = t2(B) + (steps 6 - 2) x step. 1 GiB on 2 ranks moves 512 MiB per link
+		 * step (> 64 KiB: LL128, 1.9 us); 64 KiB moves 32 KiB (LL, 0.6 us). */
+		CHECK_NEAR(hwmodel_coll_us(c, SCOPE_INTRA, COLL_ALL_REDUCE, 4, 1073741824.0 / 1.5),
+			   t2->time_us[big] + 4 * 1.9, 1e-9);
+		CHECK_NEAR(hwmodel_coll_us(c, SCOPE_INTRA, COLL_ALL_REDUCE, 4, 65536.0 / 1.5),
+			   t2->time_us[small] + 4 * 0.6, 1e-9);
+		/* on 8: busfactor 1.75, 14 steps: t8(B / 1.75) = t2(B) + 12 x 1.9 */
+		CHECK_NEAR(hwmodel_coll_us(c, SCOPE_INTRA, COLL_ALL_REDUCE, 8, 1073741824.0 / 1.75),
+			   t2->time_us[big] + 12 * 1.9, 1e-9);
+		/* against the preset's published 8-GPU ring (nccl-tests busbw 370 GB/s, tuning.cc Simple latencies; NVLS
+		 * off as in the validation runs): 1 GiB on 8 ranks, ring Simple 8.4 + 14 x 3.4 + 2^30 x 1.75 / 370e3 =
+		 * 5134.1 us; grown from the measured 2-GPU busbw (~345 GB/s at 2 GiB): within 10 % */
+		double ring = 8.4 + 14 * 3.4 + 1073741824.0 * 1.75 / 370e3;
+		double grown = hwmodel_coll_us(c, SCOPE_INTRA, COLL_ALL_REDUCE, 8, 1073741824.0);
+		CHECK(fabs(grown / ring - 1) < 0.10);
+	}
+	/* all-gather on 8 from 2: busfactor (n-1)/n = 0.5 -> 0.875, steps 1 -> 7: t8(B x 0.5 / 0.875) = t2(B) + 6 x 1.9 */
+	const struct coll_table *g2 = intra_table(m, COLL_ALL_GATHER, 2);
+	int gb = point(g2, 1073741824.0);
+	CHECK(gb >= 0);
+	if (gb >= 0)
+		CHECK_NEAR(hwmodel_coll_us(c, SCOPE_INTRA, COLL_ALL_GATHER, 8, 1073741824.0 * 0.5 / 0.875),
+			   g2->time_us[gb] + 6 * 1.9, 1e-9);
+	/* send/recv does not change with the group: busfactor 1, one step */
+	CHECK_NEAR(hwmodel_coll_us(c, SCOPE_INTRA, COLL_SEND_RECV, 8, 1e7),
+		   hwmodel_coll_us(m, SCOPE_INTRA, COLL_SEND_RECV, 2, 1e7), 1e-12);
+	hwmodel_free(c);
+	hwmodel_free(pre);
+	hwmodel_free(m);
+
+	/* one H100 measured in the h100-dgx node: no group measured, so every intra-node curve is the preset's */
+	m = hwmodel_load("hardware/h100x1-measured.yaml", &err);
+	pre = hwmodel_load("h100-dgx", &err);
+	CHECK(m && pre);
+	if (!m || !pre)
+		return;
+	CHECK_INT(m->origin.measured_group, 0);
+	c = hwmodel_compose(pre, m);
+	for (int op = 0; op < COLL_NOPS; op++)
+		CHECK_NEAR(hwmodel_coll_us(c, SCOPE_INTRA, (enum coll_op)op, 8, 3e6),
+			   hwmodel_coll_us(pre, SCOPE_INTRA, (enum coll_op)op, 8, 3e6), 0);
+	CHECK_STR(c->gpu.name, m->gpu.name);
+	CHECK_NEAR(c->gpu.mem_eff, m->gpu.mem_eff, 0);
+	CHECK_CONTAINS(c->origin.intra, "preset h100-dgx (none measured)");
+	CHECK_STR(c->origin.note, "");
+	/* --target-gpu: efficiencies kept, peaks the target's: a GEMM's achieved rate scales by the peak ratio */
+	struct hwmodel *h200 = hwmodel_load("h200-sxm", &err);
+	double eff = hwmodel_gemm_eff(c, DT_BF16, 8192, 8192, 8192);
+	hwmodel_retarget(c, h200);
+	CHECK_NEAR(hwmodel_gemm_eff(c, DT_BF16, 8192, 8192, 8192), eff, 1e-12);
+	CHECK_NEAR(c->gpu.peak_tflops[DT_BF16], h200->gpu.peak_tflops[DT_BF16], 0);
+	CHECK_NEAR(c->gpu.hbm_gbps, h200->gpu.hbm_gbps, 0);
+	CHECK_CONTAINS(c->origin.note, "GPU rates carried from NVIDIA H100 80GB HBM3 to");
+	hwmodel_free(h200);
+	hwmodel_free(c);
+	hwmodel_free(pre);
+	hwmodel_free(m);
+}
+
 /* gemm.model.dtype_eff and peak_tflops.fp4: the toy with fp8 and fp4 peaks and their own ceilings. */
 static void test_dtype_eff(void)
 {
@@ -504,5 +758,7 @@ int main(void)
 	test_ranges();
 	test_attention();
 	test_presets();
+	test_base();
+	test_compose();
 	return check_result();
 }

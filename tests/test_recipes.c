@@ -7,6 +7,7 @@
 #include "capture.h"
 #include "check.h"
 #include "scenario/scenario.h"
+#include "sim/build.h"
 #include "sim/fp8.h"
 #include "sim/memory.h"
 #include "sim/moe.h"
@@ -184,6 +185,58 @@ static void test_moe(const struct hwmodel *hw)
 	CHECK(strstr(cap_end(), "does not divide the tp*dp = 1*2 ranks") != NULL);
 }
 
+/* Ops named name in a stage program built with keep_ops. */
+static int count_ops(const struct program *p, const char *name)
+{
+	int k = 0;
+	for (size_t i = 0; i < p->nops; i++)
+		k += strcmp(p->ops[i].name, name) == 0;
+	return k;
+}
+
+/* The tasks the recipes add to a stage's program: 2 layers, dp 2, global batch 4 of micro-batch 1 = 2
+ * micro-batches. Delayed FP8: each layer's weights quantized once (the first micro-batch), an amax all-reduce
+ * after each micro-batch's forward and backward (2 + 2), 4 B for each of 2 layers x 8 tensors forward = 64 B.
+ * MoE with ep 2: dispatch and combine per layer and micro-batch, forward and backward: 2*2 of each name. */
+static void test_programs(const struct hwmodel *hw)
+{
+	struct scenario s;
+	struct build b;
+	CHECK_INT(load(&s, "", ", fp8: {recipe: delayed}", "dp: 2"), 0);
+	CHECK_INT(build_programs(&s, hw, 1, &b), 0);
+	CHECK_INT(count_ops(&b.progs[0], "fp8_weight_cast"), 2);
+	/* memory: each linear-layer parameter (qkv, proj 4*256^2, fc1, fc2 2*256*512: 524288 a layer) keeps its FP8
+	 * pair, 2 B: 2 layers x 524288 x 2 = 2097152 B more weights than the same run in bf16 */
+	double w8 = b.stages[0].weights;
+	struct build b16;
+	struct scenario s16;
+	CHECK_INT(load(&s16, "", "", "dp: 2"), 0);
+	CHECK_INT(build_programs(&s16, hw, 0, &b16), 0);
+	CHECK_NEAR(w8 - b16.stages[0].weights, 2097152, 1e-6);
+	build_release(&b16);
+	CHECK_INT(count_ops(&b.progs[0], "fp8_amax_allreduce"), 2);
+	CHECK_INT(count_ops(&b.progs[0], "fp8_amax_allreduce_bwd"), 2);
+	CHECK_INT(count_ops(&b.progs[0], "fp8_scale_update"), 4);
+	for (size_t i = 0; i < b.progs[0].nops; i++)
+		if (strcmp(b.progs[0].ops[i].name, "fp8_amax_allreduce") == 0)
+			CHECK_NEAR(b.progs[0].ops[i].bytes, 64, 1e-12);
+	build_release(&b);
+	CHECK_INT(load(&s, ", moe: {experts: 4, top_k: 2, ffn_hidden: 128}", "", "dp: 2, ep: 2"), 0);
+	CHECK_INT(build_programs(&s, hw, 1, &b), 0);
+	CHECK_INT(count_ops(&b.progs[0], "ep_dispatch_alltoall"), 4);
+	CHECK_INT(count_ops(&b.progs[0], "ep_combine_alltoall_bwd"), 4);
+	CHECK_INT(count_ops(&b.progs[0], "fp8_weight_cast"), 0);
+	build_release(&b);
+	/* ZeRO-1 with experts: the dense parameters' state is sharded over dp = 2, the routed experts' over their
+	 * expert-data-parallel group, tp*dp/(ep*etp) = 1 rank. Stage: 2 layers of 394752 local parameters, 131072 of
+	 * them routed experts: (789504 - 262144)/2 + 262144/1 = 525824 parameters' state */
+	CHECK_INT(load(&s, ", moe: {experts: 4, top_k: 2, ffn_hidden: 128}", "", "dp: 2, ep: 2, zero: 1"), 0);
+	CHECK_INT(moe_edp(&s), 1);
+	CHECK_INT(build_programs(&s, hw, 0, &b), 0);
+	CHECK_NEAR(b.stages[0].optimizer, 525824 * mem_optimizer_bytes_per_param(&s), 1e-6);
+	build_release(&b);
+}
+
 int main(void)
 {
 	int err = 0;
@@ -193,6 +246,7 @@ int main(void)
 		return check_result();
 	test_fp8(hw);
 	test_moe(hw);
+	test_programs(hw);
 	hwmodel_free(hw);
 	return check_result();
 }

@@ -45,7 +45,7 @@ run predict "$scen" --format bogus
 expect_rc 2 "--format bogus"
 expect_err "^gpusim: unknown format 'bogus'" "--format bogus"
 expect_no_out "--format bogus"
-run predict "$scen" --gpu 8
+run predict "$scen" --gpuss 8
 expect_rc 2 "unknown predict option"
 expect_err "did you mean '--gpus'" "unknown predict option"
 run predict "$scen" --gpus abc

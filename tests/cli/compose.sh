@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# compose.sh GPUSIM: "calibrate here, predict the cluster" (issue 12) with the calibrations kept in the repository:
+# --gpu puts a measured GPU into a preset's node and network, the report says what came from where, a calibrated
+# model asked for more GPUs than its node holds warns with the fix, and a based file round-trips through
+# `presets show`. Prints "N passed, N failed".
+set -uo pipefail
+
+gpusim=${1:?usage: compose.sh GPUSIM}
+scen=scenarios/70b_64gpu.yaml
+. "$(dirname "$0")/../cli_lib.sh"
+
+num() {  # num KEY FILE: the first JSON number of KEY in FILE
+	sed -n "s/^ *\"$1\": \\([-0-9.eE+]*\\),\$/\\1/p" "$2" | head -1
+}
+
+# The 1x H100 calibration inside the h100-dgx preset's node and network (70b_64gpu: dp 2 x tp 8 x pp 4).
+# Derivation of the expected step: composing changes only the GPU's own terms (GEMM, attention, memory-bound
+# kernels, launch: the "compute" of the breakdown), which are the measured GPU's, i.e. exactly the compute that
+# the calibration alone predicts (C_m; its network is wrong, its GPU is not); communication, bubble and node are
+# the preset's. So the step should be the preset's step S_p with its compute C_p scaled by the measured/preset
+# rate ratio C_m/C_p: E = S_p - C_p + C_m. With today's models S_p = 68.058 s, C_p = 54.738 s, C_m = 54.973 s:
+# E = 68.293 s; composed 68.145 s (-0.2 %, the bubble and exposed DP traffic move a little with the compute).
+run predict "$scen" --hw h100-dgx --format json
+expect_rc 0 "preset"
+cp "$tmp/out" "$tmp/preset.json"
+run predict "$scen" --hw hardware/h100x1-measured.yaml --format json
+expect_rc 0 "calibration alone"
+expect_err "^gpusim: warning: 'h100x1-measured' is a calibration of 1 GPU; 64 GPUs become 64 such nodes .*--hw PRESET --gpu hardware/h100x1-measured.yaml" "guard rail warning"
+[ "$(grep -c . "$tmp/err")" = 1 ] && ok || fail "the guard rail is one line"
+expect_out '"node_network": "the measuring host \(hardware/h100x1-measured.yaml\): nodes of 1"' "origin: the host"
+cp "$tmp/out" "$tmp/alone.json"
+run predict "$scen" --hw h100-dgx --gpu hardware/h100x1-measured.yaml --format json
+expect_rc 0 "composed"
+[ -s "$tmp/err" ] && fail "composed: no warning expected: $(cat "$tmp/err")" || ok
+expect_out '"hardware": "h100x1-measured@h100-dgx"' "composed name"
+expect_out '"gpu": "measured \(hardware/h100x1-measured.yaml\)"' "origin gpu"
+expect_out '"node_network": "preset h100-dgx \(node of 8, network\)"' "origin node"
+expect_out '"intra_node_collectives": "preset h100-dgx \(none measured\)"' "origin collectives"
+cp "$tmp/out" "$tmp/composed.json"
+verdict=$(awk -v sp="$(num step_time_s "$tmp/preset.json")" -v cp="$(num compute "$tmp/preset.json")" \
+	-v cm="$(num compute "$tmp/alone.json")" -v s="$(num step_time_s "$tmp/composed.json")" \
+	-v c="$(num compute "$tmp/composed.json")" 'BEGIN {
+	e = sp - cp + cm; d = (s - e) / e; if (d < 0) d = -d
+	dc = (c - cm) / cm; if (dc < 0) dc = -dc
+	printf "%s %s expected %.3f got %.3f", (d < 0.05 ? "ok" : "bad"), (dc < 1e-9 ? "ok" : "bad"), e, s }')
+case $verdict in
+"ok ok "*) ok ;;
+*) fail "composed step within 5 % of S_p - C_p + C_m and compute = the calibration's: $verdict" ;;
+esac
+run predict "$scen" --hw h100-dgx --gpu hardware/h100x1-measured.yaml
+expect_out "^  gpu from       measured \(hardware/h100x1-measured.yaml\)" "table: origin"
+run predict "$scen" --hw h100-dgx --gpu hardware/h100x1-measured.yaml --target-gpu h200-sxm
+expect_rc 0 "--target-gpu"
+expect_out "^  assumed        GPU rates carried from NVIDIA H100 80GB HBM3 to" "--target-gpu: the assumption"
+run predict "$scen" --target-gpu h200-sxm
+expect_rc 2 "--target-gpu without --gpu"
+run predict "$scen" --hw h100-dgx --gpu hardware/h100x1-measured.yaml --target-gpu h200-sxn
+expect_rc 1 "--target-gpu unknown"
+expect_err "unknown hardware preset 'h200-sxn' \(did you mean 'h200-sxm'" "--target-gpu unknown"
+
+# presets show names the origin of each part in comments
+run presets show hardware/h100x1-measured.yaml
+expect_out "^# origin: gpu measured \(hardware/h100x1-measured.yaml\)$" "presets show: origin of the gpu"
+expect_out "^# origin: node and network the measuring host" "presets show: origin of the node"
+
+# scale and validate take --gpu too
+run scale "$scen" --gpus 64,128 --hw h100-dgx --gpu hardware/h100x1-measured.yaml --format csv
+expect_rc 0 "scale --gpu"
+expect_out "h100x1-measured@h100-dgx" "scale --gpu"
+
+# base: a file that overrides a preset, shown merged, and the shown text loads to the same prediction
+cat >"$tmp/four.yaml" <<'YAML'
+schema: gpusim-hw/1
+name: h200-node4
+base: h200-sxm
+node:
+  gpus: 4
+YAML
+run presets show "$tmp/four.yaml"
+expect_rc 0 "presets show FILE"
+expect_out "^  gpus: 4$" "presets show: merged node"
+expect_out "^    bf16: 989" "presets show: the base's peaks"
+cp "$tmp/out" "$tmp/shown.yaml"
+run predict "$scen" --hw "$tmp/four.yaml" --format json
+grep -v sim_wall_s "$tmp/out" >"$tmp/a.json"
+run predict "$scen" --hw "$tmp/shown.yaml" --format json
+grep -v sim_wall_s "$tmp/out" >"$tmp/b.json"
+cmp -s "$tmp/a.json" "$tmp/b.json" && ok || fail "a based file and its presets show predict the same"
+# a hand-written file based on a calibration is a plain merge (the hand-edited node of 4), not a composition
+cat >"$tmp/hand4.yaml" <<YAML
+schema: gpusim-hw/1
+name: h200x2-node4
+base: $PWD/hardware/h200x2-measured.yaml
+node:
+  gpus: 4
+YAML
+run presets show "$tmp/hand4.yaml"
+expect_rc 0 "based on a calibration"
+expect_out "^  gpus: 4$" "based on a calibration: its own node"
+expect_out "^  fabric: nvswitch$" "based on a calibration: the calibration's fabric"
+
+# every preset: a file with only 'base: PRESET' shows merged, the shown text shows again the same (after the
+# comment lines), and predicts the preset's step
+for p in $("$gpusim" presets | awk 'NR > 1 {print $1}'); do
+	printf 'schema: gpusim-hw/1\nname: %s\nbase: %s\n' "$p" "$p" >"$tmp/p.yaml"
+	"$gpusim" presets show "$tmp/p.yaml" >"$tmp/s1.yaml" && "$gpusim" presets show "$tmp/s1.yaml" >"$tmp/s2.yaml"
+	cmp -s <(sed -n "/^schema:/,\$p" "$tmp/s1.yaml") <(sed -n "/^schema:/,\$p" "$tmp/s2.yaml") && ok || fail "$p: presets show round trip"
+	a=$("$gpusim" predict "$scen" --hw "$p" --format json 2>/dev/null | grep -v sim_wall_s | grep -v '"hardware"')
+	b=$("$gpusim" predict "$scen" --hw "$tmp/s1.yaml" --format json 2>/dev/null | grep -v sim_wall_s | grep -v '"hardware"')
+	[ "$a" = "$b" ] && ok || fail "$p: the shown model predicts as the preset"
+done
+cli_done
