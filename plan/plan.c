@@ -315,12 +315,16 @@ double plan_memory_lower_bound(const struct scenario *s)
 	double w = params * mem_weight_bytes_per_param(s);
 	double g = params * mem_grad_bytes_per_param(s);
 	double o = params * mem_optimizer_bytes_per_param(s);
+	/* ZeRO shards over the data-parallel group; a model with experts shards its routed experts over their own
+	 * expert-data-parallel group (sim/build.c) */
+	double ex = m->type == MODEL_DENSE ? 0 : (double)m->layers / p->pp * moe_expert_params_local(s);
+	double shard = params > 0 ? ((params - ex) / p->dp + ex / moe_edp(s)) / params : 1;
 	if (p->dp > 1 && p->dp_bucket_copy && zero < 2)
 		g *= 2;
 	if (zero >= 1)
-		o /= p->dp;
+		o *= shard;
 	if (zero >= 2)
-		g /= p->dp;
+		g *= shard;
 	if (zero == 3)
 		w /= p->dp;
 	return w + g + o + acts;

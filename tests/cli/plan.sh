@@ -87,6 +87,11 @@ PY
 	then ok; else fail "plan json: Pareto flags or ranks differ from the hand check"; fi
 fi
 
+# a calibrated GPU composed into the preset's node (--gpu): the option names the composed model
+run plan scenarios/gpt_small_2gpu.yaml --gpus 8 --hw h100-dgx --gpu hardware/h100x1-measured.yaml --top 1
+expect_rc 0 "plan --gpu"
+expect_out "on 8 GPUs of h100x1-measured@h100-dgx" "plan --gpu: the composed model"
+
 # nothing fits: a 175B model on 2 GPUs is an answer, not an error
 run plan scenarios/gpt3_175b_1024gpu.yaml --gpus 2
 expect_rc 0 "plan nothing fits"
