@@ -280,7 +280,8 @@ int plan_advice_write(FILE *f, enum report_format fmt, const struct plan_advice 
 			const struct breakdown *b = &e->r.breakdown_s;
 			fprintf(f, "%d,1,", r->gpus);
 			csvw_cell(f, e->desc);
-			fprintf(f, ",%.9g,%.6g,%.6g,%.9g,%.9g,%.9g,%.9g,%.6g\n", e->r.step_time_s, a->speedup[i], a->efficiency[i], b->compute,
+			fprintf(f, ",%.9g,%.6g,%.6g,%.9g,%.9g,%.9g,%.9g,%.6g\n", e->r.step_time_s, a->speedup[i],
+				a->efficiency[i], b->compute,
 				b->tp_comm_exposed + b->pp_comm_exposed + b->dp_comm_exposed, b->pipeline_bubble,
 				b->host_wait, e->r.mem.total);
 		}

@@ -22,8 +22,8 @@
  * The option table. A row: the scenario key, its column label, the values it takes in a layout whose earlier
  * rows are set (values), how to set and read it, whether it has an effect in a complete layout (matters) and
  * its neutral value when it has none, and the names of an enum's values (a flag: bool_names; a layout's
- * description then names the flag by its label only when it differs from the neutral value). Rows run in order, so a row's values
- * may depend on the rows above it (pp on tp, dp on both, the interleaving depth on the schedule).
+ * description then names the flag only when it differs from the neutral value). Rows run in order, so a row's
+ * values may depend on the rows above it (pp on tp, dp on both, the interleaving depth on the schedule).
  * To search a new scenario key, add one row here.
  * --------------------------------------------------------------------------------------------------------- */
 
@@ -72,7 +72,7 @@ static int dp_values(const struct scenario *s, const struct hwmodel *hw, int gpu
 static void dp_set(struct scenario *s, int v) { s->par.dp = v; }
 static int dp_get(const struct scenario *s) { return s->par.dp; }
 
-/* micro-batch: the divisors of the batch per replica (up to 64, the scenario's own and the whole batch too);
+/* micro-batch: the divisors of the batch per replica up to 64 (or the scenario's own, when larger) and the whole batch;
  * when dp does not divide the batch, the scenario's micro-batch (a layout rule then drops it) */
 static int mb_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
 {
@@ -81,9 +81,12 @@ static int mb_values(const struct scenario *s, const struct hwmodel *hw, int gpu
 		v[0] = s->train.micro_batch;
 		return 1;
 	}
-	for (int d = 1; d <= per && k < MAXV; d++)
-		if (per % d == 0 && (d <= 64 || d == per || d == s->train.micro_batch))
+	int cap = s->train.micro_batch > 64 ? s->train.micro_batch : 64;
+	for (int d = 1; d <= per && d <= cap && k < MAXV; d++)
+		if (per % d == 0)
 			v[k++] = d;
+	if (per > cap && k < MAXV)
+		v[k++] = per;  /* the whole batch per replica as one micro-batch */
 	return k;
 }
 static void mb_set(struct scenario *s, int v) { s->train.micro_batch = v; }
@@ -156,7 +159,8 @@ static int flag_values(const struct scenario *s, const struct hwmodel *hw, int g
 /* pipeline scatter/gather: send 1/tp of each activation, all-gather it over TP after receiving */
 static void sg_set(struct scenario *s, int v) { s->par.pp_scatter_gather = v != 0; }
 static int sg_get(const struct scenario *s) { return s->par.pp_scatter_gather; }
-static bool sg_matters(const struct scenario *s) { return s->par.tp > 1 && s->par.pp > 1; }
+/* (with sequence parallelism the activation between stages is split over TP anyway: no effect then) */
+static bool sg_matters(const struct scenario *s) { return s->par.tp > 1 && s->par.pp > 1 && !s->par.sp; }
 
 /* sequence parallelism: the TP region's ends split over TP (only with tp > 1) */
 static void sp_set(struct scenario *s, int v) { s->par.sp = v != 0; }
@@ -419,7 +423,7 @@ double plan_time_lower_bound(const struct scenario *s, const struct hwmodel *hw)
 		 * chunks but the model's last) and its m*v gradient sends, each at least a point-to-point transfer
 		 * inside or across nodes, whichever is quicker */
 		double bytes = (double)s->train.micro_batch * s->model.seq * s->model.hidden * dtype_bytes(s->model.dtype);
-		if (s->par.pp_scatter_gather)
+		if (s->par.pp_scatter_gather || s->par.sp)  /* sent split over TP */
 			bytes /= s->par.tp;
 		double intra = comm_p2p_s(hw, bytes, 1), inter = comm_p2p_s(hw, bytes, 0);
 		waits += m * (2 * v - 1) * (intra < inter ? intra : inter);

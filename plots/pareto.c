@@ -84,7 +84,8 @@ int plot_pareto(const struct plot_point *p, int n, const struct plot_files *pf, 
 	plot_gp_str(f, xlabel);
 	fputs("\nset ylabel ", f);
 	plot_gp_str(f, ylabel);
-	fputs("\nset format y '%.4g'\nset grid\nset key top right\nset offsets graph 0.08, graph 0.08, graph 0.08, graph 0.08\n"
+	fputs("\nset format y '%.4g'\nset grid\nset key top right\n"
+	      "set offsets graph 0.08, graph 0.08, graph 0.08, graph 0.08\n"
 	      "set style line 1 lc rgb '#999999' pt 7 ps 1.2\n"
 	      "set style line 2 lc rgb '#d62728' pt 7 ps 1.6 lw 2\n"
 	      "plot ", f);

@@ -47,10 +47,10 @@ static int by_found(const void *a, const void *b)
 
 /* Every layout of gpus GPUs, by nested loops over the scenario keys: tp and pp dividing gpus, dp the rest, every
  * micro-batch dividing the batch per replica, each schedule (interleaved with 2..8 chunks), each recompute
- * mode, ZeRO 0..3 and data-parallel overlap on and off (only 0 and on at dp 1), pipeline scatter/gather on and
- * off (only off unless tp > 1 and pp > 1; the schedule only at pp > 1), sequence parallelism on and off (only
- * off at tp 1), the distributed optimizer's overlapped parameter gather on and off (at ZeRO 1 and 2 over dp > 1),
- * and with experts every expert parallelism up to the expert count and expert tensor parallelism
+ * mode, ZeRO 0..3 and data-parallel overlap on and off (only 0 and on at dp 1), sequence parallelism on and off
+ * (only off at tp 1), pipeline scatter/gather on and off (only off unless tp > 1, pp > 1 and no SP; the schedule
+ * only at pp > 1), the distributed optimizer's overlapped parameter gather on and off (at ZeRO 1 and 2 over
+ * dp > 1), and with experts every expert parallelism up to the expert count and expert tensor parallelism
  * up to tp. Layouts the rules reject, tensor-parallel
  * groups wider than a node and those that do not fit are skipped; the rest are simulated and sorted. Also
  * checks the planner's bounds against each simulation. Returns the count, found[] sorted fastest first. */
@@ -69,8 +69,8 @@ static int exhaustive(const struct scenario *base, const struct hwmodel *hw, int
 		for (int v = (scheds[si] == SCHED_INTERLEAVED ? 2 : 1); v <= (scheds[si] == SCHED_INTERLEAVED ? 8 : 1); v++)
 		for (int rc = 0; rc < 3; rc++)
 		for (int z = 0; z <= (dp > 1 ? 3 : 0); z++)
-		for (int sg = 0; sg <= (tp > 1 && pp > 1); sg++)
 		for (int sp = 0; sp <= (tp > 1); sp++)
+		for (int sg = 0; sg <= (tp > 1 && pp > 1 && !sp); sg++)
 		for (int opg = 0; opg <= (dp > 1 && (z == 1 || z == 2)); opg++)
 		for (int ov = 1; ov >= (dp > 1 ? 0 : 1); ov--)
 		for (int ep = 1; ep <= (base->model.moe.experts ? base->model.moe.experts : 1); ep++)
@@ -252,7 +252,8 @@ int main(void)
 {
 	compare("true", 4, 0, 5);
 	compare("false", 8, 0, 8);
-	/* a tight memory (80 MB, of which the cuBLAS workspaces take 64 MiB): most layouts are pruned before or after simulation */
+	/* a tight memory (80 MB, of which the cuBLAS workspaces take 64 MiB): most layouts are pruned before or after
+	 * simulation */
 	compare("false", 8, 80e6, 5);
 	yaml_of = moe_yaml;
 	compare("true", 8, 0, 5);
