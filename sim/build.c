@@ -27,7 +27,9 @@ struct ctx {
 	int nfwd, nbwd, nefwd, nebwd, nhfwd, nhbwd;
 	double pending_bytes;     /* gradients produced but not yet in a bucket */
 	double copied_bytes;      /* gradients copied into DDP buckets (dp_bucket_copy), to copy back */
-	double *deferred;         /* buckets held back when dp_overlap is off */
+	double pending_expert;    /* of pending_bytes, the routed experts' gradients (reduced over their EDP group) */
+	struct group_shape edp_shape;  /* MoE: the ranks holding the same experts (moe_edp of them, ep*etp apart) */
+	double *deferred;         /* buckets held back when dp_overlap is off: (bytes, expert bytes) pairs */
 	int ndeferred, capdeferred;
 	double compute_bound_s;   /* this stage's compute-bound op time per step (GEMMs, attention cores) */
 	double layer_params;      /* parameters of one layer on one GPU (layer_params_local) */
@@ -118,7 +120,7 @@ static void emit(struct ctx *c, const struct opcost *ops, int n, int layer, int 
 }
 
 /* A full bucket: all-reduced, or with ZeRO 1/2 reduce-scattered (each replica keeps the part it updates). */
-static void bucket_issue(struct ctx *c, double bytes)
+static void bucket_issue(struct ctx *c, double bytes, double expert)
 {
 	int zero = c->sc->par.zero >= 1;
 	if (c->sc->par.dp_bucket_copy) {
@@ -133,9 +135,14 @@ static void bucket_issue(struct ctx *c, double bytes)
 	program_host(c->prog, c->host.bucket);
 	int ev = program_record(c->prog, STREAM_COMPUTE);
 	program_wait(c->prog, STREAM_DP, ev, CAT_DP);
-	program_coll(c->prog, STREAM_DP, GROUP_DP,
-		     comm_coll_s(c->hw, zero ? COLL_REDUCE_SCATTER : COLL_ALL_REDUCE, bytes, c->dp_shape), bytes,
-		     CAT_DP, zero ? "dp_reduce_scatter" : "dp_allreduce", -1, -1);
+	enum coll_op op = zero ? COLL_REDUCE_SCATTER : COLL_ALL_REDUCE;
+	if (bytes - expert > 0)
+		program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, op, bytes - expert, c->dp_shape),
+			     bytes - expert, CAT_DP, zero ? "dp_reduce_scatter" : "dp_allreduce", -1, -1);
+	/* the routed experts' gradients: over the ranks that hold the same experts (none when they are alone) */
+	if (expert > 0 && c->edp_shape.n > 1)
+		program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, op, expert, c->edp_shape), expert, CAT_DP,
+			     zero ? "edp_reduce_scatter" : "edp_allreduce", -1, -1);
 }
 
 /* Gradients of `params` parameters are ready: add them to the open bucket, issue it when full. With ZeRO-3
@@ -148,15 +155,17 @@ static void grads_ready(struct ctx *c, double params, int final)
 	if (c->pending_bytes < c->sc->par.dp_bucket_bytes && !(final && c->pending_bytes > 0))
 		return;
 	if (c->sc->par.dp_overlap) {
-		bucket_issue(c, c->pending_bytes);
+		bucket_issue(c, c->pending_bytes, c->pending_expert);
 	} else {
 		if (c->ndeferred == c->capdeferred) {
 			c->capdeferred = c->capdeferred ? 2 * c->capdeferred : 16;
-			c->deferred = xrealloc(c->deferred, c->capdeferred * sizeof *c->deferred);
+			c->deferred = xrealloc(c->deferred, 2 * c->capdeferred * sizeof *c->deferred);
 		}
-		c->deferred[c->ndeferred++] = c->pending_bytes;
+		c->deferred[2 * c->ndeferred] = c->pending_bytes;
+		c->deferred[2 * c->ndeferred++ + 1] = c->pending_expert;
 	}
 	c->pending_bytes = 0;
+	c->pending_expert = 0;
 }
 
 static int slot(const struct ctx *c, int mb, int chunk, int bwd)
@@ -206,6 +215,16 @@ static double layer_params_local(const struct ctx *c, int layer)
 	if (c->sc->model.type == MODEL_DENSE)
 		return scenario_dense_layer_params(c->sc, layer);
 	return c->layer_params;
+}
+
+/* A layer's gradients are ready: with experts, note which of them are the routed experts' (their own group). */
+static void layer_grads_ready(struct ctx *c, int layer, int final)
+{
+	if (c->sc->par.dp < 2 || c->sc->par.zero == 3)
+		return;
+	if (c->sc->model.moe.experts > 0)
+		c->pending_expert += moe_expert_params_local(c->sc) * dtype_bytes(c->sc->train.grad_dtype);
+	grads_ready(c, layer_params_local(c, layer), final);
 }
 
 /* The parameters of a layer's linear layers on one rank (what training.fp8 keeps FP8 copies of): the layer's
@@ -461,7 +480,7 @@ static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 				ag[l % 2] = zero3_gather(c, j, l - 2, -1);
 		}
 		if (last_of_chunk)
-			grads_ready(c, layer_params_local(c, layer), l == 0 && !(j == 0 && has_vocab));
+			layer_grads_ready(c, layer, l == 0 && !(j == 0 && has_vocab));
 	}
 	if (j == 0 && has_vocab) {
 		emit(c, c->ebwd, c->nebwd, -1, mb);
@@ -546,7 +565,7 @@ static void build_stage(struct ctx *c, struct stage_info *info)
 		}
 	}
 	for (int i = 0; i < c->ndeferred; i++)
-		bucket_issue(c, c->deferred[i]);
+		bucket_issue(c, c->deferred[2 * i], c->deferred[2 * i + 1]);
 	if (sc->par.dp > 1) {
 		int done = program_record(c->prog, STREAM_DP);
 		program_wait(c->prog, STREAM_COMPUTE, done, CAT_DP);
@@ -692,6 +711,8 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 		c.pending_bytes = 0;
 		c.copied_bytes = 0;
 		c.ndeferred = 0;
+		c.pending_expert = 0;
+		c.edp_shape = comm_shape(gpn, base, par->ep * scenario_etp(sc), moe_edp(sc));
 		time_tp(&c, c.fwd, c.nfwd);
 		time_tp(&c, c.bwd, c.nbwd);
 		time_tp(&c, c.efwd, c.nefwd);

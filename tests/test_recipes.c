@@ -227,6 +227,16 @@ static void test_programs(const struct hwmodel *hw)
 	CHECK_INT(count_ops(&b.progs[0], "ep_combine_alltoall_bwd"), 4);
 	CHECK_INT(count_ops(&b.progs[0], "fp8_weight_cast"), 0);
 	build_release(&b);
+	/* dp 4, ep 2: the experts' gradients are all-reduced over their EDP group of 4/2 = 2 ranks, apart from the
+	 * dense ones over dp: 2 layers x 2 local experts x 65536 parameters x 2 B (bf16 gradients) = 524288 B, in the
+	 * one bucket (25 MB) the stage fills */
+	CHECK_INT(load(&s, ", moe: {experts: 4, top_k: 2, ffn_hidden: 128}", "", "dp: 4, ep: 2"), 0);
+	CHECK_INT(build_programs(&s, hw, 1, &b), 0);
+	CHECK_INT(count_ops(&b.progs[0], "edp_allreduce"), 1);
+	for (size_t i = 0; i < b.progs[0].nops; i++)
+		if (strcmp(b.progs[0].ops[i].name, "edp_allreduce") == 0)
+			CHECK_NEAR(b.progs[0].ops[i].bytes, 524288, 1e-9);
+	build_release(&b);
 	/* ZeRO-1 with experts: the dense parameters' state is sharded over dp = 2, the routed experts' over their
 	 * expert-data-parallel group, tp*dp/(ep*etp) = 1 rank. Stage: 2 layers of 394752 local parameters, 131072 of
 	 * them routed experts: (789504 - 262144)/2 + 262144/1 = 525824 parameters' state */
