@@ -219,8 +219,8 @@ static void test_aliases(void)
 
 	/* a "billion laughs": each line 9 aliases of the one before, 9^9 = 387 million values if copied. Copies are
 	 * counted before they are made. Values so far: the root 1; a 10 (a list of 9); b 1 + 9 * 10 = 91; c 820;
-	 * d 7,381; e 66,430: 74,733 in all. f's list adds 1 and each *e 66,430: 141,164 after the first, 207,594
-	 * after the second, and the third (line 6, column 16) would make 274,024 > 250,000: an error, at once. */
+	 * d 7,381: 8,303 in all. e's list adds 1 and each *d 7,381: 8,304 + 7,381 k after k of them; the sixth
+	 * (line 5, column 28) would make 52,590 > 50,000: an error, at once. */
 	static const char laughs[] =
 		"a: &a [l, l, l, l, l, l, l, l, l]\n"
 		"b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
@@ -230,7 +230,7 @@ static void test_aliases(void)
 		"f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\n"
 		"g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]\n"
 		"h: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]\n";
-	CHECK_STR(load_fails(laughs), "gpusim: t.yaml:6:16: alias '*e' expands the file past 250000 values (aliases are "
+	CHECK_STR(load_fails(laughs), "gpusim: t.yaml:5:28: alias '*d' expands the file past 50000 values (aliases are "
 				      "copies)\n");
 }
 

@@ -17,7 +17,8 @@
 #include "util/ydoc_internal.h"
 
 #define YDOC_MAX_DEPTH 100
-#define YDOC_MAX_NODES 250000  /* values in one file, alias copies included; the largest preset has a few thousand */
+#define YDOC_MAX_NODES 50000  /* values in one file, alias copies included; the largest model (a calibration
+				    * with its tables) has 5,700 */
 
 struct anchor {
 	char *name;

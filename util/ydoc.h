@@ -3,7 +3,7 @@
  * "gpusim: file:line:col: message" at the value's place (at the map's place for a missing key).
  *
  * Invariants of a loaded tree: one document; map keys are scalars and unique within their map; aliases are
- * expanded into copies (so the tree is a tree), counted before they are made: a file of more than 250,000 values
+ * expanded into copies (so the tree is a tree), counted before they are made: a file of more than 50,000 values
  * (alias copies included: a "billion laughs" file) is an error, whatever keys it uses; every node knows its dotted path ("gpu.gemm.tables[0].m").
  *
  * The getters share one convention: they return 1 when the key is present and its value valid (*out set),
