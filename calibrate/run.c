@@ -15,7 +15,7 @@
 #include "calibrate/base.h"
 #include "calibrate/calib.h"
 #include "calibrate/gemmtab.h"
-#include "calibrate/hwyaml.h"
+#include "calibrate/calmodel.h"
 #include "calibrate/mpiboot.h"
 #include "calibrate/plan.h"
 #include "calibrate/rawio.h"
@@ -575,7 +575,7 @@ static void summary(struct run *r)
 
 static int finish(struct run *r, int rc)
 {
-	struct hwyaml_opts yo;
+	struct calmodel_opts yo;
 	char name[64], path[1100];
 	int wrc;
 	const char *slash = strrchr(r->out, '/');
@@ -591,7 +591,7 @@ static int finish(struct run *r, int rc)
 	snprintf(path, sizeof path, rc ? "%s.partial" : "%s", r->out);
 	yo.name = name;
 	yo.base = &r->base;
-	wrc = hwyaml_write(&r->c, &yo, path);
+	wrc = calmodel_write(&r->c, &yo, path);
 	if (!wrc && r->o->raw_dir)
 		wrc = rawio_write(&r->c, r->o->raw_dir);
 	if (!wrc && rc)

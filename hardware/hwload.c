@@ -296,19 +296,6 @@ static void read_power_frac(struct ydoc *d, const struct ynode *power, const cha
 		ydoc_error(d, ynode_get(power, key), "gpu.power.%s: must be in [0, 1), got %g", key, *out);
 }
 
-/* Frees and clears the GEMM tables of g (a base's, replaced by a file's gemm.tables). */
-static void clear_gemm_tables(struct hw_gpu *g)
-{
-	for (int dt = 0; dt < DT_COUNT; dt++) {
-		struct gemm_table *t = &g->gemm[dt];
-		free(t->m);
-		free(t->n);
-		free(t->k);
-		free(t->eff);
-		memset(t, 0, sizeof *t);
-	}
-}
-
 /* based: g holds the base's GPU; every key is optional and overrides it (gemm.tables replaces all its tables). */
 static void read_gpu(struct ydoc *d, const struct ynode *gpu, struct hw_gpu *g, const char *file_source, bool based)
 {
@@ -327,6 +314,7 @@ static void read_gpu(struct ydoc *d, const struct ynode *gpu, struct hw_gpu *g, 
 
 	ydoc_map(d, gpu, "memory_bound", req, &mb);
 	ydoc_check_keys(d, mb, membound_keys);
+	read_source_over(d, mb, g->mem_source, sizeof g->mem_source, g->source, based);
 	read_eff(d, mb, "eff", req, &g->mem_eff);
 	ydoc_double(d, mb, "half_bytes", YD_NONNEG, &g->mem_half_bytes);
 
@@ -338,6 +326,7 @@ static void read_gpu(struct ydoc *d, const struct ynode *gpu, struct hw_gpu *g, 
 	g->gemm_burst = kind == 1;
 	ydoc_map(d, gemm, "model", req, &model);
 	ydoc_check_keys(d, model, gemm_model_keys);
+	read_source_over(d, model, g->gemm_model_source, sizeof g->gemm_model_source, g->source, based);
 	read_eff(d, model, "max_eff", req, &g->gemm_max_eff);
 	const struct ynode *de = NULL;
 	if (ydoc_map(d, model, "dtype_eff", 0, &de) == 1) {
@@ -354,7 +343,7 @@ static void read_gpu(struct ydoc *d, const struct ynode *gpu, struct hw_gpu *g, 
 	if (ydoc_seq(d, gemm, "tables", 0, &tables) == 1) {
 		char src[128];
 		read_source(d, gemm, src, sizeof src, g->source);
-		clear_gemm_tables(g);
+		hwmodel_gemm_clear(g);
 		for (int i = 0; i < ynode_len(tables); i++)
 			read_gemm_table(d, ynode_item(tables, i), g, src);
 	}
@@ -367,6 +356,8 @@ static void read_gpu(struct ydoc *d, const struct ynode *gpu, struct hw_gpu *g, 
 		g->power_comm_frac = 0.5;
 		g->power_idle_frac = 0.15;
 	}
+	if (ydoc_map(d, gpu, "power", 0, &power) == 1 || !based)
+		read_source(d, power, g->power_source, sizeof g->power_source, g->source);
 	if (ydoc_map(d, gpu, "power", 0, &power) == 1) {
 		ydoc_check_keys(d, power, power_keys);
 		if (ydoc_double(d, power, "burst_speedup", req | YD_POSITIVE, &g->burst_speedup) == 1 &&
@@ -430,23 +421,10 @@ static void read_table(struct ydoc *d, const struct ynode *t, struct coll_model 
 		ydoc_error(d, ynode_get(t, "bytes"), "%s.bytes: a table needs at least 2 sizes", ynode_path(t));
 }
 
-static void clear_coll_model(struct coll_model *cm)
-{
-	for (int i = 0; i < cm->ntables; i++) {
-		free(cm->tables[i].bytes);
-		free(cm->tables[i].time_us);
-	}
-	free(cm->tables);
-	free(cm->lines);
-	cm->tables = NULL;
-	cm->lines = NULL;
-	cm->ntables = cm->nlines = 0;
-}
-
 static void read_op(struct ydoc *d, const struct ynode *op, struct coll_model *cm, const char *def_source)
 {
 	const struct ynode *lines = NULL, *tables = NULL;
-	clear_coll_model(cm);  /* a base's lines and tables for this collective are replaced, not merged */
+	hwmodel_coll_clear(cm);  /* a base's lines and tables for this collective are replaced, not merged */
 	ydoc_check_keys(d, op, op_keys);
 	read_source(d, op, cm->source, sizeof cm->source, def_source);
 	if (ydoc_seq(d, op, "lines", 0, &lines) == 1 && ynode_len(lines) > 0) {
@@ -507,7 +485,7 @@ int hwload_parse(struct ydoc *d, struct hwmodel *hw, bool based)
 	unsigned req = based ? 0 : YD_REQUIRED;
 	const struct ynode *root = ydoc_root(d), *gpu = NULL, *node = NULL, *net = NULL, *coll = NULL;
 	const struct ynode *overlap = NULL, *cost = NULL, *host = NULL;
-	char schema[32], src[128], def_src[128], got[64];
+	char schema[32], src[256], def_src[128], got[64];
 	int fabric = FABRIC_NVSWITCH;
 	ydoc_set_ranges(d, ranges);
 	if (ynode_kind(root) != YNODE_MAP)
@@ -540,6 +518,11 @@ int hwload_parse(struct ydoc *d, struct hwmodel *hw, bool based)
 	}
 	snprintf(def_src, sizeof def_src, "unspecified: %s gives no source", ydoc_file(d));
 	read_source(d, root, src, sizeof src, def_src);
+	if (!based || ynode_get(root, "source"))
+		snprintf(hw->source, sizeof hw->source, "%s", src);
+	const struct ynode *desc = ynode_get(root, "description");  /* kept whole up to the field's size, like sources */
+	if (desc && ynode_str(desc))
+		snprintf(hw->description, sizeof hw->description, "%s", ynode_str(desc));
 
 	if (ydoc_map(d, root, "gpu", req, &gpu) == 1)
 		read_gpu(d, gpu, &hw->gpu, src, based);
@@ -573,11 +556,15 @@ int hwload_parse(struct ydoc *d, struct hwmodel *hw, bool based)
 	if (ydoc_map(d, root, "collectives", 0, &coll) == 1)
 		read_collectives(d, coll, hw, src);
 
+	if (ydoc_map(d, root, "overlap", 0, &overlap) == 1 || !based)
+		read_source(d, overlap, hw->overlap_source, sizeof hw->overlap_source, src);
 	if (ydoc_map(d, root, "overlap", 0, &overlap) == 1) {
 		ydoc_check_keys(d, overlap, overlap_keys);
 		ydoc_double(d, overlap, "compute_slowdown", YD_NONNEG, &hw->overlap_compute_slowdown);
 		ydoc_double(d, overlap, "comm_slowdown", YD_NONNEG, &hw->overlap_comm_slowdown);
 	}
+	if (ydoc_map(d, root, "cost", 0, &cost) == 1 || !based)
+		read_source(d, cost, hw->cost_source, sizeof hw->cost_source, src);
 	if (ydoc_map(d, root, "cost", 0, &cost) == 1) {
 		ydoc_check_keys(d, cost, cost_keys);
 		ydoc_double(d, cost, "usd_per_gpu_hour", YD_NONNEG, &hw->usd_per_gpu_hour);

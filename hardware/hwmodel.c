@@ -368,28 +368,39 @@ struct hwmodel *hwmodel_copy(const struct hwmodel *src)
 	return hw;
 }
 
-void hwmodel_free(struct hwmodel *hw)
+void hwmodel_gemm_clear(struct hw_gpu *g)
 {
-	if (!hw)
-		return;
 	for (int dt = 0; dt < DT_COUNT; dt++) {
-		struct gemm_table *t = &hw->gpu.gemm[dt];
+		struct gemm_table *t = &g->gemm[dt];
 		free(t->m);
 		free(t->n);
 		free(t->k);
 		free(t->eff);
+		memset(t, 0, sizeof *t);
 	}
-	for (int sc = 0; sc < SCOPE_N; sc++) {
-		for (int op = 0; op < COLL_NOPS; op++) {
-			struct coll_model *cm = &hw->coll[sc][op];
-			for (int i = 0; i < cm->ntables; i++) {
-				free(cm->tables[i].bytes);
-				free(cm->tables[i].time_us);
-			}
-			free(cm->tables);
-			free(cm->lines);
-		}
+}
+
+void hwmodel_coll_clear(struct coll_model *cm)
+{
+	for (int i = 0; i < cm->ntables; i++) {
+		free(cm->tables[i].bytes);
+		free(cm->tables[i].time_us);
 	}
+	free(cm->tables);
+	free(cm->lines);
+	cm->tables = NULL;
+	cm->lines = NULL;
+	cm->ntables = cm->nlines = 0;
+}
+
+void hwmodel_free(struct hwmodel *hw)
+{
+	if (!hw)
+		return;
+	hwmodel_gemm_clear(&hw->gpu);
+	for (int sc = 0; sc < SCOPE_N; sc++)
+		for (int op = 0; op < COLL_NOPS; op++)
+			hwmodel_coll_clear(&hw->coll[sc][op]);
 	free(hw);
 }
 
