@@ -23,6 +23,7 @@ struct ctx {
 	struct host_cost host;    /* host time per op, collective, bucket and step (ops_host_cost) */
 	struct group_shape tp_shape, dp_shape, ep_shape, fp8_shape;  /* fp8_shape: the TP x DP ranks of a stage */
 	int p, v, m, s, Lv, last_j;
+	int layer0;               /* v == 1: the stage's first global layer (the pipeline split may be uneven) */
 	struct opcost fwd[OPS_MAX], bwd[OPS_MAX], efwd[OPS_MAX], ebwd[OPS_MAX], hfwd[OPS_MAX], hbwd[OPS_MAX];
 	int nfwd, nbwd, nefwd, nebwd, nhfwd, nhbwd;
 	double pending_bytes;     /* gradients produced but not yet in a bucket */
@@ -292,6 +293,19 @@ static double vocab_params_local(const struct ctx *c)
 	return (double)c->sc->model.vocab * c->sc->model.hidden / c->sc->par.tp;
 }
 
+/* Global index of layer l of model chunk j (j = chunk * p + s). */
+static int layer_at(const struct ctx *c, int j, int l)
+{
+	return (c->v == 1 ? c->layer0 : j * c->Lv) + l;
+}
+
+/* model.tie_embeddings on a one-stage model: the head's weight is the embedding's, so the stage holds, reduces
+ * and updates one vocabulary matrix; with pp > 1 the last stage holds a copy (tied_grad_allreduce). */
+static bool head_is_embedding(const struct ctx *c)
+{
+	return c->sc->model.tie_embeddings && c->p * c->v == 1;
+}
+
 /* ZeRO-3: a layer's weights are all-gathered over DP on the DP stream before each use, at most two layers'
  * worth at a time (the one computing and the one prefetched): the gather of layer i+2 waits until layer i's
  * compute is done. After a layer's backward its gradients are reduce-scattered. Embedding and head weights
@@ -303,8 +317,10 @@ static int zero3(const struct ctx *c)
 
 static double zero3_layer_params(const struct ctx *c, int j, int l)
 {
-	double p = layer_params_local(c, j * c->Lv + l);
-	if (c->sc->model.vocab > 0 && ((j == 0 && l == 0) || (j == c->last_j && l == c->Lv - 1)))
+	double p = layer_params_local(c, layer_at(c, j, l));
+	if (c->sc->model.vocab > 0 && j == 0 && l == 0)
+		p += vocab_params_local(c);
+	if (c->sc->model.vocab > 0 && j == c->last_j && l == c->Lv - 1 && !head_is_embedding(c))
 		p += vocab_params_local(c);
 	return p;
 }
@@ -315,7 +331,7 @@ static int zero3_gather(struct ctx *c, int j, int l, int wait_ev)
 		program_wait(c->prog, STREAM_DP, wait_ev, CAT_DP);
 	double bytes = zero3_layer_params(c, j, l) * fp8_param_gather_bytes_per_param(c->sc);
 	program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, COLL_ALL_GATHER, bytes, c->dp_shape), bytes,
-		     CAT_DP, "zero3_allgather", j * c->Lv + l, -1);
+		     CAT_DP, "zero3_allgather", layer_at(c, j, l), -1);
 	return program_record(c->prog, STREAM_DP);
 }
 
@@ -324,7 +340,7 @@ static void zero3_reduce(struct ctx *c, int j, int l, int done_ev)
 	double bytes = zero3_layer_params(c, j, l) * dtype_bytes(c->sc->train.grad_dtype);
 	program_wait(c->prog, STREAM_DP, done_ev, CAT_DP);
 	program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, COLL_REDUCE_SCATTER, bytes, c->dp_shape),
-		     bytes, CAT_DP, "zero3_reduce_scatter", j * c->Lv + l, -1);
+		     bytes, CAT_DP, "zero3_reduce_scatter", layer_at(c, j, l), -1);
 }
 
 /* training.grad_accumulation add: the micro-batch's weight gradients of `params` parameters are added into the
@@ -354,11 +370,11 @@ static void param_gather_issue(struct ctx *c)
 	for (int j = 0; j < c->v; j++)
 		for (int l = 0; l < c->Lv; l++) {
 			int chunk_j = j * c->p + c->s;
-			double params = layer_params_local(c, chunk_j * c->Lv + l);
+			double params = layer_params_local(c, layer_at(c, chunk_j, l));
 			if (l == 0 && chunk_j == 0 && sc->model.vocab > 0)
 				params += vocab_params_local(c);  /* the embedding rides with the first layer */
-			if (l == c->Lv - 1 && chunk_j == c->last_j && sc->model.vocab > 0)
-				params += vocab_params_local(c);  /* and the (untied) head with the last */
+			if (l == c->Lv - 1 && chunk_j == c->last_j && sc->model.vocab > 0 && !head_is_embedding(c))
+				params += vocab_params_local(c);  /* and the head (a copy when tied) with the last */
 			double bytes = params * per_param;
 			program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, COLL_ALL_GATHER, bytes, c->dp_shape),
 				     bytes, CAT_DP, "param_allgather", j * c->Lv + l, -1);
@@ -404,8 +420,8 @@ static void unit_forward(struct ctx *c, int mb, int chunk)
 				count_layer(c, 0);
 			break;  /* this layer and the rest: repetitions of the one before */
 		}
-		fp8_weight_cast(c, j * c->Lv + l, mb);
-		emit_layer(c, 0, j * c->Lv + l, mb);
+		fp8_weight_cast(c, layer_at(c, j, l), mb);
+		emit_layer(c, 0, layer_at(c, j, l), mb);
 		if (z && l + 2 < c->Lv)
 			ag[l % 2] = zero3_gather(c, j, l + 2, program_record(c->prog, STREAM_COMPUTE));
 	}
@@ -460,11 +476,11 @@ static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 			program_wait(c->prog, STREAM_COMPUTE, ag[top % 2], CAT_DP);
 		emit(c, c->hbwd, c->nhbwd, -1, mb);
 		grad_accumulate(c, vocab_params_local(c), -1, mb);
-		if (last_of_chunk)
+		if (last_of_chunk && !head_is_embedding(c))  /* tied: they add into the embedding's gradient */
 			grads_ready(c, vocab_params_local(c), 0);
 	}
 	for (int l = top; l >= 0; l--) {
-		int layer = j * c->Lv + l;
+		int layer = layer_at(c, j, l);
 		if (z)
 			program_wait(c->prog, STREAM_COMPUTE, ag[l % 2], CAT_DP);
 		else if (!dense(c) && !last_of_chunk && program_repeat_more(c->prog, &c->key_layer_bwd, l + 1)) {
@@ -511,8 +527,8 @@ static double unit_act_bytes(const struct ctx *c, int chunk)
 		/* the autocast copies of the chunk's weights, saved for the micro-batch's backward */
 		double p = 0;
 		for (int l = 0; l < c->Lv; l++)
-			p += layer_params_local(c, j * c->Lv + l);
-		if (sc->model.vocab > 0 && j == c->last_j)
+			p += layer_params_local(c, layer_at(c, j, l));
+		if (sc->model.vocab > 0 && j == c->last_j && !head_is_embedding(c))
 			p += vocab_params_local(c);
 		b += p * dtype_bytes(sc->model.dtype);
 	}
@@ -529,6 +545,41 @@ static double loss_transient_bytes(const struct ctx *c, int chunk)
 		return 0;
 	return c->oc.tokens * ((double)sc->model.vocab / sc->par.tp) *
 	       (sc->train.exec == EXEC_COMPILED ? dtype_bytes(sc->model.dtype) : 8);
+}
+
+/* model.tie_embeddings over pp > 1 stages (Megatron's _allreduce_word_embedding_grads in finalize_model_grads,
+ * after the DP gradient sync and before the optimizer): the first stage's embedding and the last stage's head
+ * copy of it add their gradients by an all-reduce over the two ranks (same TP and DP index) that hold them,
+ * vocab/tp x hidden gradients of grad_dtype. Run as an exchange: each sends its gradients to the other and the
+ * compute stream waits for both transfers, each timed as the two-rank all-reduce, so it ends when the later of
+ * the two arrives plus the all-reduce's time. */
+static int tied_slot(const struct ctx *c)
+{
+	return 2 * c->m * c->v;
+}
+
+static bool tied_exchange(const struct ctx *c)
+{
+	return c->sc->model.tie_embeddings && c->sc->model.vocab > 0 && c->p > 1 && (c->s == 0 || c->s == c->p - 1);
+}
+
+static void tied_grad_allreduce(struct ctx *c)
+{
+	const struct scenario *sc = c->sc;
+	if (!tied_exchange(c))
+		return;
+	int peer = c->s == 0 ? c->p - 1 : 0, stride = sc->par.tp * sc->par.dp;
+	struct group_shape g = comm_shape(c->hw->node.gpus, 0, stride * (c->p - 1), 2);
+	double bytes = vocab_params_local(c) * dtype_bytes(sc->train.grad_dtype);
+	enum stream_kind st = c->s == 0 ? STREAM_SENDF : STREAM_SENDB;
+	program_host(c->prog, c->host.coll);
+	int ev = program_record(c->prog, STREAM_COMPUTE);
+	program_wait(c->prog, st, ev, CAT_PP);
+	program_send(c->prog, st, peer, tied_slot(c), g.nodes > 1 ? LINK_INTER : LINK_INTRA,
+		     comm_coll_s(c->hw, COLL_ALL_REDUCE, bytes, g), bytes, "tied_embedding_allreduce", -1);
+	program_recv(c->prog, STREAM_COMPUTE, tied_slot(c), CAT_PP);
+	int done = program_record(c->prog, st);
+	program_wait(c->prog, STREAM_COMPUTE, done, CAT_PP);
 }
 
 static void build_stage(struct ctx *c, struct stage_info *info)
@@ -570,6 +621,7 @@ static void build_stage(struct ctx *c, struct stage_info *info)
 		int done = program_record(c->prog, STREAM_DP);
 		program_wait(c->prog, STREAM_COMPUTE, done, CAT_DP);
 	}
+	tied_grad_allreduce(c);
 	if (c->copied_bytes > 0) {
 		/* ... and copies the reduced buckets back into the gradients once all are done */
 		double t = ops_mem_s(c->hw, 2 * c->copied_bytes);
@@ -581,11 +633,11 @@ static void build_stage(struct ctx *c, struct stage_info *info)
 	double params = 0;
 	for (int j = 0; j < c->v; j++)
 		for (int l = 0; l < c->Lv; l++)
-			params += layer_params_local(c, (j * c->p + c->s) * c->Lv + l);
+			params += layer_params_local(c, layer_at(c, j * c->p + c->s, l));
 	if (sc->model.vocab > 0) {
 		if (c->s == 0)
 			params += vocab_params_local(c);
-		if (c->s == c->p - 1)
+		if (c->s == c->p - 1 && !head_is_embedding(c))
 			params += vocab_params_local(c);
 	}
 	/* ZeRO >= 1: each replica updates its 1/dp of the parameters; MoE: the routed experts' 1/edp, the share of
@@ -678,7 +730,7 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 	c.p = par->pp;
 	c.v = par->schedule == SCHED_INTERLEAVED ? par->virtual_stages : 1;
 	c.m = scenario_num_microbatches(sc);
-	c.Lv = sc->model.layers / (c.p * c.v);
+	c.Lv = scenario_chunk_layers(sc, 0);
 	c.last_j = c.p * c.v - 1;
 	c.oc = (struct opctx){ hw, sc, par->tp, (double)sc->train.micro_batch * sc->model.seq };
 	ops_host_cost(hw, sc, &c.host);
@@ -697,11 +749,13 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 		c.nhbwd = ops_head_bwd(&c.oc, c.hbwd);
 	}
 	int gpn = hw->node.gpus;
-	c.pg_ev = xcalloc((size_t)c.v * c.Lv, sizeof *c.pg_ev);
+	c.pg_ev = xcalloc((size_t)c.v * scenario_max_chunk_layers(sc), sizeof *c.pg_ev);
 	c.pg_done = xcalloc((size_t)c.v, sizeof *c.pg_done);
 	for (int s = 0; s < par->pp; s++) {
 		int base = par->tp * par->dp * s;
 		c.s = s;
+		c.Lv = scenario_chunk_layers(sc, s);
+		c.layer0 = scenario_chunk_first_layer(sc, s);
 		c.prog = &out->progs[s];
 		c.tp_shape = comm_shape(gpn, base, 1, par->tp);
 		c.dp_shape = comm_shape(gpn, base, par->tp, par->dp);
@@ -718,7 +772,7 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 		time_tp(&c, c.efwd, c.nefwd);
 		time_tp(&c, c.hfwd, c.nhfwd);
 		time_tp(&c, c.hbwd, c.nhbwd);
-		program_init(c.prog, 2 * c.m * c.v, keep_ops);
+		program_init(c.prog, 2 * c.m * c.v + tied_exchange(&c), keep_ops);
 		program_reserve(c.prog, STREAM_COMPUTE, compute_instr_estimate(&c));
 		program_host(c.prog, c.host.step);
 		c.compute_bound_s = 0;

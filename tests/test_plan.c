@@ -51,7 +51,8 @@ static int by_found(const void *a, const void *b)
  * (only off at tp 1), pipeline scatter/gather on and off (only off unless tp > 1, pp > 1 and no SP; the schedule
  * only at pp > 1), the distributed optimizer's overlapped parameter gather on and off (at ZeRO 1 and 2 over
  * dp > 1), and with experts every expert parallelism up to the expert count and expert tensor parallelism
- * up to tp. Layouts the rules reject, tensor-parallel
+ * up to tp, and at pp >= 3 (1f1b, gpipe) the even and the balanced pipeline split (first and last stage
+ * (layers + 2)/pp - 1 layers) where whole. Layouts the rules reject, tensor-parallel
  * groups wider than a node and those that do not fit are skipped; the rest are simulated and sorted. Also
  * checks the planner's bounds against each simulation. Returns the count, found[] sorted fastest first. */
 static int exhaustive(const struct scenario *base, const struct hwmodel *hw, int gpus, struct found *found, int max)
@@ -74,7 +75,10 @@ static int exhaustive(const struct scenario *base, const struct hwmodel *hw, int
 		for (int opg = 0; opg <= (dp > 1 && (z == 1 || z == 2)); opg++)
 		for (int ov = 1; ov >= (dp > 1 ? 0 : 1); ov--)
 		for (int ep = 1; ep <= (base->model.moe.experts ? base->model.moe.experts : 1); ep++)
-		for (int etp = (base->model.moe.experts ? 1 : 0); etp <= (base->model.moe.experts ? tp : 0); etp++) {
+		for (int etp = (base->model.moe.experts ? 1 : 0); etp <= (base->model.moe.experts ? tp : 0); etp++)
+		for (int split = 0; split <= (pp >= 3 && scheds[si] != SCHED_INTERLEAVED &&
+					      (base->model.layers + 2) % pp == 0 && (base->model.layers + 2) / pp >= 2);
+		     split++) {
 			struct scenario s = *base;
 			s.par.gpus = gpus;
 			s.par.tp = tp, s.par.pp = pp, s.par.dp = dp, s.par.zero = z;
@@ -86,6 +90,8 @@ static int exhaustive(const struct scenario *base, const struct hwmodel *hw, int
 			s.par.etp = etp;
 			s.par.dp_overlap = ov;
 			s.par.virtual_stages = v;
+			/* balanced: the embedding and the loss count as a layer each */
+			s.par.first_stage_layers = s.par.last_stage_layers = split ? (base->model.layers + 2) / pp - 1 : 0;
 			s.train.micro_batch = mb;
 			s.train.recompute = (enum recompute)rc;
 			if (s.train.recompute == RECOMPUTE_SELECTIVE && s.model.flash_attention)
@@ -252,6 +258,8 @@ int main(void)
 {
 	compare("true", 4, 0, 5);
 	compare("false", 8, 0, 8);
+	/* 6 GPUs: pp 3 does not split 4 layers evenly; the balanced split 1, 2, 1 does */
+	compare("true", 6, 0, 8);
 	/* a tight memory (80 MB, of which the cuBLAS workspaces take 64 MiB): most layouts are pruned before or after
 	 * simulation */
 	compare("false", 8, 80e6, 5);
