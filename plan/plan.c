@@ -13,6 +13,7 @@
 #include "sim/memory.h"
 #include "sim/moe.h"
 #include "sim/ops.h"
+#include "sim/recompute.h"
 #include "util/gserr.h"
 #include "util/xalloc.h"
 
@@ -121,8 +122,9 @@ static void vs_set(struct scenario *s, int v) { s->par.virtual_stages = v; }
 static int vs_get(const struct scenario *s) { return s->par.virtual_stages; }
 static bool vs_matters(const struct scenario *s) { return s->par.pp > 1 && s->par.schedule == SCHED_INTERLEAVED; }
 
-static const char *const recompute_names[] = { "none", "full", "selective", NULL };
-/* selective recompute (the attention core) only where it saves memory: unfused attention in a transformer */
+static const char *const recompute_names[] = { "none", "full", "selective", "op", NULL };
+/* selective recompute (the attention core) only where it saves memory: unfused attention in a transformer;
+ * torchtitan's per-op checkpointing (op) for transformers */
 static int rc_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
 {
 	int k = 0;
@@ -130,6 +132,8 @@ static int rc_values(const struct scenario *s, const struct hwmodel *hw, int gpu
 	v[k++] = RECOMPUTE_FULL;
 	if (s->model.type == MODEL_TRANSFORMER && !s->model.flash_attention)
 		v[k++] = RECOMPUTE_SELECTIVE;
+	if (s->model.type == MODEL_TRANSFORMER)
+		v[k++] = RECOMPUTE_OP;
 	return k;
 }
 static void rc_set(struct scenario *s, int v) { s->train.recompute = (enum recompute)v; }
@@ -254,7 +258,8 @@ static const struct option options[] = {
 _Static_assert(NOPT <= PLAN_MAX_OPTIONS, "raise PLAN_MAX_OPTIONS");
 /* the enum names above are indexed by the enum values */
 _Static_assert(SCHED_GPIPE == 0 && SCHED_1F1B == 1 && SCHED_INTERLEAVED == 2, "schedule_names order");
-_Static_assert(RECOMPUTE_NONE == 0 && RECOMPUTE_FULL == 1 && RECOMPUTE_SELECTIVE == 2, "recompute_names order");
+_Static_assert(RECOMPUTE_NONE == 0 && RECOMPUTE_FULL == 1 && RECOMPUTE_SELECTIVE == 2 && RECOMPUTE_OP == 3,
+	       "recompute_names order");
 
 int plan_option_count(void) { return NOPT; }
 const char *plan_option_key(int i) { return options[i].key; }
@@ -338,7 +343,9 @@ double plan_memory_lower_bound(const struct scenario *s)
 							   : scenario_params_per_layer(s) / p->tp);
 		if (m->vocab > 0)  /* stage 0 holds the embedding (and the head too when it is the only stage, untied) */
 			params += (p->pp == 1 ? scenario_vocab_matrices(s) : 1.0) * m->vocab * m->hidden / p->tp;
-		acts = inflight * stage_layers * mem_layer_act_bytes(s, p->tp);
+		/* per model chunk (recompute_layers counts per chunk) */
+		int v = p->schedule == SCHED_INTERLEAVED ? p->virtual_stages : 1;
+		acts = inflight * v * recompute_chunk_act_bytes(s, (int)(stage_layers / v), p->tp);
 	}
 	int zero = p->dp > 1 ? p->zero : 0;
 	double w = params * mem_weight_bytes_per_param(s);
@@ -410,15 +417,26 @@ static void stage_unit(const struct scenario *s, const struct hwmodel *hw, struc
 			add_ops(s, hw, bw, ops_dense_bwd(&oc, l, bw), &u->bc, &u->bm, &u->tb);
 		}
 	} else {
-		add_ops(s, hw, fw, ops_layer_fwd(&oc, fw), &u->fc, &u->fm, &u->tf);
+		int nf = ops_layer_fwd(&oc, fw);
+		add_ops(s, hw, fw, nf, &u->fc, &u->fm, &u->tf);
 		add_ops(s, hw, bw, ops_layer_bwd(&oc, s->train.recompute == RECOMPUTE_SELECTIVE, bw), &u->bc, &u->bm,
 			&u->tb);
+		if (s->train.recompute == RECOMPUTE_OP) {  /* the ops the per-op policy reruns */
+			struct opcost rr[OPS_MAX];
+			add_ops(s, hw, rr, recompute_op_list(&oc, fw, nf, rr), &u->bc, &u->bm, &u->tb);
+		}
 		/* the fewest layers a stage holds: every stage's units are at least this long */
 		double layers = scenario_uneven_split(s) ? scenario_min_chunk_layers(s) : (double)s->model.layers / s->par.pp;
 		u->fc *= layers, u->fm *= layers, u->bc *= layers, u->bm *= layers, u->tf *= layers, u->tb *= layers;
 	}
-	if (s->train.recompute == RECOMPUTE_FULL)
-		u->bc += u->fc, u->bm += u->fm, u->tb += u->tf;
+	if (s->train.recompute == RECOMPUTE_FULL) {
+		/* the share of the layers that rerun their forward (recompute_layers with the block method: some) */
+		int v = s->par.schedule == SCHED_INTERLEAVED ? s->par.virtual_stages : 1, Lv = s->model.layers / (s->par.pp * v);
+		if (s->model.type == MODEL_DENSE || scenario_uneven_split(s))
+			Lv = s->model.type == MODEL_DENSE ? s->model.layers : scenario_max_chunk_layers(s);
+		double share = Lv > 0 ? (double)recompute_full_layers(s, Lv) / Lv : 1;
+		u->bc += share * u->fc, u->bm += share * u->fm, u->tb += share * u->tf;
+	}
 }
 
 /* The power model's compute clock for a stage (sim/predict.c, stage_target): the largest v in [1, burst] with

@@ -25,7 +25,7 @@ static const char *const model_keys[] = { "name", "type", "layers", "hidden", "h
 					  "bias", "activation", "dropout", "loss", "moe", "tie_embeddings", NULL };
 static const char *const train_keys[] = { "global_batch", "micro_batch", "optimizer", "master_weights",
 					  "grad_dtype", "recompute", "grad_accumulation", "host_us_per_op", "execution",
-					  "optimizer_state", "amp", "fp8", NULL };
+					  "optimizer_state", "amp", "fp8", "recompute_layers", "recompute_method", NULL };
 /* The physical range of every number a scenario holds (docs/scenario.md, "Ranges"); a number outside is an error
  * at its place, so a typo (layers: 1e9) fails at load, not as a 960 GB allocation. */
 static const struct yrange ranges[] = {
@@ -59,6 +59,7 @@ static const struct yrange ranges[] = {
 	{ "parallel.ep", 1, 1e7 },
 	{ "parallel.etp", 1, 1e5 },
 	{ "parallel.first_stage_layers", 1, 1e5 },
+	{ "training.recompute_layers", 1, 1e5 },
 	{ "parallel.last_stage_layers", 1, 1e5 },
 	{ NULL, 0, 0 },
 };
@@ -74,7 +75,7 @@ static const char *const loss_names[] = { "cross_entropy", "mse", "none", NULL }
 static const char *const ffn_names[] = { "gelu", "swiglu", NULL };
 static const char *const sched_names[] = { "gpipe", "1f1b", "interleaved", NULL };
 static const char *const opt_names[] = { "adam", "sgd", NULL };
-static const char *const recompute_names[] = { "none", "full", "selective", NULL };
+static const char *const recompute_names[] = { "none", "full", "selective", "op", NULL };
 
 /* What the second pass needs to know about the file besides the values: which optional keys were given. */
 struct seen {
@@ -249,6 +250,7 @@ static void read_training(struct ydoc *d, const struct ynode *t, struct scenario
 	tc->host_us_per_op = 0;
 	ydoc_double(d, t, "host_us_per_op", YD_NONNEG, &tc->host_us_per_op);
 	recipes_read_fp8(d, t, s);
+	variants_read_training(d, t, s);
 }
 
 static void read_parallel(struct ydoc *d, const struct ynode *p, struct scenario *s, struct seen *seen)

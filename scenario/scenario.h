@@ -21,7 +21,8 @@ enum loss_kind { LOSS_CROSS_ENTROPY, LOSS_MSE, LOSS_NONE };
 enum ffn_type { FFN_GELU, FFN_SWIGLU };
 enum schedule { SCHED_GPIPE, SCHED_1F1B, SCHED_INTERLEAVED };
 enum optimizer { OPT_ADAM, OPT_SGD };
-enum recompute { RECOMPUTE_NONE, RECOMPUTE_FULL, RECOMPUTE_SELECTIVE };
+/* op: torchtitan's per-op selective activation checkpointing (sim/recompute.c) */
+enum recompute { RECOMPUTE_NONE, RECOMPUTE_FULL, RECOMPUTE_SELECTIVE, RECOMPUTE_OP };
 
 
 /* Mixture of experts (model.moe, docs/scenario.md): every layer's MLP is replaced by `experts` routed experts of
@@ -86,6 +87,11 @@ struct train_cfg {
 	enum dtype master_dtype;   /* master weights: DT_FP32 or DT_BF16 (== model dtype: no separate copy) */
 	enum dtype grad_dtype;     /* gradient accumulation dtype: model dtype or DT_FP32 */
 	enum recompute recompute;
+	int recompute_layers;      /* full recompute of only some layers (Megatron --recompute-num-layers N): block:
+				    * the first N layers of each model chunk, each on its own; uniform: every layer,
+				    * checkpointed in groups of N (the group's input kept, the group rerun before its
+				    * backward); 0 (default): every layer on its own */
+	bool recompute_block;      /* training.recompute_method: block (true) or uniform (false, default) */
 	bool grad_accum_add;       /* gradients of every micro-batch are added into the gradient buffer by a separate
 				    * pass (PyTorch autograd); false (default): the weight-gradient GEMMs accumulate
 				    * in place (Megatron-LM's gradient_accumulation_fusion) */

@@ -18,6 +18,25 @@ void variants_read_model(struct ydoc *d, const struct ynode *m, struct scenario 
 		ydoc_error(d, ynode_get(m, "tie_embeddings"), "model.tie_embeddings: only for transformer models");
 }
 
+void variants_read_training(struct ydoc *d, const struct ynode *t, struct scenario *s)
+{
+	static const char *const method_names[] = { "uniform", "block", NULL };
+	int method = 0;
+	s->train.recompute_layers = 0;
+	bool given = ydoc_int(d, t, "recompute_layers", YD_POSITIVE, &s->train.recompute_layers) == 1;
+	if (ydoc_enum(d, t, "recompute_method", 0, method_names, &method) == 1 && !given)
+		ydoc_error(d, ynode_get(t, "recompute_method"), "training.recompute_method: only with "
+			   "training.recompute_layers");
+	s->train.recompute_block = method == 1;
+	if (given && s->train.recompute != RECOMPUTE_FULL)
+		ydoc_error(d, ynode_get(t, "recompute_layers"), "training.recompute_layers: only with recompute: full "
+			   "(recompute is %s)", s->train.recompute == RECOMPUTE_NONE ? "none" :
+			   s->train.recompute == RECOMPUTE_SELECTIVE ? "selective" : "op");
+	if (s->train.recompute == RECOMPUTE_OP && s->model.type != MODEL_TRANSFORMER)
+		ydoc_error(d, ynode_get(t, "recompute"), "training.recompute: op (per-op selective checkpointing) only "
+			   "for transformer models");
+}
+
 void variants_read_parallel(struct ydoc *d, const struct ynode *p, struct scenario *s)
 {
 	s->par.first_stage_layers = s->par.last_stage_layers = 0;

@@ -9,6 +9,8 @@
 
 /* model.tie_embeddings (m: the model mapping). */
 void variants_read_model(struct ydoc *d, const struct ynode *m, struct scenario *s);
+/* training.recompute_layers and recompute_method (t: the training mapping). */
+void variants_read_training(struct ydoc *d, const struct ynode *t, struct scenario *s);
 /* parallel.first_stage_layers and last_stage_layers (p: the parallel mapping, may be NULL). */
 void variants_read_parallel(struct ydoc *d, const struct ynode *p, struct scenario *s);
 /* The rules that need the whole layout, each reported at the key at fault (p may be NULL). */

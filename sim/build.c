@@ -11,6 +11,7 @@
 #include "sim/memory.h"
 #include "sim/moe.h"
 #include "sim/ops.h"
+#include "sim/recompute.h"
 #include "sim/schedule.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
@@ -26,6 +27,8 @@ struct ctx {
 	int layer0;               /* v == 1: the stage's first global layer (the pipeline split may be uneven) */
 	struct opcost fwd[OPS_MAX], bwd[OPS_MAX], efwd[OPS_MAX], ebwd[OPS_MAX], hfwd[OPS_MAX], hbwd[OPS_MAX];
 	int nfwd, nbwd, nefwd, nebwd, nhfwd, nhbwd;
+	struct opcost rfwd[OPS_MAX];  /* training.recompute op: the forward ops a layer's backward reruns first */
+	int nrfwd;
 	double pending_bytes;     /* gradients produced but not yet in a bucket */
 	double copied_bytes;      /* gradients copied into DDP buckets (dp_bucket_copy), to copy back */
 	double pending_expert;    /* of pending_bytes, the routed experts' gradients (reduced over their EDP group) */
@@ -37,6 +40,7 @@ struct ctx {
 	double bound_fwd[OPS_MAX], bound_bwd[OPS_MAX];  /* a layer's compute-bound op times, in list order */
 	int nbound_fwd, nbound_bwd;
 	char key_layer_bwd;       /* its address names a layer's backward (program_repeat_*) */
+	char key_layer_bwd_rc;    /* ... and one with its forward rerun first (full recompute) */
 	int *pg_ev;               /* overlap_param_gather: DP-stream event of each of the stage's v*Lv layers' gather */
 	bool *pg_done;            /* per chunk: its first forward has waited for the gathers */
 };
@@ -103,7 +107,8 @@ static void emit_ops(struct ctx *c, const struct opcost *ops, int n, int layer, 
  * reused by other lists. */
 static bool stage_list(const struct ctx *c, const struct opcost *ops)
 {
-	return ops == c->fwd || ops == c->bwd || ops == c->efwd || ops == c->ebwd || ops == c->hfwd || ops == c->hbwd;
+	return ops == c->fwd || ops == c->bwd || ops == c->efwd || ops == c->ebwd || ops == c->hfwd || ops == c->hbwd ||
+	       ops == c->rfwd;
 }
 
 /* Emit an op list; one of the stage's own lists is stored once and then repeated. */
@@ -434,29 +439,58 @@ static void unit_forward(struct ctx *c, int mb, int chunk)
 		send(c, 0, mb, chunk);
 }
 
-/* The compute-bound ops of one layer's backward (count_bound), for a backward that is repeated. */
-static void count_layer_backward(struct ctx *c)
+/* The compute-bound ops of one layer's backward (count_bound), for a backward that is repeated; rc: its forward
+ * is rerun first. */
+static void count_layer_backward(struct ctx *c, bool rc)
 {
-	if (c->sc->train.recompute == RECOMPUTE_FULL)
+	if (rc)
 		count_layer(c, 0);
+	if (c->nrfwd > 0)
+		count_bound(c, c->rfwd, c->nrfwd);
 	count_layer(c, 1);
 }
 
-/* A layer's backward on the compute stream (with full recompute its forward first). Apart from a dense model's
- * it is the same instructions for every layer and micro-batch: stored once, then repeated. */
-static void layer_backward(struct ctx *c, int layer, int mb)
+/* Whether local layer l's backward reruns its forward, and the key its instructions are stored under. */
+static bool layer_rc(const struct ctx *c, int l)
+{
+	return recompute_layer_full(c->sc, l, c->Lv);
+}
+
+static const void *bwd_key(const struct ctx *c, int l)
+{
+	return layer_rc(c, l) ? (const void *)&c->key_layer_bwd_rc : (const void *)&c->key_layer_bwd;
+}
+
+/* Layers l, l-1, ... down to 0 whose backward is the same as l's (all of them, but where block recompute
+ * reruns only the first recompute_layers). */
+static int same_run(const struct ctx *c, int l)
+{
+	int k = 1;
+	while (l - k >= 0 && layer_rc(c, l - k) == layer_rc(c, l))
+		k++;
+	return k;
+}
+
+/* A layer's backward on the compute stream (with full recompute its forward first; with op recompute the ops
+ * the policy reruns). Apart from a dense model's it is the same instructions for every layer and micro-batch:
+ * stored once, then repeated. */
+static void layer_backward(struct ctx *c, int layer, int l, int mb)
 {
 	int rep = !dense(c);
-	if (rep && program_repeat_begin(c->prog, &c->key_layer_bwd)) {
-		count_layer_backward(c);
+	bool rc = layer_rc(c, l);
+	const void *key = bwd_key(c, l);
+	if (rep && program_repeat_begin(c->prog, key)) {
+		count_layer_backward(c, rc);
 		return;
 	}
-	if (c->sc->train.recompute == RECOMPUTE_FULL)
+	if (rc)
 		emit_layer(c, 0, layer, mb);
+	if (c->nrfwd > 0)
+		emit(c, c->rfwd, c->nrfwd, layer, mb);
 	emit_layer(c, 1, layer, mb);
 	grad_accumulate(c, layer_params_local(c, layer), layer, mb);
 	if (rep)
-		program_repeat_end(c->prog, &c->key_layer_bwd);
+		program_repeat_end(c->prog, key);
 }
 
 static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
@@ -483,12 +517,17 @@ static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 		int layer = layer_at(c, j, l);
 		if (z)
 			program_wait(c->prog, STREAM_COMPUTE, ag[l % 2], CAT_DP);
-		else if (!dense(c) && !last_of_chunk && program_repeat_more(c->prog, &c->key_layer_bwd, l + 1)) {
-			for (; l >= 0; l--)  /* the layers it stands for, in order */
-				count_layer_backward(c);
-			break;  /* this layer and the rest: repetitions of the one before */
+		else if (!dense(c) && !last_of_chunk) {
+			int run = same_run(c, l);
+			if (program_repeat_more(c->prog, bwd_key(c, l), run)) {
+				bool rc = layer_rc(c, l);
+				for (int i = 0; i < run; i++)  /* the layers it stands for, in order */
+					count_layer_backward(c, rc);
+				l -= run - 1;
+				continue;  /* this layer and the run below: repetitions of the one before */
+			}
 		}
-		layer_backward(c, layer, mb);
+		layer_backward(c, layer, l, mb);
 		if (z && !(l == 0 && j == 0 && has_vocab)) {
 			int done = program_record(c->prog, STREAM_COMPUTE);
 			zero3_reduce(c, j, l, done);
@@ -515,7 +554,7 @@ static double unit_act_bytes(const struct ctx *c, int chunk)
 {
 	const struct scenario *sc = c->sc;
 	int j = chunk * c->p + c->s;
-	double b = c->Lv * mem_layer_act_bytes(sc, sc->par.tp);
+	double b = recompute_chunk_act_bytes(sc, c->Lv, sc->par.tp);
 	if (sc->model.type == MODEL_DENSE && sc->train.recompute != RECOMPUTE_FULL)
 		b = mem_dense_act_bytes(sc);  /* pp = 1: the whole list */
 	if (sc->model.vocab > 0 && j == c->last_j)  /* eager: the fp32 log-softmax; compiled: the logits */
@@ -661,8 +700,7 @@ static void build_stage(struct ctx *c, struct stage_info *info)
 		program_wait(c->prog, STREAM_COMPUTE, done, CAT_DP);
 	}
 
-	if (sc->train.recompute == RECOMPUTE_FULL)
-		peak += mem_layer_full_act_bytes(sc, sc->par.tp);
+	peak += recompute_transient_bytes(sc, c->Lv, sc->par.tp);
 	info->weights = params * mem_weight_bytes_per_param(sc);
 	if (fp8_on(sc) && sc->model.type == MODEL_TRANSFORMER)  /* the FP8 weight pairs of the linear layers */
 		info->weights += c->v * c->Lv * layer_linear_params_local(c) * fp8_weight_extra_bytes_per_param(sc);
@@ -737,6 +775,8 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 	if (sc->model.type != MODEL_DENSE) {
 		c.nfwd = ops_layer_fwd(&c.oc, c.fwd);
 		c.nbwd = ops_layer_bwd(&c.oc, sc->train.recompute == RECOMPUTE_SELECTIVE, c.bwd);
+		if (sc->train.recompute == RECOMPUTE_OP)
+			c.nrfwd = recompute_op_list(&c.oc, c.fwd, c.nfwd, c.rfwd);
 		c.nbound_fwd = bound_times(c.fwd, c.nfwd, c.bound_fwd);
 		c.nbound_bwd = bound_times(c.bwd, c.nbwd, c.bound_bwd);
 	}
@@ -769,6 +809,7 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 		c.edp_shape = comm_shape(gpn, base, par->ep * scenario_etp(sc), moe_edp(sc));
 		time_tp(&c, c.fwd, c.nfwd);
 		time_tp(&c, c.bwd, c.nbwd);
+		time_tp(&c, c.rfwd, c.nrfwd);
 		time_tp(&c, c.efwd, c.nefwd);
 		time_tp(&c, c.hfwd, c.nhfwd);
 		time_tp(&c, c.hbwd, c.nhbwd);

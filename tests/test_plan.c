@@ -47,7 +47,7 @@ static int by_found(const void *a, const void *b)
 
 /* Every layout of gpus GPUs, by nested loops over the scenario keys: tp and pp dividing gpus, dp the rest, every
  * micro-batch dividing the batch per replica, each schedule (interleaved with 2..8 chunks), each recompute
- * mode, ZeRO 0..3 and data-parallel overlap on and off (only 0 and on at dp 1), sequence parallelism on and off
+ * mode (none, full, selective, torchtitan's per-op), ZeRO 0..3 and data-parallel overlap on and off (only 0 and on at dp 1), sequence parallelism on and off
  * (only off at tp 1), pipeline scatter/gather on and off (only off unless tp > 1, pp > 1 and no SP; the schedule
  * only at pp > 1), the distributed optimizer's overlapped parameter gather on and off (at ZeRO 1 and 2 over
  * dp > 1), and with experts every expert parallelism up to the expert count and expert tensor parallelism
@@ -68,7 +68,7 @@ static int exhaustive(const struct scenario *base, const struct hwmodel *hw, int
 		for (int mb = 1; mb <= base->train.global_batch; mb++)
 		for (int si = 0; si < (pp > 1 ? 3 : 1); si++)
 		for (int v = (scheds[si] == SCHED_INTERLEAVED ? 2 : 1); v <= (scheds[si] == SCHED_INTERLEAVED ? 8 : 1); v++)
-		for (int rc = 0; rc < 3; rc++)
+		for (int rc = 0; rc < 4; rc++)
 		for (int z = 0; z <= (dp > 1 ? 3 : 0); z++)
 		for (int sp = 0; sp <= (tp > 1); sp++)
 		for (int sg = 0; sg <= (tp > 1 && pp > 1 && !sp); sg++)
