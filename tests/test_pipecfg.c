@@ -8,23 +8,13 @@
 #include <string.h>
 #include "capture.h"
 #include "check.h"
+#include "toy_hw.h"
 #include "scenario/scenario.h"
 #include "sim/build.h"
 #include "sim/comm.h"
 #include "sim/ops.h"
 #include "sim/predict.h"
 
-static const char *toy_hw =
-	"schema: gpusim-hw/1\nname: toy\ngpu:\n  name: toy gpu\n  sm_count: 4\n  memory_bytes: 1e9\n"
-	"  hbm_gbps: 1000\n  peak_tflops: {bf16: 100}\n  launch_us: 0\n"
-	"  memory_bound: {eff: 1}\n  gemm:\n    model: {max_eff: 0.5, tile_m: 128, tile_n: 128, k_half: 0}\n"
-	"  attention: {fwd_eff: 0.5, bwd_eff: 0.4}\n"
-	"node: {gpus: 8, fabric: nvswitch, link_gbps: 100}\n"
-	"network: {nics: 8, nic_gbps: 25, latency_us: 5, oversubscription: 1}\n"
-	"collectives:\n  intra:\n"
-	"    all_gather: {lines: [{algo: ring, alpha_us: 10, step_us: 0, bus_gbps: 100}]}\n"
-	"    reduce_scatter: {lines: [{algo: ring, alpha_us: 10, step_us: 0, bus_gbps: 100}]}\n"
-	"    all_reduce: {lines: [{algo: ring, alpha_us: 10, step_us: 0, bus_gbps: 100}]}\n";
 
 static int load(struct scenario *s, int layers, const char *model_extra, const char *par)
 {
@@ -162,9 +152,7 @@ static void test_vocab_ce(const struct hwmodel *hw)
 
 int main(void)
 {
-	int err = 0;
-	struct hwmodel *hw = hwmodel_load_string("toy.yaml", toy_hw, &err);
-	CHECK(hw != NULL);
+	struct hwmodel *hw = toy_load();
 	if (!hw)
 		return check_result();
 	test_uneven(hw);
