@@ -231,6 +231,20 @@ static void split_set(struct scenario *s, int v)
 static int split_get(const struct scenario *s) { return scenario_uneven_split(s); }
 static bool split_matters(const struct scenario *s) { return s->par.pp > 2 && s->par.schedule != SCHED_INTERLEAVED; }
 
+/* The DP reduction in bf16 where the gradients are fp32 (FSDP2's MixedPrecisionPolicy reduce_dtype, Megatron
+ * --grad-reduce-in-bf16 over an fp32 buffer): half the bytes, a cast each way. The compression hooks
+ * (parallel.grad_compression) change what the model learns more than a rounding does and are not searched. */
+static const char *const reduce_names[] = { "grad", "bf16", NULL };
+static bool reduce_matters(const struct scenario *s) { return s->par.dp > 1 && s->train.grad_dtype == DT_FP32; }
+static int reduce_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
+{
+	v[0] = 0;
+	v[1] = 1;
+	return reduce_matters(s) ? 2 : 1;
+}
+static void reduce_set(struct scenario *s, int v) { s->par.grad_reduce_dtype = v ? DT_BF16 : s->train.grad_dtype; }
+static int reduce_get(const struct scenario *s) { return s->par.grad_reduce_dtype != s->train.grad_dtype; }
+
 static bool always(const struct scenario *s) { return true; }
 
 static const struct option options[] = {
@@ -253,6 +267,8 @@ static const struct option options[] = {
 	{ "parallel.overlap_param_gather", "opg", flag_values, opg_set, opg_get, opg_matters, 0, bool_names, "opg" },
 	{ "parallel.dp_overlap", "dp_overlap", flag_values, dpo_set, dpo_get, zero_matters, 1, bool_names,
 	  "no-dp-overlap" },
+	{ "parallel.grad_reduce_dtype", "reduce", reduce_values, reduce_set, reduce_get, reduce_matters, 0, reduce_names,
+	  "bf16-reduce" },
 };
 #define NOPT ((int)(sizeof options / sizeof options[0]))
 _Static_assert(NOPT <= PLAN_MAX_OPTIONS, "raise PLAN_MAX_OPTIONS");

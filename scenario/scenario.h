@@ -107,6 +107,14 @@ struct train_cfg {
 				    * mode) and per-collective time; 0: the hardware model's (default) */
 };
 
+/* Gradient compression on the data-parallel reduction (parallel.grad_compression, sim/gradcomp.c). */
+enum grad_compress { GC_NONE, GC_POWERSGD, GC_TOPK };
+struct gradcomp_cfg {
+	enum grad_compress method;  /* none (default) */
+	int rank;                   /* powersgd: rank r of each gradient matrix's approximation (default 1) */
+	double ratio;               /* topk: share of a bucket's gradients sent (default 0.01) */
+};
+
 struct parallel_cfg {
 	int gpus;              /* == dp*tp*pp */
 	int dp, tp, pp;
@@ -134,6 +142,9 @@ struct parallel_cfg {
 				 * --decoder-first-pipeline-num-layers); 0 (default): the even split */
 	int last_stage_layers;  /* layers of the last stage (--decoder-last-pipeline-num-layers); 0: even. When either
 				 * is set the other stages split the rest evenly (1F1B or GPipe, pp >= 2) */
+	enum dtype grad_reduce_dtype; /* the DP reduction's element type (parallel.grad_reduce_dtype): gradients are
+				 * cast to it before each bucket's collective and back after; default grad_dtype */
+	struct gradcomp_cfg gc; /* parallel.grad_compression */
 	bool sp;                /* sequence parallelism (Korthikanti et al. 2022): norms, dropout and residuals on
 				 * s/tp tokens, each TP all-reduce a reduce-scatter + all-gather pair, activations
 				 * outside the TP region split over tp; needs tp > 1; default false */

@@ -37,11 +37,39 @@ void variants_read_training(struct ydoc *d, const struct ynode *t, struct scenar
 			   "for transformer models");
 }
 
+/* parallel.grad_reduce_dtype and parallel.grad_compression {method, rank, ratio}. */
+static void read_gradcomp(struct ydoc *d, const struct ynode *p, struct scenario *s)
+{
+	static const char *const gc_keys[] = { "method", "rank", "ratio", NULL };
+	static const char *const method_names[] = { "none", "powersgd", "topk", NULL };
+	struct gradcomp_cfg *g = &s->par.gc;
+	int rd = -1, method = GC_NONE;
+	const struct ynode *gn = NULL;
+	ydoc_enum(d, p, "grad_reduce_dtype", 0, dtype_names, &rd);
+	s->par.grad_reduce_dtype = rd < 0 ? s->train.grad_dtype : (enum dtype)rd;
+	if (rd == DT_TF32)
+		ydoc_error(d, ynode_get(p, "grad_reduce_dtype"), "parallel.grad_reduce_dtype: fp32, bf16, fp16 or fp8, "
+			   "got tf32 (a compute mode, not a storage type)");
+	*g = (struct gradcomp_cfg){ GC_NONE, 1, 0.01 };
+	if (ydoc_map(d, p, "grad_compression", 0, &gn) != 1)
+		return;
+	ydoc_check_keys(d, gn, gc_keys);
+	ydoc_enum(d, gn, "method", YD_REQUIRED, method_names, &method);
+	g->method = (enum grad_compress)method;
+	if (ydoc_int(d, gn, "rank", YD_POSITIVE, &g->rank) == 1 && g->method != GC_POWERSGD)
+		ydoc_error(d, ynode_get(gn, "rank"), "parallel.grad_compression.rank: only for method powersgd");
+	if (ydoc_double(d, gn, "ratio", YD_POSITIVE, &g->ratio) == 1 && g->method != GC_TOPK)
+		ydoc_error(d, ynode_get(gn, "ratio"), "parallel.grad_compression.ratio: only for method topk");
+	if (g->method != GC_NONE && s->model.moe.experts > 0)
+		ydoc_error(d, ynode_get(gn, "method"), "parallel.grad_compression: not with experts (model.moe)");
+}
+
 void variants_read_parallel(struct ydoc *d, const struct ynode *p, struct scenario *s)
 {
 	s->par.first_stage_layers = s->par.last_stage_layers = 0;
 	ydoc_int(d, p, "first_stage_layers", YD_POSITIVE, &s->par.first_stage_layers);
 	ydoc_int(d, p, "last_stage_layers", YD_POSITIVE, &s->par.last_stage_layers);
+	read_gradcomp(d, p, s);
 }
 
 bool scenario_uneven_split(const struct scenario *s)
@@ -115,6 +143,12 @@ int scenario_vocab_matrices(const struct scenario *s)
 static int rule(const struct scenario *s, char *why, size_t n, const char **key)
 {
 	const struct parallel_cfg *p = &s->par;
+	*key = "grad_compression";
+	if (p->gc.method != GC_NONE && p->zero > 0) {
+		snprintf(why, n, "parallel.grad_compression: a DDP communication hook on the all-reduce, not with ZeRO "
+			 "(zero is %d)", p->zero);
+		return GS_EINVAL;
+	}
 	*key = p->first_stage_layers > 0 ? "first_stage_layers" : "last_stage_layers";
 	if (!scenario_uneven_split(s))
 		return 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "sim/comm.h"
 #include "sim/fp8.h"
+#include "sim/gradcomp.h"
 #include "sim/memory.h"
 #include "sim/moe.h"
 #include "sim/ops.h"
@@ -15,6 +16,11 @@
 #include "sim/schedule.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
+
+struct deferred {
+	double bytes, expert;
+	struct gradcomp_bucket gcb;
+};
 
 struct ctx {
 	const struct scenario *sc;
@@ -33,7 +39,8 @@ struct ctx {
 	double copied_bytes;      /* gradients copied into DDP buckets (dp_bucket_copy), to copy back */
 	double pending_expert;    /* of pending_bytes, the routed experts' gradients (reduced over their EDP group) */
 	struct group_shape edp_shape;  /* MoE: the ranks holding the same experts (moe_edp of them, ep*etp apart) */
-	double *deferred;         /* buckets held back when dp_overlap is off: (bytes, expert bytes) pairs */
+	struct gradcomp_bucket gcb;  /* the open bucket's make-up, for a reduce dtype or compression hook */
+	struct deferred *deferred;   /* buckets held back when dp_overlap is off */
 	int ndeferred, capdeferred;
 	double compute_bound_s;   /* this stage's compute-bound op time per step (GEMMs, attention cores) */
 	double layer_params;      /* parameters of one layer on one GPU (layer_params_local) */
@@ -125,8 +132,10 @@ static void emit(struct ctx *c, const struct opcost *ops, int n, int layer, int 
 	program_repeat_end(c->prog, ops);
 }
 
-/* A full bucket: all-reduced, or with ZeRO 1/2 reduce-scattered (each replica keeps the part it updates). */
-static void bucket_issue(struct ctx *c, double bytes, double expert)
+/* A full bucket: all-reduced, or with ZeRO 1/2 reduce-scattered (each replica keeps the part it updates); with a
+ * reduce dtype or a compression hook (sim/gradcomp.c) its compression on the compute stream first and its own
+ * collectives and callbacks on the DP stream. */
+static void bucket_issue(struct ctx *c, double bytes, double expert, const struct gradcomp_bucket *gb)
 {
 	int zero = c->sc->par.zero >= 1;
 	if (c->sc->par.dp_bucket_copy) {
@@ -139,13 +148,21 @@ static void bucket_issue(struct ctx *c, double bytes, double expert)
 	}
 	/* the reducer's hook runs on the host between the backward ops and enqueues the all-reduce */
 	program_host(c->prog, c->host.bucket);
+	bool gc = gradcomp_on(c->sc);
+	if (gc)
+		gradcomp_bucket_compress(c->prog, c->hw, c->sc, gb);
 	int ev = program_record(c->prog, STREAM_COMPUTE);
 	program_wait(c->prog, STREAM_DP, ev, CAT_DP);
 	enum coll_op op = zero ? COLL_REDUCE_SCATTER : COLL_ALL_REDUCE;
-	if (bytes - expert > 0)
+	const char *name = zero ? "dp_reduce_scatter" : "dp_allreduce";
+	if (gc)
+		gradcomp_bucket_emit(c->prog, c->hw, c->sc, gb, c->dp_shape, op, name);
+	else if (bytes - expert > 0)
 		program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, op, bytes - expert, c->dp_shape),
-			     bytes - expert, CAT_DP, zero ? "dp_reduce_scatter" : "dp_allreduce", -1, -1);
-	/* the routed experts' gradients: over the ranks that hold the same experts (none when they are alone) */
+			     bytes - expert, CAT_DP, name, -1, -1);
+	/* the routed experts' gradients: over the ranks that hold the same experts (none when they are alone), in
+	 * the reduce dtype */
+	expert *= (double)dtype_bytes(c->sc->par.grad_reduce_dtype) / dtype_bytes(c->sc->train.grad_dtype);
 	if (expert > 0 && c->edp_shape.n > 1)
 		program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, op, expert, c->edp_shape), expert, CAT_DP,
 			     zero ? "edp_reduce_scatter" : "edp_allreduce", -1, -1);
@@ -161,17 +178,17 @@ static void grads_ready(struct ctx *c, double params, int final)
 	if (c->pending_bytes < c->sc->par.dp_bucket_bytes && !(final && c->pending_bytes > 0))
 		return;
 	if (c->sc->par.dp_overlap) {
-		bucket_issue(c, c->pending_bytes, c->pending_expert);
+		bucket_issue(c, c->pending_bytes, c->pending_expert, &c->gcb);
 	} else {
 		if (c->ndeferred == c->capdeferred) {
 			c->capdeferred = c->capdeferred ? 2 * c->capdeferred : 16;
-			c->deferred = xrealloc(c->deferred, 2 * c->capdeferred * sizeof *c->deferred);
+			c->deferred = xrealloc(c->deferred, c->capdeferred * sizeof *c->deferred);
 		}
-		c->deferred[2 * c->ndeferred] = c->pending_bytes;
-		c->deferred[2 * c->ndeferred++ + 1] = c->pending_expert;
+		c->deferred[c->ndeferred++] = (struct deferred){ c->pending_bytes, c->pending_expert, c->gcb };
 	}
 	c->pending_bytes = 0;
 	c->pending_expert = 0;
+	memset(&c->gcb, 0, sizeof c->gcb);
 }
 
 static int slot(const struct ctx *c, int mb, int chunk, int bwd)
@@ -230,7 +247,22 @@ static void layer_grads_ready(struct ctx *c, int layer, int final)
 		return;
 	if (c->sc->model.moe.experts > 0)
 		c->pending_expert += moe_expert_params_local(c->sc) * dtype_bytes(c->sc->train.grad_dtype);
+	if (gradcomp_on(c->sc))
+		gradcomp_add_layer(c->sc, c->hw, c->sc->par.tp, layer, &c->gcb);
 	grads_ready(c, layer_params_local(c, layer), final);
+}
+
+static double vocab_params_local(const struct ctx *c)
+{
+	return (double)c->sc->model.vocab * c->sc->model.hidden / c->sc->par.tp;
+}
+
+/* The embedding's (or the head's) gradients are ready: one V/tp x h matrix. */
+static void vocab_grads_ready(struct ctx *c, int final)
+{
+	if (gradcomp_on(c->sc))
+		gradcomp_add_matrix(c->sc, c->hw, (double)c->sc->model.vocab / c->sc->par.tp, c->sc->model.hidden, &c->gcb);
+	grads_ready(c, vocab_params_local(c), final);
 }
 
 /* The parameters of a layer's linear layers on one rank (what training.fp8 keeps FP8 copies of): the layer's
@@ -293,10 +325,6 @@ static void emit_layer(struct ctx *c, int bwd, int layer, int mb)
 	}
 }
 
-static double vocab_params_local(const struct ctx *c)
-{
-	return (double)c->sc->model.vocab * c->sc->model.hidden / c->sc->par.tp;
-}
 
 /* Global index of layer l of model chunk j (j = chunk * p + s). */
 static int layer_at(const struct ctx *c, int j, int l)
@@ -342,8 +370,14 @@ static int zero3_gather(struct ctx *c, int j, int l, int wait_ev)
 
 static void zero3_reduce(struct ctx *c, int j, int l, int done_ev)
 {
-	double bytes = zero3_layer_params(c, j, l) * dtype_bytes(c->sc->train.grad_dtype);
 	program_wait(c->prog, STREAM_DP, done_ev, CAT_DP);
+	if (gradcomp_on(c->sc)) {  /* a reduce dtype: cast in, reduce-scatter, cast the shard back (gradcomp.c) */
+		struct gradcomp_bucket b = { .elems = zero3_layer_params(c, j, l) };
+		gradcomp_bucket_compress(c->prog, c->hw, c->sc, &b);
+		gradcomp_bucket_emit(c->prog, c->hw, c->sc, &b, c->dp_shape, COLL_REDUCE_SCATTER, "zero3_reduce_scatter");
+		return;
+	}
+	double bytes = zero3_layer_params(c, j, l) * dtype_bytes(c->sc->train.grad_dtype);
 	program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, COLL_REDUCE_SCATTER, bytes, c->dp_shape),
 		     bytes, CAT_DP, "zero3_reduce_scatter", layer_at(c, j, l), -1);
 }
@@ -511,7 +545,7 @@ static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 		emit(c, c->hbwd, c->nhbwd, -1, mb);
 		grad_accumulate(c, vocab_params_local(c), -1, mb);
 		if (last_of_chunk && !head_is_embedding(c))  /* tied: they add into the embedding's gradient */
-			grads_ready(c, vocab_params_local(c), 0);
+			vocab_grads_ready(c, 0);
 	}
 	for (int l = top; l >= 0; l--) {
 		int layer = layer_at(c, j, l);
@@ -543,7 +577,7 @@ static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 		if (z)
 			zero3_reduce(c, j, 0, program_record(c->prog, STREAM_COMPUTE));
 		if (last_of_chunk)
-			grads_ready(c, vocab_params_local(c), 1);
+			vocab_grads_ready(c, 1);
 	}
 	fp8_amax_reduce(c, 1, mb);
 	if (j > 0)
@@ -655,7 +689,7 @@ static void build_stage(struct ctx *c, struct stage_info *info)
 		}
 	}
 	for (int i = 0; i < c->ndeferred; i++)
-		bucket_issue(c, c->deferred[2 * i], c->deferred[2 * i + 1]);
+		bucket_issue(c, c->deferred[i].bytes, c->deferred[i].expert, &c->deferred[i].gcb);
 	if (sc->par.dp > 1) {
 		int done = program_record(c->prog, STREAM_DP);
 		program_wait(c->prog, STREAM_COMPUTE, done, CAT_DP);
@@ -705,6 +739,15 @@ static void build_stage(struct ctx *c, struct stage_info *info)
 	if (fp8_on(sc) && sc->model.type == MODEL_TRANSFORMER)  /* the FP8 weight pairs of the linear layers */
 		info->weights += c->v * c->Lv * layer_linear_params_local(c) * fp8_weight_extra_bytes_per_param(sc);
 	info->gradients = params * mem_grad_bytes_per_param(sc);
+	if (sc->par.gc.method != GC_NONE && dp > 1) {  /* the hook's error feedback and PowerSGD's Q factors */
+		struct gradcomp_bucket all = { 0 };
+		for (int j = 0; j < c->v; j++)
+			for (int l = 0; l < c->Lv; l++)
+				gradcomp_add_layer(sc, c->hw, sc->par.tp, layer_at(c, j * c->p + c->s, l), &all);
+		for (int k = (c->s == 0) + (c->s == c->p - 1 && !head_is_embedding(c)); sc->model.vocab > 0 && k > 0; k--)
+			gradcomp_add_matrix(sc, c->hw, (double)sc->model.vocab / sc->par.tp, sc->model.hidden, &all);
+		info->gradients += gradcomp_state_bytes(sc, params, all.q);
+	}
 	if (dp > 1 && sc->par.dp_bucket_copy && zero < 2)  /* PyTorch DDP's buckets: a second gradient buffer */
 		info->gradients *= 2;
 	info->optimizer = (zero >= 1 ? shard : params) * mem_optimizer_bytes_per_param(sc);
@@ -806,6 +849,7 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 		c.copied_bytes = 0;
 		c.ndeferred = 0;
 		c.pending_expert = 0;
+		memset(&c.gcb, 0, sizeof c.gcb);
 		c.edp_shape = comm_shape(gpn, base, par->ep * scenario_etp(sc), moe_edp(sc));
 		time_tp(&c, c.fwd, c.nfwd);
 		time_tp(&c, c.bwd, c.nbwd);
