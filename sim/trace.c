@@ -16,15 +16,15 @@ struct trace {
 	double bytes;        /* written so far, counted by event (the stream may be a pipe, without ftell) */
 	bool over;           /* job.max_bytes passed */
 	int critical;        /* TRACE_CRITICAL: the traced stage */
-	uint8_t *named;      /* [GPU rank]: bit per track whose thread_name is written, NAMED_PROC its process's */
+	uint16_t *named;     /* [GPU rank]: bit per track whose thread_name is written, NAMED_PROC its process's */
 	uint8_t *want;       /* TRACE_LIST: [GPU rank] nonzero when traced */
 };
-enum { NAMED_PROC = 1u << 7 };
-_Static_assert(TRACK_N <= 7, "trace.named holds one bit per track and one for the process");
+enum { NAMED_PROC = 1u << 15 };
+_Static_assert(TRACK_N <= 15, "trace.named holds one bit per track and one for the process");
 
 static const char *const cat_name[CAT_N] = { "compute", "tp", "pp", "dp", "optimizer" };
 static const char *const track_name[TRACK_N] = {
-	"compute", "dp collectives", "send fwd", "send bwd", "link intra-node (out)", "link inter-node (out)",
+	"compute", "dp collectives", "send fwd", "send bwd", "host copies", "link intra-node (out)", "link inter-node (out)",
 };
 
 struct trace *trace_new(FILE *f, const struct trace_job *job)
@@ -34,7 +34,7 @@ struct trace *trace_new(FILE *f, const struct trace_job *job)
 	t->job = *job;
 	t->critical = -1;
 	size_t n = (size_t)job->pp * job->dp * job->tp;
-	t->named = xcalloc(n, 1);
+	t->named = xcalloc(n, sizeof *t->named);
 	if (job->pick == TRACE_LIST) {
 		t->want = xcalloc(n, 1);
 		for (int i = 0; i < job->nranks; i++)
@@ -156,7 +156,7 @@ void trace_slice(struct trace *t, const struct trace_span *sp)
 	if (!(t->named[gpu] & NAMED_PROC))
 		name_process(t, sp->stage, sp->dp, sp->tp);
 	if (!(t->named[gpu] & (1u << sp->track))) {
-		t->named[gpu] |= (uint8_t)(1u << sp->track);
+		t->named[gpu] |= (uint16_t)(1u << sp->track);
 		meta(t, "thread_name", pid, tid, track_name[sp->track], 0);
 		meta(t, "thread_sort_index", pid, tid, NULL, sp->track);
 	}
