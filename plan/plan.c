@@ -153,6 +153,28 @@ static void zero_set(struct scenario *s, int v) { s->par.zero = v; }
 static int zero_get(const struct scenario *s) { return s->par.zero; }
 static bool zero_matters(const struct scenario *s) { return s->par.dp > 1; }
 
+/* HSDP: ZeRO sharded over the DP replicas of one node (gpus per node / tp of them) and replicated across nodes,
+ * where that group is smaller than dp and divides it; else the whole DP group (0) */
+static int node_shard(const struct scenario *s, const struct hwmodel *hw)
+{
+	int S = hw->node.gpus / s->par.tp;
+	return s->par.zero >= 1 && s->par.dp > 1 && S > 1 && S < s->par.dp && s->par.dp % S == 0 ? S : 0;
+}
+static int shard_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
+{
+	v[0] = 0;
+	v[1] = node_shard(s, hw);
+	return v[1] ? 2 : 1;
+}
+static void shard_set(struct scenario *s, int v) { s->par.shard_group = v; }
+static int shard_get(const struct scenario *s) { return s->par.shard_group; }
+static bool shard_matters(const struct scenario *s) { return s->par.dp > 1 && s->par.zero >= 1; }
+
+/* ZeRO-3 / FSDP2 reshard_after_forward false: the gathered parameters kept from forward to backward */
+static void keep_set(struct scenario *s, int v) { s->par.keep_after_forward = v != 0; }
+static int keep_get(const struct scenario *s) { return s->par.keep_after_forward; }
+static bool keep_matters(const struct scenario *s) { return s->par.dp > 1 && s->par.zero == 3; }
+
 static const char *const bool_names[] = { "false", "true", NULL };
 static int flag_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
 {
@@ -262,6 +284,9 @@ static const struct option options[] = {
 	{ "parallel.ep", "ep", ep_values, ep_set, ep_get, moe_matters, 1, NULL, NULL },
 	{ "parallel.etp", "etp", etp_values, etp_set, etp_get, moe_matters, 0, NULL, NULL },
 	{ "parallel.zero", "zero", zero_values, zero_set, zero_get, zero_matters, 0, NULL, NULL },
+	{ "parallel.shard_group", "shard", shard_values, shard_set, shard_get, shard_matters, 0, NULL, "hsdp" },
+	{ "parallel.reshard_after_forward", "keep", flag_values, keep_set, keep_get, keep_matters, 0, bool_names,
+	  "no-reshard" },
 	{ "parallel.pp_scatter_gather", "sg", flag_values, sg_set, sg_get, sg_matters, 0, bool_names, "sg" },
 	{ "parallel.sp", "sp", flag_values, sp_set, sp_get, sp_matters, 0, bool_names, "sp" },
 	{ "parallel.overlap_param_gather", "opg", flag_values, opg_set, opg_get, opg_matters, 0, bool_names, "opg" },
@@ -371,7 +396,8 @@ double plan_memory_lower_bound(const struct scenario *s)
 	 * expert-data-parallel group (sim/build.c) */
 	double ex = m->type == MODEL_DENSE ? 0 : (scenario_uneven_split(s) ? scenario_chunk_layers(s, 0)
 					    : (double)m->layers / p->pp) * moe_expert_params_local(s);
-	double shard = params > 0 ? ((params - ex) / p->dp + ex / moe_edp(s)) / params : 1;
+	int S = scenario_shard_group(s);  /* HSDP: the shard group */
+	double shard = params > 0 ? ((params - ex) / S + ex / moe_edp(s)) / params : 1;
 	if (p->dp > 1 && p->dp_bucket_copy && zero < 2)
 		g *= 2;
 	if (zero >= 1)
@@ -379,7 +405,7 @@ double plan_memory_lower_bound(const struct scenario *s)
 	if (zero >= 2)
 		g *= shard;
 	if (zero == 3)
-		w /= p->dp;
+		w /= S;
 	return w + g + o + acts;
 }
 

@@ -62,6 +62,7 @@ static const struct yrange ranges[] = {
 	{ "parallel.first_stage_layers", 1, 1e5 },
 	{ "training.recompute_layers", 1, 1e5 },
 	{ "parallel.grad_compression.rank", 1, 1e5 },
+	{ "parallel.shard_group", 1, 1e7 },
 	{ "parallel.grad_compression.ratio", 1e-9, 1 },
 	{ "parallel.last_stage_layers", 1, 1e5 },
 	{ NULL, 0, 0 },
@@ -70,7 +71,7 @@ static const struct yrange ranges[] = {
 static const char *const par_keys[] = { "gpus", "tp", "pp", "dp", "schedule", "virtual_stages",
 					"dp_bucket_bytes", "dp_overlap", "dp_bucket_copy", "pp_overlap", "pp_scatter_gather", "sp", "overlap_param_gather", "zero",
 					"ep", "etp", "first_stage_layers", "last_stage_layers", "grad_reduce_dtype",
-					"grad_compression", NULL };
+					"grad_compression", "shard_group", "reshard_after_forward", NULL };
 
 /* In enum order (scenario.h). */
 static const char *const type_names[] = { "transformer", "mlp", "dense", NULL };

@@ -142,6 +142,14 @@ struct parallel_cfg {
 				 * --decoder-first-pipeline-num-layers); 0 (default): the even split */
 	int last_stage_layers;  /* layers of the last stage (--decoder-last-pipeline-num-layers); 0: even. When either
 				 * is set the other stages split the rest evenly (1F1B or GPipe, pp >= 2) */
+	int shard_group;        /* ZeRO / FSDP sharding over groups of this many DP replicas (HSDP, FSDP2's
+				 * (replicate, shard) mesh; DeepSpeed MiCS): parameters, gradients and optimizer state
+				 * split over the shard group and replicated over the dp/shard_group groups; gradients
+				 * reduce-scattered in the shard group, then all-reduced across the replicas; 0: dp */
+	bool keep_after_forward; /* parallel.reshard_after_forward false (ZeRO-3 / FSDP2): a layer's gathered
+				 * parameters are kept from its forward to its backward (no backward all-gather, the
+				 * stage's parameters whole in memory); default (false here, the key true): freed after
+				 * the forward and gathered again for the backward */
 	enum dtype grad_reduce_dtype; /* the DP reduction's element type (parallel.grad_reduce_dtype): gradients are
 				 * cast to it before each bucket's collective and back after; default grad_dtype */
 	struct gradcomp_cfg gc; /* parallel.grad_compression */
@@ -210,6 +218,8 @@ int scenario_chunk_first_layer(const struct scenario *s, int j);
 /* The fewest and the most layers a chunk holds. */
 int scenario_min_chunk_layers(const struct scenario *s);
 int scenario_max_chunk_layers(const struct scenario *s);
+/* The ZeRO sharding group: parallel.shard_group, else dp. */
+int scenario_shard_group(const struct scenario *s);
 /* Word-embedding matrices the model has: 0 without a vocabulary, 1 when tied, else 2 (embedding and head). */
 int scenario_vocab_matrices(const struct scenario *s);
 

@@ -70,6 +70,20 @@ void variants_read_parallel(struct ydoc *d, const struct ynode *p, struct scenar
 	ydoc_int(d, p, "first_stage_layers", YD_POSITIVE, &s->par.first_stage_layers);
 	ydoc_int(d, p, "last_stage_layers", YD_POSITIVE, &s->par.last_stage_layers);
 	read_gradcomp(d, p, s);
+	s->par.shard_group = 0;
+	if (ydoc_int(d, p, "shard_group", YD_POSITIVE, &s->par.shard_group) == 1 && s->par.zero < 1)
+		ydoc_error(d, ynode_get(p, "shard_group"), "parallel.shard_group: the group ZeRO shards over; needs zero "
+			   ">= 1 (zero is %d)", s->par.zero);
+	bool reshard = true;
+	if (ydoc_bool(d, p, "reshard_after_forward", 0, &reshard) == 1 && !reshard && s->par.zero != 3)
+		ydoc_error(d, ynode_get(p, "reshard_after_forward"), "parallel.reshard_after_forward: only with zero 3 "
+			   "(the parameters are sharded only there; zero is %d)", s->par.zero);
+	s->par.keep_after_forward = !reshard;
+}
+
+int scenario_shard_group(const struct scenario *s)
+{
+	return s->par.shard_group > 0 ? s->par.shard_group : s->par.dp;
 }
 
 bool scenario_uneven_split(const struct scenario *s)
@@ -147,6 +161,11 @@ static int rule(const struct scenario *s, char *why, size_t n, const char **key)
 	if (p->gc.method != GC_NONE && p->zero > 0) {
 		snprintf(why, n, "parallel.grad_compression: a DDP communication hook on the all-reduce, not with ZeRO "
 			 "(zero is %d)", p->zero);
+		return GS_EINVAL;
+	}
+	*key = "shard_group";
+	if (p->shard_group > 0 && (p->dp % p->shard_group != 0 || p->zero < 1)) {
+		snprintf(why, n, "parallel.shard_group (%d) must divide dp (%d), with zero >= 1", p->shard_group, p->dp);
 		return GS_EINVAL;
 	}
 	*key = p->first_stage_layers > 0 ? "first_stage_layers" : "last_stage_layers";

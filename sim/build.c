@@ -39,6 +39,8 @@ struct ctx {
 	double copied_bytes;      /* gradients copied into DDP buckets (dp_bucket_copy), to copy back */
 	double pending_expert;    /* of pending_bytes, the routed experts' gradients (reduced over their EDP group) */
 	struct group_shape edp_shape;  /* MoE: the ranks holding the same experts (moe_edp of them, ep*etp apart) */
+	struct group_shape shard_shape, repl_shape;  /* ZeRO's shard group (parallel.shard_group of the DP replicas,
+	                                              * adjacent) and the replicas of a shard (HSDP) */
 	struct gradcomp_bucket gcb;  /* the open bucket's make-up, for a reduce dtype or compression hook */
 	struct deferred *deferred;   /* buckets held back when dp_overlap is off */
 	int ndeferred, capdeferred;
@@ -132,6 +134,17 @@ static void emit(struct ctx *c, const struct opcost *ops, int n, int layer, int 
 	program_repeat_end(c->prog, ops);
 }
 
+/* HSDP (parallel.shard_group < dp): the gradient shard a reduce-scatter over the shard group left (bytes/shard of
+ * the bytes it reduced) is all-reduced across the dp/shard replicas of the shard, on the DP stream after it. */
+static void replicate_allreduce(struct ctx *c, double rs_bytes, int layer)
+{
+	if (c->repl_shape.n < 2 || rs_bytes <= 0)
+		return;
+	double b = rs_bytes / c->shard_shape.n;
+	program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, COLL_ALL_REDUCE, b, c->repl_shape), b, CAT_DP,
+		     "hsdp_replica_allreduce", layer, -1);
+}
+
 /* A full bucket: all-reduced, or with ZeRO 1/2 reduce-scattered (each replica keeps the part it updates); with a
  * reduce dtype or a compression hook (sim/gradcomp.c) its compression on the compute stream first and its own
  * collectives and callbacks on the DP stream. */
@@ -155,11 +168,15 @@ static void bucket_issue(struct ctx *c, double bytes, double expert, const struc
 	program_wait(c->prog, STREAM_DP, ev, CAT_DP);
 	enum coll_op op = zero ? COLL_REDUCE_SCATTER : COLL_ALL_REDUCE;
 	const char *name = zero ? "dp_reduce_scatter" : "dp_allreduce";
+	struct group_shape g = zero ? c->shard_shape : c->dp_shape;
 	if (gc)
-		gradcomp_bucket_emit(c->prog, c->hw, c->sc, gb, c->dp_shape, op, name);
+		gradcomp_bucket_emit(c->prog, c->hw, c->sc, gb, g, op, name);
 	else if (bytes - expert > 0)
-		program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, op, bytes - expert, c->dp_shape),
-			     bytes - expert, CAT_DP, name, -1, -1);
+		program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, op, bytes - expert, g), bytes - expert, CAT_DP,
+			     name, -1, -1);
+	if (zero)
+		replicate_allreduce(c, (bytes - expert) * dtype_bytes(c->sc->par.grad_reduce_dtype) /
+					       dtype_bytes(c->sc->train.grad_dtype), -1);
 	/* the routed experts' gradients: over the ranks that hold the same experts (none when they are alone), in
 	 * the reduce dtype */
 	expert *= (double)dtype_bytes(c->sc->par.grad_reduce_dtype) / dtype_bytes(c->sc->train.grad_dtype);
@@ -363,7 +380,7 @@ static int zero3_gather(struct ctx *c, int j, int l, int wait_ev)
 	if (wait_ev >= 0)
 		program_wait(c->prog, STREAM_DP, wait_ev, CAT_DP);
 	double bytes = zero3_layer_params(c, j, l) * fp8_param_gather_bytes_per_param(c->sc);
-	program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, COLL_ALL_GATHER, bytes, c->dp_shape), bytes,
+	program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, COLL_ALL_GATHER, bytes, c->shard_shape), bytes,
 		     CAT_DP, "zero3_allgather", layer_at(c, j, l), -1);
 	return program_record(c->prog, STREAM_DP);
 }
@@ -374,12 +391,15 @@ static void zero3_reduce(struct ctx *c, int j, int l, int done_ev)
 	if (gradcomp_on(c->sc)) {  /* a reduce dtype: cast in, reduce-scatter, cast the shard back (gradcomp.c) */
 		struct gradcomp_bucket b = { .elems = zero3_layer_params(c, j, l) };
 		gradcomp_bucket_compress(c->prog, c->hw, c->sc, &b);
-		gradcomp_bucket_emit(c->prog, c->hw, c->sc, &b, c->dp_shape, COLL_REDUCE_SCATTER, "zero3_reduce_scatter");
+		gradcomp_bucket_emit(c->prog, c->hw, c->sc, &b, c->shard_shape, COLL_REDUCE_SCATTER,
+				     "zero3_reduce_scatter");
+		replicate_allreduce(c, b.elems * dtype_bytes(c->sc->par.grad_reduce_dtype), layer_at(c, j, l));
 		return;
 	}
 	double bytes = zero3_layer_params(c, j, l) * dtype_bytes(c->sc->train.grad_dtype);
-	program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, COLL_REDUCE_SCATTER, bytes, c->dp_shape),
+	program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, COLL_REDUCE_SCATTER, bytes, c->shard_shape),
 		     bytes, CAT_DP, "zero3_reduce_scatter", layer_at(c, j, l), -1);
+	replicate_allreduce(c, bytes, layer_at(c, j, l));
 }
 
 /* training.grad_accumulation add: the micro-batch's weight gradients of `params` parameters are added into the
@@ -415,7 +435,7 @@ static void param_gather_issue(struct ctx *c)
 			if (l == c->Lv - 1 && chunk_j == c->last_j && sc->model.vocab > 0 && !head_is_embedding(c))
 				params += vocab_params_local(c);  /* and the head (a copy when tied) with the last */
 			double bytes = params * per_param;
-			program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, COLL_ALL_GATHER, bytes, c->dp_shape),
+			program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, COLL_ALL_GATHER, bytes, c->shard_shape),
 				     bytes, CAT_DP, "param_allgather", j * c->Lv + l, -1);
 			c->pg_ev[j * c->Lv + l] = program_record(c->prog, STREAM_DP);
 		}
@@ -532,7 +552,9 @@ static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 	int j = chunk * c->p + c->s, has_vocab = c->sc->model.vocab > 0;
 	program_unit_begin(c->prog);
 	int z = zero3(c), top = c->Lv - 1, ag[2] = { -1, -1 };
-	if (z) {
+	/* reshard_after_forward false: the parameters gathered for the forward are still there */
+	int g = z && !c->sc->par.keep_after_forward;
+	if (g) {
 		ag[top % 2] = zero3_gather(c, j, top, -1);
 		if (top >= 1)
 			ag[(top - 1) % 2] = zero3_gather(c, j, top - 1, -1);
@@ -540,7 +562,7 @@ static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 	if (j < c->last_j)
 		recv(c, mb, slot(c, mb, chunk, 1));
 	if (j == c->last_j && has_vocab) {
-		if (z)
+		if (g)
 			program_wait(c->prog, STREAM_COMPUTE, ag[top % 2], CAT_DP);
 		emit(c, c->hbwd, c->nhbwd, -1, mb);
 		grad_accumulate(c, vocab_params_local(c), -1, mb);
@@ -549,9 +571,9 @@ static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 	}
 	for (int l = top; l >= 0; l--) {
 		int layer = layer_at(c, j, l);
-		if (z)
+		if (g)
 			program_wait(c->prog, STREAM_COMPUTE, ag[l % 2], CAT_DP);
-		else if (!dense(c) && !last_of_chunk) {
+		else if (!z && !dense(c) && !last_of_chunk) {
 			int run = same_run(c, l);
 			if (program_repeat_more(c->prog, bwd_key(c, l), run)) {
 				bool rc = layer_rc(c, l);
@@ -565,7 +587,7 @@ static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 		if (z && !(l == 0 && j == 0 && has_vocab)) {
 			int done = program_record(c->prog, STREAM_COMPUTE);
 			zero3_reduce(c, j, l, done);
-			if (l - 2 >= 0)
+			if (g && l - 2 >= 0)
 				ag[l % 2] = zero3_gather(c, j, l - 2, -1);
 		}
 		if (last_of_chunk)
@@ -747,7 +769,7 @@ static void stage_optimizer(struct ctx *c, int zero, double params, double shard
 		int ev = program_record(c->prog, STREAM_COMPUTE);
 		program_wait(c->prog, STREAM_DP, ev, CAT_DP);
 		double bytes = params * fp8_param_gather_bytes_per_param(sc);
-		program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, COLL_ALL_GATHER, bytes, c->dp_shape),
+		program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, COLL_ALL_GATHER, bytes, c->shard_shape),
 			     bytes, CAT_DP, "zero_param_allgather", -1, -1);
 		int done = program_record(c->prog, STREAM_DP);
 		program_wait(c->prog, STREAM_COMPUTE, done, CAT_DP);
@@ -781,7 +803,9 @@ static void stage_memory(const struct ctx *c, struct stage_info *info, int zero,
 	if (zero >= 2 && params > 0)
 		info->gradients *= shard / params;
 	if (zero == 3)  /* own shard plus the two gathered layers in flight */
-		info->weights = info->weights / dp + 2 * zero3_layer_params(c, c->s, 0) * mem_weight_bytes_per_param(sc);
+		info->weights = info->weights / scenario_shard_group(sc) + (!sc->par.keep_after_forward
+			? 2 * zero3_layer_params(c, c->s, 0) * mem_weight_bytes_per_param(sc)
+			: info->weights);  /* kept from the forward to the backward: the stage's parameters whole */
 	info->activations = peak;
 	info->peak_inflight = (peak_units + c->v - 1) / c->v;
 }
@@ -801,7 +825,7 @@ static void build_stage(struct ctx *c, struct stage_info *info)
 	 * the expert-data-parallel group that holds the same experts */
 	int zero = sc->par.dp > 1 ? sc->par.zero : 0;
 	double ex = c->v * c->Lv * moe_expert_params_local(sc);
-	double shard = (params - ex) / sc->par.dp + ex / moe_edp(sc);
+	double shard = (params - ex) / scenario_shard_group(sc) + ex / moe_edp(sc);  /* HSDP: the shard group */
 	stage_optimizer(c, zero, params, shard);
 	stage_memory(c, info, zero, params, shard, peak, peak_units);
 }
@@ -896,6 +920,9 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 		c.pending_expert = 0;
 		memset(&c.gcb, 0, sizeof c.gcb);
 		c.edp_shape = comm_shape(gpn, base, par->ep * scenario_etp(sc), moe_edp(sc));
+		int S = scenario_shard_group(sc);
+		c.shard_shape = comm_shape(gpn, base, par->tp, S);
+		c.repl_shape = comm_shape(gpn, base, par->tp * S, par->dp / S);
 		time_tp(&c, c.fwd, c.nfwd);
 		time_tp(&c, c.bwd, c.nbwd);
 		time_tp(&c, c.rfwd, c.nrfwd);

@@ -14,6 +14,7 @@ enum stream_kind {
 	STREAM_DP,       /* DP gradient all-reduce buckets, overlapping backward */
 	STREAM_SENDF,    /* pipeline sends of activations to the next stage */
 	STREAM_SENDB,    /* pipeline sends of gradients to the previous stage */
+	STREAM_COPY,     /* copies between GPU and host memory (activation offload) over the host link, beside compute */
 	NSTREAMS
 };
 

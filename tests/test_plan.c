@@ -60,7 +60,9 @@ static int by_found(const void *a, const void *b)
  * only at pp > 1), the distributed optimizer's overlapped parameter gather on and off (at ZeRO 1 and 2 over
  * dp > 1), and with experts every expert parallelism up to the expert count and expert tensor parallelism
  * up to tp, and at pp >= 3 (1f1b, gpipe) the even and the balanced pipeline split (first and last stage
- * (layers + 2)/pp - 1 layers) where whole, and with fp32 gradients over dp > 1 the reduction in fp32 and in bf16. Layouts the rules reject, tensor-parallel
+ * (layers + 2)/pp - 1 layers) where whole, and with fp32 gradients over dp > 1 the reduction in fp32 and in bf16, ZeRO sharded over all of DP
+ * or (HSDP) the replicas of one node where that is fewer, and at ZeRO 3 the parameters resharded after the
+ * forward or kept. Layouts the rules reject, tensor-parallel
  * groups wider than a node and those that do not fit are skipped; the rest are simulated and sorted. Also
  * checks the planner's bounds against each simulation. Returns the count, found[] sorted fastest first. */
 static int exhaustive(const struct scenario *base, const struct hwmodel *hw, int gpus, struct found *found, int max)
@@ -87,7 +89,10 @@ static int exhaustive(const struct scenario *base, const struct hwmodel *hw, int
 		for (int split = 0; split <= (pp >= 3 && scheds[si] != SCHED_INTERLEAVED &&
 					      (base->model.layers + 2) % pp == 0 && (base->model.layers + 2) / pp >= 2);
 		     split++)
-		for (int rd = 0; rd <= (dp > 1 && base->train.grad_dtype == DT_FP32); rd++) {
+		for (int rd = 0; rd <= (dp > 1 && base->train.grad_dtype == DT_FP32); rd++)
+		for (int sh = 0; sh <= (z >= 1 && dp > 1 && hw->node.gpus / tp > 1 && hw->node.gpus / tp < dp &&
+					dp % (hw->node.gpus / tp) == 0); sh++)
+		for (int kf = 0; kf <= (z == 3 && dp > 1); kf++) {
 			struct scenario s = *base;
 			s.par.gpus = gpus;
 			s.par.tp = tp, s.par.pp = pp, s.par.dp = dp, s.par.zero = z;
@@ -102,6 +107,8 @@ static int exhaustive(const struct scenario *base, const struct hwmodel *hw, int
 			/* balanced: the embedding and the loss count as a layer each */
 			s.par.first_stage_layers = s.par.last_stage_layers = split ? (base->model.layers + 2) / pp - 1 : 0;
 			s.par.grad_reduce_dtype = rd ? DT_BF16 : base->train.grad_dtype;
+			s.par.shard_group = sh ? hw->node.gpus / tp : 0;  /* HSDP: sharded within a node */
+			s.par.keep_after_forward = kf;
 			s.train.micro_batch = mb;
 			s.train.recompute = (enum recompute)rc;
 			if (s.train.recompute == RECOMPUTE_SELECTIVE && s.model.flash_attention)
@@ -141,6 +148,8 @@ static void check_sound(const struct plan_result *pr, const struct hwmodel *hw, 
 	}
 }
 
+static int node_gpus;  /* > 0: the hardware's GPUs per node, for a search with several nodes */
+
 static void compare(const char *flash, int gpus, double memory_bytes, int K)
 {
 	struct scenario s;
@@ -150,6 +159,8 @@ static void compare(const char *flash, int gpus, double memory_bytes, int K)
 		return;
 	if (memory_bytes > 0)
 		hw->gpu.memory_bytes = memory_bytes;
+	if (node_gpus > 0)
+		hw->node.gpus = node_gpus;
 	struct found *all = calloc(4096, sizeof *all);
 	int n = exhaustive(&s, hw, gpus, all, 4096);
 	CHECK(n > 0);
@@ -273,6 +284,10 @@ int main(void)
 	yaml_of = fp32_grad_yaml;
 	compare("true", 4, 0, 8);
 	yaml_of = small_yaml;
+	/* nodes of 2 GPUs: HSDP (sharded within a node) at dp 4 */
+	node_gpus = 2;
+	compare("true", 4, 0, 8);
+	node_gpus = 0;
 	/* a tight memory (80 MB, of which the cuBLAS workspaces take 64 MiB): most layouts are pruned before or after
 	 * simulation */
 	compare("false", 8, 80e6, 5);
