@@ -326,6 +326,20 @@ void program_coll(struct program *p, enum stream_kind st, enum group_kind g, dou
 		p->ranges[st][p->n[st] - 1] = (struct op_range){ id, 1 };
 }
 
+void program_side_op(struct program *p, enum stream_kind st, const char *name, double dur_s, double bytes,
+		     enum cat cat, int layer, int mb)
+{
+	program_flush(p);
+	uint32_t id = push_op(p, name, dur_s, bytes, layer, mb);
+	struct instr *in = push(p, st);
+	in->kind = INS_COMPUTE;
+	in->nops = 1;
+	in->cat = (uint8_t)cat;
+	in->dur = dur_s;
+	if (p->keep_ops)
+		p->ranges[st][p->n[st] - 1] = (struct op_range){ id, 1 };
+}
+
 void program_send(struct program *p, enum stream_kind st, int dest_stage, int slot, enum link_scope scope,
 		  double dur_s, double bytes, const char *name, int mb)
 {
