@@ -386,7 +386,8 @@ double plan_memory_lower_bound(const struct scenario *s)
 			params += (p->pp == 1 ? scenario_vocab_matrices(s) : 1.0) * m->vocab * m->hidden / p->tp;
 		/* per model chunk (recompute_layers counts per chunk) */
 		int v = p->schedule == SCHED_INTERLEAVED ? p->virtual_stages : 1;
-		acts = inflight * v * recompute_chunk_act_bytes(s, (int)(stage_layers / v), p->tp);
+		acts = inflight * v * (recompute_chunk_act_bytes(s, (int)(stage_layers / v), p->tp) -
+				       s->train.offload_layers * mem_layer_act_bytes(s, p->tp));
 	}
 	int zero = p->dp > 1 ? p->zero : 0;
 	double w = params * mem_weight_bytes_per_param(s);
