@@ -26,7 +26,8 @@ static const char *const model_keys[] = { "name", "type", "layers", "hidden", "h
 					  "bias", "activation", "dropout", "loss", "moe", "tie_embeddings", NULL };
 static const char *const train_keys[] = { "global_batch", "micro_batch", "optimizer", "master_weights",
 					  "grad_dtype", "recompute", "grad_accumulation", "host_us_per_op", "execution",
-					  "optimizer_state", "amp", "fp8", "recompute_layers", "recompute_method", NULL };
+					  "optimizer_state", "amp", "fp8", "recompute_layers", "recompute_method",
+					  "offload_layers", NULL };
 /* The physical range of every number a scenario holds (docs/scenario.md, "Ranges"); a number outside is an error
  * at its place, so a typo (layers: 1e9) fails at load, not as a 960 GB allocation. */
 static const struct yrange ranges[] = {
@@ -61,6 +62,7 @@ static const struct yrange ranges[] = {
 	{ "parallel.etp", 1, 1e5 },
 	{ "parallel.first_stage_layers", 1, 1e5 },
 	{ "training.recompute_layers", 1, 1e5 },
+	{ "training.offload_layers", 1, 1e5 },
 	{ "parallel.grad_compression.rank", 1, 1e5 },
 	{ "parallel.shard_group", 1, 1e7 },
 	{ "parallel.grad_compression.ratio", 1e-9, 1 },

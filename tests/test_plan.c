@@ -61,8 +61,8 @@ static int by_found(const void *a, const void *b)
  * dp > 1), and with experts every expert parallelism up to the expert count and expert tensor parallelism
  * up to tp, and at pp >= 3 (1f1b, gpipe) the even and the balanced pipeline split (first and last stage
  * (layers + 2)/pp - 1 layers) where whole, and with fp32 gradients over dp > 1 the reduction in fp32 and in bf16, ZeRO sharded over all of DP
- * or (HSDP) the replicas of one node where that is fewer, and at ZeRO 3 the parameters resharded after the
- * forward or kept. Layouts the rules reject, tensor-parallel
+ * or (HSDP) the replicas of one node where that is fewer, at ZeRO 3 the parameters resharded after the
+ * forward or kept, and activation offload of none or all but the last layer of each chunk. Layouts the rules reject, tensor-parallel
  * groups wider than a node and those that do not fit are skipped; the rest are simulated and sorted. Also
  * checks the planner's bounds against each simulation. Returns the count, found[] sorted fastest first. */
 static int exhaustive(const struct scenario *base, const struct hwmodel *hw, int gpus, struct found *found, int max)
@@ -92,7 +92,9 @@ static int exhaustive(const struct scenario *base, const struct hwmodel *hw, int
 		for (int rd = 0; rd <= (dp > 1 && base->train.grad_dtype == DT_FP32); rd++)
 		for (int sh = 0; sh <= (z >= 1 && dp > 1 && hw->node.gpus / tp > 1 && hw->node.gpus / tp < dp &&
 					dp % (hw->node.gpus / tp) == 0); sh++)
-		for (int kf = 0; kf <= (z == 3 && dp > 1); kf++) {
+		for (int kf = 0; kf <= (z == 3 && dp > 1); kf++)
+		for (int off = 0; off <= (hw->node.host_gbps > 0 && base->model.type == MODEL_TRANSFORMER &&
+					  base->model.layers % (pp * v) == 0 && base->model.layers / (pp * v) >= 2); off++) {
 			struct scenario s = *base;
 			s.par.gpus = gpus;
 			s.par.tp = tp, s.par.pp = pp, s.par.dp = dp, s.par.zero = z;
@@ -109,6 +111,8 @@ static int exhaustive(const struct scenario *base, const struct hwmodel *hw, int
 			s.par.grad_reduce_dtype = rd ? DT_BF16 : base->train.grad_dtype;
 			s.par.shard_group = sh ? hw->node.gpus / tp : 0;  /* HSDP: sharded within a node */
 			s.par.keep_after_forward = kf;
+			/* offload: all but the last layer of each chunk */
+			s.train.offload_layers = off ? base->model.layers / (pp * v) - 1 : 0;
 			s.train.micro_batch = mb;
 			s.train.recompute = (enum recompute)rc;
 			if (s.train.recompute == RECOMPUTE_SELECTIVE && s.model.flash_attention)
