@@ -83,49 +83,6 @@ static const char *const host_cost_keys[] = { "step_us", "op_us", "launch_us", "
 static const char *const fabric_names[] = { "nvswitch", "nvlink", "pcie", NULL };
 static const char *const scope_names[] = { "intra", "inter", "source", NULL };
 
-/* dst = map's `source:` (cut to fit), else def. */
-void hwload_source(struct ydoc *d, const struct ynode *map, char *dst, size_t size, const char *def)
-{
-	const struct ynode *v = ynode_get(map, "source");
-	if (v && ynode_kind(v) != YNODE_SCALAR) {
-		char got[32];
-		ydoc_error(d, v, "%s: expected a string, got %s", ynode_path(v), ynode_describe(v, got, sizeof got));
-	}
-	snprintf(dst, size, "%s", v && ynode_str(v) ? ynode_str(v) : def);
-}
-
-/* read_source for a section of a file that may have a base: an absent section keeps the base's source. */
-void hwload_source_over(struct ydoc *d, const struct ynode *map, char *dst, size_t size, const char *def,
-			  bool based)
-{
-	if (!(based && !map))
-		hwload_source(d, map, dst, size, def);
-}
-
-/* An efficiency in (0, HW_EFF_MAX]. */
-int hwload_eff(struct ydoc *d, const struct ynode *map, const char *key, unsigned flags, double *out)
-{
-	int rc = ydoc_double(d, map, key, flags | YD_POSITIVE, out);
-	if (rc == 1 && *out > HW_EFF_MAX)
-		return ydoc_error(d, ynode_get(map, key), "%s.%s: must be in (0, %g], got %g", ynode_path(map), key,
-				  HW_EFF_MAX, *out);
-	return rc;
-}
-
-/* A positive, strictly increasing axis. */
-int hwload_axis(struct ydoc *d, const struct ynode *map, const char *key, double **out, int *n)
-{
-	int rc = ydoc_doubles(d, map, key, YD_REQUIRED | YD_POSITIVE, out, n);
-	if (rc != 1)
-		return rc;
-	const struct ynode *seq = ynode_get(map, key);
-	for (int i = 1; i < *n; i++)
-		if (!((*out)[i] > (*out)[i - 1]))
-			return ydoc_error(d, ynode_item(seq, i), "%s: values must increase (%g after %g)",
-					  ynode_path(seq), (*out)[i], (*out)[i - 1]);
-	return 1;
-}
-
 static void read_line(struct ydoc *d, const struct ynode *l, struct coll_line *cl)
 {
 	if (ynode_kind(l) != YNODE_MAP) {
