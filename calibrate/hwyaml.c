@@ -6,6 +6,8 @@
 #include <string.h>
 #include "calibrate/gemmtab.h"
 #include "calibrate/hwyaml.h"
+#include "calibrate/sustain.h"
+#include "calibrate/torchattn.h"
 #include "calibrate/yemit.h"
 #include "util/gserr.h"
 #include "util/outfile.h"
@@ -219,7 +221,8 @@ static void emit_meta(struct yemit *e, const struct calib *c, struct cal_base *b
 			    (!ref || (ref->grid && !p->grid)))
 				ref = p;
 		}
-		/* the reference product measured on its own, before the sweep warmed the GPU up to its power limit */
+		/* the reference product measured on its own, before the sweep warmed the GPU up to its power limit (after
+		 * the power phase's warm-up with --sustain: meta.sustained has its cool and held rates) */
 		for (const struct cal_gemm_pt *p = ref; p; p = NULL) {
 			yemit_key(e, "gemm_reference");
 			yemit_map(e, true);
@@ -290,6 +293,7 @@ static void emit_meta(struct yemit *e, const struct calib *c, struct cal_base *b
 		}
 		yemit_end_seq(e);
 	}
+	sustain_emit_meta(e, c);
 	if (c->overlap.have) {
 		const struct cal_overlap *o = &c->overlap;
 		yemit_key(e, "overlap");
@@ -422,6 +426,20 @@ static void emit_gemm(struct yemit *e, const struct calib *c, struct cal_base *b
 		gemmtab_release(&tabs[i]);
 }
 
+/* the unfused attention entry (a map) from the measured point a */
+static void emit_unfused(struct yemit *e, const struct calib *c, const struct cal_attn_pt *a, char *src, size_t len)
+{
+	double f = attn_flops(a), peak = c->peak_tflops[DT_BF16] * 1e12;
+	yemit_map(e, true);
+	yemit_knum(e, "fwd_eff", round(f / (a->fwd_us * 1e-6) / peak * 1e4) / 1e4);
+	yemit_knum(e, "bwd_eff", round(2 * f / (a->bwd_us * 1e-6) / peak * 1e4) / 1e4);
+	yemit_kstr(e, "impl", "cublas_unfused");
+	snprintf(src, len, "measured: bf16 strided-batched cuBLASLt QK^T and PV + softmax kernels, bh %d, seq %d, "
+		 "head_dim %d, no mask; fwd 4*bh*s^2*d FLOPs, bwd 8*bh*s^2*d", a->bh, a->seq, a->head_dim);
+	yemit_kstr(e, "source", src);
+	yemit_end_map(e);
+}
+
 static void emit_gpu(struct yemit *e, const struct calib *c, struct cal_base *b)
 {
 	char src[512];
@@ -474,19 +492,22 @@ static void emit_gpu(struct yemit *e, const struct calib *c, struct cal_base *b)
 		yemit_kstr(e, "source", "estimate: not measured, no base model");
 		yemit_end_map(e);
 	}
+	sustain_emit_power(e, c, b);
 	emit_gemm(e, c, b);
-	if (a && c->peak_tflops[DT_BF16] > 0) {
-		double f = attn_flops(a), peak = c->peak_tflops[DT_BF16] * 1e12;
+	if (c->nfattn) {
+		/* fused families measured through PyTorch, and the unfused path (if measured) beside them */
 		yemit_key(e, "attention");
-		yemit_map(e, true);
-		yemit_knum(e, "fwd_eff", round(f / (a->fwd_us * 1e-6) / peak * 1e4) / 1e4);
-		yemit_knum(e, "bwd_eff", round(2 * f / (a->bwd_us * 1e-6) / peak * 1e4) / 1e4);
-		yemit_kstr(e, "impl", "cublas_unfused");
-		snprintf(src, sizeof src, "measured: bf16 strided-batched cuBLASLt QK^T and PV + softmax kernels, "
-			 "bh %d, seq %d, head_dim %d, no mask; fwd 4*bh*s^2*d FLOPs, bwd 8*bh*s^2*d", a->bh, a->seq,
-			 a->head_dim);
-		yemit_kstr(e, "source", src);
+		yemit_map(e, false);
+		torchattn_emit(e, c, "flash");
+		torchattn_emit(e, c, "cudnn");
+		if (a && c->peak_tflops[DT_BF16] > 0) {
+			yemit_key(e, "unfused");
+			emit_unfused(e, c, a, src, sizeof src);
+		}
 		yemit_end_map(e);
+	} else if (a && c->peak_tflops[DT_BF16] > 0) {
+		yemit_key(e, "attention");
+		emit_unfused(e, c, a, src, sizeof src);
 	} else if (!copy_base(e, b, "attention", "gpu.attention")) {
 		yemit_key(e, "attention");
 		yemit_map(e, true);

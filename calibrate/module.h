@@ -13,7 +13,7 @@
 #include "scenario/scenario.h"
 
 /* Bumped whenever struct calmod_host, struct calmod or struct cal_opts change meaning. */
-#define CALMOD_ABI 1
+#define CALMOD_ABI 2
 /* The one symbol the module exports (a struct calmod). */
 #define CALMOD_SYMBOL "gpusim_calmod"
 

@@ -68,6 +68,8 @@ static void write_attn(FILE *f, const char *key, const struct hw_attn *a)
 	kv_str(f, 6, "impl", a->impl);
 	if (a->burst)
 		kv_str(f, 6, "rates", "burst");
+	if (a->max_clock)
+		kv_str(f, 6, "clock", "max");
 	if (a->fwd_eff > 0)
 		kv_num(f, 6, "fwd_eff", a->fwd_eff);
 	if (a->bwd_eff > 0)
@@ -150,6 +152,7 @@ static void write_gpu(FILE *f, const struct hw_gpu *g)
 	fputs("  attention:\n", f);
 	write_attn(f, "fused", &g->attn[ATTN_FUSED]);
 	write_attn(f, "unfused", &g->attn[ATTN_UNFUSED]);
+	write_attn(f, "cudnn", &g->attn[ATTN_CUDNN]);
 	kv_str(f, 2, "source", g->source);
 }
 

@@ -20,6 +20,7 @@
 static const char *const top_keys[] = { "name", "description", "model", "training", "parallel", "hardware", NULL };
 static const char *const model_keys[] = { "name", "type", "layers", "hidden", "heads", "kv_heads", "ffn",
 					  "ffn_hidden", "seq", "vocab", "dtype", "flash_attention", "causal", "rope", "norm",
+					  "attention_kernel",
 					  "widths",
 					  "bias", "activation", "dropout", "loss", "moe", NULL };
 static const char *const train_keys[] = { "global_batch", "micro_batch", "optimizer", "master_weights",
@@ -173,8 +174,8 @@ static void read_model(struct ydoc *d, const struct ynode *m, struct scenario *s
 		mc->norm = (enum norm_kind)norm;
 	} else {
 		static const char *const attn_only[] = { "heads", "kv_heads", "flash_attention", "causal", "rope",
-							 "norm" };
-		for (int i = 0; i < 6; i++) {
+							 "norm", "attention_kernel" };
+		for (int i = 0; i < 7; i++) {
 			const struct ynode *v = ynode_get(m, attn_only[i]);
 			if (v)
 				ydoc_error(d, v, "model.%s: only for transformer models (an mlp has no attention)",
@@ -196,6 +197,13 @@ static void read_model(struct ydoc *d, const struct ynode *m, struct scenario *s
 	mc->flash_attention = mc->causal = true;
 	ydoc_bool(d, m, "flash_attention", 0, &mc->flash_attention);
 	ydoc_bool(d, m, "causal", 0, &mc->causal);
+	static const char *const kernel_names[] = { "flash", "cudnn", NULL };
+	int kernel = 0;
+	enum_get(d, m, "attention_kernel", kernel_names, &kernel);
+	mc->attn_cudnn = kernel == 1;
+	if (mc->attn_cudnn && !mc->flash_attention)
+		ydoc_error(d, ynode_get(m, "attention_kernel"), "model.attention_kernel: cudnn is a fused kernel, but "
+			   "model.flash_attention is false (the unfused path)");
 	if (mc->type != MODEL_TRANSFORMER)
 		mc->heads = mc->kv_heads = 0, mc->flash_attention = mc->causal = false;
 	recipes_read_moe(d, m, s);
@@ -637,6 +645,13 @@ int scenario_load_hardware(const struct scenario *s, struct hwmodel **out)
 	if (!(hw->gpu.peak_tflops[dt] > 0)) {
 		diag_error(file, line, col, "hardware '%s' has no %s peak (gpu.peak_tflops.%s), so model.dtype %s "
 			   "cannot run on it", hw->name, dtype_name(dt), dtype_name(dt), dtype_name(dt));
+		hwmodel_free(hw);
+		return GS_EINVAL;
+	}
+	if (s->model.attn_cudnn && !hw->gpu.attn[ATTN_CUDNN].present) {
+		diag_error(file, line, col, "hardware '%s' has no cuDNN attention entry (gpu.attention.cudnn: "
+			   "gpusim calibrate --attention torch measures one), so model.attention_kernel cudnn cannot be "
+			   "priced on it", hw->name);
 		hwmodel_free(hw);
 		return GS_EINVAL;
 	}

@@ -1,0 +1,42 @@
+/* sustain: from the power phase of a calibration (struct cal_power, measured with --sustain) to the hardware
+ * model's gpu.power keys (docs/hardware-model.md): the burst speedup of a cool GPU over one held at its power cap,
+ * the power an idle GPU and a memory-bound kernel draw, and the exponent of power in clock, found from mixes of
+ * GEMMs and copies through the same power balance the simulator solves (sim/predict.c, stage_target). Plain C,
+ * no CUDA: refit and the tests use it on raw numbers. */
+#ifndef SUSTAIN_H
+#define SUSTAIN_H
+
+#include <stdbool.h>
+#include "calibrate/calib.h"
+#include "calibrate/base.h"
+#include "calibrate/yemit.h"
+
+#define SUSTAIN_SETTLE_TOL 0.02   /* the warm-up has settled once every later sample is within 2 % of the end */
+
+struct sustain_model {
+	bool ok;                   /* a reference product with peak and sustained times, and a power limit */
+	double peak_tflops, sus_tflops;
+	double burst_speedup;      /* peak / sustained, at least 1 */
+	double settle_s;           /* the warm-up's settling time (SUSTAIN_SETTLE_TOL); -1 = never settled */
+	double ramp_final_us;      /* median of the warm-up's last quarter */
+	double idle_frac, mem_frac;  /* of the power limit; 0 = not measured */
+	double exponent;           /* mean over the mixes that determine it (the fine ones if any); 0 = none does */
+	bool exponent_fine;        /* it came from the fine mixes */
+	int nexp;
+	double mix_v[CAL_MAX_MIX], mix_x[CAL_MAX_MIX];  /* per mix: compute speed over sustained, exponent (0 = none) */
+};
+
+/* sustain_settle: the time of the first sample after which every sample's time is within tol of the median of
+ * the last quarter (*final_us); -1 when even the last sample is not. */
+double sustain_settle(const struct cal_hold_pt *p, int n, double tol, double *final_us);
+/* sustain_exponent: x from the power balance v^(x-1) - 1/v = R (sim/predict.c); 0 when v <= 1 (no room) */
+double sustain_exponent(double v, double R);
+/* sustain_derive: everything above from c->power and c->id.power_limit_w; m->ok false when not measured */
+void sustain_derive(const struct calib *c, struct sustain_model *m);
+
+/* the model's gpu.power map (comm from the base model, which one GPU cannot measure); false when not measured */
+bool sustain_emit_power(struct yemit *e, const struct calib *c, struct cal_base *b);
+/* meta.sustained: the warm-up, the per-shape peak and sustained rates with their clocks and power, the mixes */
+void sustain_emit_meta(struct yemit *e, const struct calib *c);
+
+#endif
