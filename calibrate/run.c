@@ -721,10 +721,10 @@ static void summary(struct run *r)
 		struct sustain_model m;
 		const struct cal_rate *x = &c->power.rate[0];
 		sustain_derive(c, &m);
-		fprintf(stderr, "calibrate: bf16 GEMM %ldx%ldx%ld peak %.1f TFLOP/s at %d MHz, sustained %.1f at %d MHz "
-			"%.0f W (burst_speedup %.3f); the warm-up settled after %.1f s of %.0f\n", x->m, x->n, x->k,
-			m.peak_tflops, x->peak_mhz, m.sus_tflops, x->sus_mhz, x->sus_w, m.burst_speedup, m.settle_s,
-			c->power.hold_s);
+		fprintf(stderr, "calibrate: bf16 GEMM %ldx%ldx%ld peak %.1f TFLOP/s (cool, short), sustained %.1f at %d of "
+			"%d MHz %.0f W (burst_speedup %.3f = clock ratio); the warm-up settled after %.1f s of %.0f\n",
+			x->m, x->n, x->k, m.peak_tflops, m.sus_tflops, x->sus_mhz, c->id.sm_clock_max_mhz, x->sus_w,
+			m.burst_speedup, m.settle_s, c->power.hold_s);
 		fprintf(stderr, "calibrate: power: idle %.0f W, copy kernel %.0f W (%.3f and %.3f of %.0f W), exponent %.2f "
 			"from %d mix%s\n", c->power.idle_w, c->power.copy_w, m.idle_frac, m.mem_frac, c->id.power_limit_w,
 			m.exponent, m.nexp, m.nexp == 1 ? "" : "es");

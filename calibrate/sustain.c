@@ -58,15 +58,22 @@ void sustain_derive(const struct calib *c, struct sustain_model *m)
 	m->ok = true;
 	m->peak_tflops = gemm_tflops(r->m, r->n, r->k, r->peak_us);
 	m->sus_tflops = gemm_tflops(r->m, r->n, r->k, r->sus_us);
-	m->burst_speedup = fmax(1.0, r->sus_us / r->peak_us);
+	/* A GEMM's rate follows the SM clock (measured on an H100: 0.499 TFLOP/s per MHz held at the cap, 0.495 on
+	 * zeros at 1650 MHz), and a short run on a cool GPU is already clipped by the power limiter within
+	 * milliseconds (a held mix of a layer's GEMM and copies ran it 1.17x its held rate, above the short run's
+	 * 1.14x): the ceiling is the maximum clock over the held one. */
+	m->peak_speedup = fmax(1.0, r->sus_us / r->peak_us);
+	m->burst_speedup = m->peak_speedup;
+	if (c->id.sm_clock_max_mhz > 0 && r->sus_mhz > 0)
+		m->burst_speedup = fmax(m->burst_speedup, (double)c->id.sm_clock_max_mhz / r->sus_mhz);
 	if (p->idle_w > 0)
 		m->idle_frac = fmin(p->idle_w / cap, 0.99);
 	if (p->copy_w > 0)
 		m->mem_frac = fmin(p->copy_w / cap, 0.99);
 	/* a mix: W_c seconds of compute (the GEMMs at their sustained time) and W_m of copies per cycle. The copies
 	 * keep their own time (memory-bound: the SM clock does not set it), so the GEMMs took T - W_m and ran
-	 * v = W_c / (T - W_m) times faster than held alone; the power balance then gives x. A v at 1 or at that
-	 * GEMM's own burst ceiling (its peak over its sustained time) says nothing about x. The fine mixes (a
+	 * v = W_c / (T - W_m) times faster than held alone; the power balance then gives x. A v at 1 or at the
+	 * ceiling (the clock's) says nothing about x. The fine mixes (a
 	 * training step's phase lengths) give the exponent when they determine it, else the coarse ones. */
 	double s = m->idle_frac, mf = m->mem_frac, sum[2] = {0, 0};
 	int cnt[2] = {0, 0};
@@ -83,9 +90,9 @@ void sustain_derive(const struct calib *c, struct sustain_model *m)
 			continue;
 		double v = Wc / t, R = (1 - mf) * Wm / ((1 - s) * Wc), e = 0;
 		m->mix_v[i] = v;
-		if (v > 1.005 && v < 0.99 * g->sus_us / g->peak_us)
+		if (v > 1.005 && v < 0.99 * m->burst_speedup)
 			e = sustain_exponent(v, R);
-		if (e > 1 && e <= 10) {
+		if (e > 1 && e <= 10) {  /* an exponent at all; the range check is on the mean below */
 			int f = strcmp(x->name, "fine") == 0;
 			m->mix_x[i] = e;
 			sum[f] += e;
@@ -94,7 +101,8 @@ void sustain_derive(const struct calib *c, struct sustain_model *m)
 	}
 	m->exponent_fine = cnt[1] > 0;
 	m->nexp = cnt[1] ? cnt[1] : cnt[0];
-	m->exponent = m->nexp ? sum[cnt[1] > 0] / m->nexp : 0;
+	m->exponent_fit = m->nexp ? sum[cnt[1] > 0] / m->nexp : 0;
+	m->exponent = m->exponent_fit >= SUSTAIN_EXP_MIN && m->exponent_fit <= SUSTAIN_EXP_MAX ? m->exponent_fit : 0;
 }
 
 static double base_number(struct cal_base *b, const char *path, double def)
@@ -125,11 +133,13 @@ bool sustain_emit_power(struct yemit *e, const struct calib *c, struct cal_base 
 	yemit_knum(e, "comm", comm);
 	if (m.idle_frac > 0)
 		yemit_knum(e, "idle", round(m.idle_frac * 1000) / 1000);
-	snprintf(src, sizeof src, "measured: bf16 %ldx%ldx%ld %.0f TFLOP/s cool, %.0f held %.0f s at %.0f W; idle %.0f W, "
-		 "copy %.0f W; exponent %s; comm %s", c->power.rate[0].m, c->power.rate[0].n, c->power.rate[0].k,
-		 m.peak_tflops, m.sus_tflops, c->power.hold_s, c->id.power_limit_w, c->power.idle_w, c->power.copy_w,
+	snprintf(src, sizeof src, "measured: bf16 %ldx%ldx%ld %.0f TFLOP/s cool, %.0f held %.0f s at %.0f W and %d of %d MHz; "
+		 "idle %.0f W, copy %.0f W; exponent %s; comm %s", c->power.rate[0].m, c->power.rate[0].n,
+		 c->power.rate[0].k, m.peak_tflops, m.sus_tflops, c->power.hold_s, c->id.power_limit_w,
+		 c->power.rate[0].sus_mhz, c->id.sm_clock_max_mhz, c->power.idle_w, c->power.copy_w,
 		 m.exponent > 0 ? (m.exponent_fine ? "from fine GEMM+copy mixes" : "from coarse GEMM+copy mixes") :
-		 "not determined by the mixes (base model's)",
+		 m.exponent_fit > 0 ? "base model's (the mixes' fit is outside 1.5-4: meta.sustained)" :
+		 "base model's (no mix determined it)",
 		 b && b->loaded ? "from the base model (one GPU cannot measure it)" : "default");
 	yemit_kstr(e, "source", src);
 	yemit_end_map(e);
@@ -148,6 +158,9 @@ void sustain_emit_meta(struct yemit *e, const struct calib *c)
 	yemit_knum(e, "hold_s", p->hold_s);
 	yemit_knum(e, "settle_s", m.settle_s);
 	yemit_knum(e, "settle_tol", SUSTAIN_SETTLE_TOL);
+	yemit_knum(e, "peak_speedup", round(m.peak_speedup * 1000) / 1000);
+	yemit_knum(e, "exponent_fit", round(m.exponent_fit * 100) / 100);
+	yemit_knum(e, "burst_speedup", round(m.burst_speedup * 1000) / 1000);
 	yemit_knum(e, "idle_w", p->idle_w);
 	yemit_kint(e, "idle_sm_mhz", p->idle_mhz);
 	yemit_key(e, "copy");

@@ -12,15 +12,25 @@
 #include "calibrate/yemit.h"
 
 #define SUSTAIN_SETTLE_TOL 0.02   /* the warm-up has settled once every later sample is within 2 % of the end */
+/* The exponent the mixes give is used only inside this range: below it the power would stay flat in the clock over
+ * the 1400-1980 MHz the GPU ran at, which DVFS (voltage rising with the clock) rules out; such a fit means the
+ * mixes' copies drew less than they draw held alone at the maximum clock (the model's memory_bound assumption
+ * failing: seen on an H200, copy 613 W held, fit 1.05), and the base model's exponent is kept. */
+#define SUSTAIN_EXP_MIN 1.5
+#define SUSTAIN_EXP_MAX 4.0
 
 struct sustain_model {
 	bool ok;                   /* a reference product with peak and sustained times, and a power limit */
 	double peak_tflops, sus_tflops;
-	double burst_speedup;      /* peak / sustained, at least 1 */
+	double peak_speedup;       /* the reference product's short-run (cool) rate over its held rate */
+	double burst_speedup;      /* the most a GEMM can run above its held rate: the maximum SM clock over the held
+	                            * clock (a GEMM's rate follows the SM clock), at least peak_speedup */
 	double settle_s;           /* the warm-up's settling time (SUSTAIN_SETTLE_TOL); -1 = never settled */
 	double ramp_final_us;      /* median of the warm-up's last quarter */
 	double idle_frac, mem_frac;  /* of the power limit; 0 = not measured */
-	double exponent;           /* mean over the mixes that determine it (the fine ones if any); 0 = none does */
+	double exponent;           /* mean over the mixes that determine it (the fine ones if any), when inside
+	                            * [SUSTAIN_EXP_MIN, SUSTAIN_EXP_MAX]; 0 = none (the base model's is used) */
+	double exponent_fit;       /* that mean before the range check; 0 = no mix determined one */
 	bool exponent_fine;        /* it came from the fine mixes */
 	int nexp;
 	double mix_v[CAL_MAX_MIX], mix_x[CAL_MAX_MIX];  /* per mix: compute speed over sustained, exponent (0 = none) */

@@ -111,8 +111,7 @@ bool torchattn_max_clock(const struct calib *c, const char *backend)
 	for (int i = 0; i < c->nfhold; i++) {
 		const struct cal_fattn_hold *h = &c->fhold[i];
 		if (strcmp(h->backend, backend) == 0)
-			return h->max_mhz > 0 && h->sm_mhz >= TORCHATTN_MAX_CLOCK_FRAC * h->max_mhz &&
-			       h->limit_w > 0 && h->power_w < TORCHATTN_UNDER_CAP_FRAC * h->limit_w;
+			return h->max_mhz > 0 && h->sm_mhz >= TORCHATTN_MAX_CLOCK_FRAC * h->max_mhz;
 	}
 	return false;
 }

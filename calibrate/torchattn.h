@@ -24,10 +24,10 @@ int torchattn_run(struct calib *c, bool quick);
 int torchattn_parse(FILE *f, const char *name, struct calib *c);
 /* torchattn_write: the rows back as the probe's CSV (raw/attention_torch.csv) */
 void torchattn_write(FILE *f, const struct calib *c);
-/* A backend held alone (--hold) that ran at the maximum SM clock (at least this fraction of it) and under the
- * power cap (below this fraction of the limit) is written `clock: max`: its rates hold in any step. */
+/* A backend held alone (--hold) that the power limiter left at the maximum SM clock (at least this fraction of it)
+ * is written `clock: max`: its rates hold in any step (flash on an H100: 1980 MHz at 633-675 of 700 W; on an
+ * H200 1980 MHz at 687 W; cuDNN's is clipped to 1725-1815 MHz). */
 #define TORCHATTN_MAX_CLOCK_FRAC 0.97
-#define TORCHATTN_UNDER_CAP_FRAC 0.97
 bool torchattn_max_clock(const struct calib *c, const char *backend);
 /* torchattn_emit: gpu.attention's key for one backend ("flash" -> fused, "cudnn" -> cudnn) with the MHA rows of
  * that backend as TFLOP/s (at most HW_ATTN_ROWS); false when it has none. */

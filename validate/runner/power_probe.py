@@ -166,6 +166,35 @@ def kernels(out, samp, seconds):
     hold_fn(out, samp, "kernel", "gemm_8192", lambda: torch.matmul(a, a, out=c), 2.0 * n ** 3, seconds)
 
 
+def layer_gemms(out, samp, seconds):
+    """t07's layer GEMMs as PyTorch issues them (F.linear forward, dgrad grad @ W, wgrad grad^T @ x; cuBLAS picks
+    the kernels): a short run on a cool GPU (after 3 s idle), then each held for seconds. Beside calibrate's
+    cuBLASLt peak and sustained times of the same shapes (meta.sustained.rates) this says whether the GEMMs of a
+    step differ by kernel choice or by clock."""
+    import torch.nn.functional as F
+    T, h, f = 8192, 2048, 8192
+    shapes = [("qkv", T, h, 3 * h), ("proj", T, h, h), ("fc1", T, h, f), ("fc2", T, f, h)]
+    for name, t, i, o in shapes:
+        x = torch.randn(t, i, device="cuda", dtype=torch.bfloat16)
+        w = torch.randn(o, i, device="cuda", dtype=torch.bfloat16) * 0.02
+        gy = torch.randn(t, o, device="cuda", dtype=torch.bfloat16) * 0.01
+        fl = 2.0 * t * i * o
+        for kind, fn in (("fwd", lambda: F.linear(x, w)), ("dgrad", lambda: gy @ w), ("wgrad", lambda: gy.t() @ x)):
+            time.sleep(1)
+            fn()
+            torch.cuda.synchronize()
+            e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            e0.record()
+            for _ in range(10):
+                fn()
+            e1.record()
+            e1.synchronize()
+            cool = fl * 10 / (e0.elapsed_time(e1) * 1e-3) / 1e12
+            out.write("layer,%s_%s,0,%.1f,0,0,0\n" % (name, kind, cool))
+            print("layer %s_%s %dx%dx%d: cool %.0f TFLOP/s" % (name, kind, t, o, i, cool), flush=True)
+            hold_fn(out, samp, "layer", "%s_%s" % (name, kind), fn, fl, seconds)
+
+
 def steps(out, samp, label, seconds):
     r = next(x for x in configs.rows() if x["label"] == label)
     dev = torch.device("cuda", torch.cuda.current_device())
@@ -241,6 +270,8 @@ def main():
     with samp:
         if "gemm" not in a.skip:
             gemms(out, samp, a.hold)
+        if "layer" not in a.skip:
+            layer_gemms(out, samp, a.hold)
         if "kernels" not in a.skip:
             kernels(out, samp, a.hold)
         if "steps" not in a.skip:
