@@ -105,129 +105,114 @@ void sustain_derive(const struct calib *c, struct sustain_model *m)
 	m->exponent = m->exponent_fit >= SUSTAIN_EXP_MIN && m->exponent_fit <= SUSTAIN_EXP_MAX ? m->exponent_fit : 0;
 }
 
-static double base_number(struct cal_base *b, const char *path, double def)
-{
-	yaml_node_t *n = b && b->loaded ? base_get(b, path) : NULL;
-	if (!n || n->type != YAML_SCALAR_NODE)
-		return def;
-	char *end;
-	double v = strtod((const char *)n->data.scalar.value, &end);
-	return end != (char *)n->data.scalar.value && *end == 0 ? v : def;
-}
-
-bool sustain_emit_power(struct yemit *e, const struct calib *c, struct cal_base *b)
+bool sustain_power(const struct calib *c, const struct cal_base *b, struct hw_gpu *g)
 {
 	struct sustain_model m;
 	char src[512];
 	sustain_derive(c, &m);
 	if (!m.ok)
 		return false;
-	double comm = base_number(b, "gpu.power.comm", 0.5);
-	double x = m.exponent > 0 ? m.exponent : base_number(b, "gpu.power.exponent", 3);
-	yemit_key(e, "power");
-	yemit_map(e, true);
-	yemit_knum(e, "burst_speedup", round(m.burst_speedup * 1000) / 1000);
-	yemit_knum(e, "exponent", round(x * 100) / 100);
-	if (m.mem_frac > 0)
-		yemit_knum(e, "memory_bound", round(m.mem_frac * 1000) / 1000);
-	yemit_knum(e, "comm", comm);
-	if (m.idle_frac > 0)
-		yemit_knum(e, "idle", round(m.idle_frac * 1000) / 1000);
-	snprintf(src, sizeof src, "measured: bf16 %ldx%ldx%ld %.0f TFLOP/s cool, %.0f held %.0f s at %.0f W and %d of %d MHz; "
-		 "idle %.0f W, copy %.0f W; exponent %s; comm %s", c->power.rate[0].m, c->power.rate[0].n,
-		 c->power.rate[0].k, m.peak_tflops, m.sus_tflops, c->power.hold_s, c->id.power_limit_w,
-		 c->power.rate[0].sus_mhz, c->id.sm_clock_max_mhz, c->power.idle_w, c->power.copy_w,
-		 m.exponent > 0 ? (m.exponent_fine ? "from fine GEMM+copy mixes" : "from coarse GEMM+copy mixes") :
-		 m.exponent_fit > 0 ? "base model's (the mixes' fit is outside 1.5-4: meta.sustained)" :
-		 "base model's (no mix determined it)",
-		 b && b->loaded ? "from the base model (one GPU cannot measure it)" : "default");
-	yemit_kstr(e, "source", src);
-	yemit_end_map(e);
+	/* the base's comm and exponent when it models power, else the loader's defaults (0.5, 3) */
+	const struct hw_gpu *bg = b && b->loaded && b->hw && b->hw->gpu.burst_speedup > 1 ? &b->hw->gpu : NULL;
+	double comm = bg ? bg->power_comm_frac : 0.5;
+	double x = m.exponent > 0 ? m.exponent : bg ? bg->power_exponent : 3;
+	g->burst_speedup = round(m.burst_speedup * 1000) / 1000;
+	g->power_exponent = round(x * 100) / 100;
+	g->power_mem_frac = m.mem_frac > 0 ? round(m.mem_frac * 1000) / 1000 : bg ? bg->power_mem_frac : 0.6;
+	g->power_comm_frac = comm;
+	g->power_idle_frac = m.idle_frac > 0 ? round(m.idle_frac * 1000) / 1000 : bg ? bg->power_idle_frac : 0.15;
+	/* at most 159 characters (gpu.power.source) */
+	snprintf(src, sizeof src, "measured: bf16 8192^3 %.0f TFLOP/s cool, %.0f held %.0f s (%d of %d MHz, %.0f W); "
+		 "idle %.0f W, copy %.0f W; exponent: %s; comm: %s", m.peak_tflops, m.sus_tflops, c->power.hold_s,
+		 c->power.rate[0].sus_mhz, c->id.sm_clock_max_mhz, c->id.power_limit_w, c->power.idle_w, c->power.copy_w,
+		 m.exponent > 0 ? (m.exponent_fine ? "fine mixes" : "coarse mixes") :
+		 m.exponent_fit > 0 ? "base (mixes' fit off range)" : "base (no mix)", bg ? "base" : "default");
+	snprintf(g->power_source, sizeof g->power_source, "%.159s", src);
 	return true;
 }
 
-void sustain_emit_meta(struct yemit *e, const struct calib *c)
+void sustain_meta(struct ybuild *e, const struct calib *c)
 {
 	const struct cal_power *p = &c->power;
 	struct sustain_model m;
 	if (!p->have)
 		return;
 	sustain_derive(c, &m);
-	yemit_key(e, "sustained");
-	yemit_map(e, false);
-	yemit_knum(e, "hold_s", p->hold_s);
-	yemit_knum(e, "settle_s", m.settle_s);
-	yemit_knum(e, "settle_tol", SUSTAIN_SETTLE_TOL);
-	yemit_knum(e, "peak_speedup", round(m.peak_speedup * 1000) / 1000);
-	yemit_knum(e, "exponent_fit", round(m.exponent_fit * 100) / 100);
-	yemit_knum(e, "burst_speedup", round(m.burst_speedup * 1000) / 1000);
-	yemit_knum(e, "idle_w", p->idle_w);
-	yemit_kint(e, "idle_sm_mhz", p->idle_mhz);
-	yemit_key(e, "copy");
-	yemit_map(e, true);
-	yemit_knum(e, "bytes", p->copy_bytes);
-	yemit_knum(e, "us", p->copy_us);
+	ybuild_key(e, "sustained");
+	ybuild_map(e, false);
+	ybuild_knum(e, "hold_s", p->hold_s);
+	ybuild_knum(e, "settle_s", m.settle_s);
+	ybuild_knum(e, "settle_tol", SUSTAIN_SETTLE_TOL);
+	ybuild_knum(e, "peak_speedup", round(m.peak_speedup * 1000) / 1000);
+	ybuild_knum(e, "exponent_fit", round(m.exponent_fit * 100) / 100);
+	ybuild_knum(e, "burst_speedup", round(m.burst_speedup * 1000) / 1000);
+	ybuild_knum(e, "idle_w", p->idle_w);
+	ybuild_kint(e, "idle_sm_mhz", p->idle_mhz);
+	ybuild_key(e, "copy");
+	ybuild_map(e, true);
+	ybuild_knum(e, "bytes", p->copy_bytes);
+	ybuild_knum(e, "us", p->copy_us);
 	if (p->copy_us > 0)
-		yemit_knum(e, "gbps", p->copy_bytes / (p->copy_us * 1e3));
-	yemit_knum(e, "power_w", p->copy_w);
-	yemit_kint(e, "sm_mhz", p->copy_mhz);
-	yemit_end_map(e);
-	yemit_key(e, "rates");
-	yemit_seq(e, false);
+		ybuild_knum(e, "gbps", p->copy_bytes / (p->copy_us * 1e3));
+	ybuild_knum(e, "power_w", p->copy_w);
+	ybuild_kint(e, "sm_mhz", p->copy_mhz);
+	ybuild_end(e);
+	ybuild_key(e, "rates");
+	ybuild_seq(e, false);
 	for (int i = 0; i < p->nrates; i++) {
 		const struct cal_rate *r = &p->rate[i];
-		yemit_map(e, true);
-		yemit_kstr(e, "name", r->name);
-		yemit_kstr(e, "dtype", cal_dtype_name(r->dt));
-		yemit_kint(e, "m", r->m);
-		yemit_kint(e, "n", r->n);
-		yemit_kint(e, "k", r->k);
-		yemit_knum(e, "peak_tflops", r->peak_us > 0 ? gemm_tflops(r->m, r->n, r->k, r->peak_us) : 0);
-		yemit_kint(e, "peak_sm_mhz", r->peak_mhz);
-		yemit_knum(e, "peak_w", round(r->peak_w));
-		yemit_knum(e, "sustained_tflops", r->sus_us > 0 ? gemm_tflops(r->m, r->n, r->k, r->sus_us) : 0);
-		yemit_kint(e, "sustained_sm_mhz", r->sus_mhz);
-		yemit_knum(e, "sustained_w", round(r->sus_w));
-		yemit_knum(e, "sustained_temp_c", r->sus_temp_c);
-		yemit_end_map(e);
+		ybuild_map(e, true);
+		ybuild_kstr(e, "name", r->name);
+		ybuild_kstr(e, "dtype", cal_dtype_name(r->dt));
+		ybuild_kint(e, "m", r->m);
+		ybuild_kint(e, "n", r->n);
+		ybuild_kint(e, "k", r->k);
+		ybuild_knum(e, "peak_tflops", r->peak_us > 0 ? gemm_tflops(r->m, r->n, r->k, r->peak_us) : 0);
+		ybuild_kint(e, "peak_sm_mhz", r->peak_mhz);
+		ybuild_knum(e, "peak_w", round(r->peak_w));
+		ybuild_knum(e, "sustained_tflops", r->sus_us > 0 ? gemm_tflops(r->m, r->n, r->k, r->sus_us) : 0);
+		ybuild_kint(e, "sustained_sm_mhz", r->sus_mhz);
+		ybuild_knum(e, "sustained_w", round(r->sus_w));
+		ybuild_knum(e, "sustained_temp_c", r->sus_temp_c);
+		ybuild_end(e);
 	}
-	yemit_end_seq(e);
+	ybuild_end(e);
 	if (p->nmix) {
-		yemit_key(e, "mixes");
-		yemit_seq(e, false);
+		ybuild_key(e, "mixes");
+		ybuild_seq(e, false);
 		for (int i = 0; i < p->nmix; i++) {
 			const struct cal_mix *x = &p->mix[i];
-			yemit_map(e, true);
-			yemit_kstr(e, "name", x->name);
-			yemit_kint(e, "m", x->m);
-			yemit_kint(e, "n", x->n);
-			yemit_kint(e, "k", x->k);
-			yemit_kint(e, "gemms", x->ngemm);
-			yemit_kint(e, "copies", x->ncopy);
-			yemit_knum(e, "copy_bytes", x->copy_bytes);
-			yemit_knum(e, "copy_us", x->copy_us);
-			yemit_knum(e, "cycle_us", x->cycle_us);
-			yemit_kint(e, "sm_mhz", x->sm_mhz);
-			yemit_knum(e, "power_w", round(x->power_w));
-			yemit_knum(e, "speedup", round(m.mix_v[i] * 1e4) / 1e4);
-			yemit_knum(e, "exponent", round(m.mix_x[i] * 100) / 100);
-			yemit_end_map(e);
+			ybuild_map(e, true);
+			ybuild_kstr(e, "name", x->name);
+			ybuild_kint(e, "m", x->m);
+			ybuild_kint(e, "n", x->n);
+			ybuild_kint(e, "k", x->k);
+			ybuild_kint(e, "gemms", x->ngemm);
+			ybuild_kint(e, "copies", x->ncopy);
+			ybuild_knum(e, "copy_bytes", x->copy_bytes);
+			ybuild_knum(e, "copy_us", x->copy_us);
+			ybuild_knum(e, "cycle_us", x->cycle_us);
+			ybuild_kint(e, "sm_mhz", x->sm_mhz);
+			ybuild_knum(e, "power_w", round(x->power_w));
+			ybuild_knum(e, "speedup", round(m.mix_v[i] * 1e4) / 1e4);
+			ybuild_knum(e, "exponent", round(m.mix_x[i] * 100) / 100);
+			ybuild_end(e);
 		}
-		yemit_end_seq(e);
+		ybuild_end(e);
 	}
 	/* the warm-up, thinned to at most 60 points: t, TFLOP/s, SM clock, power, temperature */
 	if (p->nramp && p->rate[0].m > 0) {
 		int step = (p->nramp + 59) / 60;
-		yemit_key(e, "warmup");
-		yemit_seq(e, false);
+		ybuild_key(e, "warmup");
+		ybuild_seq(e, false);
 		for (int i = 0; i < p->nramp; i += step) {
 			const struct cal_hold_pt *h = &p->ramp[i];
 			double row[5] = {round(h->t_s * 100) / 100,
 					 round(gemm_tflops(p->rate[0].m, p->rate[0].n, p->rate[0].k, h->us) * 10) / 10,
 					 h->sm_mhz, round(h->power_w), h->temp_c};
-			yemit_nums(e, row, 5);
+			ybuild_nums(e, row, 5);
 		}
-		yemit_end_seq(e);
+		ybuild_end(e);
 	}
-	yemit_end_map(e);
+	ybuild_end(e);
 }

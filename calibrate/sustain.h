@@ -9,7 +9,8 @@
 #include <stdbool.h>
 #include "calibrate/calib.h"
 #include "calibrate/base.h"
-#include "calibrate/yemit.h"
+#include "hardware/hwmodel.h"
+#include "util/ybuild.h"
 
 #define SUSTAIN_SETTLE_TOL 0.02   /* the warm-up has settled once every later sample is within 2 % of the end */
 /* The exponent the mixes give is used only inside this range: below it the power would stay flat in the clock over
@@ -44,9 +45,11 @@ double sustain_exponent(double v, double R);
 /* sustain_derive: everything above from c->power and c->id.power_limit_w; m->ok false when not measured */
 void sustain_derive(const struct calib *c, struct sustain_model *m);
 
-/* the model's gpu.power map (comm from the base model, which one GPU cannot measure); false when not measured */
-bool sustain_emit_power(struct yemit *e, const struct calib *c, struct cal_base *b);
-/* meta.sustained: the warm-up, the per-shape peak and sustained rates with their clocks and power, the mixes */
-void sustain_emit_meta(struct yemit *e, const struct calib *c);
+/* sustain_power: g's gpu.power keys from the phase (comm from the base model b, which one GPU cannot measure; b may
+ * be NULL); false when not measured (g untouched) */
+bool sustain_power(const struct calib *c, const struct cal_base *b, struct hw_gpu *g);
+/* sustain_meta: meta.sustained: the warm-up, the per-shape peak and sustained rates with their clocks and power,
+ * the mixes */
+void sustain_meta(struct ybuild *e, const struct calib *c);
 
 #endif

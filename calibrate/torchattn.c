@@ -116,42 +116,28 @@ bool torchattn_max_clock(const struct calib *c, const char *backend)
 	return false;
 }
 
-bool torchattn_emit(struct yemit *e, const struct calib *c, const char *backend)
+bool torchattn_fill(const struct calib *c, const char *backend, struct hw_attn *a)
 {
 	int n = 0;
-	char src[320];
 	for (int i = 0; i < c->nfattn; i++)
 		n += strcmp(c->fattn[i].backend, backend) == 0 && !c->fattn[i].gqa;
 	if (!n)
 		return false;
-	yemit_key(e, strcmp(backend, "flash") == 0 ? "fused" : backend);
-	yemit_map(e, false);
-	yemit_kstr(e, "impl", backend);
-	yemit_kstr(e, "rates", "burst");
-	if (torchattn_max_clock(c, backend))
-		yemit_kstr(e, "clock", "max");
-	yemit_key(e, "rows");
-	yemit_seq(e, false);
-	n = 0;
-	for (int i = 0; i < c->nfattn && n < HW_ATTN_ROWS; i++) {
-		const struct cal_fattn *a = &c->fattn[i];
-		if (strcmp(a->backend, backend) != 0 || a->gqa)
+	memset(a, 0, sizeof *a);
+	a->present = true;
+	snprintf(a->impl, sizeof a->impl, "%s", backend);
+	a->burst = true;
+	a->max_clock = torchattn_max_clock(c, backend);
+	for (int i = 0; i < c->nfattn && a->nrows < HW_ATTN_ROWS; i++) {
+		const struct cal_fattn *x = &c->fattn[i];
+		if (strcmp(x->backend, backend) != 0 || x->gqa)
 			continue;
-		double fl = fwd_flops(a);
-		yemit_map(e, true);
-		yemit_kint(e, "head_dim", a->head_dim);
-		yemit_kbool(e, "causal", a->causal);
-		yemit_kint(e, "seq", a->seq);
-		yemit_knum(e, "fwd_tflops", round(fl / a->fwd_ms / 1e8) / 10);
-		yemit_knum(e, "bwd_tflops", round(2.5 * fl / a->bwd_ms / 1e8) / 10);
-		yemit_end_map(e);
-		n++;
+		double fl = fwd_flops(x);
+		a->row[a->nrows++] = (struct attn_row){x->head_dim, x->causal, x->seq, round(fl / x->fwd_ms / 1e8) / 10,
+						       round(2.5 * fl / x->bwd_ms / 1e8) / 10};
 	}
-	yemit_end_seq(e);
-	snprintf(src, sizeof src, "measured: torch SDPA %s backend (calibrate/torch_attention.py), bf16, %.80s", backend,
-		 c->fattn_source);
-	yemit_kstr(e, "source", src);
-	yemit_end_map(e);
+	snprintf(a->source, sizeof a->source, "measured: torch SDPA %s backend (calibrate/torch_attention.py), bf16, "
+		 "%.80s", backend, c->fattn_source);
 	return true;
 }
 

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "calibrate/calib.h"
-#include "calibrate/yemit.h"
+#include "hardware/hwmodel.h"
 
 /* The probe's text (generated from calibrate/torch_attention.py at build time). */
 extern const char torchattn_script[];
@@ -29,8 +29,9 @@ void torchattn_write(FILE *f, const struct calib *c);
  * H200 1980 MHz at 687 W; cuDNN's is clipped to 1725-1815 MHz). */
 #define TORCHATTN_MAX_CLOCK_FRAC 0.97
 bool torchattn_max_clock(const struct calib *c, const char *backend);
-/* torchattn_emit: gpu.attention's key for one backend ("flash" -> fused, "cudnn" -> cudnn) with the MHA rows of
- * that backend as TFLOP/s (at most HW_ATTN_ROWS); false when it has none. */
-bool torchattn_emit(struct yemit *e, const struct calib *c, const char *backend);
+/* torchattn_fill: the attention entry of one backend ("flash" for gpu.attention.fused, "cudnn" for
+ * gpu.attention.cudnn) with that backend's MHA rows as TFLOP/s (at most HW_ATTN_ROWS), rates: burst, clock: max
+ * when torchattn_max_clock; false (a untouched) when the backend has no row. */
+bool torchattn_fill(const struct calib *c, const char *backend, struct hw_attn *a);
 
 #endif

@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include "tests/check.h"
 #include "calibrate/calib.h"
-#include "calibrate/hwyaml.h"
+#include "calibrate/calmodel.h"
 #include "calibrate/rawio.h"
 #include "calibrate/sustain.h"
 #include "calibrate/torchattn.h"
@@ -192,8 +192,8 @@ static void test_roundtrip(void)
 	/* the model: gpu.power from the phase, the flash rows as attention.fused with clock: max, cudnn's as
 	 * attention.cudnn (scaled with the clock) */
 	snprintf(path, sizeof path, "%s/model.yaml", dir);
-	struct hwyaml_opts yo = {"test-sustain", NULL};
-	CHECK_INT(hwyaml_write(&back, &yo, path), 0);
+	struct calmodel_opts yo = {"test-sustain", NULL};
+	CHECK_INT(calmodel_write(&back, &yo, path), 0);
 	int err = 0;
 	struct hwmodel *hw = hwmodel_load(path, &err);
 	CHECK(hw != NULL);
