@@ -153,6 +153,8 @@ struct cal_overlap {
 	double comm_bytes;
 	int ranks;
 	double gemm_us, gemm_busy_us, comm_us, comm_busy_us;
+	int copy_blocks;          /* 0: beside all-reduces of `ranks` GPUs; else one GPU's stand-in: beside a copy kernel
+	                           * of this many thread blocks (NCCL's channels), comm_bytes per copy */
 };
 
 struct calib {

@@ -5,6 +5,7 @@
 # GEMM shapes of one reference scenario. About 7 minutes on one H100 (build 20 s, profiles 1 min, calibrate 5 min).
 #
 #   SUSTAIN=150 ROWS=t07-single,t08-single,t12-single SCEN=scenarios/validate/t07-single.yaml calibrate/device-fid.sh
+#   STAGES=build,ctest,calibrate QUICK=1 SUSTAIN=20 calibrate/device-fid.sh    # a check of the whole path
 #
 # Files in $OUT: summary.txt, log.txt, NAME-measured.yaml (NAME: h100x1 on one H100, h200x1 on one H200),
 # kernels.csv and kprof.csv (the profiles), calibrate.txt, raw.tar.gz (the raw CSVs, for --refit).
@@ -70,6 +71,13 @@ if has build; then
 	grep -E "checks|failed" "$work/test_gpubench.txt" | tee -a "$summary"
 fi
 
+if has ctest; then
+	step "ctest on the GPU machine"
+	( cd $build && timeout 300 ctest -j "$(nproc)" ) >"$work/ctest.txt" 2>&1
+	say "ctest: exit $?"
+	grep -E "tests passed|tests failed|\(Failed\)|Skipped" "$work/ctest.txt" | tee -a "$summary"
+fi
+
 if has profile; then
 	step "kernel profiles of $ROWS"
 	timeout 200 python3 validate/runner/kernel_profile.py --rows "$ROWS" --out "$OUT/kprof.csv" \
@@ -81,8 +89,8 @@ fi
 if has calibrate; then
 	step "calibrate --sustain $SUSTAIN --attention torch --scenario $SCEN"
 	yaml=$work/$name-measured.yaml
-	( time timeout 480 $build/gpusim calibrate -v --sustain "$SUSTAIN" --attention torch --scenario "$SCEN" \
-		--base $base -o "$yaml" --raw "$work/raw" ) >"$OUT/calibrate.txt" 2>&1
+	( time timeout 480 $build/gpusim calibrate -v ${QUICK:+--quick} --sustain "$SUSTAIN" --attention torch \
+		--scenario "$SCEN" --base $base -o "$yaml" --raw "$work/raw" ) >"$OUT/calibrate.txt" 2>&1
 	say "calibrate: exit $?"
 	grep -E "^calibrate: (bf16|power|attention|copy|kernel|phases|wrote)|^gpusim:|^real" "$OUT/calibrate.txt" |
 		tee -a "$summary"

@@ -188,6 +188,8 @@ static void write_misc(FILE *f, const struct calib *c)
 		fprintf(f, "overlap_gemm_dtype,%s,\noverlap_gemm_m,%ld,\noverlap_gemm_n,%ld,\noverlap_gemm_k,%ld,\n",
 			cal_dtype_name(o->dt), o->m, o->n, o->k);
 		fprintf(f, "overlap_allreduce_bytes,%.0f,bytes\noverlap_ranks,%d,\n", o->comm_bytes, o->ranks);
+		if (o->copy_blocks)
+			fprintf(f, "overlap_copy_blocks,%d,\n", o->copy_blocks);
 		fprintf(f, "overlap_gemm_alone,%.6g,us\noverlap_gemm_busy,%.6g,us\n", o->gemm_us, o->gemm_busy_us);
 		fprintf(f, "overlap_allreduce_alone,%.6g,us\noverlap_allreduce_busy,%.6g,us\n", o->comm_us,
 			o->comm_busy_us);
@@ -571,6 +573,8 @@ static int read_misc(struct calib *c, const char *dir)
 			o->k = atol(v);
 		else if (strcmp(k, "overlap_allreduce_bytes") == 0)
 			o->comm_bytes = atof(v);
+		else if (strcmp(k, "overlap_copy_blocks") == 0)
+			o->copy_blocks = atoi(v);
 		else if (strcmp(k, "overlap_ranks") == 0)
 			o->ranks = atoi(v);
 		else if (strcmp(k, "overlap_gemm_alone") == 0)

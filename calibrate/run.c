@@ -407,6 +407,15 @@ static int phase_power(struct run *r)
 		if (!(rc = hold(g, &sp, 3.0, 0.2, h, &n)))
 			hold_median(h, n, 1.0, &p->copy_us, &p->copy_mhz, &p->copy_w, &ignore);
 	}
+	/* one GPU has no collective to overlap: GEMMs beside a copy kernel of NCCL's channel count stand in for
+	 * compute beside communication (overlap.compute_slowdown); a run with collectives measures the real thing */
+	if (!rc && r->ngpus * r->c.id.nodes < 2) {
+		struct gb_copy_ov ov;
+		const unsigned blocks = 16;
+		if (!(rc = gb_copy_overlap(g, DT_BF16, ref.m, ref.n, ref.k, 268435456.0, blocks, &ov)))
+			r->c.overlap = (struct cal_overlap){true, DT_BF16, ref.m, ref.n, ref.k, 268435456.0, 1, ov.gemm_us,
+							    ov.gemm_busy_us, ov.copy_us, ov.copy_busy_us, (int)blocks};
+	}
 	p->have = !rc && p->nrates > 0 && p->rate[0].sus_us > 0;
 	gb_gemm_free(g);
 	free(h);

@@ -113,6 +113,16 @@ struct gb_hold_spec {
 int gb_hold(struct gb_gemm *g, const struct gb_hold_spec *spec, double seconds, double sample_s,
 	    struct gb_hold_sample *out, int max, int *nout);
 
+/* gb_copy_overlap: one GPU's stand-in for compute beside communication (there is no collective on one GPU): the
+ * m x n x k GEMM (dt) alone and while a copy kernel of `blocks` thread blocks (NCCL's channels: a few SMs moving
+ * memory) runs on another stream, and the copy alone and beside the GEMMs. Times of one GEMM and one copy of
+ * copy_bytes (read + written), each the median of 5 windows. */
+struct gb_copy_ov {
+	double gemm_us, gemm_busy_us, copy_us, copy_busy_us;
+};
+int gb_copy_overlap(struct gb_gemm *g, enum dtype dt, long m, long n, long k, double copy_bytes, unsigned blocks,
+		    struct gb_copy_ov *out);
+
 /* ---- Attention core (no fused kernel from C): S = Q K^T (strided-batched cuBLASLt), softmax kernel, O = P V;
  * backward: dV = P^T dO, dP = dO V^T, softmax backward kernel, dQ = dS K, dK = dS^T Q. bf16, no mask.
  * FLOPs: forward 4*bh*s*s*d, backward 8*bh*s*s*d. */

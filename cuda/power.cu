@@ -3,6 +3,7 @@
  * while batch b+1 runs describe a GPU under that load. A batch is as many cycles as fill sample_s. */
 #define _POSIX_C_SOURCE 200809L  /* clock_gettime */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "cuda/gb_internal.h"
@@ -129,5 +130,93 @@ out:
 		cudaFree(h.pool);
 	if (spec->ngemm)
 		gb_gemm_unprepare(&h.p);
+	return rc;
+}
+
+/* ---- one GPU: GEMMs beside a copy kernel of a few blocks (gpubench.h, gb_copy_overlap) */
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+int gb_copy_overlap(struct gb_gemm *g, enum dtype dt, long m, long n, long k, double copy_bytes, unsigned blocks,
+		    struct gb_copy_ov *out)
+{
+	struct gb_gemm_plan p;
+	cudaStream_t s2 = NULL;
+	cudaEvent_t e0 = NULL, e1 = NULL;
+	char *pool = NULL;
+	int rc = 0, set = 0, ng = 1, nc = 1;
+	size_t half = (size_t)(copy_bytes / 2) & ~(size_t)15;
+	float ms = 0;
+	double v[5];
+	memset(out, 0, sizeof *out);
+	if (half < 16 || blocks < 1) {
+		diag_errorf("gb_copy_overlap: copy size %.0f or %u blocks too small", copy_bytes, blocks);
+		return GS_EINVAL;
+	}
+	if ((rc = gb_gemm_prepare(g, dt, m, n, k, &p)))
+		return rc;
+	GB_CUDA_GO(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking), out);
+	GB_CUDA_GO(cudaEventCreate(&e0), out);
+	GB_CUDA_GO(cudaEventCreate(&e1), out);
+	GB_CUDA_GO(cudaMalloc(&pool, 2 * half), out);
+	if ((rc = gb_fill_random(pool, 2 * half / 4, DT_FP32, 13, 1.0f, s2)))
+		goto out;
+#define GEMMS(cnt, st) do { for (int i_ = 0; i_ < (cnt) && !rc; i_++) rc = gb_gemm_launch(g, &p, set++, st); \
+	if (rc) goto out; } while (0)
+#define COPIES(cnt, st) do { for (int i_ = 0; i_ < (cnt) && !rc; i_++) \
+	rc = gb_copy_launch_blocks(pool, pool + half, half / 16, blocks, st); if (rc) goto out; } while (0)
+#define TIMED(st, body, dst) do { GB_CUDA_GO(cudaEventRecord(e0, st), out); body; \
+	GB_CUDA_GO(cudaEventRecord(e1, st), out); GB_CUDA_GO(cudaEventSynchronize(e1), out); \
+	GB_CUDA_GO(cudaEventElapsedTime(&ms, e0, e1), out); dst = ms * 1e3; } while (0)
+	/* sizes: about 20 ms of GEMMs and of copies per window */
+	GEMMS(2, g->s);
+	TIMED(g->s, GEMMS(1, g->s), out->gemm_us);
+	ng = (int)fmax(1, ceil(20000.0 / out->gemm_us));
+	COPIES(1, s2);
+	TIMED(s2, COPIES(1, s2), out->copy_us);
+	nc = (int)fmax(1, ceil(20000.0 / out->copy_us));
+	for (int w = 0; w < 5; w++)
+		TIMED(g->s, GEMMS(ng, g->s), v[w]);
+	qsort(v, 5, sizeof *v, cmp_d);
+	out->gemm_us = v[2] / ng;
+	for (int w = 0; w < 5; w++)
+		TIMED(s2, COPIES(nc, s2), v[w]);
+	qsort(v, 5, sizeof *v, cmp_d);
+	out->copy_us = v[2] / nc;
+	/* GEMMs timed inside a window of copies 1.5x as long, and the reverse */
+	for (int w = 0; w < 5; w++) {
+		COPIES((int)ceil(1.5 * nc * ng * out->gemm_us / (nc * out->copy_us)) + 1, s2);
+		TIMED(g->s, GEMMS(ng, g->s), v[w]);
+		GB_CUDA_GO(cudaStreamSynchronize(s2), out);
+	}
+	qsort(v, 5, sizeof *v, cmp_d);
+	out->gemm_busy_us = v[2] / ng;
+	for (int w = 0; w < 5; w++) {
+		GEMMS((int)ceil(1.5 * nc * out->copy_us / out->gemm_us) + 1, g->s);
+		TIMED(s2, COPIES(nc, s2), v[w]);
+		GB_CUDA_GO(cudaStreamSynchronize(g->s), out);
+	}
+	qsort(v, 5, sizeof *v, cmp_d);
+	out->copy_busy_us = v[2] / nc;
+#undef GEMMS
+#undef COPIES
+#undef TIMED
+out:
+	if (s2)
+		cudaStreamSynchronize(s2);
+	cudaStreamSynchronize(g->s);
+	if (pool)
+		cudaFree(pool);
+	if (e0)
+		cudaEventDestroy(e0);
+	if (e1)
+		cudaEventDestroy(e1);
+	if (s2)
+		cudaStreamDestroy(s2);
+	gb_gemm_unprepare(&p);
 	return rc;
 }

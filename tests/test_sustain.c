@@ -167,6 +167,8 @@ static void test_roundtrip(void)
 	c.id.sm_count = 132;
 	c.id.memory_bytes = 85e9;
 	c.peak_tflops[DT_BF16] = 989.4;
+	/* one GPU's overlap stand-in: GEMM 1000 -> 1100 us beside a 16-block copy, the copy 800 -> 1000 us */
+	c.overlap = (struct cal_overlap){true, DT_BF16, 8192, 8192, 8192, 268435456.0, 1, 1000, 1100, 800, 1000, 16};
 	CHECK(mkdtemp(dir) != NULL);
 	CHECK_INT(rawio_write(&c, dir), 0);
 	CHECK_INT(rawio_read(&back, dir), 0);
@@ -185,6 +187,7 @@ static void test_roundtrip(void)
 	CHECK_INT(back.power.nramp, 4);
 	CHECK_INT(back.nfattn, 3);
 	CHECK_INT(back.nfhold, 2);
+	CHECK_INT(back.overlap.copy_blocks, 16);
 	struct sustain_model m;
 	sustain_derive(&back, &m);
 	CHECK_NEAR(m.exponent, 1.5871145973, 1e-4);  /* the cycle went through 6 significant digits (618.182) */
@@ -206,6 +209,9 @@ static void test_roundtrip(void)
 		CHECK(hw->gpu.attn[ATTN_FUSED].present && hw->gpu.attn[ATTN_FUSED].max_clock);
 		CHECK(hw->gpu.attn[ATTN_CUDNN].present && !hw->gpu.attn[ATTN_CUDNN].max_clock);
 		CHECK_STR(hw->gpu.attn[ATTN_CUDNN].impl, "cudnn");
+		CHECK_NEAR(hw->overlap_compute_slowdown, 0.1, 1e-12);  /* 1100 / 1000 - 1 */
+		CHECK_NEAR(hw->overlap_comm_slowdown, 0.25, 1e-12);    /* 1000 / 800 - 1 */
+		CHECK_CONTAINS(hw->overlap_source, "16-block copy kernel");
 		CHECK_INT(hw->gpu.attn[ATTN_FUSED].nrows, 1);  /* the MHA row; the GQA row stays in the raw CSV */
 		/* flash 2048 causal hd128: 4*8*16*2048^2*128*0.5 = 137.44 GFLOP in 0.5 ms = 274.9 TFLOP/s, burst but
 		 * clock: max, so not divided by burst_speedup */
