@@ -407,8 +407,9 @@ static int phase_power(struct run *r)
 		if (!(rc = hold(g, &sp, 3.0, 0.2, h, &n)))
 			hold_median(h, n, 1.0, &p->copy_us, &p->copy_mhz, &p->copy_w, &ignore);
 	}
-	/* one GPU has no collective to overlap: GEMMs beside a copy kernel of NCCL's channel count stand in for
-	 * compute beside communication (overlap.compute_slowdown); a run with collectives measures the real thing */
+	/* one GPU has no collective to overlap: GEMMs beside a copy kernel of NCCL's channel count, recorded in
+	 * meta.overlap (not written as overlap.*: the power cap confounds it, docs/calibration.md); a run with
+	 * collectives measures the real thing */
 	if (!rc && r->ngpus * r->c.id.nodes < 2) {
 		struct gb_copy_ov ov;
 		const unsigned blocks = 16;

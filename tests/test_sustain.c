@@ -209,9 +209,9 @@ static void test_roundtrip(void)
 		CHECK(hw->gpu.attn[ATTN_FUSED].present && hw->gpu.attn[ATTN_FUSED].max_clock);
 		CHECK(hw->gpu.attn[ATTN_CUDNN].present && !hw->gpu.attn[ATTN_CUDNN].max_clock);
 		CHECK_STR(hw->gpu.attn[ATTN_CUDNN].impl, "cudnn");
-		CHECK_NEAR(hw->overlap_compute_slowdown, 0.1, 1e-12);  /* 1100 / 1000 - 1 */
-		CHECK_NEAR(hw->overlap_comm_slowdown, 0.25, 1e-12);    /* 1000 / 800 - 1 */
-		CHECK_CONTAINS(hw->overlap_source, "16-block copy kernel");
+		/* the one-GPU stand-in is kept in meta only: the model's overlap keys stay at their default 0 */
+		CHECK_NEAR(hw->overlap_compute_slowdown, 0, 0);
+		CHECK_NEAR(hw->overlap_comm_slowdown, 0, 0);
 		CHECK_INT(hw->gpu.attn[ATTN_FUSED].nrows, 1);  /* the MHA row; the GQA row stays in the raw CSV */
 		/* flash 2048 causal hd128: 4*8*16*2048^2*128*0.5 = 137.44 GFLOP in 0.5 ms = 274.9 TFLOP/s, burst but
 		 * clock: max, so not divided by burst_speedup */
