@@ -7,6 +7,7 @@
 #include <string.h>
 #include "calibrate/calib.h"
 #include "calibrate/calmeta.h"
+#include "calibrate/sustain.h"
 #include "calibrate/gemmtab.h"
 #include "util/ybuild.h"
 
@@ -147,7 +148,8 @@ static void meta_gemms(struct ybuild *e, const struct calib *c)
 		    (!ref || (ref->grid && !p->grid)))
 			ref = p;
 	}
-	/* the reference product measured on its own, before the sweep warmed the GPU up to its power limit */
+	/* the reference product measured on its own, before the sweep warmed the GPU up to its power limit (after
+	 * the power phase's warm-up with --sustain: meta.sustained has its cool and held rates) */
 	for (const struct cal_gemm_pt *p = ref; p; p = NULL) {
 		ybuild_key(e, "gemm_reference");
 		ybuild_map(e, true);
@@ -222,6 +224,7 @@ static void meta_points(struct ybuild *e, const struct calib *c)
 		}
 		ybuild_end(e);
 	}
+	sustain_meta(e, c);
 	if (c->overlap.have) {
 		const struct cal_overlap *o = &c->overlap;
 		ybuild_key(e, "overlap");

@@ -108,7 +108,7 @@ static int overlap(struct run *r, struct group *g, const int *devs, int nlocal)
 			return rc;
 		r->c.overlap = (struct cal_overlap){true, DT_BF16, p->ov_m, p->ov_n, p->ov_k,
 						    gb_coll_bytes(COLL_ALL_REDUCE, g->n, p->ov_bytes), g->n,
-						    v[0], v[1], v[2], v[3]};
+						    v[0], v[1], v[2], v[3], 0};
 	}
 	return rc;
 }

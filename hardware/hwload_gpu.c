@@ -17,8 +17,10 @@ static const char *const gemm_keys[] = { "model", "tables", "rates", "source", N
 static const char *const gemm_model_keys[] = { "max_eff", "dtype_eff", "tile_m", "tile_n", "k_half", "source",
 						NULL };
 static const char *const gemm_table_keys[] = { "dtype", "m", "n", "k", "eff", "source", NULL };
-static const char *const attn_keys[] = { "fwd_eff", "bwd_eff", "impl", "source", "fused", "unfused", NULL };
-static const char *const attn_entry_keys[] = { "impl", "fwd_eff", "bwd_eff", "rows", "rates", "source", NULL };
+static const char *const attn_keys[] = { "fwd_eff", "bwd_eff", "impl", "source", "fused", "unfused", "cudnn",
+					 NULL };
+static const char *const attn_entry_keys[] = { "impl", "fwd_eff", "bwd_eff", "rows", "rates", "clock", "source",
+					       NULL };
 static const char *const attn_row_keys[] = { "seq", "head_dim", "causal", "fwd_tflops", "bwd_tflops", NULL };
 
 /* The keys of a per-dtype mapping (peak_tflops, gemm.model.dtype_eff): the dtype names and fp4, the 4-bit
@@ -102,6 +104,10 @@ static void read_attn_entry(struct ydoc *d, const struct ynode *e, struct hw_att
 	int kind = a->burst;
 	ydoc_enum(d, e, "rates", 0, rates, &kind);
 	a->burst = kind == 1;
+	static const char *const clocks[] = { "scaled", "max", NULL };
+	int clock = a->max_clock;
+	ydoc_enum(d, e, "clock", 0, clocks, &clock);
+	a->max_clock = clock == 1;
 	int have_rows = ydoc_seq(d, e, "rows", 0, &rows) == 1 && ynode_len(rows) > 0;
 	unsigned req = have_rows || (inherited && (a->nrows > 0 || a->fwd_eff > 0)) ? 0 : YD_REQUIRED;
 	hwload_eff(d, e, "fwd_eff", req, &a->fwd_eff);
@@ -140,7 +146,7 @@ static void read_attn_entry(struct ydoc *d, const struct ynode *e, struct hw_att
  * the built-in preset of the same GPU after loading (hwmodel.c). */
 static void read_attention(struct ydoc *d, const struct ynode *attn, struct hw_gpu *g)
 {
-	const struct ynode *fused = NULL, *unfused = NULL;
+	const struct ynode *fused = NULL, *unfused = NULL, *cudnn = NULL;
 	char src[160];
 	ydoc_check_keys(d, attn, attn_keys);
 	hwload_source(d, attn, src, sizeof src, g->source);
@@ -148,8 +154,10 @@ static void read_attention(struct ydoc *d, const struct ynode *attn, struct hw_g
 		read_attn_entry(d, fused, &g->attn[ATTN_FUSED], "flash", src);
 	if (ydoc_map(d, attn, "unfused", 0, &unfused) == 1)
 		read_attn_entry(d, unfused, &g->attn[ATTN_UNFUSED], "cublas_unfused", src);
+	if (ydoc_map(d, attn, "cudnn", 0, &cudnn) == 1)
+		read_attn_entry(d, cudnn, &g->attn[ATTN_CUDNN], "cudnn", src);
 	const struct ynode *flat = ynode_get(attn, "fwd_eff") ? ynode_get(attn, "fwd_eff") : ynode_get(attn, "impl");
-	if (flat || (!fused && !unfused)) {
+	if (flat || (!fused && !unfused && !cudnn)) {
 		char impl[32] = "flash";
 		ydoc_string(d, attn, "impl", 0, impl, sizeof impl);
 		enum attn_path p = strstr(impl, "unfused") ? ATTN_UNFUSED : ATTN_FUSED;

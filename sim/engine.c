@@ -47,6 +47,8 @@ struct sim {
 	uint8_t *link_wait;    /* [link*2 + i]: waiting stream ids (at most SENDF and SENDB) */
 	int64_t *link_start;
 	/* per group */
+	/* [group*NSTREAMS + stream]: members arrived at the group's current collective on that stream; a group runs
+	 * collectives on several streams at once (FP8 amax and MoE all-to-all on compute, buckets on the DP stream) */
 	int32_t *tp_arrived, *dp_arrived;
 	struct eventq q;
 	uint32_t *work, *batch;  /* runnable (rank*NSTREAMS+k); batch: the one being run */
@@ -160,8 +162,8 @@ struct sim *sim_new(const struct sim_config *cfg)
 	s->link_nwait = xcalloc(nl, 1);
 	s->link_wait = xcalloc(nl * 2, 1);
 	s->link_start = xcalloc(nl, sizeof(int64_t));
-	s->tp_arrived = xcalloc((size_t)cfg->pp * cfg->dp_sim, sizeof(int32_t));
-	s->dp_arrived = xcalloc((size_t)cfg->pp * cfg->tp_sim, sizeof(int32_t));
+	s->tp_arrived = xcalloc((size_t)cfg->pp * cfg->dp_sim * NSTREAMS, sizeof(int32_t));
+	s->dp_arrived = xcalloc((size_t)cfg->pp * cfg->tp_sim * NSTREAMS, sizeof(int32_t));
 	for (size_t i = 0; i < (size_t)s->nranks * s->maxslot; i++)
 		s->mb_start[i] = s->mb_end[i] = -1;
 	memset(s->block_cat, -1, s->nranks);
@@ -685,11 +687,11 @@ static void run(struct sim *s, int r, int k, int64_t now)
 			if (in->group == GROUP_TP) {
 				g = st * s->cfg.dp_sim + rank_d(s, r);
 				members = s->cfg.tp_sim;
-				arrived = &s->tp_arrived[g];
+				arrived = &s->tp_arrived[(size_t)g * NSTREAMS + k];
 			} else {
 				g = st * s->cfg.tp_sim + rank_t(s, r);
 				members = s->cfg.dp_sim;
-				arrived = &s->dp_arrived[g];
+				arrived = &s->dp_arrived[(size_t)g * NSTREAMS + k];
 			}
 			s->state[si] = ST_BLOCKED;
 			if (++*arrived == members) {
