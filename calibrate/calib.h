@@ -211,6 +211,12 @@ void calib_fit(struct calib *c, FILE *f);
 const char *cal_dtype_name(enum dtype dt);
 const char *cal_op_name(enum coll_op op);
 const char *cal_scope_name(enum coll_scope sc);
+/* Facts of a calibration that its model and its provenance both state. calib_node_gpus: the host's GPUs, also when
+ * fewer were measured; calib_attn_flops: an attention point's forward FLOPs, 4 * bh * seq^2 * head_dim;
+ * calib_nccl_version: "2.28.9" (NCCL >= 2.9 numbering), or "unknown". */
+int calib_node_gpus(const struct calib *c);
+double calib_attn_flops(const struct cal_attn_pt *a);
+void calib_nccl_version(char *buf, size_t len, int v);
 /* busfactor(op, n) of docs/hardware-model.md: bytes * busfactor / bus bandwidth is the transfer time */
 double cal_busfactor(enum coll_op op, int n);
 

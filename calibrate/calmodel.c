@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "calibrate/calmeta.h"
 #include "calibrate/calmodel.h"
 #include "calibrate/sustain.h"
 #include "calibrate/torchattn.h"
@@ -17,21 +18,6 @@
 #ifndef GPUSIM_VERSION
 #define GPUSIM_VERSION "unknown"
 #endif
-
-int calmodel_node_gpus(const struct calib *c)
-{
-	return c->id.host_gpus > c->id.ngpus ? c->id.host_gpus : c->id.ngpus;
-}
-
-double calmodel_attn_flops(const struct cal_attn_pt *a)
-{
-	return 4.0 * a->bh * (double)a->seq * a->seq * a->head_dim;
-}
-
-const char *calmodel_fabric_name(enum fabric f)
-{
-	return f == FABRIC_NVSWITCH ? "nvswitch" : f == FABRIC_NVLINK ? "nvlink" : "pcie";
-}
 
 /* v to n significant digits, never rounding a positive value to 0 */
 static double sig(double v, int n)
@@ -225,7 +211,7 @@ static void gpu_attention(const struct calib *c, const struct cal_base *b, struc
 		return;
 	if (a && c->peak_tflops[DT_BF16] > 0) {
 		struct hw_attn *u = &g->attn[ATTN_UNFUSED];
-		double f = calmodel_attn_flops(a), peak = c->peak_tflops[DT_BF16] * 1e12;
+		double f = calib_attn_flops(a), peak = c->peak_tflops[DT_BF16] * 1e12;
 		u->present = true;
 		snprintf(u->impl, sizeof u->impl, "cublas_unfused");
 		u->fwd_eff = round(f / (a->fwd_us * 1e-6) / peak * 1e4) / 1e4;
@@ -290,7 +276,7 @@ static void build_node(const struct calib *c, const struct cal_base *b, struct h
 	int links = nvlinks(c);
 	char src[512];
 	size_t size = sizeof src;
-	nd->gpus = calmodel_node_gpus(c);
+	nd->gpus = calib_node_gpus(c);
 	nd->host_gbps = b ? b->hw->node.host_gbps : 0;  /* the host link is not measured: the base's, else unknown */
 	if (links > 0) {
 		double per_link = c->id.cc_major >= 10 ? 50 : 25;  /* NVLink5 : NVLink3/4, GB/s per direction */
@@ -374,7 +360,7 @@ static void build_op(const struct calib *c, enum coll_scope sc, enum coll_op op,
 		if (s->scope == sc && s->op == op && s->npts >= 2)
 			add_table(cm, s);
 	}
-	calmodel_nccl_version(nccl, sizeof nccl, c->id.nccl_version);
+	calib_nccl_version(nccl, sizeof nccl, c->id.nccl_version);
 	snprintf(cm->source, sizeof cm->source, "measured: NCCL %s, float, out of place, back-to-back ops between CUDA "
 		 "events, max over ranks, median of trials; envelope fit w=1/t^2: median rel err <= %.1f%%, max <= %.1f%%; "
 		 "lines without n extrapolate from n=%d", nccl, 100 * worst_med, 100 * worst_max, largest->n);

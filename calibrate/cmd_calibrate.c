@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "calibrate/calibrate.h"
 #include "calibrate/module.h"
+#include "util/diag.h"
 #include "util/gserr.h"
 
 static const char help[] =
@@ -77,11 +78,12 @@ static int exit_code(int rc)
 	}
 }
 
+/* A usage error through the one diagnostics path: "gpusim: <fmt with arg> (see 'gpusim calibrate --help')". */
 static int usage(const char *fmt, const char *arg)
 {
-	fputs("gpusim: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs(" (see 'gpusim calibrate --help')\n", stderr);
+	char msg[512];
+	snprintf(msg, sizeof msg, fmt, arg);
+	diag_errorf("%s (see 'gpusim calibrate --help')", msg);
 	return 2;
 }
 

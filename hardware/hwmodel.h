@@ -26,6 +26,7 @@ enum exec_mode { EXEC_EAGER, EXEC_CUDA_GRAPHS, EXEC_COMPILED, EXEC_N };
 
 const char *coll_op_name(enum coll_op op);        /* "all_reduce", ... (the YAML keys) */
 const char *coll_scope_name(enum coll_scope sc);  /* "intra", "inter" */
+const char *hwmodel_fabric_name(enum fabric f);    /* "nvswitch", "nvlink", "pcie" (node.fabric's values) */
 /* exec_mode_names: "eager", "cuda_graphs", "compiled", NULL, in enum order (the YAML keys and values). */
 extern const char *const exec_mode_names[];
 
