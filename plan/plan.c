@@ -351,7 +351,17 @@ static double coll_s(const struct scenario *s, const struct hwmodel *hw, const s
 		return comm_coll_s(hw, COLL_REDUCE_SCATTER, op->bytes, comm_shape(gpn, 0, 1, s->par.tp));
 	case OPK_EP_ALLTOALL:
 		return moe_alltoall_s(hw, op->bytes, comm_shape(gpn, 0, scenario_etp(s), s->par.ep));
-	case OPK_COMPUTE: break;
+	case OPK_CP_ALLGATHER:
+		return comm_coll_s(hw, COLL_ALL_GATHER, op->bytes, comm_shape(gpn, 0, s->par.tp, s->par.cp));
+	case OPK_CP_REDUCESCATTER:
+		return comm_coll_s(hw, COLL_REDUCE_SCATTER, op->bytes, comm_shape(gpn, 0, s->par.tp, s->par.cp));
+	case OPK_COMPUTE:
+	case OPK_SIDE_TP_P2P:  /* side-stream transfers may hide entirely behind the compute beside them */
+	case OPK_SIDE_TP_ALLGATHER:
+	case OPK_SIDE_TP_REDUCESCATTER:
+	case OPK_SIDE_CP_P2P:
+	case OPK_SIDE_WAIT:
+		break;
 	}
 	return 0;
 }
@@ -371,7 +381,7 @@ static void add_ops(const struct scenario *s, const struct hwmodel *hw, const st
 
 static void stage_unit(const struct scenario *s, const struct hwmodel *hw, struct unit_work *u)
 {
-	struct opctx oc = { hw, s, s->par.tp, (double)s->train.micro_batch * s->model.seq };
+	struct opctx oc = { hw, s, s->par.tp, scenario_rank_tokens(s) };
 	struct opcost fw[OPS_MAX], bw[OPS_MAX];
 	memset(u, 0, sizeof *u);
 	if (s->model.type == MODEL_DENSE) {
@@ -426,7 +436,7 @@ double plan_time_lower_bound(const struct scenario *s, const struct hwmodel *hw)
 		/* blocking sends: the last stage's compute stream also waits for its m*(v-1) activation sends (all
 		 * chunks but the model's last) and its m*v gradient sends, each at least a point-to-point transfer
 		 * inside or across nodes, whichever is quicker */
-		double bytes = (double)s->train.micro_batch * s->model.seq * s->model.hidden * dtype_bytes(s->model.dtype);
+		double bytes = scenario_rank_tokens(s) * s->model.hidden * dtype_bytes(s->model.dtype);
 		if (s->par.pp_scatter_gather || s->par.sp)  /* sent split over TP */
 			bytes /= s->par.tp;
 		double intra = comm_p2p_s(hw, bytes, 1), inter = comm_p2p_s(hw, bytes, 0);

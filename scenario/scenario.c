@@ -2,7 +2,7 @@
  *
  * Two passes. The first reads every key with its type and sign checks, so one run reports every bad field.
  * The second, run only when the first found nothing, checks how fields fit together (divisibility, gpus ==
- * dp*tp*pp, schedule rules); by then every number is valid, so no error is a consequence of another. A
+ * dp*tp*pp*cp, schedule rules); by then every number is valid, so no error is a consequence of another. A
  * scenario that comes back with 0 therefore satisfies every invariant scenario.h promises. */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,6 +16,7 @@
 #include "util/gserr.h"
 #include "util/ydoc.h"
 #include "scenario/recipes.h"
+#include "scenario/ctxpar.h"
 
 static const char *const top_keys[] = { "name", "description", "model", "training", "parallel", "hardware", NULL };
 static const char *const model_keys[] = { "name", "type", "layers", "hidden", "heads", "kv_heads", "ffn",
@@ -57,12 +58,13 @@ static const struct yrange ranges[] = {
 	{ "training.fp8.amax_history", 1, 1e6 },
 	{ "parallel.ep", 1, 1e7 },
 	{ "parallel.etp", 1, 1e5 },
+	{ "parallel.cp", 1, 1e5 },
 	{ NULL, 0, 0 },
 };
 
 static const char *const par_keys[] = { "gpus", "tp", "pp", "dp", "schedule", "virtual_stages",
 					"dp_bucket_bytes", "dp_overlap", "dp_bucket_copy", "pp_overlap", "pp_scatter_gather", "sp", "overlap_param_gather", "zero",
-					"ep", "etp", NULL };
+					"ep", "etp", "cp", "cp_comm", "tp_comm_overlap", NULL };
 
 /* In enum order (scenario.h). */
 static const char *const type_names[] = { "transformer", "mlp", "dense", NULL };
@@ -289,6 +291,7 @@ static void read_parallel(struct ydoc *d, const struct ynode *p, struct scenario
 		ydoc_error(d, ynode_get(p, "overlap_param_gather"), "parallel.overlap_param_gather: the parameter "
 			   "all-gather of the distributed optimizer needs zero: 1 or 2 (zero is %d)", pc->zero);
 	recipes_read_ep(d, p, s);
+	ctxpar_read(d, p, s);
 }
 
 /* A preset name stays as is; a relative path is taken from the scenario's folder. */
@@ -332,6 +335,26 @@ static const struct ynode *at(const struct ynode *map, const char *key)
 	return v ? v : map;
 }
 
+/* The ranks of one DP replica: tp*pp, times cp with context parallelism (its ranks share a replica's batch). */
+static long long model_ranks(const struct scenario *s)
+{
+	return (long long)s->par.tp * s->par.pp * (s->par.cp > 1 ? s->par.cp : 1);
+}
+
+static const char *model_ranks_name(const struct scenario *s)
+{
+	return s->par.cp > 1 ? "tp*pp*cp" : "tp*pp";
+}
+
+/* "tp*pp = 2*4" or "tp*pp*cp = 2*4*2", for messages. */
+static void model_ranks_text(const struct scenario *s, char *buf, size_t n)
+{
+	if (s->par.cp > 1)
+		snprintf(buf, n, "tp*pp*cp = %d*%d*%d", s->par.tp, s->par.pp, s->par.cp);
+	else
+		snprintf(buf, n, "tp*pp = %d*%d", s->par.tp, s->par.pp);
+}
+
 /* The checks that depend on dp and the batch, shared by scenario_load (which places the message at the key at
  * fault) and scenario_relayout (which hands it back): the batch must split into whole micro-batches over the DP
  * replicas, and the interleaved schedule needs a multiple of pp micro-batches. */
@@ -356,11 +379,11 @@ static enum batch_fault batch_fault(const struct scenario *s, char *why, size_t 
 }
 
 /* nearest_gpus: "; nearest valid counts: 96, 128" (or one of them) for a GPU count given on the command line:
- * the largest valid count below it and the smallest above it, where valid means dp = gpus/(tp*pp) whole and the
+ * the largest valid count below it and the smallest above it, where valid means dp = gpus/(tp*pp*cp) whole and the
  * batch checks above pass with that dp. dp runs up to global_batch/micro_batch, beyond which no batch splits. */
 static void nearest_gpus(const struct scenario *s, int gpus, char *out, size_t n)
 {
-	long long mp = (long long)s->par.tp * s->par.pp, lo = 0, hi = 0;
+	long long mp = model_ranks(s), lo = 0, hi = 0;
 	int max_dp = s->train.micro_batch > 0 ? s->train.global_batch / s->train.micro_batch : 0;
 	struct scenario t = *s;
 	char why[256];
@@ -380,8 +403,8 @@ static void nearest_gpus(const struct scenario *s, int gpus, char *out, size_t n
 	else if (lo || hi)
 		snprintf(out, n, "; nearest valid count: %lld", lo ? lo : hi);
 	else
-		snprintf(out, n, "; no GPU count splits training.global_batch (%d) with tp*pp = %lld",
-			 s->train.global_batch, mp);
+		snprintf(out, n, "; no GPU count splits training.global_batch (%d) with %s = %lld",
+			 s->train.global_batch, model_ranks_name(s), mp);
 }
 
 /* Derives gpus/dp (overrides first) and checks it; 0 or GS_EINVAL. */
@@ -389,37 +412,42 @@ static int derive_layout(struct ydoc *d, const struct seen *seen, const struct s
 			 struct scenario *s)
 {
 	struct parallel_cfg *pc = &s->par;
-	long long mp = (long long)pc->tp * pc->pp;
+	long long mp = model_ranks(s);
+	char mpt[64];
+	model_ranks_text(s, mpt, sizeof mpt);
 	const struct ynode *pmap = seen->par ? seen->par : seen->root;
 	if (ov && ov->gpus > 0) {
 		if (ov->gpus % mp != 0) {
 			char near[96];
 			nearest_gpus(s, ov->gpus, near, sizeof near);
-			return ydoc_error_arg(d, "--gpus %d is not a multiple of tp*pp = %d*%d = %lld%s", ov->gpus,
-					      pc->tp, pc->pp, mp, near);
+			return ydoc_error_arg(d, "--gpus %d is not a multiple of %s = %lld%s", ov->gpus, mpt, mp, near);
 		}
 		pc->gpus = ov->gpus;
 		pc->dp = (int)(ov->gpus / mp);
 		return 0;
 	}
 	if (seen->gpus && seen->dp) {
-		if ((long long)pc->dp * mp != pc->gpus)
+		if ((long long)pc->dp * mp != pc->gpus) {
+			if (pc->cp > 1)
+				return ydoc_error(d, ynode_get(pmap, "gpus"),
+						  "parallel.gpus (%d) must equal dp*tp*pp*cp = %d*%d*%d*%d = %lld", pc->gpus,
+						  pc->dp, pc->tp, pc->pp, pc->cp, pc->dp * mp);
 			return ydoc_error(d, ynode_get(pmap, "gpus"),
 					  "parallel.gpus (%d) must equal dp*tp*pp = %d*%d*%d = %lld", pc->gpus, pc->dp,
 					  pc->tp, pc->pp, pc->dp * mp);
+		}
 		return 0;
 	}
 	if (seen->gpus) {
 		if (pc->gpus % mp != 0)
-			return ydoc_error(d, ynode_get(pmap, "gpus"),
-					  "parallel.gpus (%d) is not a multiple of tp*pp = %d*%d = %lld", pc->gpus,
-					  pc->tp, pc->pp, mp);
+			return ydoc_error(d, ynode_get(pmap, "gpus"), "parallel.gpus (%d) is not a multiple of %s = %lld",
+					  pc->gpus, mpt, mp);
 		pc->dp = (int)(pc->gpus / mp);
 		return 0;
 	}
 	if (seen->dp) {
 		if (pc->dp * mp > INT_MAX)
-			return ydoc_error(d, ynode_get(pmap, "dp"), "parallel.dp: dp*tp*pp is too large");
+			return ydoc_error(d, ynode_get(pmap, "dp"), "parallel.dp: dp*%s is too large", model_ranks_name(s));
 		pc->gpus = (int)(pc->dp * mp);
 		return 0;
 	}
@@ -487,6 +515,7 @@ static void check_consistency(struct ydoc *d, const struct seen *seen, const str
 		return;
 	}
 	recipes_check(d, m, t, seen->par, s);
+	ctxpar_check(d, seen->par, s);
 	switch (fault) {
 	case FAULT_NONE: break;
 	case FAULT_BATCH: ydoc_error(d, at(t, "global_batch"), "%s", why); break;
@@ -687,11 +716,15 @@ int scenario_check_layout(const struct scenario *s, char *why, size_t n)
 		snprintf(why, n, "the interleaved schedule needs pp >= 2 (pp is %d)", pc->pp);
 		return GS_EINVAL;
 	}
-	if ((long long)pc->dp * pc->tp * pc->pp != pc->gpus) {
-		snprintf(why, n, "gpus (%d) is not dp*tp*pp = %d*%d*%d", pc->gpus, pc->dp, pc->tp, pc->pp);
+	if (pc->cp < 1 || (long long)pc->dp * model_ranks(s) != pc->gpus) {
+		if (pc->cp > 1)
+			snprintf(why, n, "gpus (%d) is not dp*tp*pp*cp = %d*%d*%d*%d", pc->gpus, pc->dp, pc->tp, pc->pp,
+				 pc->cp);
+		else
+			snprintf(why, n, "gpus (%d) is not dp*tp*pp = %d*%d*%d", pc->gpus, pc->dp, pc->tp, pc->pp);
 		return GS_EINVAL;
 	}
-	if (recipes_check_layout(s, why, n) != 0)
+	if (recipes_check_layout(s, why, n) != 0 || ctxpar_check_layout(s, why, n) != 0)
 		return GS_EINVAL;
 	return batch_fault(s, why, n) == FAULT_NONE ? 0 : GS_EINVAL;
 }
@@ -699,11 +732,12 @@ int scenario_check_layout(const struct scenario *s, char *why, size_t n)
 int scenario_relayout(const struct scenario *base, int gpus, int global_batch, struct scenario *out, char *why,
 		      size_t n)
 {
-	long long mp = (long long)base->par.tp * base->par.pp;
+	long long mp = model_ranks(base);
 	*out = *base;
 	if (gpus <= 0 || gpus % mp != 0) {
-		snprintf(why, n, "%d GPUs is not a multiple of tp*pp = %d*%d = %lld", gpus, base->par.tp,
-			 base->par.pp, mp);
+		char mpt[64];
+		model_ranks_text(base, mpt, sizeof mpt);
+		snprintf(why, n, "%d GPUs is not a multiple of %s = %lld", gpus, mpt, mp);
 		return GS_EINVAL;
 	}
 	if (global_batch <= 0) {
