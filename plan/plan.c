@@ -35,7 +35,8 @@ struct option {
 	bool (*matters)(const struct scenario *s);
 	int neutral;
 	const char *const *names;  /* enum value names (bool_names for a flag), NULL for numbers */
-	const char *changed;       /* a flag: what a layout's description says when it is not neutral */
+	const char *changed;       /* a flag: what a layout's description says when it is not neutral; a number:
+				    * non-NULL when the description leaves it out at its neutral value */
 };
 
 static int divisors(int n, int cap, int *v)
@@ -63,10 +64,29 @@ static int pp_values(const struct scenario *s, const struct hwmodel *hw, int gpu
 static void pp_set(struct scenario *s, int v) { s->par.pp = v; }
 static int pp_get(const struct scenario *s) { return s->par.pp; }
 
-/* dp: what tp and pp leave */
+/* cp: context parallelism, the divisors of gpus/(tp*pp) up to 64 that split the sequence into whole chunks (two a
+ * rank with a causal mask); 1 unless a transformer with fused attention (sim/cp.h) */
+static int cp_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
+{
+	const struct model_cfg *m = &s->model;
+	if (m->type != MODEL_TRANSFORMER || !m->flash_attention) {
+		v[0] = 1;
+		return 1;
+	}
+	int n = divisors(gpus / (s->par.tp * s->par.pp), 64, v), k = 0;
+	for (int i = 0; i < n; i++)
+		if (m->seq % (m->causal ? 2 * v[i] : v[i]) == 0)
+			v[k++] = v[i];
+	return k;
+}
+static void cp_set(struct scenario *s, int v) { s->par.cp = v; }
+static int cp_get(const struct scenario *s) { return s->par.cp; }
+static bool cp_matters(const struct scenario *s) { return s->model.type == MODEL_TRANSFORMER; }
+
+/* dp: what tp, pp and cp leave */
 static int dp_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
 {
-	v[0] = gpus / (s->par.tp * s->par.pp);
+	v[0] = gpus / (s->par.tp * s->par.pp * (s->par.cp > 1 ? s->par.cp : 1));
 	return 1;
 }
 static void dp_set(struct scenario *s, int v) { s->par.dp = v; }
@@ -134,9 +154,10 @@ static int rc_values(const struct scenario *s, const struct hwmodel *hw, int gpu
 static void rc_set(struct scenario *s, int v) { s->train.recompute = (enum recompute)v; }
 static int rc_get(const struct scenario *s) { return (int)s->train.recompute; }
 
+/* ZeRO shards over the dp*cp ranks that hold the same weights */
 static int zero_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
 {
-	if (s->par.dp == 1) {
+	if (scenario_grad_ranks(s) == 1) {
 		v[0] = 0;
 		return 1;
 	}
@@ -146,7 +167,7 @@ static int zero_values(const struct scenario *s, const struct hwmodel *hw, int g
 }
 static void zero_set(struct scenario *s, int v) { s->par.zero = v; }
 static int zero_get(const struct scenario *s) { return s->par.zero; }
-static bool zero_matters(const struct scenario *s) { return s->par.dp > 1; }
+static bool zero_matters(const struct scenario *s) { return scenario_grad_ranks(s) > 1; }
 
 static const char *const bool_names[] = { "false", "true", NULL };
 static int flag_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
@@ -170,20 +191,28 @@ static bool sp_matters(const struct scenario *s) { return s->par.tp > 1; }
 /* the distributed optimizer's parameter gather overlapped with the next forward (ZeRO-1/2 over dp > 1) */
 static void opg_set(struct scenario *s, int v) { s->par.overlap_param_gather = v != 0; }
 static int opg_get(const struct scenario *s) { return s->par.overlap_param_gather; }
-static bool opg_matters(const struct scenario *s) { return s->par.dp > 1 && (s->par.zero == 1 || s->par.zero == 2); }
+static bool opg_matters(const struct scenario *s)
+{
+	return scenario_grad_ranks(s) > 1 && (s->par.zero == 1 || s->par.zero == 2);
+}
+
+/* TP communication overlap (userbuffers): only with sequence parallelism */
+static void tpo_set(struct scenario *s, int v) { s->par.tp_comm_overlap = v != 0; }
+static int tpo_get(const struct scenario *s) { return s->par.tp_comm_overlap; }
+static bool tpo_matters(const struct scenario *s) { return s->par.tp > 1 && s->par.sp; }
 
 /* data-parallel overlap: all-reduce buckets as backward produces them, or all after backward */
 static void dpo_set(struct scenario *s, int v) { s->par.dp_overlap = v != 0; }
 static int dpo_get(const struct scenario *s) { return s->par.dp_overlap; }
 
-/* expert parallelism (a model with experts): the divisors of the expert count up to the tp*dp ranks of a stage */
+/* expert parallelism (a model with experts): the divisors of the expert count up to the tp*cp*dp ranks of a stage */
 static int ep_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
 {
 	if (s->model.moe.experts == 0) {
 		v[0] = 1;
 		return 1;
 	}
-	return divisors(s->model.moe.experts, s->par.tp * s->par.dp, v);
+	return divisors(s->model.moe.experts, s->par.tp * scenario_grad_ranks(s), v);
 }
 static void ep_set(struct scenario *s, int v) { s->par.ep = v; }
 static int ep_get(const struct scenario *s) { return s->par.ep; }
@@ -206,6 +235,7 @@ static bool always(const struct scenario *s) { return true; }
 static const struct option options[] = {
 	{ "parallel.tp", "tp", tp_values, tp_set, tp_get, always, 1, NULL, NULL },
 	{ "parallel.pp", "pp", pp_values, pp_set, pp_get, always, 1, NULL, NULL },
+	{ "parallel.cp", "cp", cp_values, cp_set, cp_get, cp_matters, 1, NULL, "cp" },
 	{ "parallel.dp", "dp", dp_values, dp_set, dp_get, always, 1, NULL, NULL },
 	{ "training.micro_batch", "mb", mb_values, mb_set, mb_get, always, 1, NULL, NULL },
 	{ "parallel.schedule", "schedule", sched_values, sched_set, sched_get, sched_matters, SCHED_1F1B,
@@ -219,6 +249,7 @@ static const struct option options[] = {
 	{ "parallel.pp_scatter_gather", "sg", flag_values, sg_set, sg_get, sg_matters, 0, bool_names, "sg" },
 	{ "parallel.sp", "sp", flag_values, sp_set, sp_get, sp_matters, 0, bool_names, "sp" },
 	{ "parallel.overlap_param_gather", "opg", flag_values, opg_set, opg_get, opg_matters, 0, bool_names, "opg" },
+	{ "parallel.tp_comm_overlap", "tpo", flag_values, tpo_set, tpo_get, tpo_matters, 0, bool_names, "tpo" },
 	{ "parallel.dp_overlap", "dp_overlap", flag_values, dpo_set, dpo_get, zero_matters, 1, bool_names,
 	  "no-dp-overlap" },
 };
@@ -274,6 +305,8 @@ void plan_describe(const struct scenario *s, char *buf, size_t n)
 		} else if (options[i].names) {
 			w = snprintf(buf + len, n - len, "%s%s", len ? " " : "", val);
 		} else {
+			if (options[i].changed && options[i].get(s) == options[i].neutral)
+				continue;
 			w = snprintf(buf + len, n - len, "%s%s %s", len ? " " : "", options[i].label, val);
 		}
 		len += w > 0 ? (size_t)w : 0;
@@ -311,22 +344,22 @@ double plan_memory_lower_bound(const struct scenario *s)
 			params += (p->pp == 1 ? 2.0 : 1.0) * m->vocab * m->hidden / p->tp;
 		acts = inflight * stage_layers * mem_layer_act_bytes(s, p->tp);
 	}
-	int zero = p->dp > 1 ? p->zero : 0;
+	int zero = scenario_grad_ranks(s) > 1 ? p->zero : 0;
 	double w = params * mem_weight_bytes_per_param(s);
 	double g = params * mem_grad_bytes_per_param(s);
 	double o = params * mem_optimizer_bytes_per_param(s);
 	/* ZeRO shards over the data-parallel group; a model with experts shards its routed experts over their own
 	 * expert-data-parallel group (sim/build.c) */
 	double ex = m->type == MODEL_DENSE ? 0 : (double)m->layers / p->pp * moe_expert_params_local(s);
-	double shard = params > 0 ? ((params - ex) / p->dp + ex / moe_edp(s)) / params : 1;
-	if (p->dp > 1 && p->dp_bucket_copy && zero < 2)
+	double shard = params > 0 ? ((params - ex) / scenario_grad_ranks(s) + ex / moe_edp(s)) / params : 1;
+	if (scenario_grad_ranks(s) > 1 && p->dp_bucket_copy && zero < 2)
 		g *= 2;
 	if (zero >= 1)
 		o *= shard;
 	if (zero >= 2)
 		g *= shard;
 	if (zero == 3)
-		w /= p->dp;
+		w /= scenario_grad_ranks(s);
 	return w + g + o + acts;
 }
 

@@ -37,7 +37,7 @@ enum plan_reject {
 const char *plan_reject_name(enum plan_reject r);
 
 /* One searched option: a scenario key and the values it takes. */
-#define PLAN_MAX_OPTIONS 16
+#define PLAN_MAX_OPTIONS 24
 int plan_option_count(void);
 const char *plan_option_key(int i);    /* "parallel.tp", "training.micro_batch", ... */
 const char *plan_option_label(int i);  /* column label: "tp", "mb", ... */

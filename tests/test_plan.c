@@ -48,7 +48,9 @@ static int by_found(const void *a, const void *b)
 /* Every layout of gpus GPUs, by nested loops over the scenario keys: tp and pp dividing gpus, dp the rest, every
  * micro-batch dividing the batch per replica, each schedule (interleaved with 2..8 chunks), each recompute
  * mode, ZeRO 0..3 and data-parallel overlap on and off (only 0 and on at dp 1), sequence parallelism on and off
- * (only off at tp 1), pipeline scatter/gather on and off (only off unless tp > 1, pp > 1 and no SP; the schedule
+ * (only off at tp 1), TP communication overlap on and off (only with SP), context parallelism cp dividing
+ * gpus/(tp*pp) (seq a multiple of 2cp; ZeRO and the overlaps then over the dp*cp ranks), pipeline scatter/gather
+ * on and off (only off unless tp > 1, pp > 1 and no SP; the schedule
  * only at pp > 1), the distributed optimizer's overlapped parameter gather on and off (at ZeRO 1 and 2 over
  * dp > 1), and with experts every expert parallelism up to the expert count and expert tensor parallelism
  * up to tp. Layouts the rules reject, tensor-parallel
@@ -60,24 +62,27 @@ static int exhaustive(const struct scenario *base, const struct hwmodel *hw, int
 	int n = 0;
 	char why[160];
 	for (int tp = 1; tp <= gpus; tp++)
-	for (int pp = 1; pp <= gpus; pp++) {
-		if (gpus % (tp * pp) != 0 || tp > hw->node.gpus)
+	for (int pp = 1; pp <= gpus; pp++)
+	for (int cp = 1; cp <= gpus; cp++) {
+		if (gpus % (tp * pp * cp) != 0 || tp > hw->node.gpus)
 			continue;
-		int dp = gpus / (tp * pp);
+		int dp = gpus / (tp * pp * cp), gr = dp * cp;
 		for (int mb = 1; mb <= base->train.global_batch; mb++)
 		for (int si = 0; si < (pp > 1 ? 3 : 1); si++)
 		for (int v = (scheds[si] == SCHED_INTERLEAVED ? 2 : 1); v <= (scheds[si] == SCHED_INTERLEAVED ? 8 : 1); v++)
 		for (int rc = 0; rc < 3; rc++)
-		for (int z = 0; z <= (dp > 1 ? 3 : 0); z++)
+		for (int z = 0; z <= (gr > 1 ? 3 : 0); z++)
 		for (int sp = 0; sp <= (tp > 1); sp++)
+		for (int tpo = 0; tpo <= sp; tpo++)
 		for (int sg = 0; sg <= (tp > 1 && pp > 1 && !sp); sg++)
-		for (int opg = 0; opg <= (dp > 1 && (z == 1 || z == 2)); opg++)
-		for (int ov = 1; ov >= (dp > 1 ? 0 : 1); ov--)
+		for (int opg = 0; opg <= (gr > 1 && (z == 1 || z == 2)); opg++)
+		for (int ov = 1; ov >= (gr > 1 ? 0 : 1); ov--)
 		for (int ep = 1; ep <= (base->model.moe.experts ? base->model.moe.experts : 1); ep++)
 		for (int etp = (base->model.moe.experts ? 1 : 0); etp <= (base->model.moe.experts ? tp : 0); etp++) {
 			struct scenario s = *base;
 			s.par.gpus = gpus;
-			s.par.tp = tp, s.par.pp = pp, s.par.dp = dp, s.par.zero = z;
+			s.par.tp = tp, s.par.pp = pp, s.par.dp = dp, s.par.cp = cp, s.par.zero = z;
+			s.par.tp_comm_overlap = tpo;
 			s.par.schedule = scheds[si];
 			s.par.pp_scatter_gather = sg;
 			s.par.sp = sp;
@@ -90,6 +95,8 @@ static int exhaustive(const struct scenario *base, const struct hwmodel *hw, int
 			s.train.recompute = (enum recompute)rc;
 			if (s.train.recompute == RECOMPUTE_SELECTIVE && s.model.flash_attention)
 				continue;  /* no memory saved: the planner leaves it out */
+			if (cp > 64)
+				continue;  /* the planner tries context parallelism up to 64 */
 			if (scenario_check_layout(&s, why, sizeof why) != 0)
 				continue;
 			struct result r;
@@ -116,7 +123,7 @@ static void check_sound(const struct plan_result *pr, const struct hwmodel *hw, 
 	for (int i = 0; i < pr->ntop; i++) {
 		const struct plan_entry *e = &pr->top[i];
 		CHECK_INT(scenario_check_layout(&e->sc, why, sizeof why), 0);
-		CHECK_INT(e->sc.par.dp * e->sc.par.tp * e->sc.par.pp, gpus);
+		CHECK_INT(e->sc.par.dp * e->sc.par.tp * e->sc.par.pp * e->sc.par.cp, gpus);
 		CHECK(e->sc.par.tp <= hw->node.gpus);
 		CHECK(e->r.fits_in_memory);
 		CHECK(e->r.mem.total <= hw->gpu.memory_bytes);
