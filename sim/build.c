@@ -558,7 +558,9 @@ static double loss_transient_bytes(const struct ctx *c, int chunk)
 	       (sc->train.exec == EXEC_COMPILED ? dtype_bytes(sc->model.dtype) : 8);
 }
 
-static void build_stage(struct ctx *c, struct stage_info *info)
+/* Runs the stage's forward and backward units in the schedule's order and follows the activations they keep
+ * alive: *peak the most bytes alive at once (the loss's transient included), *peak_units the most units. */
+static void stage_units(struct ctx *c, double *peak, int *peak_units)
 {
 	const struct scenario *sc = c->sc;
 	int n = 2 * c->m * c->v;
@@ -569,28 +571,36 @@ static void build_stage(struct ctx *c, struct stage_info *info)
 		if (order[i].bwd)
 			last_b[order[i].chunk] = i;
 
-	double live = 0, peak = 0;
-	int live_units = 0, peak_units = 0;
-	if (param_gather_overlapped(c))
-		param_gather_issue(c);
+	double live = 0;
+	int live_units = 0;
+	*peak = 0;
+	*peak_units = 0;
 	for (int i = 0; i < n; i++) {
 		const struct unit *u = &order[i];
 		if (!u->bwd) {
 			unit_forward(c, u->mb, u->chunk);
 			live += unit_act_bytes(c, u->chunk);
 			live_units++;
-			if (live > peak)
-				peak = live;
-			if (live_units > peak_units)
-				peak_units = live_units;
+			if (live > *peak)
+				*peak = live;
+			if (live_units > *peak_units)
+				*peak_units = live_units;
 		} else {
 			unit_backward(c, u->mb, u->chunk, i == last_b[u->chunk]);
-			if (live + loss_transient_bytes(c, u->chunk) > peak)
-				peak = live + loss_transient_bytes(c, u->chunk);
+			if (live + loss_transient_bytes(c, u->chunk) > *peak)
+				*peak = live + loss_transient_bytes(c, u->chunk);
 			live -= unit_act_bytes(c, u->chunk);
 			live_units--;
 		}
 	}
+	free(order);
+	free(last_b);
+}
+
+/* After the last backward: the gradient buckets held back are issued, compute waits for the data-parallel
+ * reduction, and DDP's copied buckets go back into the gradients. */
+static void stage_grads_finish(struct ctx *c)
+{
 	for (int i = 0; i < c->ndeferred; i++)
 		bucket_issue(c, c->deferred[2 * i], c->deferred[2 * i + 1]);
 	if (c->rdp > 1) {
@@ -604,7 +614,13 @@ static void build_stage(struct ctx *c, struct stage_info *info)
 		program_op(c->prog, "ddp_copy_back", t, CAT_COMPUTE, -1, -1);
 		program_add_time(c->prog, 1, t);
 	}
+}
 
+/* The parameters this pipeline stage holds (one TP rank): its layers of every chunk, the embedding on the
+ * first stage and the output layer on the last. */
+static double stage_params(const struct ctx *c)
+{
+	const struct scenario *sc = c->sc;
 	double params = 0;
 	for (int j = 0; j < c->v; j++)
 		for (int l = 0; l < c->Lv; l++)
@@ -615,11 +631,14 @@ static void build_stage(struct ctx *c, struct stage_info *info)
 		if (c->s == c->p - 1)
 			params += vocab_params_local(c);
 	}
-	/* ZeRO >= 1: each replica updates its 1/dp of the parameters; MoE: the routed experts' 1/edp, the share of
-	 * the expert-data-parallel group that holds the same experts */
-	int zero = c->rdp > 1 ? sc->par.zero : 0, dp = c->rdp;
-	double ex = c->v * c->Lv * moe_expert_params_local(sc);
-	double shard = (params - ex) / dp + ex / moe_edp(sc);
+	return params;
+}
+
+/* The optimizer step over the parameters this rank updates (its ZeRO shard, or all), then with ZeRO 1/2 the
+ * all-gather of the updated parameters unless it overlaps the next step's start. */
+static void stage_optimizer(struct ctx *c, int zero, double params, double shard)
+{
+	const struct scenario *sc = c->sc;
 	double t_opt = ops_optimizer_s(&c->oc, zero ? shard : params);
 	program_unit_begin(c->prog);
 	program_op(c->prog, "optimizer", t_opt, CAT_OPTIMIZER, -1, -1);
@@ -635,7 +654,15 @@ static void build_stage(struct ctx *c, struct stage_info *info)
 		int done = program_record(c->prog, STREAM_DP);
 		program_wait(c->prog, STREAM_COMPUTE, done, CAT_DP);
 	}
+}
 
+/* The stage's memory: weights, gradients and optimizer state of what it holds (sharded by the ZeRO stage),
+ * the activation peak of its units and how many units were in flight at once. */
+static void stage_memory(const struct ctx *c, struct stage_info *info, int zero, double params, double shard,
+			 double peak, int peak_units)
+{
+	const struct scenario *sc = c->sc;
+	int dp = c->rdp;  /* the ranks that hold the same weights: dp*cp */
 	if (sc->train.recompute == RECOMPUTE_FULL)
 		peak += mem_layer_full_act_bytes(sc, sc->par.tp);
 	/* while a layer's attention runs: context parallelism's K/V buffers (sim/cp.h); all the time: the
@@ -654,8 +681,26 @@ static void build_stage(struct ctx *c, struct stage_info *info)
 		info->weights = info->weights / dp + 2 * zero3_layer_params(c, c->s, 0) * mem_weight_bytes_per_param(sc);
 	info->activations = peak;
 	info->peak_inflight = (peak_units + c->v - 1) / c->v;
-	free(order);
-	free(last_b);
+}
+
+static void build_stage(struct ctx *c, struct stage_info *info)
+{
+	const struct scenario *sc = c->sc;
+	double peak;
+	int peak_units;
+	if (param_gather_overlapped(c))
+		param_gather_issue(c);
+	stage_units(c, &peak, &peak_units);
+	stage_grads_finish(c);
+
+	double params = stage_params(c);
+	/* ZeRO >= 1: each of the dp*cp ranks holding the same weights updates its 1/(dp*cp) of the parameters; MoE:
+	 * the routed experts' 1/edp, the share of the expert-data-parallel group that holds the same experts */
+	int zero = c->rdp > 1 ? sc->par.zero : 0;
+	double ex = c->v * c->Lv * moe_expert_params_local(sc);
+	double shard = (params - ex) / c->rdp + ex / moe_edp(sc);
+	stage_optimizer(c, zero, params, shard);
+	stage_memory(c, info, zero, params, shard, peak, peak_units);
 }
 
 /* Time the TP all-reduces of an op list for this stage's TP group (the rest was timed by ops.c). */

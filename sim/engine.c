@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include "sim/eventq.h"
 #include "sim/trace.h"
 #include "util/diag.h"
@@ -27,32 +28,36 @@ struct sim {
 	/* per rank*NSTREAMS */
 	struct program_cursor *pc;  /* the stream's current instruction */
 	uint8_t *state;
-	double *busy_from, *busy_until;
+	int64_t *busy_from, *busy_until;  /* times are ticks (tk below) */
 	/* per rank */
 	uint64_t *ev_done;     /* [rank*evwords + e/64] bit e%64: event e recorded (a bit, not a time: the waits
 	                        * of a large --all-ranks run read it from cache) */
 	size_t evwords;
-	double *mb_start, *mb_end;  /* [rank*maxslot + slot], transfer into the slot, -1 until landed */
-	double *acc;           /* [rank*ACC_N + i] */
-	double *idle_since;    /* compute stream: since when it is not busy */
-	double *host_t;        /* when the rank's host has issued everything up to the current instruction */
-	double *arrive;        /* [rank*NSTREAMS + k]: when the stream arrived at its collective or send, or (traced
+	int64_t *mb_start, *mb_end;  /* [rank*maxslot + slot], transfer into the slot, -1 until landed */
+	int64_t *acc;          /* [rank*ACC_N + i], ticks */
+	int64_t *idle_since;   /* compute stream: since when it is not busy */
+	int64_t *host_t;       /* when the rank's host has issued everything up to the current instruction */
+	int64_t *arrive;       /* [rank*NSTREAMS + k]: when the stream arrived at its collective or send, or (traced
 	                        * without fusion) when the GPU began its compute segment */
 	int8_t *block_cat;     /* compute stream: why it is blocked (-1 none) */
 	int32_t *block_slot;
-	double *end_t;         /* [rank*NSTREAMS + k] when the stream finished */
+	int64_t *end_t;        /* [rank*NSTREAMS + k] when the stream finished */
 	/* per rank*LINK_N */
 	uint8_t *link_busy, *link_nwait;
 	uint8_t *link_wait;    /* [link*2 + i]: waiting stream ids (at most SENDF and SENDB) */
-	double *link_start;
+	int64_t *link_start;
 	/* per group */
 	int32_t *tp_arrived, *dp_arrived;
 	struct eventq q;
 	uint32_t *work, *batch;  /* runnable (rank*NSTREAMS+k); batch: the one being run */
 	size_t nwork, capwork, capbatch;
 	long long events;
-	double step_time;
+	int64_t step_time;
 	int fuse;              /* see run_fused */
+	const struct fxmap ***pmap;  /* per stage and compute-stream piece: one pass's map, NULL where a run cannot
+	                              * cross the piece whole (fx_prepare) */
+	struct fxmap **pmap_block;   /* per stage: the distinct maps */
+	double work_s;               /* the compute streams' work, bound of the step (fx_prepare) */
 	uint32_t seg_ev;       /* event kind that ends an unfused compute segment: EV_STREAM, or EV_SEGMENT */
 };
 
@@ -63,10 +68,42 @@ static inline int rank_of(const struct sim *s, int st, int d, int t)
 {
 	return (st * s->cfg.dp_sim + d) * s->cfg.tp_sim + t;
 }
-/* A compute instruction's duration at the stage's clock (sim_config.stage_speed). */
-static inline double seg_dur(const struct sim *s, int r, const struct instr *in)
+/* Time. The engine counts integer ticks of 2^-40 s (0.9 ps; 2^63 ticks are 97 days), as OMNeT++ keeps its
+ * simtime_t: sums of ticks are exact in any order, so a run of instructions timed as one busy interval, a
+ * repeated piece applied at once, and every rank simulated all give the same times to the tick as one event per
+ * instruction. Each instruction's duration is rounded to a tick once (tk), always from the same seconds. */
+#define TICKS_PER_S 0x1p40
+static inline int64_t tk(double sec)
 {
-	return s->cfg.stage_speed ? in->dur / s->cfg.stage_speed[rank_stage(s, r)] : in->dur;
+	return (int64_t)(sec * TICKS_PER_S + 0.5);
+}
+static inline double tk_s(int64_t v)
+{
+	return (double)v * (1 / TICKS_PER_S);
+}
+static inline int64_t imax(int64_t a, int64_t b)
+{
+	return b > a ? b : a;
+}
+static inline int64_t imin(int64_t a, int64_t b)
+{
+	return b < a ? b : a;
+}
+
+/* A compute instruction's duration in seconds at the stage's clock (sim_config.stage_speed). */
+static inline double seg_s(const struct sim *s, int st, const struct instr *in)
+{
+	return s->cfg.stage_speed ? in->dur / s->cfg.stage_speed[st] : in->dur;
+}
+
+/* The host's part in a compute segment of d seconds and n ops, issued one every hop seconds from host time h0:
+ * op i (of equal share d/n) starts at max(end of op i-1, h0 + i*hop); the latest of those constraints is the
+ * first or the last op's, so the segment ends at max(t + d, h0 + *B) and the host is at h0 + *C. */
+static inline void host_terms(double hop, double d, const struct instr *in, int64_t *B, int64_t *C)
+{
+	double n = in->nops ? in->nops : 1;
+	*B = tk(fmax(hop + d, n * hop + d / n));
+	*C = tk(n * hop);
 }
 
 static inline const struct instr *cur(const struct sim *s, int r, int k)
@@ -78,6 +115,8 @@ static inline void step(struct sim *s, int r, int k)
 {
 	program_cursor_next(&s->cfg.progs[rank_stage(s, r)], k, &s->pc[(size_t)r * NSTREAMS + k]);
 }
+
+static void fx_prepare(struct sim *s);
 
 struct sim *sim_new(const struct sim_config *cfg)
 {
@@ -104,23 +143,23 @@ struct sim *sim_new(const struct sim_config *cfg)
 		for (int k = 0; k < NSTREAMS; k++)
 			program_cursor_start(&cfg->progs[rank_stage(s, r)], k, &s->pc[(size_t)r * NSTREAMS + k]);
 	s->state = xcalloc(rk, 1);
-	s->busy_from = xcalloc(rk, sizeof(double));
-	s->busy_until = xcalloc(rk, sizeof(double));
-	s->arrive = xcalloc(rk, sizeof(double));
-	s->end_t = xcalloc(rk, sizeof(double));
+	s->busy_from = xcalloc(rk, sizeof(int64_t));
+	s->busy_until = xcalloc(rk, sizeof(int64_t));
+	s->arrive = xcalloc(rk, sizeof(int64_t));
+	s->end_t = xcalloc(rk, sizeof(int64_t));
 	s->evwords = ((size_t)s->maxev + 63) / 64;
 	s->ev_done = xcalloc((size_t)s->nranks * s->evwords + 1, sizeof *s->ev_done);
-	s->mb_start = xmalloc(((size_t)s->nranks * s->maxslot + 1) * sizeof(double));
-	s->mb_end = xmalloc(((size_t)s->nranks * s->maxslot + 1) * sizeof(double));
-	s->acc = xcalloc((size_t)s->nranks * ACC_N, sizeof(double));
-	s->idle_since = xcalloc(s->nranks, sizeof(double));
-	s->host_t = xcalloc(s->nranks, sizeof(double));
+	s->mb_start = xmalloc(((size_t)s->nranks * s->maxslot + 1) * sizeof(int64_t));
+	s->mb_end = xmalloc(((size_t)s->nranks * s->maxslot + 1) * sizeof(int64_t));
+	s->acc = xcalloc((size_t)s->nranks * ACC_N, sizeof(int64_t));
+	s->idle_since = xcalloc(s->nranks, sizeof(int64_t));
+	s->host_t = xcalloc(s->nranks, sizeof(int64_t));
 	s->block_cat = xmalloc(s->nranks);
 	s->block_slot = xcalloc(s->nranks, sizeof(int32_t));
 	s->link_busy = xcalloc(nl, 1);
 	s->link_nwait = xcalloc(nl, 1);
 	s->link_wait = xcalloc(nl * 2, 1);
-	s->link_start = xcalloc(nl, sizeof(double));
+	s->link_start = xcalloc(nl, sizeof(int64_t));
 	s->tp_arrived = xcalloc((size_t)cfg->pp * cfg->dp_sim, sizeof(int32_t));
 	s->dp_arrived = xcalloc((size_t)cfg->pp * cfg->tp_sim, sizeof(int32_t));
 	for (size_t i = 0; i < (size_t)s->nranks * s->maxslot; i++)
@@ -128,6 +167,7 @@ struct sim *sim_new(const struct sim_config *cfg)
 	memset(s->block_cat, -1, s->nranks);
 	s->fuse = cfg->compute_slowdown == 0 && cfg->comm_slowdown == 0;
 	s->seg_ev = cfg->trace ? EV_SEGMENT : EV_STREAM;
+	fx_prepare(s);
 	eventq_init(&s->q);
 	return s;
 }
@@ -142,6 +182,12 @@ void sim_free(struct sim *s)
 	free(s->idle_since); free(s->host_t); free(s->block_cat); free(s->block_slot); free(s->link_busy);
 	free(s->link_nwait); free(s->link_wait); free(s->link_start); free(s->tp_arrived);
 	free(s->dp_arrived); free(s->work); free(s->batch);
+	for (int i = 0; s->pmap && i < s->cfg.pp; i++) {
+		free((void *)s->pmap[i]);
+		free(s->pmap_block[i]);
+	}
+	free(s->pmap);
+	free(s->pmap_block);
 	eventq_release(&s->q);
 	free(s);
 }
@@ -157,16 +203,16 @@ static void make_runnable(struct sim *s, int r, int k)
 }
 
 /* Split the compute stream's idle time up to now by why it was blocked. */
-static void account_idle(struct sim *s, int r, double now)
+static void account_idle(struct sim *s, int r, int64_t now)
 {
-	double gap = now - s->idle_since[r];
-	double *acc = &s->acc[(size_t)r * ACC_N];
+	int64_t gap = now - s->idle_since[r];
+	int64_t *acc = &s->acc[(size_t)r * ACC_N];
 	if (gap > 0) {
 		int why = s->block_cat[r];
 		if (why == CAT_PP && s->block_slot[r] >= 0) {
-			double xs = s->mb_start[(size_t)r * s->maxslot + s->block_slot[r]];
-			double pp = now - fmax(s->idle_since[r], xs);
-			pp = fmin(fmax(pp, 0), gap);
+			int64_t xs = s->mb_start[(size_t)r * s->maxslot + s->block_slot[r]];
+			int64_t pp = now - imax(s->idle_since[r], xs);
+			pp = imin(imax(pp, 0), gap);
 			acc[ACC_PP] += pp;
 			acc[ACC_BUBBLE] += gap - pp;
 		} else if (why == CAT_PP) {
@@ -192,14 +238,14 @@ static void block(struct sim *s, int r, int k, int why, int slot)
 	}
 }
 
-static void wake(struct sim *s, int r, int k, double now)
+static void wake(struct sim *s, int r, int k, int64_t now)
 {
 	if (k == STREAM_COMPUTE)
 		account_idle(s, r, now);
 	make_runnable(s, r, k);
 }
 
-static int overlapping(const struct sim *s, int r, int k, double now)
+static int overlapping(const struct sim *s, int r, int k, int64_t now)
 {
 	size_t i = (size_t)r * NSTREAMS + k;
 	return s->busy_from[i] < now && s->busy_until[i] > now;
@@ -214,28 +260,21 @@ static void trace_span(struct sim *s, int r, int track, const struct instr *in, 
 	trace_slice(s->cfg.trace, &sp);
 }
 
-/* fmax for the times here, which are never NaN: inlined (fmax is a libm call), the same result. */
-static inline double tmax(double a, double b)
+/* End of a compute segment of d seconds (dur ticks) that the GPU could start at t, with the host issuing its
+ * ops (host_terms); advances host_t. */
+static inline int64_t host_bound_end(struct sim *s, int r, int64_t t, const struct instr *in, double d, int64_t dur)
 {
-	return b > a ? b : a;
-}
-
-/* End of a compute segment of n ops and GPU time dur that the GPU could start at t, when the host issues its
- * ops one every d seconds from host_t on. Op i (of equal share g = dur/n) starts at max(end of op i-1,
- * host_t + i*d); the latest of those constraints is the first or the last op's, which gives the closed form.
- * Advances host_t. */
-static inline double host_bound_end(struct sim *s, int r, double t, const struct instr *in, double dur)
-{
-	double d = s->cfg.host_op_s, end = t + dur;
-	if (d <= 0)
-		return end;
-	double n = in->nops ? in->nops : 1, h0 = s->host_t[r];
-	end = tmax(end, tmax(h0 + d + dur, h0 + n * d + dur / n));
-	s->host_t[r] = h0 + n * d;
+	double hop = s->cfg.host_op_s;
+	if (hop <= 0)
+		return t + dur;
+	int64_t B, C;
+	host_terms(hop, d, in, &B, &C);
+	int64_t end = imax(t + dur, s->host_t[r] + B);
+	s->host_t[r] += C;
 	return end;
 }
 
-static void start_until(struct sim *s, int r, int k, double now, double end, uint32_t kind, uint32_t what)
+static void start_until(struct sim *s, int r, int k, int64_t now, int64_t end, uint32_t kind, uint32_t what)
 {
 	size_t i = (size_t)r * NSTREAMS + k;
 	s->state[i] = ST_BUSY;
@@ -244,17 +283,17 @@ static void start_until(struct sim *s, int r, int k, double now, double end, uin
 	eventq_push(&s->q, end, kind, what);
 }
 
-static void start_busy(struct sim *s, int r, int k, double now, double dur, uint32_t kind, uint32_t what)
+static void start_busy(struct sim *s, int r, int k, int64_t now, int64_t dur, uint32_t kind, uint32_t what)
 {
 	start_until(s, r, k, now, now + dur, kind, what);
 }
 
-static void start_transfer(struct sim *s, int r, int k, const struct instr *in, double now)
+static void start_transfer(struct sim *s, int r, int k, const struct instr *in, int64_t now)
 {
 	size_t l = (size_t)r * LINK_N + in->scope;
 	s->link_busy[l] = 1;
 	s->link_start[l] = now;
-	start_busy(s, r, k, now, in->dur, EV_LINK, (uint32_t)(r * NSTREAMS + k));
+	start_busy(s, r, k, now, tk(in->dur), EV_LINK, (uint32_t)(r * NSTREAMS + k));
 }
 
 /* Interference, as rates: while a DP collective and a compute segment of one GPU run together, the collective
@@ -262,15 +301,15 @@ static void start_transfer(struct sim *s, int r, int k, const struct instr *in, 
  * lengthens itself by the overlap times comm_slowdown and the segment by the overlap times compute_slowdown;
  * a segment starting during a collective lengthens itself likewise. The segment's pending end event is
  * superseded by a new one (the stale one is skipped when it pops, as Redis reaps cancelled timers). */
-static double coll_interference(struct sim *s, int r, double now, double dur)
+static int64_t coll_interference(struct sim *s, int r, int64_t now, int64_t dur)
 {
 	size_t ci = (size_t)r * NSTREAMS + STREAM_COMPUTE;
 	const struct instr *c = cur(s, r, STREAM_COMPUTE);
 	if (s->state[ci] != ST_BUSY || !c || c->kind != INS_COMPUTE || s->busy_until[ci] <= now)
 		return dur;
-	double both = fmin(s->busy_until[ci] - now, dur);
-	dur += both * s->cfg.comm_slowdown;
-	double ext = fmin(s->busy_until[ci] - now, dur) * s->cfg.compute_slowdown;
+	int64_t both = imin(s->busy_until[ci] - now, dur);
+	dur += tk(tk_s(both) * s->cfg.comm_slowdown);
+	int64_t ext = tk(tk_s(imin(s->busy_until[ci] - now, dur)) * s->cfg.compute_slowdown);
 	if (ext > 0) {
 		s->busy_until[ci] += ext;
 		s->acc[(size_t)r * ACC_N + ACC_COMPUTE] += ext;
@@ -279,13 +318,13 @@ static double coll_interference(struct sim *s, int r, double now, double dur)
 	return dur;
 }
 
-static void start_coll(struct sim *s, int r0, int k, const struct instr *in, double now, int group)
+static void start_coll(struct sim *s, int r0, int k, const struct instr *in, int64_t now, int group)
 {
-	double dur = in->dur;
+	int64_t dur = tk(in->dur);
 	int tp = s->cfg.tp_sim, dp = s->cfg.dp_sim;
 	if (in->group == GROUP_DP && (s->cfg.comm_slowdown > 0 || s->cfg.compute_slowdown > 0)) {
 		/* members are symmetric: each one's compute stream is in the same state */
-		double d0 = dur;
+		int64_t d0 = dur;
 		for (int d = 0; d < dp; d++)
 			dur = coll_interference(s, rank_of(s, rank_stage(s, r0), d, rank_t(s, r0)), now, d0);
 	}
@@ -310,19 +349,19 @@ static void start_coll(struct sim *s, int r0, int k, const struct instr *in, dou
 }
 
 /* A COLL or SEND instruction of stream k as one slice on a track (its stream, or its link), named by its op. */
-static void trace_instr(struct sim *s, int r, int k, int track, const struct instr *in, double t0, double dur)
+static void trace_instr(struct sim *s, int r, int k, int track, const struct instr *in, int64_t t0, int64_t dur)
 {
 	const struct program *p = &s->cfg.progs[rank_stage(s, r)];
 	const struct op_range *rg = program_ops_of(p, k, in);
 	if (rg && rg->count)
-		trace_span(s, r, track, in, &p->ops[rg->first], t0, dur);
+		trace_span(s, r, track, in, &p->ops[rg->first], tk_s(t0), tk_s(dur));
 }
 
 /* The ops of a compute segment that ran from t0 for dur, each stretched alike when interference lengthened it. */
-static void trace_segment(struct sim *s, int r, int k, const struct instr *in, double t0, double dur)
+static void trace_segment(struct sim *s, int r, int k, const struct instr *in, int64_t t0_tk, int64_t dur_tk)
 {
 	const struct program *prog = &s->cfg.progs[rank_stage(s, r)];
-	double t = t0, scale = in->dur > 0 ? dur / in->dur : 1;
+	double t = tk_s(t0_tk), dur = tk_s(dur_tk), scale = in->dur > 0 ? dur / in->dur : 1;
 	const struct op_range *rg = program_ops_of(prog, k, in);
 	for (uint32_t o = 0; rg && o < rg->count; o++) {
 		const struct op *op = &prog->ops[rg->first + o];
@@ -331,68 +370,209 @@ static void trace_segment(struct sim *s, int r, int k, const struct instr *in, d
 	}
 }
 
-/* Without interference (both slowdowns 0) nothing outside a rank's compute stream can change how long its
- * next compute segments, host work (host_t is the compute stream's alone) and single-member TP collectives
- * take, so a run of them inside one micro-batch's forward or backward is one busy interval and one event. Times chain exactly as separate events would (t += dur per instruction) and each instruction is
- * accounted as it would be, so results do not depend on the fusion. */
-static void run_fused(struct sim *s, int r, double now)
+/* Fused runs. Without interference (both slowdowns 0) nothing outside a rank's compute stream can change how
+ * long its next compute segments, host work (host_t is the compute stream's alone) and single-member TP
+ * collectives take, so a run of them inside one micro-batch's forward or backward is one busy interval and one
+ * event. Each instruction maps the pair (t, host) to (max(t + A, host + B), host + C) in ticks; such maps
+ * compose exactly (max-plus algebra over integers), so a piece of the program crossed whole (a layer's forward,
+ * k times) is applied in one step, with the same result to the tick as instruction by instruction. */
+#define TK_NEG (INT64_MIN / 4)          /* B of no host constraint */
+enum { SUM_COMP, SUM_OPT, SUM_TP, SUM_PP, SUM_N };
+struct fxmap {
+	int64_t A, B, C;      /* t' = max(t + A, host + B), host' = host + C */
+	int64_t sum[SUM_N];   /* ticks the instructions add to each account */
+};
+
+/* The map of one fusable instruction (COMPUTE, HOST, or a TP collective of one simulated member) at stage speed
+ * sp and host time hop per op: run()'s rules. */
+static void fx_instr(const struct instr *in, double sp, double hop, struct fxmap *m)
+{
+	memset(m, 0, sizeof *m);
+	m->B = TK_NEG;
+	if (in->kind == INS_COMPUTE) {
+		double d = in->dur / sp;
+		m->A = tk(d);
+		if (hop > 0)
+			host_terms(hop, d, in, &m->B, &m->C);
+		m->sum[in->cat == CAT_OPTIMIZER ? SUM_OPT : SUM_COMP] = m->A;
+	} else if (in->kind == INS_HOST) {
+		m->B = m->C = tk(in->dur);
+	} else {
+		m->A = tk(in->dur);
+		m->sum[in->cat == CAT_PP ? SUM_PP : SUM_TP] = m->A;
+	}
+}
+
+/* m = m followed by n (exact: A, C and the sums add, B = max(B_m + A_n, C_m + B_n)) */
+static void fx_then(struct fxmap *m, const struct fxmap *n)
+{
+	int64_t b = imax(m->B == TK_NEG ? TK_NEG : m->B + n->A, n->B == TK_NEG ? TK_NEG : m->C + n->B);
+	m->A += n->A;
+	m->B = b;
+	m->C += n->C;
+	for (int i = 0; i < SUM_N; i++)
+		m->sum[i] += n->sum[i];
+}
+
+/* m applied k >= 1 times in a row: A and C times k, B + (k-1)·max(A, C) (the latest of B + j·A + (k-1-j)·C) */
+static void fx_pow(struct fxmap *m, uint32_t k)
+{
+	if (m->B != TK_NEG)
+		m->B += (int64_t)(k - 1) * imax(m->A, m->C);
+	m->A *= k;
+	m->C *= k;
+	for (int i = 0; i < SUM_N; i++)
+		m->sum[i] *= k;
+}
+
+static inline int fusable(const struct instr *in, int tp_fuses)
+{
+	return in->kind == INS_COMPUTE || in->kind == INS_HOST ||
+	       (in->kind == INS_COLL && in->group == GROUP_TP && tp_fuses);
+}
+
+/* Whether a run can cross piece pc whole: every instruction fusable, and none starts a unit but the first of a
+ * piece run once (a run starts there). */
+static int piece_fusable(const struct piece *pc, int tp_fuses)
+{
+	for (uint32_t j = 0; j < pc->n; j++) {
+		const struct instr *in = &pc->ins[j];
+		if (!fusable(in, tp_fuses) || ((in->flags & INSF_UNIT_START) && (j > 0 || pc->reps > 1)))
+			return 0;
+	}
+	return 1;
+}
+
+/* Per stage, the map of one pass over each compute-stream piece a run can cross whole (pmap[st][i], NULL for the
+ * others). A stage's pieces replay a few stored runs (a layer's forward or backward) a thousand times: the map
+ * is made once per distinct run (off, n), found through a hash on off. Also sums the compute streams' work
+ * (work_s, for the range check in sim_run). */
+static void fx_prepare(struct sim *s)
+{
+	int tp_fuses = s->cfg.tp_sim == 1;
+	double hop = s->cfg.host_op_s;
+	s->pmap = xcalloc((size_t)s->cfg.pp, sizeof *s->pmap);
+	s->pmap_block = xcalloc((size_t)s->cfg.pp, sizeof *s->pmap_block);
+	for (int st = 0; st < s->cfg.pp; st++) {
+		const struct program *p = &s->cfg.progs[st];
+		size_t np = p->npieces[STREAM_COMPUTE], hsize = 16, nmaps = 0;
+		while (hsize < 2 * np)
+			hsize *= 2;
+		double sp = s->cfg.stage_speed ? s->cfg.stage_speed[st] : 1, total = 0;
+		/* hash slot -> 1 + index of the first piece with that run (0: empty) */
+		uint32_t *hash = xcalloc(hsize, sizeof *hash);
+		int32_t *map_of = xmalloc((np ? np : 1) * sizeof *map_of);  /* piece -> map index, -1 none */
+		double *tpass = xmalloc((np ? np : 1) * sizeof *tpass);
+		struct fxmap *maps = xmalloc((np ? np : 1) * sizeof *maps);
+		for (size_t i = 0; i < np; i++) {
+			const struct piece *pc = &p->pieces[STREAM_COMPUTE][i];
+			size_t h = ((size_t)pc->off * 0x9e3779b1u + pc->n) & (hsize - 1);
+			while (hash[h]) {
+				const struct piece *q = &p->pieces[STREAM_COMPUTE][hash[h] - 1];
+				if (q->off == pc->off && q->n == pc->n && (q->reps > 1) == (pc->reps > 1))
+					break;
+				h = (h + 1) & (hsize - 1);
+			}
+			if (hash[h]) {
+				size_t q = hash[h] - 1;
+				map_of[i] = map_of[q];
+				tpass[i] = tpass[q];
+			} else {
+				hash[h] = (uint32_t)i + 1;
+				double t = 0;
+				for (uint32_t j = 0; j < pc->n; j++) {
+					const struct instr *in = &pc->ins[j];
+					double n = in->nops ? in->nops : 1;
+					t += in->kind == INS_COMPUTE ? in->dur / sp + 2 * n * hop : in->dur;
+				}
+				tpass[i] = t;
+				map_of[i] = -1;
+				if (s->fuse && !s->cfg.trace && (pc->n > 1 || pc->reps > 1) && piece_fusable(pc, tp_fuses)) {
+					struct fxmap m = { 0, TK_NEG, 0, { 0 } }, one;
+					for (uint32_t j = 0; j < pc->n; j++) {
+						fx_instr(&pc->ins[j], sp, hop, &one);
+						fx_then(&m, &one);
+					}
+					maps[nmaps] = m;
+					map_of[i] = (int32_t)nmaps++;
+				}
+			}
+			total += tpass[i] * pc->reps;
+		}
+		const struct fxmap **pm = xcalloc(np ? np : 1, sizeof *pm);
+		for (size_t i = 0; i < np; i++)
+			pm[i] = map_of[i] >= 0 ? &maps[map_of[i]] : NULL;
+		s->pmap[st] = pm;
+		s->pmap_block[st] = maps;
+		free(hash);
+		free(map_of);
+		free(tpass);
+		/* the other streams' work (collectives, transfers), and interference's stretch */
+		for (int k = 1; k < NSTREAMS; k++)
+			for (size_t i = 0; i < p->npieces[k]; i++)
+				for (uint32_t j = 0; j < p->pieces[k][i].n; j++)
+					total += p->pieces[k][i].ins[j].dur * p->pieces[k][i].reps;
+		s->work_s += total * (1 + s->cfg.compute_slowdown) * (1 + s->cfg.comm_slowdown);
+	}
+}
+
+static void run_fused(struct sim *s, int r, int64_t now)
 {
 	size_t si = (size_t)r * NSTREAMS + STREAM_COMPUTE;
-	const struct program *p = &s->cfg.progs[rank_stage(s, r)];
-	double *acc = &s->acc[(size_t)r * ACC_N];
+	int st = rank_stage(s, r);
+	const struct program *p = &s->cfg.progs[st];
+	int64_t *acc = &s->acc[(size_t)r * ACC_N];
 	account_idle(s, r, now);
-	/* the accounts in registers while the run lasts; each still adds the same values in the same order */
-	double a_comp = acc[ACC_COMPUTE], a_opt = acc[ACC_OPTIMIZER], a_host = acc[ACC_HOST];
-	double a_pp = acc[ACC_PP], a_tp = acc[ACC_TP], hop = s->cfg.host_op_s, ht = s->host_t[r];
 	int tp_fuses = s->cfg.tp_sim == 1;
-	const double *speed = s->cfg.stage_speed;
-	double sp = speed ? speed[rank_stage(s, r)] : 1;
+	double hop = s->cfg.host_op_s, sp = s->cfg.stage_speed ? s->cfg.stage_speed[st] : 1;
 	struct trace *trace = s->cfg.trace;
-	/* the cursor, unpacked: instruction in of piece pi, repetition rep; pend is the end of the piece's run */
+	const struct fxmap *const *pmap = s->pmap[st];
+	int64_t t = now, h = s->host_t[r], sum[SUM_N] = { 0 };
+	/* the cursor, unpacked: instruction in of piece pi, repetition rep */
 	const struct piece *pcs = p->pieces[STREAM_COMPUTE];
 	uint32_t pi = s->pc[si].piece, rep = s->pc[si].rep, npcs = (uint32_t)p->npieces[STREAM_COMPUTE];
-	const struct instr *in = s->pc[si].in, *pend = pcs[pi].ins + pcs[pi].n;
-	double t = now;
+	const struct instr *in = s->pc[si].in;
 	for (;;) {
-		double dur = in->dur, end = t + dur;
-		if (in->kind == INS_COMPUTE) {
-			if (speed)  /* seg_dur */
-				dur /= sp;
-			end = t + dur;
-			if (hop > 0) {  /* host_bound_end on ht; without host time, end is t + dur and the host gains 0 */
-				double n = in->nops ? in->nops : 1;
-				end = tmax(end, tmax(ht + hop + dur, ht + n * hop + dur / n));
-				ht = ht + n * hop;
-				a_host += end - (t + dur);
+		const struct instr *last = in;
+		if (in == pcs[pi].ins && pmap[pi]) {
+			/* the rest of a piece at once: reps - rep passes */
+			struct fxmap m = *pmap[pi];
+			fx_pow(&m, pcs[pi].reps - rep);
+			t = imax(t + m.A, m.B == TK_NEG ? t : h + m.B);
+			h += m.C;
+			for (int i = 0; i < SUM_N; i++)
+				sum[i] += m.sum[i];
+			last = pcs[pi].ins + pcs[pi].n - 1;
+			rep = pcs[pi].reps - 1;
+		} else if (in->kind == INS_COMPUTE) {
+			/* fx_instr's map, applied */
+			double d = in->dur / sp;
+			int64_t a = tk(d), t1 = t + a;
+			if (hop > 0) {
+				int64_t B, C;
+				host_terms(hop, d, in, &B, &C);
+				t1 = imax(t1, h + B);
+				h += C;
 			}
-			if (in->cat == CAT_OPTIMIZER)
-				a_opt += dur;
-			else
-				a_comp += dur;
+			sum[in->cat == CAT_OPTIMIZER ? SUM_OPT : SUM_COMP] += a;
 			if (trace)
-				trace_segment(s, r, STREAM_COMPUTE, in, end - dur, dur);
+				trace_segment(s, r, STREAM_COMPUTE, in, t1 - a, a);
+			t = t1;
 		} else if (in->kind == INS_HOST) {
-			/* as run() does it: the GPU waits only when the host is behind it */
-			double h = ht + dur;
-			ht = h;
-			end = t;
-			if (h > t) {
-				a_host += h - t;
-				end = h;
-			}
+			h += tk(in->dur);
+			t = imax(t, h);
 		} else {
-			if (in->cat == CAT_PP)
-				a_pp += end - t;
-			else
-				a_tp += end - t;
+			int64_t a = tk(in->dur);
+			sum[in->cat == CAT_PP ? SUM_PP : SUM_TP] += a;
 			if (trace)
-				trace_instr(s, r, STREAM_COMPUTE, STREAM_COMPUTE, in, t, end - t);
+				trace_instr(s, r, STREAM_COMPUTE, STREAM_COMPUTE, in, t, a);
+			t += a;
 		}
-		t = end;
 		/* the next instruction (program_cursor_next, unpacked), and whether it joins the run */
-		const struct instr *nx = in + 1, *nend = pend;
+		in = last;
+		const struct instr *nx = in + 1;
 		uint32_t npi = pi, nrep = rep;
-		if (nx == pend) {
+		if (nx == pcs[pi].ins + pcs[pi].n) {
 			if (++nrep < pcs[pi].reps) {
 				nx = pcs[pi].ins;
 			} else {
@@ -400,25 +580,23 @@ static void run_fused(struct sim *s, int r, double now)
 				if (++npi == npcs)
 					break;
 				nx = pcs[npi].ins;
-				nend = nx + pcs[npi].n;
 			}
 		}
-		if ((nx->flags & INSF_UNIT_START) || !(nx->kind == INS_COMPUTE || nx->kind == INS_HOST ||
-						       (nx->kind == INS_COLL && nx->group == GROUP_TP && tp_fuses)))
+		if ((nx->flags & INSF_UNIT_START) || !fusable(nx, tp_fuses))
 			break;
 		in = nx;
-		pend = nend;
 		pi = npi;
 		rep = nrep;
 	}
+	/* the event ends the last instruction of the run; finish() steps past it. What is not an account's is the
+	 * GPU waiting for the host. */
 	s->pc[si] = (struct program_cursor){ in, pi, rep };
-	s->host_t[r] = ht;
-	acc[ACC_COMPUTE] = a_comp;
-	acc[ACC_OPTIMIZER] = a_opt;
-	acc[ACC_HOST] = a_host;
-	acc[ACC_PP] = a_pp;
-	acc[ACC_TP] = a_tp;
-	/* the event ends the last instruction of the run; finish() steps past it */
+	s->host_t[r] = h;
+	acc[ACC_COMPUTE] += sum[SUM_COMP];
+	acc[ACC_OPTIMIZER] += sum[SUM_OPT];
+	acc[ACC_TP] += sum[SUM_TP];
+	acc[ACC_PP] += sum[SUM_PP];
+	acc[ACC_HOST] += t - now - sum[SUM_COMP] - sum[SUM_OPT] - sum[SUM_TP] - sum[SUM_PP];
 	s->state[si] = ST_BUSY;
 	s->busy_from[si] = now;
 	s->busy_until[si] = t;
@@ -426,7 +604,7 @@ static void run_fused(struct sim *s, int r, double now)
 }
 
 /* Advance stream k of rank r from the current time until it is busy, blocked or done. */
-static void run(struct sim *s, int r, int k, double now)
+static void run(struct sim *s, int r, int k, int64_t now)
 {
 	size_t si = (size_t)r * NSTREAMS + k;
 	for (;;) {
@@ -442,14 +620,14 @@ static void run(struct sim *s, int r, int k, double now)
 				run_fused(s, r, now);
 				return;
 			}
-			double dur = k == STREAM_COMPUTE ? seg_dur(s, r, in) : in->dur;
+			double d = k == STREAM_COMPUTE ? seg_s(s, rank_stage(s, r), in) : in->dur;
 			if (k == STREAM_COMPUTE && s->cfg.compute_slowdown > 0 && overlapping(s, r, STREAM_DP, now))
-				dur += fmin(s->busy_until[(size_t)r * NSTREAMS + STREAM_DP] - now, dur) *
-				       s->cfg.compute_slowdown;
-			double end = now + dur;
+				d += fmin(tk_s(s->busy_until[(size_t)r * NSTREAMS + STREAM_DP] - now), d) *
+				     s->cfg.compute_slowdown;
+			int64_t dur = tk(d), end = now + dur;
 			if (k == STREAM_COMPUTE) {
 				account_idle(s, r, now);
-				end = host_bound_end(s, r, now, in, dur);
+				end = host_bound_end(s, r, now, in, d, dur);
 				s->acc[(size_t)r * ACC_N + (in->cat == CAT_OPTIMIZER ? ACC_OPTIMIZER : ACC_COMPUTE)] += dur;
 				s->acc[(size_t)r * ACC_N + ACC_HOST] += end - (now + dur);
 			}
@@ -471,7 +649,7 @@ static void run(struct sim *s, int r, int k, double now)
 		}
 		case INS_HOST:
 			/* the host's own work; the GPU waits only when the host is behind it */
-			s->host_t[r] += in->dur;
+			s->host_t[r] += tk(in->dur);
 			if (s->host_t[r] > now) {
 				account_idle(s, r, now);
 				s->acc[(size_t)r * ACC_N + ACC_HOST] += s->host_t[r] - now;
@@ -535,7 +713,7 @@ static void run(struct sim *s, int r, int k, double now)
 	}
 }
 
-static void finish(struct sim *s, int r, int k, double now)
+static void finish(struct sim *s, int r, int k, int64_t now)
 {
 	if (k == STREAM_COMPUTE)
 		s->idle_since[r] = now;
@@ -598,7 +776,10 @@ int sim_run(struct sim *s)
 	for (int r = 0; r < s->nranks; r++)
 		for (int k = 0; k < NSTREAMS; k++)
 			make_runnable(s, r, k);
-	double now = 0;
+	if (!(s->work_s < 0x1p21))
+		return diag_errorf("the step's work adds up to %.3g s, past the simulator's range of 2^21 s (24 days): "
+				   "a number in the hardware model or the scenario is out of scale", s->work_s);
+	int64_t now = 0;
 	for (;;) {
 		while (s->nwork) {
 			/* FIFO over the batch woken at this time keeps the order deterministic and fair */
@@ -632,7 +813,7 @@ int sim_run(struct sim *s)
 				break;
 			}
 			int r = (int)(e.what / NSTREAMS), k = (int)(e.what % NSTREAMS);
-			double t0 = s->arrive[e.what];
+			int64_t t0 = s->arrive[e.what];
 			trace_segment(s, r, k, cur(s, r, k), t0, now - t0);
 			finish(s, r, k, now);
 			break;
@@ -664,7 +845,7 @@ int sim_run(struct sim *s)
 	return 0;
 }
 
-double sim_step_time(const struct sim *s) { return s->step_time; }
+double sim_step_time(const struct sim *s) { return tk_s(s->step_time); }
 long long sim_events(const struct sim *s) { return s->events; }
 int sim_nranks(const struct sim *s) { return s->nranks; }
 int sim_rank_stage(const struct sim *s, int rank) { return rank_stage(s, rank); }
@@ -680,5 +861,6 @@ int sim_critical_rank(const struct sim *s)
 
 void sim_rank_breakdown(const struct sim *s, int rank, double acc[ACC_N])
 {
-	memcpy(acc, &s->acc[(size_t)rank * ACC_N], ACC_N * sizeof(double));
+	for (int i = 0; i < ACC_N; i++)
+		acc[i] = tk_s(s->acc[(size_t)rank * ACC_N + i]);
 }

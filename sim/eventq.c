@@ -21,12 +21,10 @@ struct eventq_bucket {
 	uint32_t head, tail;
 };
 
-/* Times are non-negative doubles, whose bit patterns order like the values. */
-static inline uint64_t tbits_of(double t)
+/* Times are non-negative integers: as unsigned they order like the values. */
+static inline uint64_t tbits_of(int64_t t)
 {
-	uint64_t u;
-	memcpy(&u, &t, sizeof u);
-	return u;
+	return (uint64_t)t;
 }
 
 static inline uint32_t hash_of(uint64_t x, uint32_t mask)
@@ -171,10 +169,10 @@ static uint32_t new_bucket(struct eventq *q, uint64_t tb)
 	return b;
 }
 
-void eventq_push(struct eventq *q, double t, uint32_t kind, uint32_t what)
+void eventq_push(struct eventq *q, int64_t t, uint32_t kind, uint32_t what)
 {
-	if (!(t > 0))
-		t = 0;  /* also folds -0.0 into 0.0, which has other bits */
+	if (t < 0)
+		t = 0;
 	uint64_t tb = tbits_of(t);
 	uint32_t b = hash_find(q, tb);
 	if (b == NIL)

@@ -3,7 +3,7 @@
  * (libuv's timer heap does the same with start_id).
  * Symmetric ranks finish their work at exactly the same times, so a large simulation has far fewer distinct
  * times than events. The queue keeps one FIFO bucket per distinct time, found through a hash of the time's
- * bits, and a binary min-heap of the buckets: pushing to an existing time is O(1), and the heap only holds
+ * value, and a binary min-heap of the buckets: pushing to an existing time is O(1), and the heap only holds
  * distinct times. */
 #ifndef EVENTQ_H
 #define EVENTQ_H
@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 struct event {
-	double t;        /* seconds since the start of the step, >= 0 */
+	int64_t t;       /* since the start of the step, >= 0, in the engine's units (sim/engine.h: SIM_TICKS_PER_S) */
 	uint64_t seq;    /* insertion order: the tie-break */
 	uint32_t what;   /* payload: meaning owned by the engine */
 	uint32_t kind;
@@ -36,7 +36,7 @@ struct eventq {
 
 void eventq_init(struct eventq *q);
 void eventq_release(struct eventq *q);
-void eventq_push(struct eventq *q, double t, uint32_t kind, uint32_t what);
+void eventq_push(struct eventq *q, int64_t t, uint32_t kind, uint32_t what);
 /* eventq_pop: 1 and *out filled, or 0 when empty. */
 int eventq_pop(struct eventq *q, struct event *out);
 static inline size_t eventq_len(const struct eventq *q) { return q->len; }

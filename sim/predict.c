@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <stdio.h>
 #include "sim/build.h"
 #include "sim/engine.h"
 #include "sim/ops.h"
@@ -54,46 +55,76 @@ static double stage_target(const struct hw_gpu *g, double Wc, double Wm, double 
 	return (Wc + Wm) / (Wc / lo + Wm);
 }
 
-static int stage_clocks(const struct hwmodel *hw, const struct build *b, struct sim_config *cfg, double *speed)
+/* A secant step per stage on f(x) = g(x) - x, the gap between a stage's speed x and the speed its simulation
+ * asks for g(x), through the last two iterates (x0, f0) and (x1, f1): the fixed point's slow mode (each stage's
+ * speed feeds back on itself through the step time) is near linear, so this lands close to it. Taken only
+ * where it moves the same way as the plain step and at most 10 times as far. */
+static double secant(double x0, double f0, double x1, double f1)
+{
+	double df = f1 - f0, step = f1;
+	if (df != 0 && (x1 - x0) != 0) {
+		double sx = -f1 * (x1 - x0) / df;
+		if (sx * f1 > 0 && fabs(sx) <= 10 * fabs(f1))
+			step = sx;
+	}
+	return x1 + step;
+}
+
+/* The stages' speeds at the power cap: a fixed point over whole simulations of one rank per stage (the ranks of
+ * a stage run one program in symmetric groups, so with --all-ranks each comes out as this one does; bench/
+ * same-output compares --all-ranks reports), accelerated by Aitken steps. Returns the last simulation, run at
+ * the speeds left in speed (its change to the next iterate below 1e-6), for the caller to use or free. */
+static int stage_clocks(const struct hwmodel *hw, const struct build *b, const struct sim_config *cfg, double *speed,
+			struct sim **last)
 {
 	struct sim_config c = *cfg;
 	c.trace = NULL;
 	c.stage_speed = speed;
-	/* one rank per stage: the ranks of a stage run one program in symmetric groups, so with --all-ranks each
-	 * comes out as this one does (bench/same-output compares --all-ranks reports), at 1/(dp*tp) of the cost */
 	c.dp_sim = c.tp_sim = 1;
-	for (int i = 0; i < cfg->pp; i++)
+	int pp = cfg->pp;
+	double *px = xcalloc(2 * (size_t)pp, sizeof *px), *pf = px + pp;  /* the previous iterate, for secant */
+	for (int i = 0; i < pp; i++)
 		speed[i] = 1;
-	double alpha = 1, last = INFINITY;
+	double alpha = 1, last_change = INFINITY;
+	*last = NULL;
 	for (int it = 0; it < 40; it++) {
 		struct sim *s = sim_new(&c);
 		int rc = sim_run(s);
 		if (rc < 0) {
 			sim_free(s);
+			free(px);
 			return rc;
 		}
-		double change = 0, T = sim_step_time(s);
-		for (int i = 0; i < cfg->pp; i++) {
+		double change = 0, T = sim_step_time(s), f[pp];
+		for (int i = 0; i < pp; i++) {
 			double acc[ACC_N], busy = 0;
-			sim_rank_breakdown(s, i * c.dp_sim * c.tp_sim, acc);
+			sim_rank_breakdown(s, i, acc);
 			for (int k = 0; k < ACC_N; k++)
 				busy += acc[k];
 			double W = (acc[ACC_COMPUTE] + acc[ACC_OPTIMIZER]) * speed[i];  /* at the sustained rates */
 			double Wc = fmin(b->stages[i].compute_bound_s, W);
 			/* waits, and the rank's tail until the step ends (at the step's closing barrier) */
 			double Tc = acc[ACC_TP] + acc[ACC_PP] + acc[ACC_DP] + acc[ACC_BUBBLE] + fmax(0, T - busy);
-			double v = stage_target(&hw->gpu, Wc, W - Wc, Tc, acc[ACC_HOST]);
-			v = speed[i] + alpha * (v - speed[i]);  /* a faster stage shortens T, lowering its own target */
-			change = fmax(change, fabs(v - speed[i]));
-			speed[i] = v;
+			f[i] = stage_target(&hw->gpu, Wc, W - Wc, Tc, acc[ACC_HOST]) - speed[i];
+			change = fmax(change, fabs(f[i]));
+		}
+		if (change < 1e-6 || it == 39) {
+			*last = s;  /* run at speed[], within 1e-6 of what it asks for */
+			break;
 		}
 		sim_free(s);
-		if (change < 1e-6)
-			break;
-		if (change > last)
-			alpha = 0.5;  /* oscillating: damp from now on */
-		last = change;
+		if (change > last_change)
+			alpha = 0.5;  /* oscillating: damp, and plain steps from now on */
+		for (int i = 0; i < pp; i++) {
+			double x = speed[i];
+			/* the first iterate jumps from 1, far from the slow mode: secant steps from the third on */
+			speed[i] = it >= 1 && alpha == 1 ? secant(px[i], pf[i], x, f[i]) : x + alpha * f[i];
+			px[i] = x;
+			pf[i] = f[i];
+		}
+		last_change = change;
 	}
+	free(px);
 	return 0;
 }
 
@@ -171,18 +202,19 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 		.trace = trace,
 	};
 	double *speed = NULL;
+	struct sim *s = NULL;  /* the simulation the report reads */
 	if (hw->gpu.burst_speedup > 1) {
 		speed = xcalloc(par->pp, sizeof *speed);
-		rc = stage_clocks(hw, &b, &cfg, speed);
-		if (rc < 0) {
-			free(speed);
-			trace_free(trace);
-			build_release(&b);
-			return rc;
-		}
+		rc = stage_clocks(hw, &b, &cfg, speed, &s);
 		cfg.stage_speed = speed;
-	}
-	if (pick == TRACE_CRITICAL) {
+		if (rc == 0 && (trace || all)) {
+			/* the same speeds on every rank or traced: the same times (symmetry; fixed-point runs) */
+			if (pick == TRACE_CRITICAL)
+				trace_set_critical(trace, sim_rank_stage(s, sim_critical_rank(s)));
+			sim_free(s);
+			s = NULL;
+		}
+	} else if (pick == TRACE_CRITICAL) {
 		/* the critical stage, from the same simulation untraced (deterministic: the traced one agrees) */
 		struct sim_config c = cfg;
 		c.trace = NULL;
@@ -191,17 +223,13 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 		if (rc == 0)
 			trace_set_critical(trace, sim_rank_stage(s0, sim_critical_rank(s0)));
 		sim_free(s0);
-		if (rc < 0) {
-			free(speed);
-			trace_free(trace);
-			build_release(&b);
-			return rc;
-		}
 	}
-	struct sim *s = sim_new(&cfg);
-	if (trace)
-		trace_begin(trace);
-	rc = sim_run(s);
+	if (rc == 0 && !s) {
+		s = sim_new(&cfg);
+		if (trace)
+			trace_begin(trace);
+		rc = sim_run(s);
+	}
 	if (rc < 0) {
 		sim_free(s);
 		free(speed);

@@ -19,6 +19,12 @@ static int check_count_;
 	if (!(fabs(a_ - b_) <= (rel) * fmax(fabs(a_), fabs(b_)) || fabs(a_ - b_) < 1e-300)) { check_failures_++; \
 	fprintf(stderr, "%s:%d: %s == %.12g, expected %s == %.12g (rel tol %g)\n", __FILE__, __LINE__, \
 		#a, a_, #b, b_, (double)(rel)); } } while (0)
+/* Simulated times are whole ticks of 2^-40 s (sim/engine.c), each instruction's duration rounded by at most half
+ * a tick (0.45 ps): a simulated sum of tens of microsecond instructions matches the hand sum in doubles to
+ * TICK_REL, and a difference of two simulated steps of some microseconds (a few ticks of rounding in each) to
+ * TICK_DIFF_REL. */
+#define TICK_REL 1e-9
+#define TICK_DIFF_REL 2e-7
 #define CHECK_STR(a, b) do { const char *a_ = (a), *b_ = (b); check_count_++; \
 	if (!a_ || !b_ || strcmp(a_, b_) != 0) { check_failures_++; \
 	fprintf(stderr, "%s:%d: %s == \"%s\", expected \"%s\"\n", __FILE__, __LINE__, #a, a_ ? a_ : "(null)", \

@@ -6,10 +6,10 @@ int main(void)
 {
 	struct eventq q;
 	eventq_init(&q);
-	double t[] = { 5, 1, 3, 1, 2, 5, 0.5, 3 };
+	int64_t t[] = { 50, 10, 30, 10, 20, 50, 5, 30 };
 	for (unsigned i = 0; i < 8; i++)
 		eventq_push(&q, t[i], 0, i);
-	/* expected: 0.5(6) 1(1) 1(3) 2(4) 3(2) 3(7) 5(0) 5(5) */
+	/* expected: 5(6) 10(1) 10(3) 20(4) 30(2) 30(7) 50(0) 50(5) */
 	unsigned want[] = { 6, 1, 3, 4, 2, 7, 0, 5 };
 	struct event e;
 	for (unsigned i = 0; i < 8; i++) {
@@ -19,8 +19,8 @@ int main(void)
 	CHECK(!eventq_pop(&q, &e));
 	/* many events: popped times never decrease */
 	for (unsigned i = 0; i < 10000; i++)
-		eventq_push(&q, (double)((i * 7919u) % 1000), 0, i);
-	double last = -1;
+		eventq_push(&q, (int64_t)((i * 7919u) % 1000), 0, i);
+	int64_t last = -1;
 	int sorted = 1;
 	uint64_t last_seq = 0;
 	while (eventq_pop(&q, &e)) {
@@ -36,11 +36,11 @@ int main(void)
 	int nref = 0, same = 1;
 	uint64_t seq = q.next_seq;
 	unsigned x = 12345;
-	double now = 0;
+	int64_t now = 0;
 	for (int step = 0; step < 20000; step++) {
 		x = x * 1103515245u + 12345u;
 		if ((x >> 16) % 3 != 0 && nref < 512) {
-			double tn = now + (double)((x >> 8) % 7);
+			int64_t tn = now + (int64_t)((x >> 8) % 7);
 			eventq_push(&q, tn, 1, (uint32_t)step);
 			ref[nref++] = (struct event){ tn, seq++, (uint32_t)step, 1 };
 		} else if (nref > 0) {
