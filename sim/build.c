@@ -820,6 +820,7 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 		time_tp(&c, c.fwd, c.nfwd);
 		time_tp(&c, c.bwd, c.nbwd);
 		time_tp(&c, c.efwd, c.nefwd);
+		time_tp(&c, c.ebwd, c.nebwd);  /* SP: the all-gather of the embedding output's gradient */
 		time_tp(&c, c.hfwd, c.nhfwd);
 		time_tp(&c, c.hbwd, c.nhbwd);
 		program_init(c.prog, 2 * c.m * c.v, keep_ops);
