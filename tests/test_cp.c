@@ -12,6 +12,7 @@
 #include "scenario/scenario.h"
 #include "sim/comm.h"
 #include "sim/cp.h"
+#include "sim/fit.h"
 #include "sim/memory.h"
 #include "sim/ops.h"
 #include "sim/overlap.h"
@@ -298,6 +299,31 @@ static void test_layout_rules(void)
 	CHECK_CONTAINS(why, "gpus (4) is not dp*tp*pp*cp = 1*1*1*2");
 }
 
+/* A layout that does not fit is offered context parallelism at the same GPU count: dp 2 -> cp 2, dp 1, whose
+ * ranks keep half of every sequence. The GPU's memory is set between the two layouts' totals (both from the
+ * simulator), so that change fits and the unchanged layout does not. */
+static void test_fit(struct hwmodel *hw)
+{
+	struct scenario s, c2;
+	CHECK_INT(load_layout(&s, "gpus: 2, dp: 2", 512), 0);
+	CHECK_INT(load_layout(&c2, "gpus: 2, cp: 2", 512), 0);
+	struct result r, r2;
+	CHECK_INT(predict_run(&s, hw, NULL, &r), 0);
+	CHECK_INT(predict_run(&c2, hw, NULL, &r2), 0);
+	CHECK(r2.mem.activations < r.mem.activations);
+	double keep = hw->gpu.memory_bytes;
+	hw->gpu.memory_bytes = 0.5 * (r.mem.total + r2.mem.total);
+	struct fit_hint h[8];
+	int n = fit_suggest(&s, hw, h, 8), found = 0;
+	for (int i = 0; i < n; i++)
+		if (strcmp(h[i].change, "parallel.cp: 2 (dp 1)") == 0) {
+			found = 1;
+			CHECK_NEAR(h[i].mem_total, r2.mem.total, 1e-12);
+		}
+	CHECK(found);
+	hw->gpu.memory_bytes = keep;
+}
+
 int main(void)
 {
 	int err = 0;
@@ -310,6 +336,7 @@ int main(void)
 	test_tp_overlap(hw);
 	test_slowdown();
 	test_layout_rules();
+	test_fit(hw);
 	hwmodel_free(hw);
 	return check_result();
 }
