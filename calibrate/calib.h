@@ -1,5 +1,5 @@
 /* calib: everything one calibration run measured, as plain data with no CUDA in it. The measuring code
- * (calibrate/run.c) fills it, fitting (fit.c, gemmtab.c) reads it, and the YAML writer (hwyaml.c) turns it into a
+ * (calibrate/run.c) fills it, fitting (fit.c, gemmtab.c) reads it, and the model step (calmodel.c) turns it into a
  * gpusim-hw/1 file; unit tests build one by hand. A struct calib is valid at every moment of a run: counts say
  * how much of each part exists, so a run that stops early still writes what it has. */
 #ifndef CALIB_H

@@ -1,6 +1,6 @@
-/* core_glue: the only places calibrate calls into the simulator's library: a base model's text from the built-in
- * presets (hwmodel_preset_text) or a file, and a scenario's GEMM shapes (scenario_load). Kept apart so the fitting,
- * the YAML writer and their tests link without the simulator. */
+/* core_glue: the only places calibrate calls into the simulator's library, a scenario's GEMM shapes
+ * (scenario_load), and the choice of a base among the built-in presets (hardware/, a library of its own that the
+ * CUDA module links). Kept apart so the fitting and its tests link without the simulator. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,60 +10,6 @@
 #include "scenario/scenario.h"
 #include "util/gserr.h"
 #include "util/diag.h"
-
-static char *read_file(const char *path, int *err)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, got;
-	if (!f) {
-		*err = GS_EENV;
-		return NULL;
-	}
-	do {
-		if (len + 4096 + 1 > cap) {
-			char *q = realloc(buf, cap = 2 * cap + 8192);
-			if (!q) {
-				free(buf);
-				fclose(f);
-				*err = GS_ENOMEM;
-				return NULL;
-			}
-			buf = q;
-		}
-		got = fread(buf + len, 1, 4096, f);
-		len += got;
-	} while (got > 0);
-	buf[len] = 0;
-	if (ferror(f)) {
-		free(buf);
-		buf = NULL;
-		*err = GS_EENV;
-	}
-	fclose(f);
-	return buf;
-}
-
-int base_load(struct cal_base *b, const char *name_or_path)
-{
-	const char *text = hwmodel_preset_text(name_or_path);
-	int err = 0, rc;
-	memset(b, 0, sizeof *b);
-	if (text)
-		return base_load_text(b, name_or_path, text);
-	char *buf = read_file(name_or_path, &err);
-	if (!buf) {
-		if (strchr(name_or_path, '/') || strstr(name_or_path, ".yaml") || err != GS_EENV)
-			diag_errorf("cannot read base model '%s'", name_or_path);
-		else
-			diag_errorf("'%s' is neither a built-in preset nor a file (see 'gpusim presets')",
-				name_or_path);
-		return err == GS_ENOMEM ? err : GS_EINVAL;
-	}
-	rc = base_load_text(b, name_or_path, buf);
-	free(buf);
-	return rc;
-}
 
 static bool contains_ci(const char *hay, const char *needle)
 {
@@ -114,8 +60,6 @@ const char *base_preset_name(const struct cal_base *b)
 {
 	if (!b || !b->loaded)
 		return NULL;
-	/* only hwmodel_preset_text and hwmodel_preset_names: the CUDA module gets those two from gpusim
-	 * (calibrate/module_glue.c) and links with --no-undefined */
 	if (!strchr(b->name, '/') && hwmodel_preset_text(b->name))
 		return b->name;
 	const char *slash = strrchr(b->name, '/');

@@ -1,22 +1,9 @@
-/* core_stubs: what gpusim-calibrate, built without the simulator's library, has in place of its two entry points
- * that calibrate uses: no built-in presets (--base takes a YAML path), no scenario loading. */
+/* core_stubs: what gpusim-calibrate, built without the simulator's library, has in place of the one entry point
+ * that calibrate uses: no scenario loading. (The built-in presets are in the hardware library it links.) */
 #include <stdio.h>
-#include "hardware/hwmodel.h"
 #include "scenario/scenario.h"
 #include "util/gserr.h"
 #include "util/diag.h"
-
-const char *hwmodel_preset_text(const char *name)
-{
-	(void)name;
-	return NULL;
-}
-
-const char *const *hwmodel_preset_names(void)
-{
-	static const char *const none[] = {NULL};
-	return none;
-}
 
 int scenario_load(const char *path, const struct scenario_overrides *ov, struct scenario *out)
 {

@@ -110,8 +110,6 @@ int calibrate_measure(const struct cal_opts *o)
 		return GS_EENV;
 	}
 	const struct calmod_host host = {
-		.preset_text = hwmodel_preset_text,
-		.preset_names = hwmodel_preset_names,
 		.scenario_load = scenario_load,
 	};
 	return m->run(&host, o);

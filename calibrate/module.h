@@ -2,8 +2,9 @@
  * (calibrate/run.c, calibrate/mpiboot.c, cuda/) is built into one shared module, gpusim-cuda.so, that
  * `gpusim calibrate` loads with dlopen when it has something to measure (calibrate/loader.c). gpusim itself
  * names no CUDA library, so every other command starts without them (docs/calibration.md, "Where the CUDA part
- * lives"). The module needs three things of the simulator's library (built-in presets, scenario loading); the
- * host passes them in as a table (calibrate/module_glue.c), so the module holds no copy of the simulator. */
+ * lives"). The module links the hardware library (hardware/: the gpusim-hw reader and writer and the built-in
+ * presets, which need nothing of the simulator) and needs one thing of the simulator's library, scenario loading;
+ * the host passes it in as a table (calibrate/module_glue.c), so the module holds no copy of the simulator. */
 #ifndef CALMOD_H
 #define CALMOD_H
 
@@ -13,14 +14,12 @@
 #include "scenario/scenario.h"
 
 /* Bumped whenever struct calmod_host, struct calmod or struct cal_opts change meaning. */
-#define CALMOD_ABI 1
+#define CALMOD_ABI 2
 /* The one symbol the module exports (a struct calmod). */
 #define CALMOD_SYMBOL "gpusim_calmod"
 
 /* What gpusim lends the module: the simulator's entry points that calibrate/core_glue.c calls. */
 struct calmod_host {
-	const char *(*preset_text)(const char *name);
-	const char *const *(*preset_names)(void);
 	int (*scenario_load)(const char *path, const struct scenario_overrides *ov, struct scenario *out);
 };
 

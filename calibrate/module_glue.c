@@ -1,7 +1,7 @@
-/* module_glue: the CUDA module's side of calibrate/module.h. calibrate/core_glue.c calls three of the
- * simulator's entry points (built-in preset text and names, scenario loading); in the module they forward to the
- * table gpusim passed to run(), so the module links none of the simulator (as calibrate/core_stubs.c does for
- * gpusim-calibrate, which has no simulator at all). The table is kept for the duration of one run(): the only
+/* module_glue: the CUDA module's side of calibrate/module.h. calibrate/core_glue.c calls one of the simulator's
+ * entry points (scenario loading); in the module it forwards to the table gpusim passed to run(), so the module
+ * links none of the simulator (as calibrate/core_stubs.c does for gpusim-calibrate, which has no simulator at
+ * all). The table is kept for the duration of one run(): the only
  * state of the module, set and cleared here. */
 #include <stdio.h>
 #include "calibrate/module.h"
@@ -13,17 +13,6 @@
 #endif
 
 static const struct calmod_host *host;  /* during run() only */
-
-const char *hwmodel_preset_text(const char *name)
-{
-	return host ? host->preset_text(name) : NULL;
-}
-
-const char *const *hwmodel_preset_names(void)
-{
-	static const char *const none[] = {NULL};
-	return host ? host->preset_names() : none;
-}
 
 int scenario_load(const char *path, const struct scenario_overrides *ov, struct scenario *out)
 {

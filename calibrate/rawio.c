@@ -80,94 +80,127 @@ static void write_identity(FILE *f, const struct calib *c)
 	write_matrix(f, "topo_nv", c, true);
 }
 
+static void write_topology(FILE *f, const struct calib *c)
+{
+	fputs(c->id.topo_text, f);
+}
+
+static void write_gemm(FILE *f, const struct calib *c)
+{
+	for (int i = 0; i < c->ngemm; i++) {
+		const struct cal_gemm_pt *p = &c->gemm[i];
+		double tf = gemm_tflops(p->m, p->n, p->k, p->us);
+		double peak = c->peak_tflops[p->dt];
+		fprintf(f, "%s,%ld,%ld,%ld,%.6g,%.6g,%.6g,%.6g,%.4f,%d,", cal_dtype_name(p->dt), p->m, p->n, p->k, p->us,
+			p->min_us, p->p90_us, tf, peak > 0 ? tf / peak : 0, p->grid ? 1 : 0);
+		csvw_cell(f, p->algo);
+		fputc('\n', f);
+	}
+}
+
+static void write_shapes(FILE *f, const struct calib *c)
+{
+	for (int i = 0; i < c->nshapes; i++)
+		fprintf(f, "%s,%s,%ld,%ld,%ld\n", c->shapes[i].name, cal_dtype_name(c->shapes[i].dt), c->shapes[i].m,
+			c->shapes[i].n, c->shapes[i].k);
+}
+
+static void write_collectives(FILE *f, const struct calib *c)
+{
+	for (int i = 0; i < c->nseries; i++) {
+		const struct cal_series *s = &c->series[i];
+		double bf = cal_busfactor(s->op, s->n);
+		for (int j = 0; j < s->npts; j++) {
+			double alg = s->bytes[j] / (s->us[j] * 1e3);
+			double fu = s->fitted ? fit_eval(&s->fit, s->bytes[j]) : 0;
+			fprintf(f, "%s,%s,%d,%.0f,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.5f\n", cal_scope_name(s->scope),
+				cal_op_name(s->op), s->n, s->bytes[j], s->us[j], s->min_us[j], s->max_us[j], alg, alg * bf, fu,
+				s->fitted ? (fu - s->us[j]) / s->us[j] : 0);
+		}
+	}
+}
+
+static void write_memory(FILE *f, const struct calib *c)
+{
+	for (int i = 0; i < c->nmem; i++) {
+		const struct cal_mem_pt *m = &c->mem[i];
+		fprintf(f, "%s,%.0f,%.6g,%.6g\n", m->kind == CAL_MEM_COPY ? "copy" : "add", m->bytes, m->us,
+			m->bytes / (m->us * 1e3));
+	}
+}
+
+static void write_attention(FILE *f, const struct calib *c)
+{
+	for (int i = 0; i < c->nattn; i++) {
+		const struct cal_attn_pt *a = &c->attn[i];
+		double fl = 4.0 * a->bh * (double)a->seq * a->seq * a->head_dim;
+		fprintf(f, "%d,%d,%d,%.6g,%.6g,%.6g,%.6g\n", a->bh, a->seq, a->head_dim, a->fwd_us, a->bwd_us,
+			fl / (a->fwd_us * 1e6), 2 * fl / (a->bwd_us * 1e6));
+	}
+}
+
+static void write_clocks(FILE *f, const struct calib *c)
+{
+	for (int i = 0; i < c->nclocks; i++) {
+		const struct cal_clock *k = &c->clocks[i];
+		fprintf(f, "%s,%d,%d,0x%llx,%.0f,%.0f\n", k->phase, k->sm_mhz, k->mem_mhz, k->reasons, k->power_w,
+			k->temp_c);
+	}
+}
+
+static void write_misc(FILE *f, const struct calib *c)
+{
+	if (c->have_launch)
+		fprintf(f, "launch_back_to_back,%.6g,us\nlaunch_roundtrip,%.6g,us\n", c->launch_us, c->launch_roundtrip_us);
+	if (c->overlap.have) {
+		const struct cal_overlap *o = &c->overlap;
+		fprintf(f, "overlap_gemm_dtype,%s,\noverlap_gemm_m,%ld,\noverlap_gemm_n,%ld,\noverlap_gemm_k,%ld,\n",
+			cal_dtype_name(o->dt), o->m, o->n, o->k);
+		fprintf(f, "overlap_allreduce_bytes,%.0f,bytes\noverlap_ranks,%d,\n", o->comm_bytes, o->ranks);
+		fprintf(f, "overlap_gemm_alone,%.6g,us\noverlap_gemm_busy,%.6g,us\n", o->gemm_us, o->gemm_busy_us);
+		fprintf(f, "overlap_allreduce_alone,%.6g,us\noverlap_allreduce_busy,%.6g,us\n", o->comm_us,
+			o->comm_busy_us);
+	}
+}
+
+static bool has_topology(const struct calib *c) { return c->id.topo_text[0] != 0; }
+static bool has_shapes(const struct calib *c) { return c->nshapes > 0; }
+
+/* The raw files, in the order they are written: name, header line (NULL: none), rows, and when it is written
+ * (NULL: always; topology and shapes only when there are some). */
+static const struct raw_file {
+	const char *name, *header;
+	void (*rows)(FILE *f, const struct calib *c);
+	bool (*wanted)(const struct calib *c);
+} raw_files[] = {
+	{ "identity.csv", "key,value", write_identity, NULL },
+	{ "topology.txt", NULL, write_topology, has_topology },
+	{ "gemm.csv", "dtype,m,n,k,us,min_us,p90_us,tflops,eff,grid,algo", write_gemm, NULL },
+	{ "shapes.csv", "name,dtype,m,n,k", write_shapes, has_shapes },
+	{ "collectives.csv", "scope,op,n,bytes,time_us,min_us,max_us,algbw_gbps,busbw_gbps,fit_us,rel_err",
+	  write_collectives, NULL },
+	{ "memory.csv", "kernel,bytes,us,gbps", write_memory, NULL },
+	{ "attention.csv", "bh,seq,head_dim,fwd_us,bwd_us,fwd_tflops,bwd_tflops", write_attention, NULL },
+	{ "clocks.csv", "after,sm_mhz,mem_mhz,throttle_reasons,power_w,temp_c", write_clocks, NULL },
+	{ "misc.csv", "what,value,unit", write_misc, NULL },
+};
+
 int rawio_write(const struct calib *c, const char *dir)
 {
 	int rc = 0;
-	FILE *f;
 	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
 		diag_errorf("cannot create '%s': %s", dir, strerror(errno));
 		return GS_EENV;
 	}
-	if ((f = csv_open(dir, "identity.csv", "key,value", &rc))) {
-		write_identity(f, c);
-		csv_close(f, dir, "identity.csv", &rc);
-	}
-	if (c->id.topo_text[0] && (f = csv_open(dir, "topology.txt", NULL, &rc))) {
-		fputs(c->id.topo_text, f);
-		csv_close(f, dir, "topology.txt", &rc);
-	}
-	if ((f = csv_open(dir, "gemm.csv", "dtype,m,n,k,us,min_us,p90_us,tflops,eff,grid,algo", &rc))) {
-		for (int i = 0; i < c->ngemm; i++) {
-			const struct cal_gemm_pt *p = &c->gemm[i];
-			double tf = gemm_tflops(p->m, p->n, p->k, p->us);
-			double peak = c->peak_tflops[p->dt];
-			fprintf(f, "%s,%ld,%ld,%ld,%.6g,%.6g,%.6g,%.6g,%.4f,%d,", cal_dtype_name(p->dt), p->m, p->n, p->k,
-				p->us, p->min_us, p->p90_us, tf, peak > 0 ? tf / peak : 0, p->grid ? 1 : 0);
-			csvw_cell(f, p->algo);
-			fputc('\n', f);
+	for (size_t i = 0; i < sizeof raw_files / sizeof raw_files[0]; i++) {
+		const struct raw_file *r = &raw_files[i];
+		FILE *f;
+		if (r->wanted && !r->wanted(c))
+			continue;
+		if ((f = csv_open(dir, r->name, r->header, &rc))) {
+			r->rows(f, c);
+			csv_close(f, dir, r->name, &rc);
 		}
-		csv_close(f, dir, "gemm.csv", &rc);
-	}
-	if (c->nshapes && (f = csv_open(dir, "shapes.csv", "name,dtype,m,n,k", &rc))) {
-		for (int i = 0; i < c->nshapes; i++)
-			fprintf(f, "%s,%s,%ld,%ld,%ld\n", c->shapes[i].name, cal_dtype_name(c->shapes[i].dt), c->shapes[i].m,
-				c->shapes[i].n, c->shapes[i].k);
-		csv_close(f, dir, "shapes.csv", &rc);
-	}
-	if ((f = csv_open(dir, "collectives.csv",
-			  "scope,op,n,bytes,time_us,min_us,max_us,algbw_gbps,busbw_gbps,fit_us,rel_err", &rc))) {
-		for (int i = 0; i < c->nseries; i++) {
-			const struct cal_series *s = &c->series[i];
-			double bf = cal_busfactor(s->op, s->n);
-			for (int j = 0; j < s->npts; j++) {
-				double alg = s->bytes[j] / (s->us[j] * 1e3);
-				double fu = s->fitted ? fit_eval(&s->fit, s->bytes[j]) : 0;
-				fprintf(f, "%s,%s,%d,%.0f,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.5f\n", cal_scope_name(s->scope),
-					cal_op_name(s->op), s->n, s->bytes[j], s->us[j], s->min_us[j], s->max_us[j], alg,
-					alg * bf, fu, s->fitted ? (fu - s->us[j]) / s->us[j] : 0);
-			}
-		}
-		csv_close(f, dir, "collectives.csv", &rc);
-	}
-	if ((f = csv_open(dir, "memory.csv", "kernel,bytes,us,gbps", &rc))) {
-		for (int i = 0; i < c->nmem; i++) {
-			const struct cal_mem_pt *m = &c->mem[i];
-			fprintf(f, "%s,%.0f,%.6g,%.6g\n", m->kind == CAL_MEM_COPY ? "copy" : "add", m->bytes, m->us,
-				m->bytes / (m->us * 1e3));
-		}
-		csv_close(f, dir, "memory.csv", &rc);
-	}
-	if ((f = csv_open(dir, "attention.csv", "bh,seq,head_dim,fwd_us,bwd_us,fwd_tflops,bwd_tflops", &rc))) {
-		for (int i = 0; i < c->nattn; i++) {
-			const struct cal_attn_pt *a = &c->attn[i];
-			double fl = 4.0 * a->bh * (double)a->seq * a->seq * a->head_dim;
-			fprintf(f, "%d,%d,%d,%.6g,%.6g,%.6g,%.6g\n", a->bh, a->seq, a->head_dim, a->fwd_us, a->bwd_us,
-				fl / (a->fwd_us * 1e6), 2 * fl / (a->bwd_us * 1e6));
-		}
-		csv_close(f, dir, "attention.csv", &rc);
-	}
-	if ((f = csv_open(dir, "clocks.csv", "after,sm_mhz,mem_mhz,throttle_reasons,power_w,temp_c", &rc))) {
-		for (int i = 0; i < c->nclocks; i++) {
-			const struct cal_clock *k = &c->clocks[i];
-			fprintf(f, "%s,%d,%d,0x%llx,%.0f,%.0f\n", k->phase, k->sm_mhz, k->mem_mhz, k->reasons, k->power_w,
-				k->temp_c);
-		}
-		csv_close(f, dir, "clocks.csv", &rc);
-	}
-	if ((f = csv_open(dir, "misc.csv", "what,value,unit", &rc))) {
-		if (c->have_launch)
-			fprintf(f, "launch_back_to_back,%.6g,us\nlaunch_roundtrip,%.6g,us\n", c->launch_us,
-				c->launch_roundtrip_us);
-		if (c->overlap.have) {
-			const struct cal_overlap *o = &c->overlap;
-			fprintf(f, "overlap_gemm_dtype,%s,\noverlap_gemm_m,%ld,\noverlap_gemm_n,%ld,\noverlap_gemm_k,%ld,\n",
-				cal_dtype_name(o->dt), o->m, o->n, o->k);
-			fprintf(f, "overlap_allreduce_bytes,%.0f,bytes\noverlap_ranks,%d,\n", o->comm_bytes, o->ranks);
-			fprintf(f, "overlap_gemm_alone,%.6g,us\noverlap_gemm_busy,%.6g,us\n", o->gemm_us, o->gemm_busy_us);
-			fprintf(f, "overlap_allreduce_alone,%.6g,us\noverlap_allreduce_busy,%.6g,us\n", o->comm_us,
-				o->comm_busy_us);
-		}
-		csv_close(f, dir, "misc.csv", &rc);
 	}
 	return rc;
 }
@@ -422,96 +455,119 @@ static int read_collectives(struct calib *c, const char *dir)
 	return 0;
 }
 
-static int read_small(struct calib *c, const char *dir)
+static int read_memory(struct calib *c, const char *dir)
 {
 	struct csv r;
-	int rc;
-	if ((rc = csv_in(&r, dir, "memory.csv", false)) == 1) {
-		while (csv_next(&r, 4) && c->nmem < CAL_MAX_MEM) {
-			struct cal_mem_pt *m = &c->mem[c->nmem];
-			if (r.nfield < 3 || !num(r.field[1], &m->bytes) || !num(r.field[2], &m->us))
-				return csv_done(&r), bad(&r, "expected kernel,bytes,us,gbps");
-			m->kind = strcmp(r.field[0], "add") == 0 ? CAL_MEM_ADD : CAL_MEM_COPY;
-			c->nmem++;
-		}
-		csv_done(&r);
-	} else if (rc)
-		return rc;
-	if ((rc = csv_in(&r, dir, "attention.csv", false)) == 1) {
-		while (csv_next(&r, 7) && c->nattn < CAL_MAX_ATTN) {
-			struct cal_attn_pt *a = &c->attn[c->nattn];
-			if (r.nfield < 5 || !num(r.field[3], &a->fwd_us) || !num(r.field[4], &a->bwd_us))
-				return csv_done(&r), bad(&r, "expected bh,seq,head_dim,fwd_us,bwd_us,...");
-			a->bh = atoi(r.field[0]);
-			a->seq = atoi(r.field[1]);
-			a->head_dim = atoi(r.field[2]);
-			c->nattn++;
-		}
-		csv_done(&r);
-	} else if (rc)
-		return rc;
-	if ((rc = csv_in(&r, dir, "clocks.csv", false)) == 1) {
-		while (csv_next(&r, 6) && c->nclocks < CAL_MAX_CLOCKS) {
-			struct cal_clock *k = &c->clocks[c->nclocks];
-			if (r.nfield < 6)
-				return csv_done(&r), bad(&r, "expected after,sm_mhz,mem_mhz,throttle_reasons,power_w,temp_c");
-			snprintf(k->phase, sizeof k->phase, "%s", r.field[0]);
-			k->sm_mhz = atoi(r.field[1]);
-			k->mem_mhz = atoi(r.field[2]);
-			k->reasons = strtoull(r.field[3], NULL, 16);
-			k->power_w = atof(r.field[4]);
-			k->temp_c = atof(r.field[5]);
-			c->nclocks++;
-		}
-		csv_done(&r);
-	} else if (rc)
-		return rc;
-	if ((rc = csv_in(&r, dir, "misc.csv", false)) == 1) {
-		struct cal_overlap *o = &c->overlap;
-		while (csv_next(&r, 3)) {
-			const char *k = r.field[0], *v = r.nfield > 1 ? r.field[1] : "";
-			if (strcmp(k, "launch_back_to_back") == 0)
-				c->launch_us = atof(v), c->have_launch = true;
-			else if (strcmp(k, "launch_roundtrip") == 0)
-				c->launch_roundtrip_us = atof(v);
-			else if (strcmp(k, "overlap_gemm_dtype") == 0)
-				dtype_of(v, &o->dt);
-			else if (strcmp(k, "overlap_gemm_m") == 0)
-				o->m = atol(v);
-			else if (strcmp(k, "overlap_gemm_n") == 0)
-				o->n = atol(v);
-			else if (strcmp(k, "overlap_gemm_k") == 0)
-				o->k = atol(v);
-			else if (strcmp(k, "overlap_allreduce_bytes") == 0)
-				o->comm_bytes = atof(v);
-			else if (strcmp(k, "overlap_ranks") == 0)
-				o->ranks = atoi(v);
-			else if (strcmp(k, "overlap_gemm_alone") == 0)
-				o->gemm_us = atof(v), o->have = true;
-			else if (strcmp(k, "overlap_gemm_busy") == 0)
-				o->gemm_busy_us = atof(v);
-			else if (strcmp(k, "overlap_allreduce_alone") == 0)
-				o->comm_us = atof(v);
-			else if (strcmp(k, "overlap_allreduce_busy") == 0)
-				o->comm_busy_us = atof(v);
-		}
-		csv_done(&r);
-	} else if (rc)
-		return rc;
-	if ((rc = csv_in(&r, dir, "shapes.csv", false)) == 1) {
-		while (csv_next(&r, 5) && c->nshapes < CAL_MAX_SHAPES) {
-			struct cal_shape *s = &c->shapes[c->nshapes];
-			if (r.nfield < 5 || !dtype_of(r.field[1], &s->dt))
-				return csv_done(&r), bad(&r, "expected name,dtype,m,n,k");
-			snprintf(s->name, sizeof s->name, "%s", r.field[0]);
-			s->m = atol(r.field[2]);
-			s->n = atol(r.field[3]);
-			s->k = atol(r.field[4]);
-			c->nshapes++;
-		}
-		csv_done(&r);
-	} else if (rc)
-		return rc;
+	int rc = csv_in(&r, dir, "memory.csv", false);
+	if (rc != 1)
+		return rc;  /* 0: no such file */
+	while (csv_next(&r, 4) && c->nmem < CAL_MAX_MEM) {
+		struct cal_mem_pt *m = &c->mem[c->nmem];
+		if (r.nfield < 3 || !num(r.field[1], &m->bytes) || !num(r.field[2], &m->us))
+			return csv_done(&r), bad(&r, "expected kernel,bytes,us,gbps");
+		m->kind = strcmp(r.field[0], "add") == 0 ? CAL_MEM_ADD : CAL_MEM_COPY;
+		c->nmem++;
+	}
+	csv_done(&r);
+	return 0;
+}
+
+static int read_attention(struct calib *c, const char *dir)
+{
+	struct csv r;
+	int rc = csv_in(&r, dir, "attention.csv", false);
+	if (rc != 1)
+		return rc;  /* 0: no such file */
+	while (csv_next(&r, 7) && c->nattn < CAL_MAX_ATTN) {
+		struct cal_attn_pt *a = &c->attn[c->nattn];
+		if (r.nfield < 5 || !num(r.field[3], &a->fwd_us) || !num(r.field[4], &a->bwd_us))
+			return csv_done(&r), bad(&r, "expected bh,seq,head_dim,fwd_us,bwd_us,...");
+		a->bh = atoi(r.field[0]);
+		a->seq = atoi(r.field[1]);
+		a->head_dim = atoi(r.field[2]);
+		c->nattn++;
+	}
+	csv_done(&r);
+	return 0;
+}
+
+static int read_clocks(struct calib *c, const char *dir)
+{
+	struct csv r;
+	int rc = csv_in(&r, dir, "clocks.csv", false);
+	if (rc != 1)
+		return rc;  /* 0: no such file */
+	while (csv_next(&r, 6) && c->nclocks < CAL_MAX_CLOCKS) {
+		struct cal_clock *k = &c->clocks[c->nclocks];
+		if (r.nfield < 6)
+			return csv_done(&r), bad(&r, "expected after,sm_mhz,mem_mhz,throttle_reasons,power_w,temp_c");
+		snprintf(k->phase, sizeof k->phase, "%s", r.field[0]);
+		k->sm_mhz = atoi(r.field[1]);
+		k->mem_mhz = atoi(r.field[2]);
+		k->reasons = strtoull(r.field[3], NULL, 16);
+		k->power_w = atof(r.field[4]);
+		k->temp_c = atof(r.field[5]);
+		c->nclocks++;
+	}
+	csv_done(&r);
+	return 0;
+}
+
+static int read_misc(struct calib *c, const char *dir)
+{
+	struct csv r;
+	int rc = csv_in(&r, dir, "misc.csv", false);
+	if (rc != 1)
+		return rc;  /* 0: no such file */
+	struct cal_overlap *o = &c->overlap;
+	while (csv_next(&r, 3)) {
+		const char *k = r.field[0], *v = r.nfield > 1 ? r.field[1] : "";
+		if (strcmp(k, "launch_back_to_back") == 0)
+			c->launch_us = atof(v), c->have_launch = true;
+		else if (strcmp(k, "launch_roundtrip") == 0)
+			c->launch_roundtrip_us = atof(v);
+		else if (strcmp(k, "overlap_gemm_dtype") == 0)
+			dtype_of(v, &o->dt);
+		else if (strcmp(k, "overlap_gemm_m") == 0)
+			o->m = atol(v);
+		else if (strcmp(k, "overlap_gemm_n") == 0)
+			o->n = atol(v);
+		else if (strcmp(k, "overlap_gemm_k") == 0)
+			o->k = atol(v);
+		else if (strcmp(k, "overlap_allreduce_bytes") == 0)
+			o->comm_bytes = atof(v);
+		else if (strcmp(k, "overlap_ranks") == 0)
+			o->ranks = atoi(v);
+		else if (strcmp(k, "overlap_gemm_alone") == 0)
+			o->gemm_us = atof(v), o->have = true;
+		else if (strcmp(k, "overlap_gemm_busy") == 0)
+			o->gemm_busy_us = atof(v);
+		else if (strcmp(k, "overlap_allreduce_alone") == 0)
+			o->comm_us = atof(v);
+		else if (strcmp(k, "overlap_allreduce_busy") == 0)
+			o->comm_busy_us = atof(v);
+	}
+	csv_done(&r);
+	return 0;
+}
+
+static int read_shapes(struct calib *c, const char *dir)
+{
+	struct csv r;
+	int rc = csv_in(&r, dir, "shapes.csv", false);
+	if (rc != 1)
+		return rc;  /* 0: no such file */
+	while (csv_next(&r, 5) && c->nshapes < CAL_MAX_SHAPES) {
+		struct cal_shape *s = &c->shapes[c->nshapes];
+		if (r.nfield < 5 || !dtype_of(r.field[1], &s->dt))
+			return csv_done(&r), bad(&r, "expected name,dtype,m,n,k");
+		snprintf(s->name, sizeof s->name, "%s", r.field[0]);
+		s->m = atol(r.field[2]);
+		s->n = atol(r.field[3]);
+		s->k = atol(r.field[4]);
+		c->nshapes++;
+	}
+	csv_done(&r);
 	return 0;
 }
 
@@ -531,7 +587,8 @@ int rawio_read(struct calib *c, const char *dir)
 {
 	int rc;
 	if ((rc = read_identity(c, dir)) || (rc = read_gemm(c, dir)) || (rc = read_collectives(c, dir)) ||
-	    (rc = read_small(c, dir)))
+	    (rc = read_memory(c, dir)) || (rc = read_attention(c, dir)) || (rc = read_clocks(c, dir)) ||
+	    (rc = read_misc(c, dir)) || (rc = read_shapes(c, dir)))
 		return rc;
 	read_topology(c, dir);
 	return 0;

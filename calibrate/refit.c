@@ -8,7 +8,7 @@
 #include "calibrate/base.h"
 #include "calibrate/calib.h"
 #include "calibrate/gemmtab.h"
-#include "calibrate/hwyaml.h"
+#include "calibrate/calmodel.h"
 #include "calibrate/rawio.h"
 #include "calibrate/run.h"
 #include "util/gserr.h"
@@ -42,7 +42,7 @@ int calibrate_refit(const struct cal_opts *o)
 {
 	struct calib c;
 	struct cal_base base;
-	struct hwyaml_opts yo;
+	struct calmodel_opts yo;
 	char out[1024], name[64];
 	int rc;
 	calib_init(&c);
@@ -70,7 +70,7 @@ int calibrate_refit(const struct cal_opts *o)
 		snprintf(out, sizeof out, "%s.yaml", name);
 	yo.name = name;
 	yo.base = &base;
-	if ((rc = hwyaml_write(&c, &yo, out)))
+	if ((rc = calmodel_write(&c, &yo, out)))
 		goto done;
 	if (o->raw_dir && (rc = rawio_write(&c, o->raw_dir)))
 		goto done;

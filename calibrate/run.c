@@ -15,11 +15,12 @@
 #include "calibrate/base.h"
 #include "calibrate/calib.h"
 #include "calibrate/gemmtab.h"
-#include "calibrate/hwyaml.h"
+#include "calibrate/calmodel.h"
 #include "calibrate/mpiboot.h"
 #include "calibrate/plan.h"
 #include "calibrate/rawio.h"
 #include "calibrate/run.h"
+#include "calibrate/run_internal.h"
 #include "calibrate/scenshapes.h"
 #include "calibrate/topo.h"
 #include "cuda/gpubench.h"
@@ -28,24 +29,8 @@
 
 extern char **environ;
 
-struct run {
-	const struct cal_opts *o;
-	struct calib c;
-	struct cal_plan plan;
-	struct gb_system sys;
-	struct cal_base base;
-	bool mpi;
-	struct calmpi_info mi;
-	int dev;                /* this process's GPU */
-	int ngpus;              /* GPUs per node calibrated */
-	bool writer;            /* the process that measures the GPU alone and writes the model */
-	char out[1024];
-	double t0, tphase;
-	char phases[512];
-	const char *phase;
-};
 
-static double now_s(void)
+double run_now_s(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -54,7 +39,7 @@ static double now_s(void)
 
 /* On a terminal, one status line rewritten in place; with --verbose, milestones (phases, series) as lines of
  * their own from every rank, for logs and for finding where a run hangs. */
-static void progress(struct run *r, bool milestone, const char *fmt, ...)
+void run_progress(struct run *r, bool milestone, const char *fmt, ...)
 {
 	va_list ap;
 	if (r->o->verbose) {
@@ -96,14 +81,14 @@ static void sample_clocks(struct run *r, const char *phase)
 static void phase_begin(struct run *r, const char *name)
 {
 	r->phase = name;
-	r->tphase = now_s();
-	progress(r, true, "%s", name);
+	r->tphase = run_now_s();
+	run_progress(r, true, "%s", name);
 }
 
 static void phase_end(struct run *r)
 {
 	size_t l = strlen(r->phases);
-	snprintf(r->phases + l, sizeof r->phases - l, "%s%s %.1f s", l ? ", " : "", r->phase, now_s() - r->tphase);
+	snprintf(r->phases + l, sizeof r->phases - l, "%s%s %.1f s", l ? ", " : "", r->phase, run_now_s() - r->tphase);
 	sample_clocks(r, r->phase);
 }
 
@@ -231,7 +216,7 @@ static int phase_gemm(struct run *r)
 			for (int b = 0; b < gr->nn && !rc; b++)
 				for (int k = 0; k < gr->nk && !rc; k++) {
 					if (done % 8 == 0)
-						progress(r, false, "gemm %s %d/%d", cal_dtype_name(order[d]), done, total);
+						run_progress(r, false, "gemm %s %d/%d", cal_dtype_name(order[d]), done, total);
 					rc = gemm_one(r, g, order[d], gr->m[a], gr->n[b], gr->k[k], r->plan.gemm_samples, true);
 					done++;
 				}
@@ -257,201 +242,6 @@ static int phase_attention(struct run *r)
 	return 0;
 }
 
-/* ---- collectives: a group is a gb_comm plus, under MPI, the sub-communicator that reduces its times */
-
-struct group {
-	struct gb_comm *comm;
-	struct calmpi_group *mg;  /* MPI only */
-	int n;
-};
-
-static int group_max(struct group *g, double *v, int n)
-{
-#ifdef GPUSIM_HAVE_MPI
-	if (g->mg)
-		return calmpi_max(g->mg, v, n);
-#else
-	(void)g;
-	(void)v;
-	(void)n;
-#endif
-	return 0;
-}
-
-/* gb_overlap_time's agree hook: the max over the group's ranks (a no-op in one process) */
-static int agree_max(void *ctx, double *v, int n)
-{
-	return group_max(ctx, v, n);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static int measure_series(struct run *r, struct group *g, enum coll_scope sc, enum coll_op op)
-{
-	const struct cal_plan *p = &r->plan;
-	struct cal_series *s = calib_add_series(&r->c);
-	double prev = 0, tr[32];
-	int rc;
-	if (!s)
-		return GS_ENOMEM;
-	s->scope = sc;
-	s->op = op;
-	s->n = g->n;
-	for (int i = 0; i < p->ncoll && s->npts < CAL_MAX_PTS; i++) {
-		double b = gb_coll_bytes(op, g->n, p->coll_bytes[i]), est;
-		int iters, trials = p->coll_trials < 32 ? p->coll_trials : 32;
-		if (b <= prev)
-			continue;
-		prev = b;
-		progress(r, i == 0, "%s %s n=%d %.0f B", cal_scope_name(sc), cal_op_name(op), g->n, b);
-		if ((rc = gb_coll_time(g->comm, op, b, 2, 3, 1, &est)) || (rc = group_max(g, &est, 1)))
-			return rc;
-		iters = (int)fmin(p->coll_max_iters, fmax(p->coll_min_iters, ceil(p->coll_target_us / est)));
-		if ((rc = gb_coll_time(g->comm, op, b, p->coll_warmup, iters, trials, tr)) ||
-		    (rc = group_max(g, tr, trials)))
-			return rc;
-		qsort(tr, (size_t)trials, sizeof *tr, cmp_double);
-		s->bytes[s->npts] = b;
-		s->us[s->npts] = trials % 2 ? tr[trials / 2] : 0.5 * (tr[trials / 2 - 1] + tr[trials / 2]);
-		s->min_us[s->npts] = tr[0];
-		s->max_us[s->npts] = tr[trials - 1];
-		s->npts++;
-	}
-	return 0;
-}
-
-static double coll_max_bytes(const struct cal_plan *p)
-{
-	double m = p->ov_bytes;
-	for (int i = 0; i < p->ncoll; i++)
-		m = fmax(m, p->coll_bytes[i]);
-	return m;
-}
-
-static int overlap(struct run *r, struct group *g, const int *devs, int nlocal)
-{
-	struct gb_gemm *gg[GB_MAX_GPUS] = {0};
-	struct gb_overlap ov;
-	const struct cal_plan *p = &r->plan;
-	int rc = 0;
-	for (int i = 0; i < nlocal && !rc; i++)
-		rc = gb_gemm_new(devs[i], (double)p->ov_m * p->ov_k, (double)p->ov_k * p->ov_n,
-				 (double)p->ov_m * p->ov_n, &gg[i]);
-	if (!rc)
-		rc = gb_overlap_time(gg, g->comm, DT_BF16, p->ov_m, p->ov_n, p->ov_k, p->ov_bytes, agree_max, g, &ov);
-	for (int i = 0; i < nlocal; i++)
-		gb_gemm_free(gg[i]);
-	if (!rc) {
-		double v[4] = {ov.gemm_us, ov.gemm_busy_us, ov.comm_us, ov.comm_busy_us};
-		if ((rc = group_max(g, v, 4)))
-			return rc;
-		r->c.overlap = (struct cal_overlap){true, DT_BF16, p->ov_m, p->ov_n, p->ov_k,
-						    gb_coll_bytes(COLL_ALL_REDUCE, g->n, p->ov_bytes), g->n,
-						    v[0], v[1], v[2], v[3]};
-	}
-	return rc;
-}
-
-/* Keep every GPU of the group busy for about target_us with 64 MiB all-reduces. A GPU that sat idle (all but
- * GPU 0 during the GEMM sweep) runs at a low clock, and small collectives measured then take half as long again
- * as in a training step, where the GPUs are busy (seen on two H200s: 15-17 us instead of 11 us at 8 B, and
- * sizes measured while the clock ramped came out non-monotone). */
-static int warm_up(struct group *g, double target_us)
-{
-	double t;
-	int rc;
-	if ((rc = gb_coll_time(g->comm, COLL_ALL_REDUCE, 67108864.0, 1, 2, 1, &t)) || (rc = group_max(g, &t, 1)))
-		return rc;
-	int iters = (int)fmin(2000.0, fmax(2.0, ceil(target_us / t)));
-	return gb_coll_time(g->comm, COLL_ALL_REDUCE, 67108864.0, 0, iters, 1, &t);
-}
-
-static int group_series(struct run *r, struct group *g, enum coll_scope sc, bool check)
-{
-	int rc = 0;
-	if (check && (rc = gb_coll_check(g->comm))) {
-		diag_errorf("nccl collectives on %d GPUs gave wrong results", g->n);
-		return rc;
-	}
-	for (int op = 0; op < COLL_NOPS && !rc; op++) {
-		if ((rc = warm_up(g, op == 0 ? 400000 : 60000)))
-			break;
-		rc = measure_series(r, g, sc, (enum coll_op)op);
-	}
-	return rc;
-}
-
-static int phase_collectives_local(struct run *r)
-{
-	int devs[GB_MAX_GPUS], rc = 0;
-	for (int i = 0; i < r->ngpus; i++)
-		devs[i] = i;
-	for (int n = 2; n <= r->ngpus && !rc; n++) {
-		struct group g = {NULL, NULL, n};
-		if ((rc = gb_comm_new_local(devs, n, coll_max_bytes(&r->plan), &g.comm)))
-			break;
-		rc = group_series(r, &g, SCOPE_INTRA, true);
-		if (!rc && n == r->ngpus) {
-			double t = now_s();
-			rc = overlap(r, &g, devs, n);
-			snprintf(r->phases + strlen(r->phases), sizeof r->phases - strlen(r->phases),
-				 "%soverlap %.1f s", r->phases[0] ? ", " : "", now_s() - t);
-		}
-		gb_comm_free(g.comm);
-	}
-	return rc;
-}
-
-#ifdef GPUSIM_HAVE_MPI
-/* One group of the world: members build an NCCL communicator from group rank 0's id. Collective over the world. */
-static int mpi_group(struct run *r, bool member, enum coll_scope sc, bool do_overlap)
-{
-	struct group g = {NULL, NULL, 0};
-	int grank = 0, gsize = 0, rc;
-	unsigned char id[GB_NCCL_ID_BYTES];
-	progress(r, true, "mpi group (%s, member %d)", cal_scope_name(sc), member);
-	if ((rc = calmpi_split(member, &g.mg, &grank, &gsize)))
-		return rc;
-	if (member) {
-		g.n = gsize;
-		progress(r, true, "nccl communicator of %d ranks (group rank %d, GPU %d)", gsize, grank, r->dev);
-		if (grank == 0)
-			rc = gb_nccl_unique_id(id);
-		if (!rc)
-			rc = calmpi_bcast(g.mg, id, sizeof id);
-		if (!rc)
-			rc = gb_comm_new_rank(id, gsize, grank, r->dev, coll_max_bytes(&r->plan), &g.comm);
-		if (!rc)
-			rc = group_series(r, &g, sc, true);
-		if (!rc && do_overlap)
-			rc = overlap(r, &g, &r->dev, 1);
-		gb_comm_free(g.comm);
-		calmpi_free(g.mg);
-		if (rc) {
-			/* the other members may be blocked inside NCCL or MPI: end the job, keeping what rank 0 has */
-			diag_errorf("rank %d: calibration failed inside a group; ending all ranks", r->mi.rank);
-			return rc;
-		}
-	}
-	return calmpi_barrier();
-}
-
-static int phase_collectives_mpi(struct run *r)
-{
-	int rc = 0;
-	for (int n = 2; n <= r->mi.local_size_min && !rc; n++)
-		rc = mpi_group(r, r->mi.node == 0 && r->mi.local_rank < n, SCOPE_INTRA, n == r->mi.local_size_min);
-	for (int n = 2; n <= r->mi.nodes && !rc; n++)
-		rc = mpi_group(r, r->mi.local_rank == 0 && r->mi.node < n, SCOPE_INTER,
-			       r->mi.local_size_min < 2 && n == r->mi.nodes);
-	return rc;
-}
-#endif
-
 /* ---- setup and the end */
 
 static int setup(struct run *r)
@@ -466,7 +256,7 @@ static int setup(struct run *r)
 #endif
 	r->writer = !r->mpi || r->mi.rank == 0;
 	if (r->mpi)
-		progress(r, true, "MPI rank %d of %d, node %d of %d, local rank %d of %d", r->mi.rank, r->mi.size,
+		run_progress(r, true, "MPI rank %d of %d, node %d of %d, local rank %d of %d", r->mi.rank, r->mi.size,
 			 r->mi.node, r->mi.nodes, r->mi.local_rank, r->mi.local_size);
 	if ((rc = gb_query(0, &r->sys)))
 		return rc;
@@ -570,12 +360,12 @@ static void summary(struct run *r)
 		fprintf(stderr, "calibrate: overlap: GEMM %+.1f%% beside all-reduce, all-reduce %+.1f%% beside GEMM\n",
 			100 * (c->overlap.gemm_busy_us / c->overlap.gemm_us - 1),
 			100 * (c->overlap.comm_busy_us / c->overlap.comm_us - 1));
-	fprintf(stderr, "calibrate: phases: %s; total %.1f s\n", r->phases, now_s() - r->t0);
+	fprintf(stderr, "calibrate: phases: %s; total %.1f s\n", r->phases, run_now_s() - r->t0);
 }
 
 static int finish(struct run *r, int rc)
 {
-	struct hwyaml_opts yo;
+	struct calmodel_opts yo;
 	char name[64], path[1100];
 	int wrc;
 	const char *slash = strrchr(r->out, '/');
@@ -591,7 +381,7 @@ static int finish(struct run *r, int rc)
 	snprintf(path, sizeof path, rc ? "%s.partial" : "%s", r->out);
 	yo.name = name;
 	yo.base = &r->base;
-	wrc = hwyaml_write(&r->c, &yo, path);
+	wrc = calmodel_write(&r->c, &yo, path);
 	if (!wrc && r->o->raw_dir)
 		wrc = rawio_write(&r->c, r->o->raw_dir);
 	if (!wrc && rc)
@@ -618,7 +408,7 @@ int calibrate_run(const struct cal_opts *o)
 	int rc;
 	memset(&r, 0, sizeof r);
 	r.o = o;
-	r.t0 = now_s();
+	r.t0 = run_now_s();
 	calib_init(&r.c);
 	rc = setup(&r);
 	if (rc) {
@@ -645,9 +435,9 @@ int calibrate_run(const struct cal_opts *o)
 	if (!rc && r.ngpus * r.c.id.nodes >= 2) {
 		phase_begin(&r, "collectives");
 #ifdef GPUSIM_HAVE_MPI
-		rc = r.mpi ? phase_collectives_mpi(&r) : phase_collectives_local(&r);
+		rc = r.mpi ? runcoll_mpi(&r) : runcoll_local(&r);
 #else
-		rc = phase_collectives_local(&r);
+		rc = runcoll_local(&r);
 #endif
 		if (!rc)
 			phase_end(&r);

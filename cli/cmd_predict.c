@@ -23,7 +23,7 @@
 static const char usage_line[] =
 	"usage: gpusim predict SCENARIO.yaml [--hw FILE|PRESET] [--gpu FILE [--target-gpu PRESET]] [--gpus N]\n"
 	"                      [--format table|json|csv] [-o FILE] [--all-ranks]\n"
-	"                      [--trace FILE [--trace-ranks stages|critical|all|LIST]] [--require-fit]\n"
+	"                      [--trace FILE [--trace-ranks overview|stages|critical|all|LIST]] [--require-fit]\n"
 	"                      [--max-tasks N] [--max-trace-mb N]\n";
 
 static void help(void)
@@ -53,10 +53,12 @@ static void help(void)
 	      "                    TP peers); slower, and gives the same result where the groups of a\n"
 	      "                    stage lie on the nodes alike (docs/simulation.md, Symmetry)\n"
 	      "  --trace FILE      also write a Chrome trace-event timeline (open in chrome://tracing or Perfetto)\n"
-	      "  --trace-ranks R   the GPUs the timeline holds: stages (default: one per pipeline stage, dp 0, tp 0,\n"
-	      "                    the critical one among them), critical (that one alone), all (every GPU, written\n"
-	      "                    as the simulation runs: large), or GPU numbers such as 0,8,16-23; GPUs other than\n"
-	      "                    a stage's dp 0, tp 0 are simulated with --all-ranks\n"
+	      "  --trace-ranks R   the GPUs the timeline holds: overview (default: one per pipeline stage, dp 0, tp 0,\n"
+	      "                    op by op on the critical stage and one slice per layer and micro-batch on the\n"
+	      "                    others: a few MB at any size), stages (the same GPUs, op by op), critical (the\n"
+	      "                    critical one alone), all (every GPU, written as the simulation runs: large), or\n"
+	      "                    GPU numbers such as 0,8,16-23; GPUs other than a stage's dp 0, tp 0 are\n"
+	      "                    simulated with --all-ranks\n"
 	      "  --require-fit     a job that does not fit in GPU memory is an error (exit 1), not a warning\n"
 	      "  --max-trace-mb N  the trace's budget (default 1000 MB): a larger trace is an error and nothing is kept\n"
 	      "  --max-tasks N     the simulation's budget, about 10 tasks per layer and micro-batch on each simulated\n"
@@ -107,8 +109,10 @@ static int parse_trace_ranks(struct args *a, const char *val)
 {
 	a->trace_ranks = val;
 	a->nranks = 0;
-	if (strcmp(val, "stages") == 0 || strcmp(val, "critical") == 0 || strcmp(val, "all") == 0) {
-		a->pick = val[0] == 's' ? TRACE_STAGES : val[0] == 'c' ? TRACE_CRITICAL : TRACE_ALL;
+	if (strcmp(val, "overview") == 0 || strcmp(val, "stages") == 0 || strcmp(val, "critical") == 0 ||
+	    strcmp(val, "all") == 0) {
+		a->pick = val[0] == 'o' ? TRACE_OVERVIEW : val[0] == 's' ? TRACE_STAGES : val[0] == 'c' ? TRACE_CRITICAL :
+			  TRACE_ALL;
 		return 0;
 	}
 	a->pick = TRACE_LIST;
@@ -125,7 +129,7 @@ static int parse_trace_ranks(struct args *a, const char *val)
 		}
 		if (errno || end == p || (*end != ',' && *end != '\0') || lo < 0 || hi < lo || hi >= INT_MAX ||
 		    hi - lo >= 1 << 20)
-			return diag_errorf("--trace-ranks needs stages, critical, all or GPU numbers such as 0,8,16-23, "
+			return diag_errorf("--trace-ranks needs overview, stages, critical, all or GPU numbers such as 0,8,16-23, "
 					   "not '%s'", val);
 		for (long r = lo; r <= hi; r++) {
 			if (a->nranks == cap) {

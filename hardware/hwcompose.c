@@ -36,19 +36,6 @@ static void add_table(struct coll_model *cm, int n, int npts, const double *byte
 	memcpy(t->time_us, time_us, (size_t)npts * sizeof *time_us);
 }
 
-static void free_coll(struct coll_model *cm)
-{
-	for (int i = 0; i < cm->ntables; i++) {
-		free(cm->tables[i].bytes);
-		free(cm->tables[i].time_us);
-	}
-	free(cm->tables);
-	free(cm->lines);
-	cm->tables = NULL;
-	cm->lines = NULL;
-	cm->nlines = cm->ntables = 0;
-}
-
 /* The lines of src that apply to a group of exactly n, added to dst with n set (so that they apply to n only). */
 static void add_lines_for(struct coll_model *dst, const struct coll_model *src, int n)
 {
@@ -167,10 +154,11 @@ struct hwmodel *hwmodel_compose(const struct hwmodel *cluster, const struct hwmo
 					add_lines_for(cm, &pre, k);
 				}
 			}
-			free_coll(&pre);
+			hwmodel_coll_clear(&pre);
 		}
 		hw->overlap_compute_slowdown = measured->overlap_compute_slowdown;
 		hw->overlap_comm_slowdown = measured->overlap_comm_slowdown;
+		snprintf(hw->overlap_source, sizeof hw->overlap_source, "%s", measured->overlap_source);
 		if (grown)
 			snprintf(hw->origin.intra, sizeof hw->origin.intra,
 				 "measured (%.80s) for groups of 2 to %d; groups of %d to %d grown from them by NCCL's ring on "

@@ -296,19 +296,6 @@ static void read_power_frac(struct ydoc *d, const struct ynode *power, const cha
 		ydoc_error(d, ynode_get(power, key), "gpu.power.%s: must be in [0, 1), got %g", key, *out);
 }
 
-/* Frees and clears the GEMM tables of g (a base's, replaced by a file's gemm.tables). */
-static void clear_gemm_tables(struct hw_gpu *g)
-{
-	for (int dt = 0; dt < DT_COUNT; dt++) {
-		struct gemm_table *t = &g->gemm[dt];
-		free(t->m);
-		free(t->n);
-		free(t->k);
-		free(t->eff);
-		memset(t, 0, sizeof *t);
-	}
-}
-
 /* based: g holds the base's GPU; every key is optional and overrides it (gemm.tables replaces all its tables). */
 static void read_gpu(struct ydoc *d, const struct ynode *gpu, struct hw_gpu *g, const char *file_source, bool based)
 {
@@ -327,6 +314,7 @@ static void read_gpu(struct ydoc *d, const struct ynode *gpu, struct hw_gpu *g, 
 
 	ydoc_map(d, gpu, "memory_bound", req, &mb);
 	ydoc_check_keys(d, mb, membound_keys);
+	read_source_over(d, mb, g->mem_source, sizeof g->mem_source, g->source, based);
 	read_eff(d, mb, "eff", req, &g->mem_eff);
 	ydoc_double(d, mb, "half_bytes", YD_NONNEG, &g->mem_half_bytes);
 
@@ -338,6 +326,7 @@ static void read_gpu(struct ydoc *d, const struct ynode *gpu, struct hw_gpu *g, 
 	g->gemm_burst = kind == 1;
 	ydoc_map(d, gemm, "model", req, &model);
 	ydoc_check_keys(d, model, gemm_model_keys);
+	read_source_over(d, model, g->gemm_model_source, sizeof g->gemm_model_source, g->source, based);
 	read_eff(d, model, "max_eff", req, &g->gemm_max_eff);
 	const struct ynode *de = NULL;
 	if (ydoc_map(d, model, "dtype_eff", 0, &de) == 1) {
@@ -354,7 +343,7 @@ static void read_gpu(struct ydoc *d, const struct ynode *gpu, struct hw_gpu *g, 
 	if (ydoc_seq(d, gemm, "tables", 0, &tables) == 1) {
 		char src[128];
 		read_source(d, gemm, src, sizeof src, g->source);
-		clear_gemm_tables(g);
+		hwmodel_gemm_clear(g);
 		for (int i = 0; i < ynode_len(tables); i++)
 			read_gemm_table(d, ynode_item(tables, i), g, src);
 	}
@@ -367,7 +356,10 @@ static void read_gpu(struct ydoc *d, const struct ynode *gpu, struct hw_gpu *g, 
 		g->power_comm_frac = 0.5;
 		g->power_idle_frac = 0.15;
 	}
-	if (ydoc_map(d, gpu, "power", 0, &power) == 1) {
+	bool have_power = ydoc_map(d, gpu, "power", 0, &power) == 1;
+	if (have_power || !based)
+		read_source(d, power, g->power_source, sizeof g->power_source, g->source);
+	if (have_power) {
 		ydoc_check_keys(d, power, power_keys);
 		if (ydoc_double(d, power, "burst_speedup", req | YD_POSITIVE, &g->burst_speedup) == 1 &&
 		    g->burst_speedup < 1)
@@ -430,23 +422,10 @@ static void read_table(struct ydoc *d, const struct ynode *t, struct coll_model 
 		ydoc_error(d, ynode_get(t, "bytes"), "%s.bytes: a table needs at least 2 sizes", ynode_path(t));
 }
 
-static void clear_coll_model(struct coll_model *cm)
-{
-	for (int i = 0; i < cm->ntables; i++) {
-		free(cm->tables[i].bytes);
-		free(cm->tables[i].time_us);
-	}
-	free(cm->tables);
-	free(cm->lines);
-	cm->tables = NULL;
-	cm->lines = NULL;
-	cm->ntables = cm->nlines = 0;
-}
-
 static void read_op(struct ydoc *d, const struct ynode *op, struct coll_model *cm, const char *def_source)
 {
 	const struct ynode *lines = NULL, *tables = NULL;
-	clear_coll_model(cm);  /* a base's lines and tables for this collective are replaced, not merged */
+	hwmodel_coll_clear(cm);  /* a base's lines and tables for this collective are replaced, not merged */
 	ydoc_check_keys(d, op, op_keys);
 	read_source(d, op, cm->source, sizeof cm->source, def_source);
 	if (ydoc_seq(d, op, "lines", 0, &lines) == 1 && ynode_len(lines) > 0) {
@@ -502,18 +481,12 @@ static void read_host(struct ydoc *d, const struct ynode *host, struct hw_host *
 	}
 }
 
-int hwload_parse(struct ydoc *d, struct hwmodel *hw, bool based)
+/* The file's head: schema, name, the kinds of base/description/meta, the measuring host (meta.node), the
+ * description and the file's own source (into src, the default of every section's). */
+static void read_head(struct ydoc *d, const struct ynode *root, struct hwmodel *hw, bool based, char *src,
+		      size_t size)
 {
-	unsigned req = based ? 0 : YD_REQUIRED;
-	const struct ynode *root = ydoc_root(d), *gpu = NULL, *node = NULL, *net = NULL, *coll = NULL;
-	const struct ynode *overlap = NULL, *cost = NULL, *host = NULL;
-	char schema[32], src[128], def_src[128], got[64];
-	int fabric = FABRIC_NVSWITCH;
-	ydoc_set_ranges(d, ranges);
-	if (ynode_kind(root) != YNODE_MAP)
-		return ydoc_error(d, root, "expected a gpusim-hw/1 hardware model (a mapping), got %s",
-				  ynode_describe(root, got, sizeof got));
-	ydoc_check_keys(d, root, top_keys);
+	char schema[32], def_src[128], got[64];
 	if (ydoc_string(d, root, "schema", YD_REQUIRED, schema, sizeof schema) == 1 &&
 	    strcmp(schema, "gpusim-hw/1") != 0)
 		ydoc_error(d, ynode_get(root, "schema"), "schema: expected 'gpusim-hw/1', got '%s'", schema);
@@ -522,14 +495,12 @@ int hwload_parse(struct ydoc *d, struct hwmodel *hw, bool based)
 	if (base && (ynode_kind(base) != YNODE_SCALAR || ynode_is_null(base)))
 		ydoc_error(d, base, "base: expected a preset name or a file path, got %s",
 			   ynode_describe(base, got, sizeof got));
-	for (int i = 0; i < 2; i++) {
-		const struct ynode *v = ynode_get(root, i ? "meta" : "description");
-		if (i == 0 && v && ynode_kind(v) != YNODE_SCALAR)
-			ydoc_error(d, v, "description: expected a string, got %s", ynode_describe(v, got, sizeof got));
-		if (i == 1 && v && ynode_kind(v) != YNODE_MAP)
-			ydoc_error(d, v, "meta: expected a mapping, got %s", ynode_describe(v, got, sizeof got));
-	}
-	const struct ynode *hostnode = ynode_get(ynode_get(root, "meta"), "node");  /* calibrate's record of its host */
+	const struct ynode *desc = ynode_get(root, "description"), *meta = ynode_get(root, "meta");
+	if (desc && ynode_kind(desc) != YNODE_SCALAR)
+		ydoc_error(d, desc, "description: expected a string, got %s", ynode_describe(desc, got, sizeof got));
+	if (meta && ynode_kind(meta) != YNODE_MAP)
+		ydoc_error(d, meta, "meta: expected a mapping, got %s", ynode_describe(meta, got, sizeof got));
+	const struct ynode *hostnode = ynode_get(meta, "node");  /* calibrate's record of its host */
 	if (ynode_kind(hostnode) == YNODE_MAP) {
 		int f = FABRIC_NVSWITCH, g = 0;
 		if (ydoc_int(d, hostnode, "gpus", YD_POSITIVE, &g) == 1 &&
@@ -539,49 +510,87 @@ int hwload_parse(struct ydoc *d, struct hwmodel *hw, bool based)
 		}
 	}
 	snprintf(def_src, sizeof def_src, "unspecified: %s gives no source", ydoc_file(d));
-	read_source(d, root, src, sizeof src, def_src);
+	read_source(d, root, src, size, def_src);
+	if (!based || ynode_get(root, "source"))
+		snprintf(hw->source, sizeof hw->source, "%s", src);
+	if (desc && ynode_str(desc))  /* kept whole up to the field's size, like sources */
+		snprintf(hw->description, sizeof hw->description, "%s", ynode_str(desc));
+}
 
-	if (ydoc_map(d, root, "gpu", req, &gpu) == 1)
-		read_gpu(d, gpu, &hw->gpu, src, based);
-
+static void read_node(struct ydoc *d, const struct ynode *root, struct hw_node *nd, bool based, const char *src)
+{
+	unsigned req = based ? 0 : YD_REQUIRED;
+	const struct ynode *node = NULL;
+	int fabric = (int)nd->fabric;
 	ydoc_map(d, root, "node", req, &node);
 	ydoc_check_keys(d, node, node_keys);
-	read_source_over(d, node, hw->node.source, sizeof hw->node.source, src, based);
-	ydoc_int(d, node, "gpus", req | YD_POSITIVE, &hw->node.gpus);
-	fabric = (int)hw->node.fabric;
+	read_source_over(d, node, nd->source, sizeof nd->source, src, based);
+	ydoc_int(d, node, "gpus", req | YD_POSITIVE, &nd->gpus);
 	ydoc_enum(d, node, "fabric", req, fabric_names, &fabric);
-	hw->node.fabric = (enum fabric)fabric;
-	ydoc_double(d, node, "link_gbps", req | YD_POSITIVE, &hw->node.link_gbps);
+	nd->fabric = (enum fabric)fabric;
+	ydoc_double(d, node, "link_gbps", req | YD_POSITIVE, &nd->link_gbps);
+}
 
+static void read_network(struct ydoc *d, const struct ynode *root, struct hw_net *n, bool based, const char *src)
+{
+	unsigned req = based ? 0 : YD_REQUIRED;
+	const struct ynode *net = NULL;
 	ydoc_map(d, root, "network", req, &net);
 	ydoc_check_keys(d, net, net_keys);
-	read_source_over(d, net, hw->net.source, sizeof hw->net.source, src, based);
-	ydoc_int(d, net, "nics", req | YD_POSITIVE, &hw->net.nics);
-	ydoc_double(d, net, "nic_gbps", req | YD_POSITIVE, &hw->net.nic_gbps);
-	ydoc_double(d, net, "latency_us", req | YD_NONNEG, &hw->net.latency_us);
+	read_source_over(d, net, n->source, sizeof n->source, src, based);
+	ydoc_int(d, net, "nics", req | YD_POSITIVE, &n->nics);
+	ydoc_double(d, net, "nic_gbps", req | YD_POSITIVE, &n->nic_gbps);
+	ydoc_double(d, net, "latency_us", req | YD_NONNEG, &n->latency_us);
 	if (!based)
-		hw->net.oversubscription = 1.0;
-	if (ydoc_double(d, net, "oversubscription", YD_POSITIVE, &hw->net.oversubscription) == 1 &&
-	    hw->net.oversubscription < 1.0)
+		n->oversubscription = 1.0;
+	if (ydoc_double(d, net, "oversubscription", YD_POSITIVE, &n->oversubscription) == 1 && n->oversubscription < 1.0)
 		ydoc_error(d, ynode_get(net, "oversubscription"), "network.oversubscription: must be >= 1, got %g",
-			   hw->net.oversubscription);
+			   n->oversubscription);
+}
 
+/* overlap and cost: optional; a section given (or, without a base, left out) takes its source or the file's */
+static void read_overlap_cost(struct ydoc *d, const struct ynode *root, struct hwmodel *hw, bool based,
+			      const char *src)
+{
+	const struct ynode *overlap = NULL, *cost = NULL;
+	bool have = ydoc_map(d, root, "overlap", 0, &overlap) == 1;
+	if (have || !based)
+		read_source(d, overlap, hw->overlap_source, sizeof hw->overlap_source, src);
+	if (have) {
+		ydoc_check_keys(d, overlap, overlap_keys);
+		ydoc_double(d, overlap, "compute_slowdown", YD_NONNEG, &hw->overlap_compute_slowdown);
+		ydoc_double(d, overlap, "comm_slowdown", YD_NONNEG, &hw->overlap_comm_slowdown);
+	}
+	have = ydoc_map(d, root, "cost", 0, &cost) == 1;
+	if (have || !based)
+		read_source(d, cost, hw->cost_source, sizeof hw->cost_source, src);
+	if (have) {
+		ydoc_check_keys(d, cost, cost_keys);
+		ydoc_double(d, cost, "usd_per_gpu_hour", YD_NONNEG, &hw->usd_per_gpu_hour);
+	}
+}
+
+int hwload_parse(struct ydoc *d, struct hwmodel *hw, bool based)
+{
+	const struct ynode *root = ydoc_root(d), *gpu = NULL, *coll = NULL, *host = NULL;
+	char src[256], got[64];
+	ydoc_set_ranges(d, ranges);
+	if (ynode_kind(root) != YNODE_MAP)
+		return ydoc_error(d, root, "expected a gpusim-hw/1 hardware model (a mapping), got %s",
+				  ynode_describe(root, got, sizeof got));
+	ydoc_check_keys(d, root, top_keys);
+	read_head(d, root, hw, based, src, sizeof src);
+	if (ydoc_map(d, root, "gpu", based ? 0 : YD_REQUIRED, &gpu) == 1)
+		read_gpu(d, gpu, &hw->gpu, src, based);
+	read_node(d, root, &hw->node, based, src);
+	read_network(d, root, &hw->net, based, src);
 	for (int sc = 0; sc < SCOPE_N && !based; sc++)
 		for (int op = 0; op < COLL_NOPS; op++)
 			snprintf(hw->coll[sc][op].source, sizeof hw->coll[sc][op].source,
 				 "fallback: ring formula from %s", sc == SCOPE_INTRA ? "node.link_gbps" : "network");
 	if (ydoc_map(d, root, "collectives", 0, &coll) == 1)
 		read_collectives(d, coll, hw, src);
-
-	if (ydoc_map(d, root, "overlap", 0, &overlap) == 1) {
-		ydoc_check_keys(d, overlap, overlap_keys);
-		ydoc_double(d, overlap, "compute_slowdown", YD_NONNEG, &hw->overlap_compute_slowdown);
-		ydoc_double(d, overlap, "comm_slowdown", YD_NONNEG, &hw->overlap_comm_slowdown);
-	}
-	if (ydoc_map(d, root, "cost", 0, &cost) == 1) {
-		ydoc_check_keys(d, cost, cost_keys);
-		ydoc_double(d, cost, "usd_per_gpu_hour", YD_NONNEG, &hw->usd_per_gpu_hour);
-	}
+	read_overlap_cost(d, root, hw, based, src);
 	if (!based)
 		snprintf(hw->host.source, sizeof hw->host.source,
 			 "none: no host section, the host keeps ahead of the GPU");

@@ -50,7 +50,7 @@ struct coll_model {
 	int nlines, ntables;
 	struct coll_line *lines;
 	struct coll_table *tables;
-	char source[128];
+	char source[256];
 };
 
 /* GEMM efficiency (achieved / peak) on a log2 grid of m (rows = tokens), n (output features),
@@ -96,11 +96,13 @@ struct hw_gpu {
 	double workspace_bytes;     /* allocated once per GPU by the framework (cuBLAS/cuBLASLt workspaces) */
 	double mem_eff;             /* fraction of hbm_gbps a memory-bound kernel reaches (large sizes) */
 	double mem_half_bytes;      /* size at which a memory-bound kernel reaches half of mem_eff (0 = none) */
+	char mem_source[256];       /* memory_bound.source (default: the gpu's) */
 	/* analytic GEMM model, used where no table exists for a dtype:
 	 * eff = gemm_max_eff * wave_quantization(m, n; tile, sm_count) * k/(k + gemm_k_half) */
 	double gemm_max_eff;
 	int gemm_tile_m, gemm_tile_n;
 	double gemm_k_half;
+	char gemm_model_source[160];        /* gemm.model.source (default: the gpu's) */
 	double gemm_dtype_eff[DT_COUNT];    /* gemm.model.dtype_eff.<dtype>: the ceiling for that dtype in place of
 	                                     * gemm_max_eff (FP8 reaches a smaller share of its peak), 0 = max_eff */
 	double gemm_fp4_eff;                /* gemm.model.dtype_eff.fp4, 0 = max_eff */
@@ -115,6 +117,7 @@ struct hw_gpu {
 	double power_mem_frac;              /* power a memory-bound kernel draws, as a fraction of the cap */
 	double power_comm_frac;             /* ... a GPU waiting in communication (NCCL kernels spinning) */
 	double power_idle_frac;             /* ... an idle GPU (static power) */
+	char power_source[160];             /* power.source (default: the gpu's) */
 	char source[128];
 };
 
@@ -122,7 +125,7 @@ struct hw_node {
 	int gpus;                 /* GPUs per node */
 	enum fabric fabric;
 	double link_gbps;         /* per GPU per direction (NVLink aggregate, or PCIe) */
-	char source[128];
+	char source[256];
 };
 
 struct hw_net {
@@ -168,13 +171,17 @@ struct hwmodel {
 	char name[64];
 	char path[512];
 	char base[160];                   /* the file's `base:` value ("" when none): the model it overrides */
+	char description[512];            /* the file's description ("" when none; cut to fit) */
+	char source[256];                 /* the file's own source, the default of every section's */
 	struct hw_gpu gpu;
 	struct hw_node node;
 	struct hw_net net;
 	struct coll_model coll[SCOPE_N][COLL_NOPS];
 	double overlap_compute_slowdown;  /* compute time *= 1+x while a collective runs beside it */
 	double overlap_comm_slowdown;     /* collective time *= 1+x while compute runs beside it */
+	char overlap_source[200];
 	double usd_per_gpu_hour;          /* 0 = unknown */
+	char cost_source[128];
 	struct hw_host host;              /* all 0 when the file has no host section */
 	struct hw_origin origin;
 };
@@ -188,6 +195,10 @@ struct hwmodel {
 struct hwmodel *hwmodel_load(const char *name_or_path, int *err);
 struct hwmodel *hwmodel_load_string(const char *name, const char *text, int *err);
 void hwmodel_free(struct hwmodel *hw);
+/* hwmodel_gemm_clear: frees and empties g's GEMM tables; hwmodel_coll_clear: frees and empties a collective's lines
+ * and tables (its source kept). For code that replaces them (a file over a base, a calibration over its base). */
+void hwmodel_gemm_clear(struct hw_gpu *g);
+void hwmodel_coll_clear(struct coll_model *cm);
 /* hwmodel_copy: a deep copy (tables included), freed with hwmodel_free. */
 struct hwmodel *hwmodel_copy(const struct hwmodel *hw);
 /* hwmodel_compose: a measured GPU inside a cluster's node (issue 12; docs/hardware-model.md, "Compose"): a new
@@ -207,6 +218,11 @@ void hwmodel_retarget(struct hwmodel *hw, const struct hwmodel *target);
 /* hwmodel_write: hw as one complete gpusim-hw/1 file (no `base:`; every section with its source; numbers with 17
  * significant digits, so loading the text gives the same model). */
 void hwmodel_write(FILE *f, const struct hwmodel *hw);
+/* hwmodel_equal: a and b hold the same model, every field compared exactly (numbers, strings, tables, lines, host
+ * costs, the measuring host of meta.node); not compared: where each was loaded from (path, base) and how its parts
+ * were composed (origin's descriptions, which a merged file written by hwmodel_write no longer has). false with the
+ * first difference in why ("gpu.hbm_gbps: 4800 != 4000") when why is not NULL. hardware/hwequal.c. */
+bool hwmodel_equal(const struct hwmodel *a, const struct hwmodel *b, char *why, size_t len);
 /* NULL-terminated list of built-in preset names, sorted; owned by the library (do not free). */
 const char *const *hwmodel_preset_names(void);
 /* The YAML text of a preset, or NULL. */

@@ -13,6 +13,7 @@
 #include "sim/memory.h"
 #include "sim/moe.h"
 #include "sim/ops.h"
+#include "sim/recompute.h"
 #include "util/gserr.h"
 #include "util/xalloc.h"
 
@@ -35,8 +36,8 @@ struct option {
 	bool (*matters)(const struct scenario *s);
 	int neutral;
 	const char *const *names;  /* enum value names (bool_names for a flag), NULL for numbers */
-	const char *changed;       /* a flag: what a layout's description says when it is not neutral; a number:
-				    * non-NULL when the description leaves it out at its neutral value */
+	const char *changed;       /* a flag (or a row like it): what a layout's description says when it is not
+	                            * neutral; NULL: the description always names the value */
 };
 
 static int divisors(int n, int cap, int *v)
@@ -81,7 +82,8 @@ static int cp_values(const struct scenario *s, const struct hwmodel *hw, int gpu
 }
 static void cp_set(struct scenario *s, int v) { s->par.cp = v; }
 static int cp_get(const struct scenario *s) { return s->par.cp; }
-static bool cp_matters(const struct scenario *s) { return s->model.type == MODEL_TRANSFORMER; }
+/* (named in a description only when > 1: a layout without CP reads as before) */
+static bool cp_matters(const struct scenario *s) { return s->model.type == MODEL_TRANSFORMER && s->par.cp > 1; }
 
 /* dp: what tp, pp and cp leave */
 static int dp_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
@@ -140,8 +142,9 @@ static void vs_set(struct scenario *s, int v) { s->par.virtual_stages = v; }
 static int vs_get(const struct scenario *s) { return s->par.virtual_stages; }
 static bool vs_matters(const struct scenario *s) { return s->par.pp > 1 && s->par.schedule == SCHED_INTERLEAVED; }
 
-static const char *const recompute_names[] = { "none", "full", "selective", NULL };
-/* selective recompute (the attention core) only where it saves memory: unfused attention in a transformer */
+static const char *const recompute_names[] = { "none", "full", "selective", "op", NULL };
+/* selective recompute (the attention core) only where it saves memory: unfused attention in a transformer;
+ * torchtitan's per-op checkpointing (op) for transformers */
 static int rc_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
 {
 	int k = 0;
@@ -149,6 +152,8 @@ static int rc_values(const struct scenario *s, const struct hwmodel *hw, int gpu
 	v[k++] = RECOMPUTE_FULL;
 	if (s->model.type == MODEL_TRANSFORMER && !s->model.flash_attention)
 		v[k++] = RECOMPUTE_SELECTIVE;
+	if (s->model.type == MODEL_TRANSFORMER)
+		v[k++] = RECOMPUTE_OP;
 	return k;
 }
 static void rc_set(struct scenario *s, int v) { s->train.recompute = (enum recompute)v; }
@@ -168,6 +173,29 @@ static int zero_values(const struct scenario *s, const struct hwmodel *hw, int g
 static void zero_set(struct scenario *s, int v) { s->par.zero = v; }
 static int zero_get(const struct scenario *s) { return s->par.zero; }
 static bool zero_matters(const struct scenario *s) { return scenario_grad_ranks(s) > 1; }
+
+/* HSDP: ZeRO sharded over the DP replicas of one node (gpus per node / tp of them) and replicated across nodes,
+ * where that group is smaller than dp and divides it; else the whole DP group (0) */
+static int node_shard(const struct scenario *s, const struct hwmodel *hw)
+{
+	int S = hw->node.gpus / s->par.tp;
+	int g = scenario_grad_ranks(s);  /* the ranks holding the same weights: dp*cp */
+	return s->par.zero >= 1 && g > 1 && S > 1 && S < g && g % S == 0 ? S : 0;
+}
+static int shard_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
+{
+	v[0] = 0;
+	v[1] = node_shard(s, hw);
+	return v[1] ? 2 : 1;
+}
+static void shard_set(struct scenario *s, int v) { s->par.shard_group = v; }
+static int shard_get(const struct scenario *s) { return s->par.shard_group; }
+static bool shard_matters(const struct scenario *s) { return scenario_grad_ranks(s) > 1 && s->par.zero >= 1; }
+
+/* ZeRO-3 / FSDP2 reshard_after_forward false: the gathered parameters kept from forward to backward */
+static void keep_set(struct scenario *s, int v) { s->par.keep_after_forward = v != 0; }
+static int keep_get(const struct scenario *s) { return s->par.keep_after_forward; }
+static bool keep_matters(const struct scenario *s) { return scenario_grad_ranks(s) > 1 && s->par.zero == 3; }
 
 static const char *const bool_names[] = { "false", "true", NULL };
 static int flag_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
@@ -230,34 +258,84 @@ static int etp_values(const struct scenario *s, const struct hwmodel *hw, int gp
 static void etp_set(struct scenario *s, int v) { s->par.etp = v; }
 static int etp_get(const struct scenario *s) { return s->par.etp; }
 
+/* The pipeline split: even, or "balanced": the embedding and the loss counted as a layer each, so the first and
+ * last stage hold (layers + 2)/pp - 1 layers and the others (layers + 2)/pp (Megatron-Core's
+ * --account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split). Only where that is whole,
+ * differs from the even split (pp >= 3) and the schedule is not interleaved. */
+static const char *const split_names[] = { "even", "balanced", NULL };
+static int balanced_edge(const struct scenario *s)
+{
+	int L = s->model.layers, p = s->par.pp;
+	if (p < 3 || s->par.schedule == SCHED_INTERLEAVED || s->model.type == MODEL_DENSE || (L + 2) % p != 0)
+		return 0;
+	return (L + 2) / p - 1;
+}
+static int split_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
+{
+	v[0] = 0;
+	v[1] = 1;
+	return balanced_edge(s) >= 1 ? 2 : 1;
+}
+static void split_set(struct scenario *s, int v)
+{
+	s->par.first_stage_layers = s->par.last_stage_layers = v ? balanced_edge(s) : 0;
+}
+static int split_get(const struct scenario *s) { return scenario_uneven_split(s); }
+static bool split_matters(const struct scenario *s) { return s->par.pp > 2 && s->par.schedule != SCHED_INTERLEAVED; }
+
+/* The DP reduction in bf16 where the gradients are fp32 (FSDP2's MixedPrecisionPolicy reduce_dtype, Megatron
+ * --grad-reduce-in-bf16 over an fp32 buffer): half the bytes, a cast each way. The compression hooks
+ * (parallel.grad_compression) change what the model learns more than a rounding does and are not searched. */
+static const char *const reduce_names[] = { "grad", "bf16", NULL };
+static bool reduce_matters(const struct scenario *s)
+{
+	return scenario_grad_ranks(s) > 1 && s->train.grad_dtype == DT_FP32;
+}
+static int reduce_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
+{
+	v[0] = 0;
+	v[1] = 1;
+	return reduce_matters(s) ? 2 : 1;
+}
+static void reduce_set(struct scenario *s, int v) { s->par.grad_reduce_dtype = v ? DT_BF16 : s->train.grad_dtype; }
+static int reduce_get(const struct scenario *s) { return s->par.grad_reduce_dtype != s->train.grad_dtype; }
+
 static bool always(const struct scenario *s) { return true; }
 
 static const struct option options[] = {
 	{ "parallel.tp", "tp", tp_values, tp_set, tp_get, always, 1, NULL, NULL },
 	{ "parallel.pp", "pp", pp_values, pp_set, pp_get, always, 1, NULL, NULL },
-	{ "parallel.cp", "cp", cp_values, cp_set, cp_get, cp_matters, 1, NULL, "cp" },
+	{ "parallel.cp", "cp", cp_values, cp_set, cp_get, cp_matters, 1, NULL, NULL },
 	{ "parallel.dp", "dp", dp_values, dp_set, dp_get, always, 1, NULL, NULL },
 	{ "training.micro_batch", "mb", mb_values, mb_set, mb_get, always, 1, NULL, NULL },
 	{ "parallel.schedule", "schedule", sched_values, sched_set, sched_get, sched_matters, SCHED_1F1B,
 	  schedule_names, NULL },
 	{ "parallel.virtual_stages", "v", vs_values, vs_set, vs_get, vs_matters, 1, NULL, NULL },
+	{ "parallel.first_stage_layers", "split", split_values, split_set, split_get, split_matters, 0, split_names,
+	  "balanced" },
 	{ "training.recompute", "recompute", rc_values, rc_set, rc_get, always, RECOMPUTE_NONE, recompute_names,
 	  NULL },
 	{ "parallel.ep", "ep", ep_values, ep_set, ep_get, moe_matters, 1, NULL, NULL },
 	{ "parallel.etp", "etp", etp_values, etp_set, etp_get, moe_matters, 0, NULL, NULL },
 	{ "parallel.zero", "zero", zero_values, zero_set, zero_get, zero_matters, 0, NULL, NULL },
+	{ "parallel.shard_group", "shard", shard_values, shard_set, shard_get, shard_matters, 0, NULL, "hsdp" },
+	{ "parallel.reshard_after_forward", "keep", flag_values, keep_set, keep_get, keep_matters, 0, bool_names,
+	  "no-reshard" },
 	{ "parallel.pp_scatter_gather", "sg", flag_values, sg_set, sg_get, sg_matters, 0, bool_names, "sg" },
 	{ "parallel.sp", "sp", flag_values, sp_set, sp_get, sp_matters, 0, bool_names, "sp" },
 	{ "parallel.overlap_param_gather", "opg", flag_values, opg_set, opg_get, opg_matters, 0, bool_names, "opg" },
 	{ "parallel.tp_comm_overlap", "tpo", flag_values, tpo_set, tpo_get, tpo_matters, 0, bool_names, "tpo" },
 	{ "parallel.dp_overlap", "dp_overlap", flag_values, dpo_set, dpo_get, zero_matters, 1, bool_names,
 	  "no-dp-overlap" },
+	{ "parallel.grad_reduce_dtype", "reduce", reduce_values, reduce_set, reduce_get, reduce_matters, 0, reduce_names,
+	  "bf16-reduce" },
 };
 #define NOPT ((int)(sizeof options / sizeof options[0]))
 _Static_assert(NOPT <= PLAN_MAX_OPTIONS, "raise PLAN_MAX_OPTIONS");
 /* the enum names above are indexed by the enum values */
 _Static_assert(SCHED_GPIPE == 0 && SCHED_1F1B == 1 && SCHED_INTERLEAVED == 2, "schedule_names order");
-_Static_assert(RECOMPUTE_NONE == 0 && RECOMPUTE_FULL == 1 && RECOMPUTE_SELECTIVE == 2, "recompute_names order");
+_Static_assert(RECOMPUTE_NONE == 0 && RECOMPUTE_FULL == 1 && RECOMPUTE_SELECTIVE == 2 && RECOMPUTE_OP == 3,
+	       "recompute_names order");
 
 int plan_option_count(void) { return NOPT; }
 const char *plan_option_key(int i) { return options[i].key; }
@@ -298,15 +376,13 @@ void plan_describe(const struct scenario *s, char *buf, size_t n)
 		char val[48];
 		plan_option_value(i, s, val, sizeof val);
 		int w;
-		if (options[i].names == bool_names) {
+		if (options[i].changed) {
 			if (options[i].get(s) == options[i].neutral)
 				continue;
 			w = snprintf(buf + len, n - len, "%s%s", len ? " " : "", options[i].changed);
 		} else if (options[i].names) {
 			w = snprintf(buf + len, n - len, "%s%s", len ? " " : "", val);
 		} else {
-			if (options[i].changed && options[i].get(s) == options[i].neutral)
-				continue;
 			w = snprintf(buf + len, n - len, "%s%s %s", len ? " " : "", options[i].label, val);
 		}
 		len += w > 0 ? (size_t)w : 0;
@@ -337,12 +413,15 @@ double plan_memory_lower_bound(const struct scenario *s)
 		params = scenario_params_total(s);
 		acts = s->train.recompute == RECOMPUTE_FULL ? 0 : inflight * mem_dense_act_bytes(s);
 	} else {
-		double stage_layers = (double)m->layers / p->pp;
+		/* stage 0's layers (its share of an uneven split) */
+		double stage_layers = scenario_uneven_split(s) ? scenario_chunk_layers(s, 0) : (double)m->layers / p->pp;
 		params = stage_layers * (m->moe.experts > 0 ? moe_layer_params_local(s, 0)
 							   : scenario_params_per_layer(s) / p->tp);
-		if (m->vocab > 0)  /* stage 0 holds the embedding (and the head too when it is the only stage) */
-			params += (p->pp == 1 ? 2.0 : 1.0) * m->vocab * m->hidden / p->tp;
-		acts = inflight * stage_layers * mem_layer_act_bytes(s, p->tp);
+		if (m->vocab > 0)  /* stage 0 holds the embedding (and the head too when it is the only stage, untied) */
+			params += (p->pp == 1 ? scenario_vocab_matrices(s) : 1.0) * m->vocab * m->hidden / p->tp;
+		/* per model chunk (recompute_layers counts per chunk) */
+		int v = p->schedule == SCHED_INTERLEAVED ? p->virtual_stages : 1;
+		acts = inflight * v * recompute_chunk_act_bytes(s, (int)(stage_layers / v), p->tp);
 	}
 	int zero = scenario_grad_ranks(s) > 1 ? p->zero : 0;
 	double w = params * mem_weight_bytes_per_param(s);
@@ -350,8 +429,10 @@ double plan_memory_lower_bound(const struct scenario *s)
 	double o = params * mem_optimizer_bytes_per_param(s);
 	/* ZeRO shards over the data-parallel group; a model with experts shards its routed experts over their own
 	 * expert-data-parallel group (sim/build.c) */
-	double ex = m->type == MODEL_DENSE ? 0 : (double)m->layers / p->pp * moe_expert_params_local(s);
-	double shard = params > 0 ? ((params - ex) / scenario_grad_ranks(s) + ex / moe_edp(s)) / params : 1;
+	double ex = m->type == MODEL_DENSE ? 0 : (scenario_uneven_split(s) ? scenario_chunk_layers(s, 0)
+					    : (double)m->layers / p->pp) * moe_expert_params_local(s);
+	int S = scenario_shard_group(s);  /* HSDP: the shard group; else the dp*cp ranks holding the same weights */
+	double shard = params > 0 ? ((params - ex) / S + ex / moe_edp(s)) / params : 1;
 	if (scenario_grad_ranks(s) > 1 && p->dp_bucket_copy && zero < 2)
 		g *= 2;
 	if (zero >= 1)
@@ -359,7 +440,7 @@ double plan_memory_lower_bound(const struct scenario *s)
 	if (zero >= 2)
 		g *= shard;
 	if (zero == 3)
-		w /= scenario_grad_ranks(s);
+		w /= S;
 	return w + g + o + acts;
 }
 
@@ -423,14 +504,26 @@ static void stage_unit(const struct scenario *s, const struct hwmodel *hw, struc
 			add_ops(s, hw, bw, ops_dense_bwd(&oc, l, bw), &u->bc, &u->bm, &u->tb);
 		}
 	} else {
-		add_ops(s, hw, fw, ops_layer_fwd(&oc, fw), &u->fc, &u->fm, &u->tf);
+		int nf = ops_layer_fwd(&oc, fw);
+		add_ops(s, hw, fw, nf, &u->fc, &u->fm, &u->tf);
 		add_ops(s, hw, bw, ops_layer_bwd(&oc, s->train.recompute == RECOMPUTE_SELECTIVE, bw), &u->bc, &u->bm,
 			&u->tb);
-		double layers = (double)s->model.layers / s->par.pp;
+		if (s->train.recompute == RECOMPUTE_OP) {  /* the ops the per-op policy reruns */
+			struct opcost rr[OPS_MAX];
+			add_ops(s, hw, rr, recompute_op_list(&oc, fw, nf, rr), &u->bc, &u->bm, &u->tb);
+		}
+		/* the fewest layers a stage holds: every stage's units are at least this long */
+		double layers = scenario_uneven_split(s) ? scenario_min_chunk_layers(s) : (double)s->model.layers / s->par.pp;
 		u->fc *= layers, u->fm *= layers, u->bc *= layers, u->bm *= layers, u->tf *= layers, u->tb *= layers;
 	}
-	if (s->train.recompute == RECOMPUTE_FULL)
-		u->bc += u->fc, u->bm += u->fm, u->tb += u->tf;
+	if (s->train.recompute == RECOMPUTE_FULL) {
+		/* the share of the layers that rerun their forward (recompute_layers with the block method: some) */
+		int v = s->par.schedule == SCHED_INTERLEAVED ? s->par.virtual_stages : 1, Lv = s->model.layers / (s->par.pp * v);
+		if (s->model.type == MODEL_DENSE || scenario_uneven_split(s))
+			Lv = s->model.type == MODEL_DENSE ? s->model.layers : scenario_max_chunk_layers(s);
+		double share = Lv > 0 ? (double)recompute_full_layers(s, Lv) / Lv : 1;
+		u->bc += share * u->fc, u->bm += share * u->fm, u->tb += share * u->tf;
+	}
 }
 
 /* The power model's compute clock for a stage (sim/predict.c, stage_target): the largest v in [1, burst] with

@@ -32,6 +32,11 @@ static int rule(const struct scenario *s, char *why, size_t n, const char **key)
 			 "reduce-scatter of sequence parallelism behind the GEMMs: it needs sp: true (and tp > 1)");
 		return GS_EINVAL;
 	}
+	if (pc->tp_comm_overlap && s->train.recompute == RECOMPUTE_OP) {
+		snprintf(why, n, "parallel.tp_comm_overlap: torchtitan's per-op recompute (training.recompute: op) does not "
+			 "run Transformer Engine's userbuffers");
+		return GS_EINVAL;
+	}
 	*key = "cp";
 	if (pc->cp < 2)
 		return 0;

@@ -72,10 +72,10 @@ double scenario_active_params_per_layer(const struct scenario *s)
 	return layer_params(s, 1);
 }
 
-/* Input embedding and output head are counted separately (untied): 2*vocab*hidden. */
+/* Input embedding and output head are counted separately (untied): 2*vocab*hidden; tied: one matrix. */
 double scenario_params_embedding(const struct scenario *s)
 {
-	return 2.0 * s->model.vocab * s->model.hidden;
+	return (double)scenario_vocab_matrices(s) * s->model.vocab * s->model.hidden;
 }
 
 /* Layers, embedding and head, and a transformer's final norm (hidden). For Llama-2-70B this gives 68,976,648,192,

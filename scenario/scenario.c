@@ -17,15 +17,16 @@
 #include "util/ydoc.h"
 #include "scenario/recipes.h"
 #include "scenario/ctxpar.h"
+#include "scenario/variants.h"
 
 static const char *const top_keys[] = { "name", "description", "model", "training", "parallel", "hardware", NULL };
 static const char *const model_keys[] = { "name", "type", "layers", "hidden", "heads", "kv_heads", "ffn",
 					  "ffn_hidden", "seq", "vocab", "dtype", "flash_attention", "causal", "rope", "norm",
 					  "widths",
-					  "bias", "activation", "dropout", "loss", "moe", NULL };
+					  "bias", "activation", "dropout", "loss", "moe", "tie_embeddings", NULL };
 static const char *const train_keys[] = { "global_batch", "micro_batch", "optimizer", "master_weights",
 					  "grad_dtype", "recompute", "grad_accumulation", "host_us_per_op", "execution",
-					  "optimizer_state", "amp", "fp8", NULL };
+					  "optimizer_state", "amp", "fp8", "recompute_layers", "recompute_method", NULL };
 /* The physical range of every number a scenario holds (docs/scenario.md, "Ranges"); a number outside is an error
  * at its place, so a typo (layers: 1e9) fails at load, not as a 960 GB allocation. */
 static const struct yrange ranges[] = {
@@ -59,12 +60,20 @@ static const struct yrange ranges[] = {
 	{ "parallel.ep", 1, 1e7 },
 	{ "parallel.etp", 1, 1e5 },
 	{ "parallel.cp", 1, 1e5 },
+	{ "parallel.first_stage_layers", 1, 1e5 },
+	{ "training.recompute_layers", 1, 1e5 },
+	{ "parallel.grad_compression.rank", 1, 1e5 },
+	{ "parallel.shard_group", 1, 1e7 },
+	{ "parallel.grad_compression.ratio", 1e-9, 1 },
+	{ "parallel.last_stage_layers", 1, 1e5 },
 	{ NULL, 0, 0 },
 };
 
 static const char *const par_keys[] = { "gpus", "tp", "pp", "dp", "schedule", "virtual_stages",
 					"dp_bucket_bytes", "dp_overlap", "dp_bucket_copy", "pp_overlap", "pp_scatter_gather", "sp", "overlap_param_gather", "zero",
-					"ep", "etp", "cp", "cp_comm", "tp_comm_overlap", NULL };
+					"ep", "etp", "first_stage_layers", "last_stage_layers", "grad_reduce_dtype",
+					"grad_compression", "shard_group", "reshard_after_forward", "cp", "cp_comm", "tp_comm_overlap",
+					NULL };
 
 /* In enum order (scenario.h). */
 static const char *const type_names[] = { "transformer", "mlp", "dense", NULL };
@@ -73,7 +82,7 @@ static const char *const loss_names[] = { "cross_entropy", "mse", "none", NULL }
 static const char *const ffn_names[] = { "gelu", "swiglu", NULL };
 static const char *const sched_names[] = { "gpipe", "1f1b", "interleaved", NULL };
 static const char *const opt_names[] = { "adam", "sgd", NULL };
-static const char *const recompute_names[] = { "none", "full", "selective", NULL };
+static const char *const recompute_names[] = { "none", "full", "selective", "op", NULL };
 
 /* What the second pass needs to know about the file besides the values: which optional keys were given. */
 struct seen {
@@ -201,6 +210,7 @@ static void read_model(struct ydoc *d, const struct ynode *m, struct scenario *s
 	if (mc->type != MODEL_TRANSFORMER)
 		mc->heads = mc->kv_heads = 0, mc->flash_attention = mc->causal = false;
 	recipes_read_moe(d, m, s);
+	variants_read_model(d, m, s);
 }
 
 static void read_training(struct ydoc *d, const struct ynode *t, struct scenario *s)
@@ -247,6 +257,7 @@ static void read_training(struct ydoc *d, const struct ynode *t, struct scenario
 	tc->host_us_per_op = 0;
 	ydoc_double(d, t, "host_us_per_op", YD_NONNEG, &tc->host_us_per_op);
 	recipes_read_fp8(d, t, s);
+	variants_read_training(d, t, s);
 }
 
 static void read_parallel(struct ydoc *d, const struct ynode *p, struct scenario *s, struct seen *seen)
@@ -291,6 +302,7 @@ static void read_parallel(struct ydoc *d, const struct ynode *p, struct scenario
 		ydoc_error(d, ynode_get(p, "overlap_param_gather"), "parallel.overlap_param_gather: the parameter "
 			   "all-gather of the distributed optimizer needs zero: 1 or 2 (zero is %d)", pc->zero);
 	recipes_read_ep(d, p, s);
+	variants_read_parallel(d, p, s);
 	ctxpar_read(d, p, s);
 }
 
@@ -495,7 +507,7 @@ static void check_consistency(struct ydoc *d, const struct seen *seen, const str
 		return;
 	}
 	long long stages = (long long)pc->pp * pc->virtual_stages;
-	if (mc->layers % stages != 0) {
+	if (mc->layers % stages != 0 && !scenario_uneven_split(s)) {
 		if (pc->virtual_stages > 1)
 			ydoc_error(d, at(m, "layers"),
 				   "model.layers (%d) is not divisible by pp*virtual_stages = %d*%d = %lld",
@@ -515,6 +527,7 @@ static void check_consistency(struct ydoc *d, const struct seen *seen, const str
 		return;
 	}
 	recipes_check(d, m, t, seen->par, s);
+	variants_check(d, m, t, seen->par, s);
 	ctxpar_check(d, seen->par, s);
 	switch (fault) {
 	case FAULT_NONE: break;
@@ -696,7 +709,7 @@ int scenario_check_layout(const struct scenario *s, char *why, size_t n)
 		{ pc->tp, "model.kv_heads", mc->type == MODEL_TRANSFORMER ? mc->kv_heads : 0 },
 		{ pc->tp, "model.hidden", mc->hidden },
 		{ pc->tp, "model.ffn_hidden", mc->ffn_hidden },
-		{ pc->pp * pc->virtual_stages, "model.layers", mc->layers },
+		{ pc->pp * pc->virtual_stages, "model.layers", scenario_uneven_split(s) ? 0 : mc->layers },
 	};
 	if (pc->tp < 1 || pc->pp < 1 || pc->dp < 1 || pc->virtual_stages < 1 || s->train.micro_batch < 1) {
 		snprintf(why, n, "tp, pp, dp, virtual_stages and micro_batch must be at least 1");
@@ -724,7 +737,8 @@ int scenario_check_layout(const struct scenario *s, char *why, size_t n)
 			snprintf(why, n, "gpus (%d) is not dp*tp*pp = %d*%d*%d", pc->gpus, pc->dp, pc->tp, pc->pp);
 		return GS_EINVAL;
 	}
-	if (recipes_check_layout(s, why, n) != 0 || ctxpar_check_layout(s, why, n) != 0)
+	if (recipes_check_layout(s, why, n) != 0 || variants_check_layout(s, why, n) != 0 ||
+	    ctxpar_check_layout(s, why, n) != 0)
 		return GS_EINVAL;
 	return batch_fault(s, why, n) == FAULT_NONE ? 0 : GS_EINVAL;
 }

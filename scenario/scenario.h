@@ -21,7 +21,8 @@ enum loss_kind { LOSS_CROSS_ENTROPY, LOSS_MSE, LOSS_NONE };
 enum ffn_type { FFN_GELU, FFN_SWIGLU };
 enum schedule { SCHED_GPIPE, SCHED_1F1B, SCHED_INTERLEAVED };
 enum optimizer { OPT_ADAM, OPT_SGD };
-enum recompute { RECOMPUTE_NONE, RECOMPUTE_FULL, RECOMPUTE_SELECTIVE };
+/* op: torchtitan's per-op selective activation checkpointing (sim/recompute.c) */
+enum recompute { RECOMPUTE_NONE, RECOMPUTE_FULL, RECOMPUTE_SELECTIVE, RECOMPUTE_OP };
 /* How context parallelism exchanges K and V (parallel.cp_comm, Megatron/Transformer Engine cp_comm_type). */
 enum cp_comm { CP_P2P, CP_ALL_GATHER };
 
@@ -65,6 +66,10 @@ struct model_cfg {
 	double dropout;        /* dense: dropout probability after each activation, 0 (default) = none */
 	enum loss_kind loss;   /* dense: default cross_entropy */
 	struct moe_cfg moe;    /* transformer only: experts 0 = dense MLP */
+	bool tie_embeddings;   /* the output head uses the input embedding's weight (Megatron's default for GPT,
+	                        * --untie-embeddings-and-output-weights off; BLOOM): one vocab x hidden matrix; with
+	                        * pp > 1 the first and last stage each hold a copy whose gradients they all-reduce
+	                        * before the optimizer (default false) */
 };
 
 /* Low precision as Transformer Engine runs it (training.fp8, docs/scenario.md): the linear layers' forward, dgrad
@@ -84,6 +89,11 @@ struct train_cfg {
 	enum dtype master_dtype;   /* master weights: DT_FP32 or DT_BF16 (== model dtype: no separate copy) */
 	enum dtype grad_dtype;     /* gradient accumulation dtype: model dtype or DT_FP32 */
 	enum recompute recompute;
+	int recompute_layers;      /* full recompute of only some layers (Megatron --recompute-num-layers N): block:
+				    * the first N layers of each model chunk, each on its own; uniform: every layer,
+				    * checkpointed in groups of N (the group's input kept, the group rerun before its
+				    * backward); 0 (default): every layer on its own */
+	bool recompute_block;      /* training.recompute_method: block (true) or uniform (false, default) */
 	bool grad_accum_add;       /* gradients of every micro-batch are added into the gradient buffer by a separate
 				    * pass (PyTorch autograd); false (default): the weight-gradient GEMMs accumulate
 				    * in place (Megatron-LM's gradient_accumulation_fusion) */
@@ -97,6 +107,14 @@ struct train_cfg {
 	struct fp8_cfg fp8;        /* training.fp8 */
 	double host_us_per_op;     /* override of the hardware model's per-op host time (op_us + launch_us of the
 				    * mode) and per-collective time; 0: the hardware model's (default) */
+};
+
+/* Gradient compression on the data-parallel reduction (parallel.grad_compression, sim/gradcomp.c). */
+enum grad_compress { GC_NONE, GC_POWERSGD, GC_TOPK };
+struct gradcomp_cfg {
+	enum grad_compress method;  /* none (default) */
+	int rank;                   /* powersgd: rank r of each gradient matrix's approximation (default 1) */
+	double ratio;               /* topk: share of a bucket's gradients sent (default 0.01) */
 };
 
 struct parallel_cfg {
@@ -122,6 +140,21 @@ struct parallel_cfg {
 	bool overlap_param_gather; /* ZeRO-1/2 (Megatron's distributed optimizer): the updated parameters are
 				 * all-gathered layer by layer during the next step's forward instead of after the
 				 * optimizer (--overlap-param-gather); default false */
+	int first_stage_layers; /* layers of the first pipeline stage (Megatron's
+				 * --decoder-first-pipeline-num-layers); 0 (default): the even split */
+	int last_stage_layers;  /* layers of the last stage (--decoder-last-pipeline-num-layers); 0: even. When either
+				 * is set the other stages split the rest evenly (1F1B or GPipe, pp >= 2) */
+	int shard_group;        /* ZeRO / FSDP sharding over groups of this many DP replicas (HSDP, FSDP2's
+				 * (replicate, shard) mesh; DeepSpeed MiCS): parameters, gradients and optimizer state
+				 * split over the shard group and replicated over the dp/shard_group groups; gradients
+				 * reduce-scattered in the shard group, then all-reduced across the replicas; 0: dp */
+	bool keep_after_forward; /* parallel.reshard_after_forward false (ZeRO-3 / FSDP2): a layer's gathered
+				 * parameters are kept from its forward to its backward (no backward all-gather, the
+				 * stage's parameters whole in memory); default (false here, the key true): freed after
+				 * the forward and gathered again for the backward */
+	enum dtype grad_reduce_dtype; /* the DP reduction's element type (parallel.grad_reduce_dtype): gradients are
+				 * cast to it before each bucket's collective and back after; default grad_dtype */
+	struct gradcomp_cfg gc; /* parallel.grad_compression */
 	bool sp;                /* sequence parallelism (Korthikanti et al. 2022): norms, dropout and residuals on
 				 * s/tp tokens, each TP all-reduce a reduce-scatter + all-gather pair, activations
 				 * outside the TP region split over tp; needs tp > 1; default false */
@@ -187,6 +220,20 @@ int scenario_check_layout(const struct scenario *s, char *why, size_t n);
  * GS_EINVAL / GS_EENV after printing. */
 int scenario_load_hardware(const struct scenario *s, struct hwmodel **out);
 
+/* The pipeline split (parallel.first_stage_layers / last_stage_layers, scenario/variants.c): model chunk j
+ * (0 <= j < pp*virtual_stages; chunk j runs on stage j % pp) holds scenario_chunk_layers(s, j) layers, the first
+ * of them global layer scenario_chunk_first_layer(s, j). Even split: layers/(pp*v) each. */
+bool scenario_uneven_split(const struct scenario *s);
+int scenario_chunk_layers(const struct scenario *s, int j);
+int scenario_chunk_first_layer(const struct scenario *s, int j);
+/* The fewest and the most layers a chunk holds. */
+int scenario_min_chunk_layers(const struct scenario *s);
+int scenario_max_chunk_layers(const struct scenario *s);
+/* The ZeRO sharding group: parallel.shard_group, else dp. */
+int scenario_shard_group(const struct scenario *s);
+/* Word-embedding matrices the model has: 0 without a vocabulary, 1 when tied, else 2 (embedding and head). */
+int scenario_vocab_matrices(const struct scenario *s);
+
 /* Derived numbers, all per the whole model unless said otherwise (formulas: docs/scenario.md). */
 int scenario_num_microbatches(const struct scenario *s);  /* global_batch / (dp*micro_batch) */
 double scenario_params_per_layer(const struct scenario *s);  /* dense: the mean over its layers */
@@ -200,7 +247,8 @@ int scenario_etp(const struct scenario *s);
 /* Dense layer l (0-based): widths[l]*widths[l+1] weights plus widths[l+1] biases when model.bias. */
 double scenario_dense_layer_params(const struct scenario *s, int l);
 double scenario_params_total(const struct scenario *s);  /* layers + embedding + head (+ final norm) */
-double scenario_params_embedding(const struct scenario *s);  /* input embedding + output head: 2*vocab*hidden */
+double scenario_params_embedding(const struct scenario *s);  /* input embedding + output head: 2*vocab*hidden
+                                                                * (vocab*hidden when tied) */
 /* Model FLOPs for one step (fwd+bwd, no recompute): 6*N*tokens plus attention, used for MFU. */
 double scenario_model_flops(const struct scenario *s);
 /* Tokens of one micro-batch on one rank: micro_batch * seq / cp. */

@@ -11,13 +11,20 @@
 #include "sim/comm.h"
 #include "sim/cp.h"
 #include "sim/fp8.h"
+#include "sim/gradcomp.h"
 #include "sim/memory.h"
 #include "sim/moe.h"
 #include "sim/ops.h"
 #include "sim/overlap.h"
+#include "sim/recompute.h"
 #include "sim/schedule.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
+
+struct deferred {
+	double bytes, expert;
+	struct gradcomp_bucket gcb;
+};
 
 struct ctx {
 	const struct scenario *sc;
@@ -32,19 +39,26 @@ struct ctx {
 	bool side;                /* the layer's op lists hold side-stream transfers (sim/overlap.h): not replayed */
 	int side_ev;              /* the side stream's event after its last transfer */
 	int p, v, m, s, Lv, last_j;
+	int layer0;               /* v == 1: the stage's first global layer (the pipeline split may be uneven) */
 	struct opcost fwd[OPS_MAX], bwd[OPS_MAX], efwd[OPS_MAX], ebwd[OPS_MAX], hfwd[OPS_MAX], hbwd[OPS_MAX];
 	int nfwd, nbwd, nefwd, nebwd, nhfwd, nhbwd;
+	struct opcost rfwd[OPS_MAX];  /* training.recompute op: the forward ops a layer's backward reruns first */
+	int nrfwd;
 	double pending_bytes;     /* gradients produced but not yet in a bucket */
 	double copied_bytes;      /* gradients copied into DDP buckets (dp_bucket_copy), to copy back */
 	double pending_expert;    /* of pending_bytes, the routed experts' gradients (reduced over their EDP group) */
 	struct group_shape edp_shape;  /* MoE: the ranks holding the same experts (moe_edp of them, ep*etp apart) */
-	double *deferred;         /* buckets held back when dp_overlap is off: (bytes, expert bytes) pairs */
+	struct group_shape shard_shape, repl_shape;  /* ZeRO's shard group (parallel.shard_group of the DP replicas,
+	                                              * adjacent) and the replicas of a shard (HSDP) */
+	struct gradcomp_bucket gcb;  /* the open bucket's make-up, for a reduce dtype or compression hook */
+	struct deferred *deferred;   /* buckets held back when dp_overlap is off */
 	int ndeferred, capdeferred;
 	double compute_bound_s;   /* this stage's compute-bound op time per step (GEMMs, attention cores) */
 	double layer_params;      /* parameters of one layer on one GPU (layer_params_local) */
 	double bound_fwd[OPS_MAX], bound_bwd[OPS_MAX];  /* a layer's compute-bound op times, in list order */
 	int nbound_fwd, nbound_bwd;
 	char key_layer_bwd;       /* its address names a layer's backward (program_repeat_*) */
+	char key_layer_bwd_rc;    /* ... and one with its forward rerun first (full recompute) */
 	int *pg_ev;               /* overlap_param_gather: DP-stream event of each of the stage's v*Lv layers' gather */
 	bool *pg_done;            /* per chunk: its first forward has waited for the gathers */
 };
@@ -129,14 +143,15 @@ static void emit_ops(struct ctx *c, const struct opcost *ops, int n, int layer, 
  * reused by other lists. */
 static bool stage_list(const struct ctx *c, const struct opcost *ops)
 {
-	return ops == c->fwd || ops == c->bwd || ops == c->efwd || ops == c->ebwd || ops == c->hfwd || ops == c->hbwd;
+	return ops == c->fwd || ops == c->bwd || ops == c->efwd || ops == c->ebwd || ops == c->hfwd || ops == c->hbwd ||
+	       ops == c->rfwd;
 }
 
 /* Emit an op list; one of the stage's own lists is stored once and then repeated. */
 static void emit(struct ctx *c, const struct opcost *ops, int n, int layer, int mb)
 {
 	count_bound(c, ops, n);
-	if (!stage_list(c, ops) || (c->side && (ops == c->fwd || ops == c->bwd))) {
+	if (!stage_list(c, ops) || (c->side && (ops == c->fwd || ops == c->bwd || ops == c->rfwd))) {
 		emit_ops(c, ops, n, layer, mb);
 		return;
 	}
@@ -146,8 +161,21 @@ static void emit(struct ctx *c, const struct opcost *ops, int n, int layer, int 
 	program_repeat_end(c->prog, ops);
 }
 
-/* A full bucket: all-reduced, or with ZeRO 1/2 reduce-scattered (each replica keeps the part it updates). */
-static void bucket_issue(struct ctx *c, double bytes, double expert)
+/* HSDP (parallel.shard_group < dp): the gradient shard a reduce-scatter over the shard group left (bytes/shard of
+ * the bytes it reduced) is all-reduced across the dp/shard replicas of the shard, on the DP stream after it. */
+static void replicate_allreduce(struct ctx *c, double rs_bytes, int layer)
+{
+	if (c->repl_shape.n < 2 || rs_bytes <= 0)
+		return;
+	double b = rs_bytes / c->shard_shape.n;
+	program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, COLL_ALL_REDUCE, b, c->repl_shape), b, CAT_DP,
+		     "hsdp_replica_allreduce", layer, -1);
+}
+
+/* A full bucket: all-reduced, or with ZeRO 1/2 reduce-scattered (each replica keeps the part it updates); with a
+ * reduce dtype or a compression hook (sim/gradcomp.c) its compression on the compute stream first and its own
+ * collectives and callbacks on the DP stream. */
+static void bucket_issue(struct ctx *c, double bytes, double expert, const struct gradcomp_bucket *gb)
 {
 	int zero = c->sc->par.zero >= 1;
 	if (c->sc->par.dp_bucket_copy) {
@@ -160,13 +188,25 @@ static void bucket_issue(struct ctx *c, double bytes, double expert)
 	}
 	/* the reducer's hook runs on the host between the backward ops and enqueues the all-reduce */
 	program_host(c->prog, c->host.bucket);
+	bool gc = gradcomp_on(c->sc);
+	if (gc)
+		gradcomp_bucket_compress(c->prog, c->hw, c->sc, gb);
 	int ev = program_record(c->prog, STREAM_COMPUTE);
 	program_wait(c->prog, STREAM_DP, ev, CAT_DP);
 	enum coll_op op = zero ? COLL_REDUCE_SCATTER : COLL_ALL_REDUCE;
-	if (bytes - expert > 0)
-		program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, op, bytes - expert, c->dp_shape),
-			     bytes - expert, CAT_DP, zero ? "dp_reduce_scatter" : "dp_allreduce", -1, -1);
-	/* the routed experts' gradients: over the ranks that hold the same experts (none when they are alone) */
+	const char *name = zero ? "dp_reduce_scatter" : "dp_allreduce";
+	struct group_shape g = zero ? c->shard_shape : c->dp_shape;
+	if (gc)
+		gradcomp_bucket_emit(c->prog, c->hw, c->sc, gb, g, op, name);
+	else if (bytes - expert > 0)
+		program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, op, bytes - expert, g), bytes - expert, CAT_DP,
+			     name, -1, -1);
+	if (zero)
+		replicate_allreduce(c, (bytes - expert) * dtype_bytes(c->sc->par.grad_reduce_dtype) /
+					       dtype_bytes(c->sc->train.grad_dtype), -1);
+	/* the routed experts' gradients: over the ranks that hold the same experts (none when they are alone), in
+	 * the reduce dtype */
+	expert *= (double)dtype_bytes(c->sc->par.grad_reduce_dtype) / dtype_bytes(c->sc->train.grad_dtype);
 	if (expert > 0 && c->edp_shape.n > 1)
 		program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, op, expert, c->edp_shape), expert, CAT_DP,
 			     zero ? "edp_reduce_scatter" : "edp_allreduce", -1, -1);
@@ -182,17 +222,17 @@ static void grads_ready(struct ctx *c, double params, int final)
 	if (c->pending_bytes < c->sc->par.dp_bucket_bytes && !(final && c->pending_bytes > 0))
 		return;
 	if (c->sc->par.dp_overlap) {
-		bucket_issue(c, c->pending_bytes, c->pending_expert);
+		bucket_issue(c, c->pending_bytes, c->pending_expert, &c->gcb);
 	} else {
 		if (c->ndeferred == c->capdeferred) {
 			c->capdeferred = c->capdeferred ? 2 * c->capdeferred : 16;
-			c->deferred = xrealloc(c->deferred, 2 * c->capdeferred * sizeof *c->deferred);
+			c->deferred = xrealloc(c->deferred, c->capdeferred * sizeof *c->deferred);
 		}
-		c->deferred[2 * c->ndeferred] = c->pending_bytes;
-		c->deferred[2 * c->ndeferred++ + 1] = c->pending_expert;
+		c->deferred[c->ndeferred++] = (struct deferred){ c->pending_bytes, c->pending_expert, c->gcb };
 	}
 	c->pending_bytes = 0;
 	c->pending_expert = 0;
+	memset(&c->gcb, 0, sizeof c->gcb);
 }
 
 static int slot(const struct ctx *c, int mb, int chunk, int bwd)
@@ -251,7 +291,22 @@ static void layer_grads_ready(struct ctx *c, int layer, int final)
 		return;
 	if (c->sc->model.moe.experts > 0)
 		c->pending_expert += moe_expert_params_local(c->sc) * dtype_bytes(c->sc->train.grad_dtype);
+	if (gradcomp_on(c->sc))
+		gradcomp_add_layer(c->sc, c->hw, c->sc->par.tp, layer, &c->gcb);
 	grads_ready(c, layer_params_local(c, layer), final);
+}
+
+static double vocab_params_local(const struct ctx *c)
+{
+	return (double)c->sc->model.vocab * c->sc->model.hidden / c->sc->par.tp;
+}
+
+/* The embedding's (or the head's) gradients are ready: one V/tp x h matrix. */
+static void vocab_grads_ready(struct ctx *c, int final)
+{
+	if (gradcomp_on(c->sc))
+		gradcomp_add_matrix(c->sc, c->hw, (double)c->sc->model.vocab / c->sc->par.tp, c->sc->model.hidden, &c->gcb);
+	grads_ready(c, vocab_params_local(c), final);
 }
 
 /* The parameters of a layer's linear layers on one rank (what training.fp8 keeps FP8 copies of): the layer's
@@ -314,9 +369,18 @@ static void emit_layer(struct ctx *c, int bwd, int layer, int mb)
 	}
 }
 
-static double vocab_params_local(const struct ctx *c)
+
+/* Global index of layer l of model chunk j (j = chunk * p + s). */
+static int layer_at(const struct ctx *c, int j, int l)
 {
-	return (double)c->sc->model.vocab * c->sc->model.hidden / c->sc->par.tp;
+	return (c->v == 1 ? c->layer0 : j * c->Lv) + l;
+}
+
+/* model.tie_embeddings on a one-stage model: the head's weight is the embedding's, so the stage holds, reduces
+ * and updates one vocabulary matrix; with pp > 1 the last stage holds a copy (tied_grad_allreduce). */
+static bool head_is_embedding(const struct ctx *c)
+{
+	return c->sc->model.tie_embeddings && c->p * c->v == 1;
 }
 
 /* ZeRO-3: a layer's weights are all-gathered over DP on the DP stream before each use, at most two layers'
@@ -330,8 +394,10 @@ static int zero3(const struct ctx *c)
 
 static double zero3_layer_params(const struct ctx *c, int j, int l)
 {
-	double p = layer_params_local(c, j * c->Lv + l);
-	if (c->sc->model.vocab > 0 && ((j == 0 && l == 0) || (j == c->last_j && l == c->Lv - 1)))
+	double p = layer_params_local(c, layer_at(c, j, l));
+	if (c->sc->model.vocab > 0 && j == 0 && l == 0)
+		p += vocab_params_local(c);
+	if (c->sc->model.vocab > 0 && j == c->last_j && l == c->Lv - 1 && !head_is_embedding(c))
 		p += vocab_params_local(c);
 	return p;
 }
@@ -341,17 +407,26 @@ static int zero3_gather(struct ctx *c, int j, int l, int wait_ev)
 	if (wait_ev >= 0)
 		program_wait(c->prog, STREAM_DP, wait_ev, CAT_DP);
 	double bytes = zero3_layer_params(c, j, l) * fp8_param_gather_bytes_per_param(c->sc);
-	program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, COLL_ALL_GATHER, bytes, c->dp_shape), bytes,
-		     CAT_DP, "zero3_allgather", j * c->Lv + l, -1);
+	program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, COLL_ALL_GATHER, bytes, c->shard_shape), bytes,
+		     CAT_DP, "zero3_allgather", layer_at(c, j, l), -1);
 	return program_record(c->prog, STREAM_DP);
 }
 
 static void zero3_reduce(struct ctx *c, int j, int l, int done_ev)
 {
-	double bytes = zero3_layer_params(c, j, l) * dtype_bytes(c->sc->train.grad_dtype);
 	program_wait(c->prog, STREAM_DP, done_ev, CAT_DP);
-	program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, COLL_REDUCE_SCATTER, bytes, c->dp_shape),
-		     bytes, CAT_DP, "zero3_reduce_scatter", j * c->Lv + l, -1);
+	if (gradcomp_on(c->sc)) {  /* a reduce dtype: cast in, reduce-scatter, cast the shard back (gradcomp.c) */
+		struct gradcomp_bucket b = { .elems = zero3_layer_params(c, j, l) };
+		gradcomp_bucket_compress(c->prog, c->hw, c->sc, &b);
+		gradcomp_bucket_emit(c->prog, c->hw, c->sc, &b, c->shard_shape, COLL_REDUCE_SCATTER,
+				     "zero3_reduce_scatter");
+		replicate_allreduce(c, b.elems * dtype_bytes(c->sc->par.grad_reduce_dtype), layer_at(c, j, l));
+		return;
+	}
+	double bytes = zero3_layer_params(c, j, l) * dtype_bytes(c->sc->train.grad_dtype);
+	program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, COLL_REDUCE_SCATTER, bytes, c->shard_shape),
+		     bytes, CAT_DP, "zero3_reduce_scatter", layer_at(c, j, l), -1);
+	replicate_allreduce(c, bytes, layer_at(c, j, l));
 }
 
 /* training.grad_accumulation add: the micro-batch's weight gradients of `params` parameters are added into the
@@ -381,13 +456,13 @@ static void param_gather_issue(struct ctx *c)
 	for (int j = 0; j < c->v; j++)
 		for (int l = 0; l < c->Lv; l++) {
 			int chunk_j = j * c->p + c->s;
-			double params = layer_params_local(c, chunk_j * c->Lv + l);
+			double params = layer_params_local(c, layer_at(c, chunk_j, l));
 			if (l == 0 && chunk_j == 0 && sc->model.vocab > 0)
 				params += vocab_params_local(c);  /* the embedding rides with the first layer */
-			if (l == c->Lv - 1 && chunk_j == c->last_j && sc->model.vocab > 0)
-				params += vocab_params_local(c);  /* and the (untied) head with the last */
+			if (l == c->Lv - 1 && chunk_j == c->last_j && sc->model.vocab > 0 && !head_is_embedding(c))
+				params += vocab_params_local(c);  /* and the head (a copy when tied) with the last */
 			double bytes = params * per_param;
-			program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, COLL_ALL_GATHER, bytes, c->dp_shape),
+			program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, COLL_ALL_GATHER, bytes, c->shard_shape),
 				     bytes, CAT_DP, "param_allgather", j * c->Lv + l, -1);
 			c->pg_ev[j * c->Lv + l] = program_record(c->prog, STREAM_DP);
 		}
@@ -431,8 +506,8 @@ static void unit_forward(struct ctx *c, int mb, int chunk)
 				count_layer(c, 0);
 			break;  /* this layer and the rest: repetitions of the one before */
 		}
-		fp8_weight_cast(c, j * c->Lv + l, mb);
-		emit_layer(c, 0, j * c->Lv + l, mb);
+		fp8_weight_cast(c, layer_at(c, j, l), mb);
+		emit_layer(c, 0, layer_at(c, j, l), mb);
 		if (z && l + 2 < c->Lv)
 			ag[l % 2] = zero3_gather(c, j, l + 2, program_record(c->prog, STREAM_COMPUTE));
 	}
@@ -445,29 +520,58 @@ static void unit_forward(struct ctx *c, int mb, int chunk)
 		send(c, 0, mb, chunk);
 }
 
-/* The compute-bound ops of one layer's backward (count_bound), for a backward that is repeated. */
-static void count_layer_backward(struct ctx *c)
+/* The compute-bound ops of one layer's backward (count_bound), for a backward that is repeated; rc: its forward
+ * is rerun first. */
+static void count_layer_backward(struct ctx *c, bool rc)
 {
-	if (c->sc->train.recompute == RECOMPUTE_FULL)
+	if (rc)
 		count_layer(c, 0);
+	if (c->nrfwd > 0)
+		count_bound(c, c->rfwd, c->nrfwd);
 	count_layer(c, 1);
 }
 
-/* A layer's backward on the compute stream (with full recompute its forward first). Apart from a dense model's
- * it is the same instructions for every layer and micro-batch: stored once, then repeated. */
-static void layer_backward(struct ctx *c, int layer, int mb)
+/* Whether local layer l's backward reruns its forward, and the key its instructions are stored under. */
+static bool layer_rc(const struct ctx *c, int l)
+{
+	return recompute_layer_full(c->sc, l, c->Lv);
+}
+
+static const void *bwd_key(const struct ctx *c, int l)
+{
+	return layer_rc(c, l) ? (const void *)&c->key_layer_bwd_rc : (const void *)&c->key_layer_bwd;
+}
+
+/* Layers l, l-1, ... down to 0 whose backward is the same as l's (all of them, but where block recompute
+ * reruns only the first recompute_layers). */
+static int same_run(const struct ctx *c, int l)
+{
+	int k = 1;
+	while (l - k >= 0 && layer_rc(c, l - k) == layer_rc(c, l))
+		k++;
+	return k;
+}
+
+/* A layer's backward on the compute stream (with full recompute its forward first; with op recompute the ops
+ * the policy reruns). Apart from a dense model's it is the same instructions for every layer and micro-batch:
+ * stored once, then repeated. */
+static void layer_backward(struct ctx *c, int layer, int l, int mb)
 {
 	int rep = !dense(c) && !c->side;
-	if (rep && program_repeat_begin(c->prog, &c->key_layer_bwd)) {
-		count_layer_backward(c);
+	bool rc = layer_rc(c, l);
+	const void *key = bwd_key(c, l);
+	if (rep && program_repeat_begin(c->prog, key)) {
+		count_layer_backward(c, rc);
 		return;
 	}
-	if (c->sc->train.recompute == RECOMPUTE_FULL)
+	if (rc)
 		emit_layer(c, 0, layer, mb);
+	if (c->nrfwd > 0)
+		emit(c, c->rfwd, c->nrfwd, layer, mb);
 	emit_layer(c, 1, layer, mb);
 	grad_accumulate(c, layer_params_local(c, layer), layer, mb);
 	if (rep)
-		program_repeat_end(c->prog, &c->key_layer_bwd);
+		program_repeat_end(c->prog, key);
 }
 
 static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
@@ -475,7 +579,9 @@ static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 	int j = chunk * c->p + c->s, has_vocab = c->sc->model.vocab > 0;
 	program_unit_begin(c->prog);
 	int z = zero3(c), top = c->Lv - 1, ag[2] = { -1, -1 };
-	if (z) {
+	/* reshard_after_forward false: the parameters gathered for the forward are still there */
+	int g = z && !c->sc->par.keep_after_forward;
+	if (g) {
 		ag[top % 2] = zero3_gather(c, j, top, -1);
 		if (top >= 1)
 			ag[(top - 1) % 2] = zero3_gather(c, j, top - 1, -1);
@@ -483,27 +589,32 @@ static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 	if (j < c->last_j)
 		recv(c, mb, slot(c, mb, chunk, 1));
 	if (j == c->last_j && has_vocab) {
-		if (z)
+		if (g)
 			program_wait(c->prog, STREAM_COMPUTE, ag[top % 2], CAT_DP);
 		emit(c, c->hbwd, c->nhbwd, -1, mb);
 		grad_accumulate(c, vocab_params_local(c), -1, mb);
-		if (last_of_chunk)
-			grads_ready(c, vocab_params_local(c), 0);
+		if (last_of_chunk && !head_is_embedding(c))  /* tied: they add into the embedding's gradient */
+			vocab_grads_ready(c, 0);
 	}
 	for (int l = top; l >= 0; l--) {
-		int layer = j * c->Lv + l;
-		if (z)
+		int layer = layer_at(c, j, l);
+		if (g)
 			program_wait(c->prog, STREAM_COMPUTE, ag[l % 2], CAT_DP);
-		else if (!dense(c) && !c->side && !last_of_chunk && program_repeat_more(c->prog, &c->key_layer_bwd, l + 1)) {
-			for (; l >= 0; l--)  /* the layers it stands for, in order */
-				count_layer_backward(c);
-			break;  /* this layer and the rest: repetitions of the one before */
+		else if (!z && !dense(c) && !c->side && !last_of_chunk) {
+			int run = same_run(c, l);
+			if (program_repeat_more(c->prog, bwd_key(c, l), run)) {
+				bool rc = layer_rc(c, l);
+				for (int i = 0; i < run; i++)  /* the layers it stands for, in order */
+					count_layer_backward(c, rc);
+				l -= run - 1;
+				continue;  /* this layer and the run below: repetitions of the one before */
+			}
 		}
-		layer_backward(c, layer, mb);
+		layer_backward(c, layer, l, mb);
 		if (z && !(l == 0 && j == 0 && has_vocab)) {
 			int done = program_record(c->prog, STREAM_COMPUTE);
 			zero3_reduce(c, j, l, done);
-			if (l - 2 >= 0)
+			if (g && l - 2 >= 0)
 				ag[l % 2] = zero3_gather(c, j, l - 2, -1);
 		}
 		if (last_of_chunk)
@@ -515,7 +626,7 @@ static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 		if (z)
 			zero3_reduce(c, j, 0, program_record(c->prog, STREAM_COMPUTE));
 		if (last_of_chunk)
-			grads_ready(c, vocab_params_local(c), 1);
+			vocab_grads_ready(c, 1);
 	}
 	fp8_amax_reduce(c, 1, mb);
 	if (j > 0)
@@ -526,7 +637,7 @@ static double unit_act_bytes(const struct ctx *c, int chunk)
 {
 	const struct scenario *sc = c->sc;
 	int j = chunk * c->p + c->s;
-	double b = c->Lv * mem_layer_act_bytes(sc, sc->par.tp);
+	double b = recompute_chunk_act_bytes(sc, c->Lv, sc->par.tp);
 	if (sc->model.type == MODEL_DENSE && sc->train.recompute != RECOMPUTE_FULL)
 		b = mem_dense_act_bytes(sc);  /* pp = 1: the whole list */
 	if (sc->model.vocab > 0 && j == c->last_j)  /* eager: the fp32 log-softmax; compiled: the logits */
@@ -538,8 +649,8 @@ static double unit_act_bytes(const struct ctx *c, int chunk)
 		/* the autocast copies of the chunk's weights, saved for the micro-batch's backward */
 		double p = 0;
 		for (int l = 0; l < c->Lv; l++)
-			p += layer_params_local(c, j * c->Lv + l);
-		if (sc->model.vocab > 0 && j == c->last_j)
+			p += layer_params_local(c, layer_at(c, j, l));
+		if (sc->model.vocab > 0 && j == c->last_j && !head_is_embedding(c))
 			p += vocab_params_local(c);
 		b += p * dtype_bytes(sc->model.dtype);
 	}
@@ -556,6 +667,41 @@ static double loss_transient_bytes(const struct ctx *c, int chunk)
 		return 0;
 	return c->oc.tokens * ((double)sc->model.vocab / sc->par.tp) *
 	       (sc->train.exec == EXEC_COMPILED ? dtype_bytes(sc->model.dtype) : 8);
+}
+
+/* model.tie_embeddings over pp > 1 stages (Megatron's _allreduce_word_embedding_grads in finalize_model_grads,
+ * after the DP gradient sync and before the optimizer): the first stage's embedding and the last stage's head
+ * copy of it add their gradients by an all-reduce over the two ranks (same TP and DP index) that hold them,
+ * vocab/tp x hidden gradients of grad_dtype. Run as an exchange: each sends its gradients to the other and the
+ * compute stream waits for both transfers, each timed as the two-rank all-reduce, so it ends when the later of
+ * the two arrives plus the all-reduce's time. */
+static int tied_slot(const struct ctx *c)
+{
+	return 2 * c->m * c->v;
+}
+
+static bool tied_exchange(const struct ctx *c)
+{
+	return c->sc->model.tie_embeddings && c->sc->model.vocab > 0 && c->p > 1 && (c->s == 0 || c->s == c->p - 1);
+}
+
+static void tied_grad_allreduce(struct ctx *c)
+{
+	const struct scenario *sc = c->sc;
+	if (!tied_exchange(c))
+		return;
+	int peer = c->s == 0 ? c->p - 1 : 0, stride = sc->par.tp * c->rdp;
+	struct group_shape g = comm_shape(c->hw->node.gpus, 0, stride * (c->p - 1), 2);
+	double bytes = vocab_params_local(c) * dtype_bytes(sc->train.grad_dtype);
+	enum stream_kind st = c->s == 0 ? STREAM_SENDF : STREAM_SENDB;
+	program_host(c->prog, c->host.coll);
+	int ev = program_record(c->prog, STREAM_COMPUTE);
+	program_wait(c->prog, st, ev, CAT_PP);
+	program_send(c->prog, st, peer, tied_slot(c), g.nodes > 1 ? LINK_INTER : LINK_INTRA,
+		     comm_coll_s(c->hw, COLL_ALL_REDUCE, bytes, g), bytes, "tied_embedding_allreduce", -1);
+	program_recv(c->prog, STREAM_COMPUTE, tied_slot(c), CAT_PP);
+	int done = program_record(c->prog, st);
+	program_wait(c->prog, STREAM_COMPUTE, done, CAT_PP);
 }
 
 /* Runs the stage's forward and backward units in the schedule's order and follows the activations they keep
@@ -602,11 +748,12 @@ static void stage_units(struct ctx *c, double *peak, int *peak_units)
 static void stage_grads_finish(struct ctx *c)
 {
 	for (int i = 0; i < c->ndeferred; i++)
-		bucket_issue(c, c->deferred[2 * i], c->deferred[2 * i + 1]);
+		bucket_issue(c, c->deferred[i].bytes, c->deferred[i].expert, &c->deferred[i].gcb);
 	if (c->rdp > 1) {
 		int done = program_record(c->prog, STREAM_DP);
 		program_wait(c->prog, STREAM_COMPUTE, done, CAT_DP);
 	}
+	tied_grad_allreduce(c);
 	if (c->copied_bytes > 0) {
 		/* ... and copies the reduced buckets back into the gradients once all are done */
 		double t = ops_mem_s(c->hw, 2 * c->copied_bytes);
@@ -624,11 +771,11 @@ static double stage_params(const struct ctx *c)
 	double params = 0;
 	for (int j = 0; j < c->v; j++)
 		for (int l = 0; l < c->Lv; l++)
-			params += layer_params_local(c, (j * c->p + c->s) * c->Lv + l);
+			params += layer_params_local(c, layer_at(c, j * c->p + c->s, l));
 	if (sc->model.vocab > 0) {
 		if (c->s == 0)
 			params += vocab_params_local(c);
-		if (c->s == c->p - 1)
+		if (c->s == c->p - 1 && !head_is_embedding(c))
 			params += vocab_params_local(c);
 	}
 	return params;
@@ -649,7 +796,7 @@ static void stage_optimizer(struct ctx *c, int zero, double params, double shard
 		int ev = program_record(c->prog, STREAM_COMPUTE);
 		program_wait(c->prog, STREAM_DP, ev, CAT_DP);
 		double bytes = params * fp8_param_gather_bytes_per_param(sc);
-		program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, COLL_ALL_GATHER, bytes, c->dp_shape),
+		program_coll(c->prog, STREAM_DP, GROUP_DP, comm_coll_s(c->hw, COLL_ALL_GATHER, bytes, c->shard_shape),
 			     bytes, CAT_DP, "zero_param_allgather", -1, -1);
 		int done = program_record(c->prog, STREAM_DP);
 		program_wait(c->prog, STREAM_COMPUTE, done, CAT_DP);
@@ -663,8 +810,7 @@ static void stage_memory(const struct ctx *c, struct stage_info *info, int zero,
 {
 	const struct scenario *sc = c->sc;
 	int dp = c->rdp;  /* the ranks that hold the same weights: dp*cp */
-	if (sc->train.recompute == RECOMPUTE_FULL)
-		peak += mem_layer_full_act_bytes(sc, sc->par.tp);
+	peak += recompute_transient_bytes(sc, c->Lv, sc->par.tp);
 	/* while a layer's attention runs: context parallelism's K/V buffers (sim/cp.h); all the time: the
 	 * userbuffers of TP overlap (sim/overlap.h) */
 	peak += cp_transient_bytes(sc) + overlap_buffer_bytes(sc);
@@ -672,13 +818,24 @@ static void stage_memory(const struct ctx *c, struct stage_info *info, int zero,
 	if (fp8_on(sc) && sc->model.type == MODEL_TRANSFORMER)  /* the FP8 weight pairs of the linear layers */
 		info->weights += c->v * c->Lv * layer_linear_params_local(c) * fp8_weight_extra_bytes_per_param(sc);
 	info->gradients = params * mem_grad_bytes_per_param(sc);
+	if (sc->par.gc.method != GC_NONE && dp > 1) {  /* the hook's error feedback and PowerSGD's Q factors */
+		struct gradcomp_bucket all = { 0 };
+		for (int j = 0; j < c->v; j++)
+			for (int l = 0; l < c->Lv; l++)
+				gradcomp_add_layer(sc, c->hw, sc->par.tp, layer_at(c, j * c->p + c->s, l), &all);
+		for (int k = (c->s == 0) + (c->s == c->p - 1 && !head_is_embedding(c)); sc->model.vocab > 0 && k > 0; k--)
+			gradcomp_add_matrix(sc, c->hw, (double)sc->model.vocab / sc->par.tp, sc->model.hidden, &all);
+		info->gradients += gradcomp_state_bytes(sc, params, all.q);
+	}
 	if (dp > 1 && sc->par.dp_bucket_copy && zero < 2)  /* PyTorch DDP's buckets: a second gradient buffer */
 		info->gradients *= 2;
 	info->optimizer = (zero >= 1 ? shard : params) * mem_optimizer_bytes_per_param(sc);
 	if (zero >= 2 && params > 0)
 		info->gradients *= shard / params;
 	if (zero == 3)  /* own shard plus the two gathered layers in flight */
-		info->weights = info->weights / dp + 2 * zero3_layer_params(c, c->s, 0) * mem_weight_bytes_per_param(sc);
+		info->weights = info->weights / scenario_shard_group(sc) + (!sc->par.keep_after_forward
+			? 2 * zero3_layer_params(c, c->s, 0) * mem_weight_bytes_per_param(sc)
+			: info->weights);  /* kept from the forward to the backward: the stage's parameters whole */
 	info->activations = peak;
 	info->peak_inflight = (peak_units + c->v - 1) / c->v;
 }
@@ -698,7 +855,7 @@ static void build_stage(struct ctx *c, struct stage_info *info)
 	 * the routed experts' 1/edp, the share of the expert-data-parallel group that holds the same experts */
 	int zero = c->rdp > 1 ? sc->par.zero : 0;
 	double ex = c->v * c->Lv * moe_expert_params_local(sc);
-	double shard = (params - ex) / c->rdp + ex / moe_edp(sc);
+	double shard = (params - ex) / scenario_shard_group(sc) + ex / moe_edp(sc);  /* HSDP: the shard group; else dp*cp */
 	stage_optimizer(c, zero, params, shard);
 	stage_memory(c, info, zero, params, shard, peak, peak_units);
 }
@@ -778,7 +935,7 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 	c.p = par->pp;
 	c.v = par->schedule == SCHED_INTERLEAVED ? par->virtual_stages : 1;
 	c.m = scenario_num_microbatches(sc);
-	c.Lv = sc->model.layers / (c.p * c.v);
+	c.Lv = scenario_chunk_layers(sc, 0);
 	c.last_j = c.p * c.v - 1;
 	c.oc = (struct opctx){ hw, sc, par->tp, scenario_rank_tokens(sc) };
 	c.rdp = scenario_grad_ranks(sc);
@@ -786,9 +943,12 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 	if (sc->model.type != MODEL_DENSE) {
 		c.nfwd = ops_layer_fwd(&c.oc, c.fwd);
 		c.nbwd = ops_layer_bwd(&c.oc, sc->train.recompute == RECOMPUTE_SELECTIVE, c.bwd);
+		if (sc->train.recompute == RECOMPUTE_OP)
+			c.nrfwd = recompute_op_list(&c.oc, c.fwd, c.nfwd, c.rfwd);
 		c.nbound_fwd = bound_times(c.fwd, c.nfwd, c.bound_fwd);
 		c.nbound_bwd = bound_times(c.bwd, c.nbwd, c.bound_bwd);
-		c.side = overlap_has_side(c.fwd, c.nfwd) || overlap_has_side(c.bwd, c.nbwd);
+		c.side = overlap_has_side(c.fwd, c.nfwd) || overlap_has_side(c.bwd, c.nbwd) ||
+			 overlap_has_side(c.rfwd, c.nrfwd);
 	}
 	c.layer_params = sc->model.moe.experts > 0 ? moe_layer_params_local(sc, 0)
 						     : scenario_params_per_layer(sc) / par->tp;
@@ -799,11 +959,13 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 		c.nhbwd = ops_head_bwd(&c.oc, c.hbwd);
 	}
 	int gpn = hw->node.gpus;
-	c.pg_ev = xcalloc((size_t)c.v * c.Lv, sizeof *c.pg_ev);
+	c.pg_ev = xcalloc((size_t)c.v * scenario_max_chunk_layers(sc), sizeof *c.pg_ev);
 	c.pg_done = xcalloc((size_t)c.v, sizeof *c.pg_done);
 	for (int s = 0; s < par->pp; s++) {
 		int base = par->tp * c.rdp * s;
 		c.s = s;
+		c.Lv = scenario_chunk_layers(sc, s);
+		c.layer0 = scenario_chunk_first_layer(sc, s);
 		c.prog = &out->progs[s];
 		c.tp_shape = comm_shape(gpn, base, 1, par->tp);
 		/* CP ranks sit between TP and DP: the gradient group is every rank tp apart, dp*cp of them */
@@ -816,14 +978,19 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 		c.copied_bytes = 0;
 		c.ndeferred = 0;
 		c.pending_expert = 0;
+		memset(&c.gcb, 0, sizeof c.gcb);
 		c.edp_shape = comm_shape(gpn, base, par->ep * scenario_etp(sc), moe_edp(sc));
+		int S = scenario_shard_group(sc);
+		c.shard_shape = comm_shape(gpn, base, par->tp, S);
+		c.repl_shape = comm_shape(gpn, base, par->tp * S, c.rdp / S);
 		time_tp(&c, c.fwd, c.nfwd);
 		time_tp(&c, c.bwd, c.nbwd);
+		time_tp(&c, c.rfwd, c.nrfwd);
 		time_tp(&c, c.efwd, c.nefwd);
 		time_tp(&c, c.ebwd, c.nebwd);  /* SP: the all-gather of the embedding output's gradient */
 		time_tp(&c, c.hfwd, c.nhfwd);
 		time_tp(&c, c.hbwd, c.nhbwd);
-		program_init(c.prog, 2 * c.m * c.v, keep_ops);
+		program_init(c.prog, 2 * c.m * c.v + tied_exchange(&c), keep_ops);
 		program_reserve(c.prog, STREAM_COMPUTE, compute_instr_estimate(&c));
 		program_host(c.prog, c.host.step);
 		c.compute_bound_s = 0;

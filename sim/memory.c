@@ -4,6 +4,7 @@
 #include "sim/cp.h"
 #include "sim/fp8.h"
 #include "sim/moe.h"
+#include "sim/recompute.h"
 
 double mem_layer_full_act_bytes(const struct scenario *sc, int tp)
 {
@@ -61,6 +62,10 @@ double mem_layer_act_bytes(const struct scenario *sc, int tp)
 			return mem_layer_full_act_bytes(sc, tp) - sq;
 		}
 		return mem_layer_full_act_bytes(sc, tp);
+	case RECOMPUTE_OP:  /* torchtitan's per-op checkpointing: its saved outputs (sim/recompute.c) */
+		if (m->type == MODEL_TRANSFORMER)
+			return recompute_op_saved_bytes(sc, tp);
+		break;
 	case RECOMPUTE_NONE:
 		break;
 	}

@@ -487,9 +487,14 @@ int ops_head_fwd(const struct opctx *c, struct opcost *out)
 	n = put_cast(c, out, n, v * d.h, 0);
 	n = put_sp_gather(c, out, n, "tp_allgather_head", d.T * d.h * d.dtb);
 	n = put_cb(out, n, "logits", ops_gemm_s(c->hw, d.dt, d.T, v, d.h));
+	/* vocab-parallel cross entropy (Megatron's _VocabParallelCrossEntropy): each TP rank holds V/tp logits of a
+	 * row; three all-reduces of T fp32 values join them: the row maxima (before the exponentials), then the
+	 * target logits (from the rank whose shard holds the target) and the sums of exponentials; its backward
+	 * is local */
+	n = put_ar(c, out, n, "tp_allreduce_ce_max", d.T * 4);
 	n = put_ce(c, out, n, d.T, v, d.dtb, 4, 0);
-	/* vocab-parallel cross entropy: max, sum-exp and target logit, T floats each */
-	return put_ar(c, out, n, "tp_allreduce_loss", 3 * d.T * 4);
+	n = put_ar(c, out, n, "tp_allreduce_ce_target", d.T * 4);
+	return put_ar(c, out, n, "tp_allreduce_ce_sumexp", d.T * 4);
 }
 
 int ops_head_bwd(const struct opctx *c, struct opcost *out)

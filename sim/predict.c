@@ -172,6 +172,7 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 	int all = opts && opts->all_ranks;
 	FILE *trace_f = opts ? opts->trace : NULL;
 	enum trace_pick pick = trace_f ? opts->trace_pick : TRACE_STAGES;
+	bool need_critical = pick == TRACE_CRITICAL || pick == TRACE_OVERVIEW;
 	/* a timeline of ranks other than dp 0, tp 0 needs them simulated */
 	if (pick == TRACE_ALL)
 		all = 1;
@@ -209,12 +210,12 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 		cfg.stage_speed = speed;
 		if (rc == 0 && (trace || all)) {
 			/* the same speeds on every rank or traced: the same times (symmetry; fixed-point runs) */
-			if (pick == TRACE_CRITICAL)
+			if (need_critical)
 				trace_set_critical(trace, sim_rank_stage(s, sim_critical_rank(s)));
 			sim_free(s);
 			s = NULL;
 		}
-	} else if (pick == TRACE_CRITICAL) {
+	} else if (need_critical) {
 		/* the critical stage, from the same simulation untraced (deterministic: the traced one agrees) */
 		struct sim_config c = cfg;
 		c.trace = NULL;

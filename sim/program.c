@@ -311,19 +311,32 @@ void program_wait(struct program *p, enum stream_kind st, int ev, enum cat cat)
 	in->cat = (uint8_t)cat;
 }
 
-void program_coll(struct program *p, enum stream_kind st, enum group_kind g, double dur_s, double bytes,
-		  enum cat cat, const char *name, int layer, int mb)
+/* A timed instruction of one op (kept for timelines) on stream st; closes the open compute segment. */
+static struct instr *push_timed(struct program *p, enum stream_kind st, enum instr_kind kind, const char *name,
+				double dur_s, double bytes, enum cat cat, int layer, int mb)
 {
 	program_flush(p);
 	uint32_t id = push_op(p, name, dur_s, bytes, layer, mb);
 	struct instr *in = push(p, st);
-	in->kind = INS_COLL;
+	in->kind = (uint8_t)kind;
 	in->nops = 1;
-	in->group = (uint8_t)g;
 	in->cat = (uint8_t)cat;
 	in->dur = dur_s;
 	if (p->keep_ops)
 		p->ranges[st][p->n[st] - 1] = (struct op_range){ id, 1 };
+	return in;
+}
+
+void program_coll(struct program *p, enum stream_kind st, enum group_kind g, double dur_s, double bytes,
+		  enum cat cat, const char *name, int layer, int mb)
+{
+	push_timed(p, st, INS_COLL, name, dur_s, bytes, cat, layer, mb)->group = (uint8_t)g;
+}
+
+void program_side_op(struct program *p, enum stream_kind st, const char *name, double dur_s, double bytes,
+		     enum cat cat, int layer, int mb)
+{
+	push_timed(p, st, INS_COMPUTE, name, dur_s, bytes, cat, layer, mb);
 }
 
 void program_send(struct program *p, enum stream_kind st, int dest_stage, int slot, enum link_scope scope,

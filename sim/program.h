@@ -14,6 +14,7 @@ enum stream_kind {
 	STREAM_DP,       /* DP gradient all-reduce buckets, overlapping backward */
 	STREAM_SENDF,    /* pipeline sends of activations to the next stage */
 	STREAM_SENDB,    /* pipeline sends of gradients to the previous stage */
+	STREAM_COPY,     /* copies between GPU and host memory (activation offload) over the host link, beside compute */
 	STREAM_SIDE,     /* model-parallel transfers a layer overlaps with its own compute: the chunks of TP
 	                  * communication overlap (parallel.tp_comm_overlap) and context parallelism's K/V ring
 	                  * (parallel.cp); the compute stream waits for them by event (sim/overlap.h) */
@@ -170,6 +171,11 @@ void program_wait(struct program *p, enum stream_kind st, int ev, enum cat cat);
 /* bytes: what the collective or transfer moves, kept only for timelines (the time is dur_s) */
 void program_coll(struct program *p, enum stream_kind st, enum group_kind g, double dur_s, double bytes,
 		  enum cat cat, const char *name, int layer, int mb);
+/* A timed piece of work of dur_s on a stream other than STREAM_COMPUTE (a copy on STREAM_COPY, a DDP hook's
+ * callback on STREAM_DP): busy for dur_s, in order with the stream's other instructions, one op for timelines
+ * (bytes: what it moves, 0 for compute). */
+void program_side_op(struct program *p, enum stream_kind st, const char *name, double dur_s, double bytes,
+		     enum cat cat, int layer, int mb);
 void program_send(struct program *p, enum stream_kind st, int dest_stage, int slot, enum link_scope scope,
 		  double dur_s, double bytes, const char *name, int mb);
 void program_recv(struct program *p, enum stream_kind st, int slot, enum cat cat);

@@ -6,6 +6,7 @@
 #include "sim/trace.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include "util/jsonw.h"
 #include "util/xalloc.h"
 
@@ -16,15 +17,31 @@ struct trace {
 	double bytes;        /* written so far, counted by event (the stream may be a pipe, without ftell) */
 	bool over;           /* job.max_bytes passed */
 	int critical;        /* TRACE_CRITICAL: the traced stage */
-	uint8_t *named;      /* [GPU rank]: bit per track whose thread_name is written, NAMED_PROC its process's */
+	uint16_t *named;     /* [GPU rank]: bit per track whose thread_name is written, NAMED_PROC its process's */
 	uint8_t *want;       /* TRACE_LIST: [GPU rank] nonzero when traced */
+	struct layer_slice *pend;  /* TRACE_OVERVIEW: per stage, the slice being gathered (nops 0: none) */
+	double detail_bytes[2];    /* TRACE_OVERVIEW: written op by op, and layer by layer */
 };
-enum { NAMED_PROC = 1u << 7 };
-_Static_assert(TRACK_N <= 7, "trace.named holds one bit per track and one for the process");
+
+/* TRACE_OVERVIEW: the critical stage op by op and the others layer by layer while each level's budget lasts,
+ * then layer by layer and then one slice per micro-batch's forward or backward on every stage, so a timeline of
+ * any job stays a few MB, its first micro-batches the most detailed. A gathered slice holds consecutive
+ * compute-stream ops (TP collectives among them) of one micro-batch (and layer), from the first's start to the
+ * last's end. */
+enum { OVERVIEW_OPS, OVERVIEW_LAYERS, OVERVIEW_UNITS };
+#define OVERVIEW_LEVEL_BYTES 2e6
+struct layer_slice {
+	int mb, layer, nops, level;
+	bool bwd;
+	double t0, t1;
+};
+enum { NAMED_PROC = 1u << 15 };
+_Static_assert(TRACK_N <= 15, "trace.named holds one bit per track and one for the process");
 
 static const char *const cat_name[CAT_N] = { "compute", "tp", "pp", "dp", "optimizer" };
 static const char *const track_name[TRACK_N] = {
-	"compute", "dp collectives", "send fwd", "send bwd", "tp/cp overlap", "link intra-node (out)", "link inter-node (out)",
+	"compute", "dp collectives", "send fwd", "send bwd", "host copies", "tp/cp overlap", "link intra-node (out)",
+	"link inter-node (out)",
 };
 
 struct trace *trace_new(FILE *f, const struct trace_job *job)
@@ -34,7 +51,9 @@ struct trace *trace_new(FILE *f, const struct trace_job *job)
 	t->job = *job;
 	t->critical = -1;
 	size_t n = (size_t)job->pp * job->dp * job->tp;
-	t->named = xcalloc(n, 1);
+	t->named = xcalloc(n, sizeof *t->named);
+	if (job->pick == TRACE_OVERVIEW)
+		t->pend = xcalloc((size_t)job->pp, sizeof *t->pend);
 	if (job->pick == TRACE_LIST) {
 		t->want = xcalloc(n, 1);
 		for (int i = 0; i < job->nranks; i++)
@@ -55,6 +74,7 @@ void trace_free(struct trace *t)
 		return;
 	free(t->named);
 	free(t->want);
+	free(t->pend);
 	free(t);
 }
 
@@ -98,14 +118,14 @@ static void name_process(struct trace *t, int s, int d, int tp)
 	snprintf(name, sizeof name, "stage %d: GPU %d (dp %d, tp %d, node %d)", s, gpu, d, tp,
 		 j->gpus_per_node > 0 ? gpu / j->gpus_per_node : 0);
 	meta(t, "process_name", pid, 0, name, 0);
-	meta(t, "process_sort_index", pid, 0, NULL, j->pick == TRACE_STAGES ? s : gpu);
+	meta(t, "process_sort_index", pid, 0, NULL, j->pick == TRACE_STAGES || j->pick == TRACE_OVERVIEW ? s : gpu);
 	t->named[gpu] |= NAMED_PROC;
 }
 
 void trace_begin(struct trace *t)
 {
 	fputs("{\"traceEvents\":[\n", t->f);
-	if (t->job.pick == TRACE_STAGES)
+	if (t->job.pick == TRACE_STAGES || t->job.pick == TRACE_OVERVIEW)
 		for (int s = 0; s < t->job.pp; s++)
 			name_process(t, s, 0, 0);
 }
@@ -114,6 +134,7 @@ static int traced(const struct trace *t, const struct trace_span *sp)
 {
 	const struct trace_job *j = &t->job;
 	switch (j->pick) {
+	case TRACE_OVERVIEW:
 	case TRACE_STAGES:
 		return sp->dp == 0 && sp->tp == 0;
 	case TRACE_CRITICAL:
@@ -138,6 +159,67 @@ bool trace_over(const struct trace *t)
 	return t->over;
 }
 
+/* Counts an event against the budget: false once it is spent (nothing more is written). */
+static bool budget(struct trace *t)
+{
+	t->bytes += 160;  /* an event's line: 130-200 bytes */
+	if (t->job.max_bytes > 0 && t->bytes > t->job.max_bytes)
+		t->over = true;
+	return !t->over;
+}
+
+/* Names the rank's process and the track before its first slice. */
+static void name_track(struct trace *t, int stage, int dp, int tp, int track)
+{
+	int gpu = gpu_of(&t->job, stage, dp, tp), pid = pid_of(&t->job, stage, dp, tp);
+	if (!(t->named[gpu] & NAMED_PROC))
+		name_process(t, stage, dp, tp);
+	if (!(t->named[gpu] & (1u << track))) {
+		t->named[gpu] |= (uint16_t)(1u << track);
+		meta(t, "thread_name", pid, track + 1, track_name[track], 0);
+		meta(t, "thread_sort_index", pid, track + 1, NULL, track);
+	}
+}
+
+/* The op names the timeline plot reads as backward (plots/timeline.c). */
+static bool backward_op(const char *name)
+{
+	size_t n = strlen(name);
+	static const char *const ends[] = { "_bwd", "_dgrad", "_wgrad", "_recompute" };
+	for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+		size_t k = strlen(ends[i]);
+		if (n >= k && strcmp(name + n - k, ends[i]) == 0)
+			return true;
+	}
+	return strcmp(name, "grad_accumulate") == 0;
+}
+
+/* Writes stage's gathered layer slice (TRACE_OVERVIEW), if any. */
+static void flush_layer(struct trace *t, int stage)
+{
+	struct layer_slice *l = &t->pend[stage];
+	if (l->nops == 0 || !budget(t))
+		return;
+	event_begin(t);
+	fprintf(t->f, "{\"name\":\"%s\",\"cat\":\"compute\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%.6f,"
+		"\"dur\":%.6f,\"args\":{\"mb\":%d,", l->level == OVERVIEW_UNITS ? (l->bwd ? "unit_bwd" : "unit_fwd") :
+		(l->bwd ? "layer_bwd" : "layer_fwd"), pid_of(&t->job, stage, 0, 0), STREAM_COMPUTE + 1, l->t0 * 1e6,
+		(l->t1 - l->t0) * 1e6, l->mb);
+	if (l->level == OVERVIEW_LAYERS)
+		fprintf(t->f, "\"layer\":%d,", l->layer);
+	fprintf(t->f, "\"ops\":%d}}", l->nops);
+	t->detail_bytes[OVERVIEW_LAYERS] += l->level == OVERVIEW_LAYERS ? 160 : 0;
+	l->nops = 0;
+}
+
+/* The detail a slice of stage gets now (TRACE_OVERVIEW). */
+static int overview_level(const struct trace *t, int stage)
+{
+	if (stage == t->critical && t->detail_bytes[OVERVIEW_OPS] < OVERVIEW_LEVEL_BYTES)
+		return OVERVIEW_OPS;
+	return t->detail_bytes[OVERVIEW_LAYERS] < OVERVIEW_LEVEL_BYTES ? OVERVIEW_LAYERS : OVERVIEW_UNITS;
+}
+
 void trace_slice(struct trace *t, const struct trace_span *sp)
 {
 	/* by default dp 0, tp 0: the rank the default run simulates for its stage, so a timeline shows the same ranks
@@ -145,23 +227,33 @@ void trace_slice(struct trace *t, const struct trace_span *sp)
 	if (!sp->op || sp->stage < 0 || sp->stage >= t->job.pp || sp->dp < 0 || sp->dp >= t->job.dp || sp->tp < 0 ||
 	    sp->tp >= t->job.tp || !traced(t, sp) || t->over)
 		return;
-	t->bytes += 160;  /* an event's line: 130-200 bytes */
-	if (t->job.max_bytes > 0 && t->bytes > t->job.max_bytes) {
-		t->over = true;
-		return;
-	}
-	FILE *f = t->f;
-	int gpu = gpu_of(&t->job, sp->stage, sp->dp, sp->tp);
-	int pid = pid_of(&t->job, sp->stage, sp->dp, sp->tp), tid = sp->track + 1;
-	if (!(t->named[gpu] & NAMED_PROC))
-		name_process(t, sp->stage, sp->dp, sp->tp);
-	if (!(t->named[gpu] & (1u << sp->track))) {
-		t->named[gpu] |= (uint8_t)(1u << sp->track);
-		meta(t, "thread_name", pid, tid, track_name[sp->track], 0);
-		meta(t, "thread_sort_index", pid, tid, NULL, sp->track);
-	}
 	const struct instr *in = sp->in;
 	const struct op *op = sp->op;
+	int level = t->pend ? overview_level(t, sp->stage) : OVERVIEW_OPS;
+	if (level != OVERVIEW_OPS && sp->track >= TRACK_LINK)
+		return;  /* an overview's coarse part: the send stream's slice shows the transfer */
+	if (t->pend && sp->track == STREAM_COMPUTE && (level != OVERVIEW_OPS || t->pend[sp->stage].nops)) {
+		struct layer_slice *l = &t->pend[sp->stage];
+		if (l->nops && (l->mb != op->mb || l->level != level || (level == OVERVIEW_LAYERS && l->layer != op->layer)))
+			flush_layer(t, sp->stage);
+		if (op->mb >= 0 && (op->layer >= 0 || level == OVERVIEW_UNITS) && level != OVERVIEW_OPS && !t->over) {
+			name_track(t, sp->stage, 0, 0, STREAM_COMPUTE);
+			if (l->nops == 0)
+				*l = (struct layer_slice){ op->mb, op->layer, 0, level, false, sp->t0_s, sp->t0_s };
+			l->nops++;
+			l->bwd = l->bwd || backward_op(op->name);
+			if (sp->t0_s + sp->dur_s > l->t1)
+				l->t1 = sp->t0_s + sp->dur_s;
+			return;
+		}
+	}
+	if (!budget(t))
+		return;
+	if (t->pend && sp->stage == t->critical)
+		t->detail_bytes[OVERVIEW_OPS] += 160;
+	FILE *f = t->f;
+	int pid = pid_of(&t->job, sp->stage, sp->dp, sp->tp), tid = sp->track + 1;
+	name_track(t, sp->stage, sp->dp, sp->tp, sp->track);
 	event_begin(t);
 	fputs("{\"name\":", f);
 	jsonw_put_string(f, op->name);
@@ -193,6 +285,8 @@ void trace_end(struct trace *t, double step_time_s, int critical_stage)
 {
 	const struct trace_job *j = &t->job;
 	FILE *f = t->f;
+	for (int s = 0; t->pend && s < j->pp; s++)
+		flush_layer(t, s);
 	fputs("\n],\n\"displayTimeUnit\":\"ms\",\n", f);
 	fputs("\"otherData\":{\"generator\":\"gpusim " GPUSIM_VERSION "\",\"scenario\":", f);
 	jsonw_put_string(f, j->scenario);
@@ -203,6 +297,8 @@ void trace_end(struct trace *t, double step_time_s, int critical_stage)
 		j->gpus, j->dp, j->tp, j->pp);
 	jsonw_put_string(f, j->schedule);
 	static const char *const picked[] = {
+		[TRACE_OVERVIEW] = "one per pipeline stage: dp 0, tp 0; op by op on the critical stage, a slice per layer "
+				   "and micro-batch on the others",
 		[TRACE_STAGES] = "one per pipeline stage: dp 0, tp 0",
 		[TRACE_CRITICAL] = "the critical stage's: dp 0, tp 0",
 		[TRACE_LIST] = "listed",

@@ -17,7 +17,9 @@ enum { TRACK_LINK = NSTREAMS, TRACK_N = NSTREAMS + LINK_N };
 
 /* Which ranks a timeline holds (predict --trace-ranks). */
 enum trace_pick {
-	TRACE_STAGES,    /* one per pipeline stage: dp 0, tp 0 (the critical rank is one of them); the default */
+	TRACE_OVERVIEW,  /* the default: TRACE_STAGES' ranks, op by op on the critical stage (trace_set_critical) and
+	                  * one slice per layer's forward or backward and micro-batch on the others */
+	TRACE_STAGES,    /* one per pipeline stage: dp 0, tp 0 (the critical rank is one of them), op by op */
 	TRACE_CRITICAL,  /* the critical stage's rank dp 0, tp 0 alone (trace_set_critical names the stage) */
 	TRACE_LIST,      /* the GPU ranks in trace_job.ranks */
 	TRACE_ALL,       /* every rank (needs every rank simulated) */
@@ -47,10 +49,10 @@ struct trace;
 /* trace_new: a writer to f (not owned, not closed; the caller checks it for write errors after trace_end). */
 struct trace *trace_new(FILE *f, const struct trace_job *job);
 void trace_free(struct trace *t);
-/* trace_begin: opens the document (and with TRACE_STAGES names one process per stage; other picks name a
- * rank's process before its first slice). */
+/* trace_begin: opens the document (and with TRACE_STAGES or TRACE_OVERVIEW names one process per stage; other
+ * picks name a rank's process before its first slice). */
 void trace_begin(struct trace *t);
-/* TRACE_CRITICAL: the stage whose rank dp 0, tp 0 is traced (known from a simulation run before). */
+/* TRACE_CRITICAL, TRACE_OVERVIEW: the critical stage (known from a simulation run before). */
 void trace_set_critical(struct trace *t, int stage);
 /* trace_slice: one "X" event for a span of a traced rank; spans of other ranks are ignored. */
 void trace_slice(struct trace *t, const struct trace_span *sp);

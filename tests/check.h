@@ -21,10 +21,14 @@ static int check_count_;
 		#a, a_, #b, b_, (double)(rel)); } } while (0)
 /* Simulated times are whole ticks of 2^-40 s (sim/engine.c), each instruction's duration rounded by at most half
  * a tick (0.45 ps): a simulated sum of tens of microsecond instructions matches the hand sum in doubles to
- * TICK_REL, and a difference of two simulated steps of some microseconds (a few ticks of rounding in each) to
- * TICK_DIFF_REL. */
+ * TICK_REL, and a difference of two simulated steps (each a few ticks off) is checked in ticks, CHECK_TICKS(a, b,
+ * n): |a - b| <= n ticks. */
 #define TICK_REL 1e-9
-#define TICK_DIFF_REL 2e-7
+#define TICK_S 0x1p-40
+#define CHECK_TICKS(a, b, n) do { double a_ = (a), b_ = (b); check_count_++; \
+	if (!(fabs(a_ - b_) <= (n) * TICK_S)) { check_failures_++; \
+	fprintf(stderr, "%s:%d: %s == %.12g, expected %s == %.12g (within %d ticks of 2^-40 s)\n", __FILE__, \
+		__LINE__, #a, a_, #b, b_, (int)(n)); } } while (0)
 #define CHECK_STR(a, b) do { const char *a_ = (a), *b_ = (b); check_count_++; \
 	if (!a_ || !b_ || strcmp(a_, b_) != 0) { check_failures_++; \
 	fprintf(stderr, "%s:%d: %s == \"%s\", expected \"%s\"\n", __FILE__, __LINE__, #a, a_ ? a_ : "(null)", \

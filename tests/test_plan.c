@@ -15,6 +15,14 @@ static const char small_yaml[] =
 	"parallel: {gpus: 1}\n"
 	"hardware: h100-dgx\n";
 
+/* The same with fp32 gradients: the reduction searched in fp32 and bf16. */
+static const char fp32_grad_yaml[] =
+	"name: small-fp32-grad\n"
+	"model: {layers: 4, hidden: 256, heads: 8, seq: 128, vocab: 1000, dtype: bf16, flash_attention: %s}\n"
+	"training: {global_batch: 16, micro_batch: 1, optimizer: adam, master_weights: fp32, grad_dtype: fp32}\n"
+	"parallel: {gpus: 1}\n"
+	"hardware: h100-dgx\n";
+
 /* The same with 4 experts, 2 per token, in every layer's MLP: expert and expert-tensor parallelism searched. */
 static const char moe_yaml[] =
 	"name: small-moe\n"
@@ -47,13 +55,17 @@ static int by_found(const void *a, const void *b)
 
 /* Every layout of gpus GPUs, by nested loops over the scenario keys: tp and pp dividing gpus, dp the rest, every
  * micro-batch dividing the batch per replica, each schedule (interleaved with 2..8 chunks), each recompute
- * mode, ZeRO 0..3 and data-parallel overlap on and off (only 0 and on at dp 1), sequence parallelism on and off
- * (only off at tp 1), TP communication overlap on and off (only with SP), context parallelism cp dividing
- * gpus/(tp*pp) (seq a multiple of 2cp; ZeRO and the overlaps then over the dp*cp ranks), pipeline scatter/gather
- * on and off (only off unless tp > 1, pp > 1 and no SP; the schedule
+ * mode (none, full, selective, torchtitan's per-op), ZeRO 0..3 and data-parallel overlap on and off (only 0 and on
+ * at dp 1), sequence parallelism on and off (only off at tp 1), TP communication overlap on and off (only with
+ * SP), context parallelism cp dividing gpus/(tp*pp) (seq a multiple of 2cp; ZeRO, HSDP, the reduction dtype and
+ * the overlaps then over the dp*cp ranks), pipeline scatter/gather on and off (only off unless tp > 1, pp > 1 and
+ * no SP; the schedule
  * only at pp > 1), the distributed optimizer's overlapped parameter gather on and off (at ZeRO 1 and 2 over
  * dp > 1), and with experts every expert parallelism up to the expert count and expert tensor parallelism
- * up to tp. Layouts the rules reject, tensor-parallel
+ * up to tp, and at pp >= 3 (1f1b, gpipe) the even and the balanced pipeline split (first and last stage
+ * (layers + 2)/pp - 1 layers) where whole, and with fp32 gradients over dp > 1 the reduction in fp32 and in bf16, ZeRO sharded over all of DP
+ * or (HSDP) the replicas of one node where that is fewer, and at ZeRO 3 the parameters resharded after the
+ * forward or kept. Layouts the rules reject, tensor-parallel
  * groups wider than a node and those that do not fit are skipped; the rest are simulated and sorted. Also
  * checks the planner's bounds against each simulation. Returns the count, found[] sorted fastest first. */
 static int exhaustive(const struct scenario *base, const struct hwmodel *hw, int gpus, struct found *found, int max)
@@ -70,7 +82,7 @@ static int exhaustive(const struct scenario *base, const struct hwmodel *hw, int
 		for (int mb = 1; mb <= base->train.global_batch; mb++)
 		for (int si = 0; si < (pp > 1 ? 3 : 1); si++)
 		for (int v = (scheds[si] == SCHED_INTERLEAVED ? 2 : 1); v <= (scheds[si] == SCHED_INTERLEAVED ? 8 : 1); v++)
-		for (int rc = 0; rc < 3; rc++)
+		for (int rc = 0; rc < 4; rc++)
 		for (int z = 0; z <= (gr > 1 ? 3 : 0); z++)
 		for (int sp = 0; sp <= (tp > 1); sp++)
 		for (int tpo = 0; tpo <= sp; tpo++)
@@ -78,7 +90,14 @@ static int exhaustive(const struct scenario *base, const struct hwmodel *hw, int
 		for (int opg = 0; opg <= (gr > 1 && (z == 1 || z == 2)); opg++)
 		for (int ov = 1; ov >= (gr > 1 ? 0 : 1); ov--)
 		for (int ep = 1; ep <= (base->model.moe.experts ? base->model.moe.experts : 1); ep++)
-		for (int etp = (base->model.moe.experts ? 1 : 0); etp <= (base->model.moe.experts ? tp : 0); etp++) {
+		for (int etp = (base->model.moe.experts ? 1 : 0); etp <= (base->model.moe.experts ? tp : 0); etp++)
+		for (int split = 0; split <= (pp >= 3 && scheds[si] != SCHED_INTERLEAVED &&
+					      (base->model.layers + 2) % pp == 0 && (base->model.layers + 2) / pp >= 2);
+		     split++)
+		for (int rd = 0; rd <= (gr > 1 && base->train.grad_dtype == DT_FP32); rd++)
+		for (int sh = 0; sh <= (z >= 1 && gr > 1 && hw->node.gpus / tp > 1 && hw->node.gpus / tp < gr &&
+					gr % (hw->node.gpus / tp) == 0); sh++)
+		for (int kf = 0; kf <= (z == 3 && gr > 1); kf++) {
 			struct scenario s = *base;
 			s.par.gpus = gpus;
 			s.par.tp = tp, s.par.pp = pp, s.par.dp = dp, s.par.cp = cp, s.par.zero = z;
@@ -91,6 +110,11 @@ static int exhaustive(const struct scenario *base, const struct hwmodel *hw, int
 			s.par.etp = etp;
 			s.par.dp_overlap = ov;
 			s.par.virtual_stages = v;
+			/* balanced: the embedding and the loss count as a layer each */
+			s.par.first_stage_layers = s.par.last_stage_layers = split ? (base->model.layers + 2) / pp - 1 : 0;
+			s.par.grad_reduce_dtype = rd ? DT_BF16 : base->train.grad_dtype;
+			s.par.shard_group = sh ? hw->node.gpus / tp : 0;  /* HSDP: sharded within a node */
+			s.par.keep_after_forward = kf;
 			s.train.micro_batch = mb;
 			s.train.recompute = (enum recompute)rc;
 			if (s.train.recompute == RECOMPUTE_SELECTIVE && s.model.flash_attention)
@@ -132,6 +156,8 @@ static void check_sound(const struct plan_result *pr, const struct hwmodel *hw, 
 	}
 }
 
+static int node_gpus;  /* > 0: the hardware's GPUs per node, for a search with several nodes */
+
 static void compare(const char *flash, int gpus, double memory_bytes, int K)
 {
 	struct scenario s;
@@ -141,8 +167,12 @@ static void compare(const char *flash, int gpus, double memory_bytes, int K)
 		return;
 	if (memory_bytes > 0)
 		hw->gpu.memory_bytes = memory_bytes;
-	struct found *all = calloc(4096, sizeof *all);
-	int n = exhaustive(&s, hw, gpus, all, 4096);
+	if (node_gpus > 0)
+		hw->node.gpus = node_gpus;
+	enum { MAX_FOUND = 65536 };  /* every fitting layout (the MoE case with cp and tpo holds more than 4096) */
+	struct found *all = calloc(MAX_FOUND, sizeof *all);
+	int n = exhaustive(&s, hw, gpus, all, MAX_FOUND);
+	CHECK(n < MAX_FOUND);
 	CHECK(n > 0);
 	struct plan_spec spec = { .base = &s, .hw = hw, .gpus = gpus, .top = K };
 	struct plan_result pr;
@@ -259,6 +289,15 @@ int main(void)
 {
 	compare("true", 4, 0, 5);
 	compare("false", 8, 0, 8);
+	/* 6 GPUs: pp 3 does not split 4 layers evenly; the balanced split 1, 2, 1 does */
+	compare("true", 6, 0, 8);
+	yaml_of = fp32_grad_yaml;
+	compare("true", 4, 0, 8);
+	yaml_of = small_yaml;
+	/* nodes of 2 GPUs: HSDP (sharded within a node) at dp 4 */
+	node_gpus = 2;
+	compare("true", 4, 0, 8);
+	node_gpus = 0;
 	/* a tight memory (80 MB, of which the cuBLAS workspaces take 64 MiB): most layouts are pruned before or after
 	 * simulation */
 	compare("false", 8, 80e6, 5);

@@ -15,7 +15,7 @@ queued=0
 check() {
 	local name=$1
 	shift
-	if ! "$gpusim" predict "$@" --format json --trace "$tmp/t.json" >"$tmp/r.json" 2>"$tmp/err"; then
+	if ! "$gpusim" predict "$@" --format json --trace "$tmp/t.json" --trace-ranks stages >"$tmp/r.json" 2>"$tmp/err"; then
 		fail "$name: predict exited $?: $(head -c 600 "$tmp/err")"
 		return
 	fi
@@ -186,14 +186,17 @@ PY
 check "tp4_pp2_dp2_interleaved" tests/golden/tp4_pp2_dp2_interleaved.yaml
 # the same with every rank simulated: only dp 0, tp 0 of each stage is traced
 check "tp4_pp2_dp2_interleaved --all-ranks" tests/golden/tp4_pp2_dp2_interleaved.yaml --all-ranks
-# ... and the traced GPUs' timelines are the same event for event, in some order
-"$gpusim" predict tests/golden/tp4_pp2_dp2_interleaved.yaml --trace "$tmp/a.json" >/dev/null 2>&1
-"$gpusim" predict tests/golden/tp4_pp2_dp2_interleaved.yaml --all-ranks --trace "$tmp/b.json" >/dev/null 2>&1
-if [ -s "$tmp/a.json" ] && cmp -s <(sort "$tmp/a.json") <(sort "$tmp/b.json"); then
-	ok
-else
-	fail "--all-ranks changes the timeline of the traced GPUs"
-fi
+# ... and the traced GPUs' timelines are the same event for event, in some order (op by op, and the overview)
+for r in stages overview; do
+	"$gpusim" predict tests/golden/tp4_pp2_dp2_interleaved.yaml --trace "$tmp/a.json" --trace-ranks $r >/dev/null 2>&1
+	"$gpusim" predict tests/golden/tp4_pp2_dp2_interleaved.yaml --all-ranks --trace "$tmp/b.json" --trace-ranks $r \
+		>/dev/null 2>&1
+	if [ -s "$tmp/a.json" ] && cmp -s <(sort "$tmp/a.json") <(sort "$tmp/b.json"); then
+		ok
+	else
+		fail "--all-ranks changes the timeline of the traced GPUs (--trace-ranks $r)"
+	fi
+done
 # DP only, one stage
 check "gpt_small_2gpu" scenarios/gpt_small_2gpu.yaml
 # with measured compute/communication interference: segments are lengthened after they start
@@ -249,7 +252,7 @@ fi
 # two among them with the same slices, and GPU 5 (stage 0, dp 1, tp 1) as many slices as GPU 0 (the ranks of a
 # stage are symmetric); 0,5-6: GPUs 0, 5 and 6.
 g=tests/golden/tp4_pp2_dp2_interleaved.yaml
-if "$gpusim" predict "$g" --trace "$tmp/r-def.json" >/dev/null 2>"$tmp/err" &&
+if "$gpusim" predict "$g" --trace "$tmp/r-def.json" --trace-ranks stages >/dev/null 2>"$tmp/err" &&
 	"$gpusim" predict "$g" --trace "$tmp/r-crit.json" --trace-ranks critical >/dev/null 2>>"$tmp/err" &&
 	"$gpusim" predict "$g" --trace "$tmp/r-all.json" --trace-ranks all >/dev/null 2>>"$tmp/err" &&
 	"$gpusim" predict "$g" --trace "$tmp/r-list.json" --trace-ranks 0,5-6 >/dev/null 2>>"$tmp/err" &&
@@ -279,6 +282,47 @@ PY
 	ok
 else
 	fail "--trace-ranks critical|all|0,5-6: $(tail -c 300 "$tmp/err")"
+fi
+# the default, overview: the stages' GPUs; the critical stage op by op as with stages, every other stage one slice
+# per layer's forward or backward and micro-batch, from the first of its ops' start to the last's end (the same
+# ops as in the stages timeline, TP collectives among them), and no link track there
+if "$gpusim" predict "$g" --trace "$tmp/r-ov.json" >/dev/null 2>"$tmp/err" &&
+	"$gpusim" predict "$g" --trace "$tmp/r-st.json" --trace-ranks stages >/dev/null 2>>"$tmp/err" &&
+	python3 - "$tmp" <<'PY' 2>>"$tmp/err"; then
+import json, sys
+d = sys.argv[1]
+ov, st = (json.load(open(f"{d}/r-{n}.json")) for n in ("ov", "st"))
+crit = ov["otherData"]["critical_stage"] + 1
+assert ov["otherData"]["traced_ranks"].startswith("one per pipeline stage: dp 0, tp 0; op by op"), "otherData"
+x = lambda t, pid: sorted((e["tid"], e["ts"], e["dur"], e["name"]) for e in t["traceEvents"]
+                          if e["ph"] == "X" and e["pid"] == pid)
+assert x(ov, crit) == x(st, crit), "critical stage op by op"
+pids = {e["pid"] for e in st["traceEvents"] if e["ph"] == "X"}
+assert len(pids) == 2, pids
+for pid in pids - {crit}:
+    layers = [e for e in ov["traceEvents"] if e["ph"] == "X" and e["pid"] == pid and e["name"] in ("layer_fwd", "layer_bwd")]
+    assert layers and all(e["tid"] == 1 for e in layers), "layer slices on the compute track"
+    assert not any(e["tid"] >= 6 for e in ov["traceEvents"] if e["ph"] == "X" and e["pid"] == pid), "no link track"
+    ops = {}
+    for e in st["traceEvents"]:
+        if e["ph"] == "X" and e["pid"] == pid and e["tid"] == 1 and "layer" in e["args"]:
+            ops.setdefault((e["args"]["mb"], e["args"]["layer"]), []).append(e)
+    n = 0
+    for e in layers:
+        k = (e["args"]["mb"], e["args"]["layer"])
+        grp = sorted(ops[k], key=lambda o: o["ts"])
+        # one layer's forward, or its backward: the run of its ops that starts where this slice starts
+        run = [o for o in grp if e["ts"] - 1e-3 <= o["ts"] <= e["ts"] + e["dur"] + 1e-3][:e["args"]["ops"]]
+        assert len(run) == e["args"]["ops"], (k, len(run))
+        assert abs(run[0]["ts"] - e["ts"]) < 1e-3, ("start", k)
+        assert abs(max(o["ts"] + o["dur"] for o in run) - (e["ts"] + e["dur"])) < 1e-3, ("end", k)
+        assert (e["name"] == "layer_bwd") == any(o["name"].endswith("_bwd") for o in run), ("direction", k)
+        n += e["args"]["ops"]
+    assert n == sum(len(v) for v in ops.values()), ("every op in a slice", n)
+PY
+	ok
+else
+	fail "--trace-ranks overview (the default): $(tail -c 300 "$tmp/err")"
 fi
 for bad in "--trace-ranks 16" "--trace-ranks x" "--trace-ranks 3-1"; do
 	# shellcheck disable=SC2086

@@ -1,0 +1,40 @@
+/* run_internal: what one calibration run (calibrate/run.c) shares with its collectives phase
+ * (calibrate/runcoll.c): the run's state, its progress line and its clock. */
+#ifndef RUN_INTERNAL_H
+#define RUN_INTERNAL_H
+
+#include <stdbool.h>
+#include "calibrate/base.h"
+#include "calibrate/calib.h"
+#include "calibrate/mpiboot.h"
+#include "calibrate/plan.h"
+#include "calibrate/run.h"
+#include "cuda/gpubench.h"
+
+struct run {
+	const struct cal_opts *o;
+	struct calib c;
+	struct cal_plan plan;
+	struct gb_system sys;
+	struct cal_base base;
+	bool mpi;
+	struct calmpi_info mi;
+	int dev;                /* this process's GPU */
+	int ngpus;              /* GPUs per node calibrated */
+	bool writer;            /* the process that measures the GPU alone and writes the model */
+	char out[1024];
+	double t0, tphase;
+	char phases[512];
+	const char *phase;
+};
+
+/* run_now_s: a monotonic clock in seconds. */
+double run_now_s(void);
+/* run_progress: on a terminal, one status line rewritten in place; with --verbose, milestones (phases, series) as
+ * lines of their own from every rank, for logs and for finding where a run hangs. */
+void run_progress(struct run *r, bool milestone, const char *fmt, ...);
+/* The collectives phase: 0 or a negative GS_* code after printing why. runcoll_mpi only with GPUSIM_HAVE_MPI. */
+int runcoll_local(struct run *r);
+int runcoll_mpi(struct run *r);
+
+#endif

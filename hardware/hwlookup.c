@@ -1,0 +1,232 @@
+/* hwlookup: the questions the simulator asks a hardware model: GEMM efficiency, attention rate, memory-bound
+ * bandwidth, collective time (hwmodel.h). Formulas and lookup order: docs/hardware-model.md.
+ *
+ * Invariant: the lookups read only models that hwload_parse accepted (positive peaks, bandwidths and tile
+ * sizes, strictly increasing table axes), so they never divide by zero and always return a finite value. */
+#include <math.h>
+#include <stdbool.h>
+
+#include "hardware/hwmodel.h"
+
+/* NCCL's ring Simple latencies (src/graph/tuning.cc): base 8.4 us, per step 3.4 us over NVLink, 5.7 us over PCIe;
+ * used only by the fallback when a scope/op has no line that applies. */
+#define FALLBACK_BASE_US 8.4
+#define FALLBACK_NVLINK_STEP_US 3.4
+#define FALLBACK_PCIE_STEP_US 5.7
+
+/* Where x falls on axis a[0..n-1] in log2 space: *i and weight *w of a[*i + 1]; clamped at both ends. */
+static void axis_locate(const double *a, int n, double x, int *i, double *w)
+{
+	*i = 0;
+	*w = 0;
+	if (n < 2 || x <= a[0])
+		return;
+	if (x >= a[n - 1]) {
+		*i = n - 1;
+		return;
+	}
+	int j = 0;
+	while (j + 1 < n - 1 && a[j + 1] <= x)
+		j++;
+	*i = j;
+	*w = (log2(x) - log2(a[j])) / (log2(a[j + 1]) - log2(a[j]));
+}
+
+/* The rate at seq over rows idx[0..n) of one head dimension and mask, sorted by seq: log2-interpolated between
+ * neighbours, clamped at both ends. */
+static double attn_rows_rate(const struct attn_row *rows, const int *idx, int n, double seq, bool backward)
+{
+	double a[HW_ATTN_ROWS];
+	for (int i = 0; i < n; i++)
+		a[i] = rows[idx[i]].seq;
+	int i;
+	double w;
+	axis_locate(a, n, seq, &i, &w);
+	const struct attn_row *lo = &rows[idx[i]], *hi = &rows[idx[i + (w > 0)]];
+	double rl = backward ? lo->bwd_tflops : lo->fwd_tflops, rh = backward ? hi->bwd_tflops : hi->fwd_tflops;
+	return rl + w * (rh - rl);
+}
+
+/* The rate at seq from the rows of head dimension hd and mask causal, or -1 when there are none. */
+static double attn_rate(const struct hw_attn *a, int hd, bool causal, double seq, bool backward)
+{
+	int idx[HW_ATTN_ROWS], n = 0;
+	for (int i = 0; i < a->nrows; i++)
+		if (a->row[i].head_dim == hd && a->row[i].causal == causal)
+			idx[n++] = i;
+	if (n == 0)
+		return -1;
+	for (int i = 1; i < n; i++)  /* sort by seq (few rows: insertion sort) */
+		for (int j = i; j > 0 && a->row[idx[j]].seq < a->row[idx[j - 1]].seq; j--) {
+			int x = idx[j];
+			idx[j] = idx[j - 1];
+			idx[j - 1] = x;
+		}
+	return attn_rows_rate(a->row, idx, n, seq, backward);
+}
+
+double hwmodel_attn_tflops(const struct hwmodel *hw, enum attn_path p, enum dtype dt, double seq, int hd, bool causal,
+			   bool backward)
+{
+	const struct hw_attn *a = &hw->gpu.attn[p];
+	if (!a->present)
+		return 0;
+	double scale = a->burst ? 1 / hw->gpu.burst_speedup : 1;
+	if (a->nrows == 0)
+		return scale * (backward ? a->bwd_eff : a->fwd_eff) * hw->gpu.peak_tflops[dt];
+	/* the nearest head dimension (log distance; the smaller on a tie) */
+	int best = a->row[0].head_dim;
+	for (int i = 1; i < a->nrows; i++) {
+		double dn = fabs(log2((double)a->row[i].head_dim / hd)), db = fabs(log2((double)best / hd));
+		if (dn < db || (dn == db && a->row[i].head_dim < best))
+			best = a->row[i].head_dim;
+	}
+	double r = attn_rate(a, best, causal, seq, backward);
+	if (r > 0)
+		return scale * r;
+	/* only the other mask at that head dimension: take it times the mask's ratio at a head dimension that has
+	 * both (the first in the file), else as it is */
+	r = attn_rate(a, best, !causal, seq, backward);
+	for (int i = 0; i < a->nrows; i++) {
+		double num = attn_rate(a, a->row[i].head_dim, causal, seq, backward);
+		double den = attn_rate(a, a->row[i].head_dim, !causal, seq, backward);
+		if (num > 0 && den > 0)
+			return scale * r * num / den;
+	}
+	return scale * r;
+}
+
+static double table_eff(const struct gemm_table *t, double m, double n, double k)
+{
+	int im, in, ik;
+	double wm, wn, wk, eff = 0;
+	axis_locate(t->m, t->nm, m, &im, &wm);
+	axis_locate(t->n, t->nn, n, &in, &wn);
+	axis_locate(t->k, t->nk, k, &ik, &wk);
+	for (int c = 0; c < 8; c++) {
+		int dm = c >> 2 & 1, dn = c >> 1 & 1, dk = c & 1;
+		double w = (dm ? wm : 1 - wm) * (dn ? wn : 1 - wn) * (dk ? wk : 1 - wk);
+		if (w == 0)
+			continue;
+		eff += w * t->eff[((im + dm) * t->nn + (in + dn)) * t->nk + (ik + dk)];
+	}
+	return eff;
+}
+
+/* The analytic model's shape terms: wave quantization of the m x n tiles over the SMs, and k/(k + k_half). */
+static double analytic_shape_eff(const struct hw_gpu *g, double m, double n, double k)
+{
+	double tiles = ceil(m / g->gemm_tile_m) * ceil(n / g->gemm_tile_n);
+	double waves = ceil(tiles / g->sm_count);
+	return tiles / (waves * g->sm_count) * k / (k + g->gemm_k_half);
+}
+
+double hwmodel_gemm_eff(const struct hwmodel *hw, enum dtype dt, double m, double n, double k)
+{
+	const struct hw_gpu *g = &hw->gpu;
+	m = fmax(m, 1);
+	n = fmax(n, 1);
+	k = fmax(k, 1);
+	double scale = g->gemm_burst ? 1 / g->burst_speedup : 1;  /* short-run rates to sustained ones */
+	if (dt >= 0 && dt < DT_COUNT && g->gemm[dt].present)
+		return scale * table_eff(&g->gemm[dt], m, n, k);
+	double ceiling = dt >= 0 && dt < DT_COUNT && g->gemm_dtype_eff[dt] > 0 ? g->gemm_dtype_eff[dt] : g->gemm_max_eff;
+	return scale * ceiling * analytic_shape_eff(g, m, n, k);
+}
+
+double hwmodel_gemm_fp4_s(const struct hwmodel *hw, double m, double n, double k)
+{
+	const struct hw_gpu *g = &hw->gpu;
+	double scale = g->gemm_burst ? 1 / g->burst_speedup : 1;
+	double ceiling = g->gemm_fp4_eff > 0 ? g->gemm_fp4_eff : g->gemm_max_eff;
+	double eff = scale * ceiling * analytic_shape_eff(g, fmax(m, 1), fmax(n, 1), fmax(k, 1));
+	return 2 * m * n * k / (g->peak_fp4_tflops * 1e12 * eff);
+}
+
+double hwmodel_mem_gbps(const struct hwmodel *hw, double bytes)
+{
+	const struct hw_gpu *g = &hw->gpu;
+	if (!(bytes > 0) || g->mem_half_bytes == 0)
+		return g->hbm_gbps * g->mem_eff;
+	return g->hbm_gbps * g->mem_eff * bytes / (bytes + g->mem_half_bytes);
+}
+
+double coll_busfactor(enum coll_op op, int n)
+{
+	if (n < 2)
+		return 0;
+	switch (op) {
+	case COLL_ALL_REDUCE:
+		return 2.0 * (n - 1) / n;
+	case COLL_ALL_GATHER:
+	case COLL_REDUCE_SCATTER:
+	case COLL_ALL_TO_ALL:
+		return (double)(n - 1) / n;
+	default:
+		return 1.0;
+	}
+}
+
+double coll_steps(enum coll_op op, int n)
+{
+	if (n < 2)
+		return 0;
+	switch (op) {
+	case COLL_ALL_REDUCE:
+		return 2.0 * (n - 1);
+	case COLL_SEND_RECV:
+		return 1.0;
+	default:
+		return n - 1.0;
+	}
+}
+
+static double line_us(const struct coll_line *l, enum coll_op op, int n, double bytes)
+{
+	return l->alpha_us + l->step_us * coll_steps(op, n) + bytes * coll_busfactor(op, n) / (l->bus_gbps * 1e3);
+}
+
+/* Log-log interpolation of a table known to contain bytes in its range. */
+static double table_us(const struct coll_table *t, double bytes)
+{
+	int i = 0;
+	while (i + 2 < t->npts && t->bytes[i + 1] <= bytes)
+		i++;
+	double w = (log(bytes) - log(t->bytes[i])) / (log(t->bytes[i + 1]) - log(t->bytes[i]));
+	return exp(log(t->time_us[i]) + w * (log(t->time_us[i + 1]) - log(t->time_us[i])));
+}
+
+/* Ring over the scope's raw link: the node's per-GPU link inside a node; across nodes the GPU's share of the
+ * node's NICs, divided by the oversubscription, with the network latency per step. */
+static double fallback_us(const struct hwmodel *hw, enum coll_scope sc, enum coll_op op, int n, double bytes)
+{
+	struct coll_line l = { .alpha_us = FALLBACK_BASE_US };
+	if (sc == SCOPE_INTRA) {
+		l.step_us = hw->node.fabric == FABRIC_PCIE ? FALLBACK_PCIE_STEP_US : FALLBACK_NVLINK_STEP_US;
+		l.bus_gbps = hw->node.link_gbps;
+	} else {
+		l.step_us = hw->net.latency_us;
+		l.bus_gbps = hw->net.nic_gbps * hw->net.nics / hw->node.gpus / hw->net.oversubscription;
+	}
+	return line_us(&l, op, n, bytes);
+}
+
+double hwmodel_coll_us(const struct hwmodel *hw, enum coll_scope sc, enum coll_op op, int n, double bytes)
+{
+	if (n < 2 || sc < 0 || sc >= SCOPE_N || op < 0 || op >= COLL_NOPS)
+		return 0;
+	bytes = fmax(bytes, 0);
+	const struct coll_model *cm = &hw->coll[sc][op];
+	for (int i = 0; i < cm->ntables; i++) {
+		const struct coll_table *t = &cm->tables[i];
+		if (t->n == n && bytes >= t->bytes[0] && bytes <= t->bytes[t->npts - 1])
+			return table_us(t, bytes);
+	}
+	double best = INFINITY;
+	for (int i = 0; i < cm->nlines; i++) {
+		const struct coll_line *l = &cm->lines[i];
+		if ((l->n == 0 || l->n == n) && (l->max_bytes == 0 || bytes <= l->max_bytes))
+			best = fmin(best, line_us(l, op, n, bytes));
+	}
+	return isfinite(best) ? best : fallback_us(hw, sc, op, n, bytes);
+}
