@@ -161,6 +161,7 @@ bool hwmodel_equal(const struct hwmodel *a, const struct hwmodel *b, char *why, 
 	num(&c, "node.gpus", a->node.gpus, b->node.gpus);
 	num(&c, "node.fabric", a->node.fabric, b->node.fabric);
 	num(&c, "node.link_gbps", a->node.link_gbps, b->node.link_gbps);
+	num(&c, "node.host_gbps", a->node.host_gbps, b->node.host_gbps);
 	str(&c, "node.source", a->node.source, b->node.source);
 	num(&c, "network.nics", a->net.nics, b->net.nics);
 	num(&c, "network.nic_gbps", a->net.nic_gbps, b->net.nic_gbps);

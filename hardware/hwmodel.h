@@ -125,6 +125,8 @@ struct hw_node {
 	int gpus;                 /* GPUs per node */
 	enum fabric fabric;
 	double link_gbps;         /* per GPU per direction (NVLink aggregate, or PCIe) */
+	double host_gbps;         /* GPU <-> host memory per GPU per direction (PCIe, or NVLink-C2C on Grace
+	                           * superchips); 0: not given (activation offload then cannot be predicted) */
 	char source[256];
 };
 

@@ -84,6 +84,8 @@ static void write_node_network(FILE *f, const struct hwmodel *hw, unsigned parts
 		fputs("node:\n", f);
 		fprintf(f, "  gpus: %d\n  fabric: %s\n", hw->node.gpus, fabric_names[hw->node.fabric]);
 		hww_kv_num(f, 2, "link_gbps", hw->node.link_gbps);
+		if (hw->node.host_gbps > 0)
+			hww_kv_num(f, 2, "host_gbps", hw->node.host_gbps);
 		hww_kv_str(f, 2, "source", hw->node.source);
 	}
 	if (parts & HWW_NETWORK) {

@@ -283,6 +283,27 @@ static void split_set(struct scenario *s, int v)
 static int split_get(const struct scenario *s) { return scenario_uneven_split(s); }
 static bool split_matters(const struct scenario *s) { return s->par.pp > 2 && s->par.schedule != SCHED_INTERLEAVED; }
 
+/* Activation offload: none, or all but the last layer of each model chunk (the most it can save) where the
+ * hardware has a host link and the model is a transformer of chunks of 2 layers or more */
+static int offload_most(const struct scenario *s)
+{
+	int v = s->par.schedule == SCHED_INTERLEAVED ? s->par.virtual_stages : 1;
+	if (s->model.type != MODEL_TRANSFORMER || s->train.recompute_layers > 0 || s->par.pp * v < 1 ||
+	    s->model.layers % (s->par.pp * v) != 0)
+		return 0;
+	int Lv = s->model.layers / (s->par.pp * v);
+	return Lv >= 2 ? Lv - 1 : 0;
+}
+static int offload_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
+{
+	v[0] = 0;
+	v[1] = 1;
+	return hw->node.host_gbps > 0 && offload_most(s) > 0 ? 2 : 1;
+}
+static void offload_set(struct scenario *s, int v) { s->train.offload_layers = v ? offload_most(s) : 0; }
+static int offload_get(const struct scenario *s) { return s->train.offload_layers > 0; }
+static bool offload_matters(const struct scenario *s) { return s->model.type == MODEL_TRANSFORMER; }
+
 /* The DP reduction in bf16 where the gradients are fp32 (FSDP2's MixedPrecisionPolicy reduce_dtype, Megatron
  * --grad-reduce-in-bf16 over an fp32 buffer): half the bytes, a cast each way. The compression hooks
  * (parallel.grad_compression) change what the model learns more than a rounding does and are not searched. */
@@ -327,6 +348,8 @@ static const struct option options[] = {
 	{ "parallel.tp_comm_overlap", "tpo", flag_values, tpo_set, tpo_get, tpo_matters, 0, bool_names, "tpo" },
 	{ "parallel.dp_overlap", "dp_overlap", flag_values, dpo_set, dpo_get, zero_matters, 1, bool_names,
 	  "no-dp-overlap" },
+	{ "training.offload_layers", "offload", offload_values, offload_set, offload_get, offload_matters, 0,
+	  bool_names, "offload" },
 	{ "parallel.grad_reduce_dtype", "reduce", reduce_values, reduce_set, reduce_get, reduce_matters, 0, reduce_names,
 	  "bf16-reduce" },
 };
@@ -421,7 +444,8 @@ double plan_memory_lower_bound(const struct scenario *s)
 			params += (p->pp == 1 ? scenario_vocab_matrices(s) : 1.0) * m->vocab * m->hidden / p->tp;
 		/* per model chunk (recompute_layers counts per chunk) */
 		int v = p->schedule == SCHED_INTERLEAVED ? p->virtual_stages : 1;
-		acts = inflight * v * recompute_chunk_act_bytes(s, (int)(stage_layers / v), p->tp);
+		acts = inflight * v * (recompute_chunk_act_bytes(s, (int)(stage_layers / v), p->tp) -
+				       s->train.offload_layers * mem_layer_act_bytes(s, p->tp));
 	}
 	int zero = scenario_grad_ranks(s) > 1 ? p->zero : 0;
 	double w = params * mem_weight_bytes_per_param(s);

@@ -1,9 +1,11 @@
-/* table: a sweep's rows on paper and back. One column list (cols[] below) drives the CSV header, the CSV cells,
- * the JSON keys and both readers, so a column added there is written and read everywhere alike. A row that is
+/* table: a sweep's rows on paper (CSV, JSON, a table for people) and shards merged into one sweep; read back in
+ * tableread.c. One column list (scale_cols[] below) drives the CSV header, the CSV cells, the JSON keys and both
+ * readers, so a column added there is written and read everywhere alike. A row that is
  * not feasible has only the columns up to "reason"; its other cells are empty (CSV) or absent (JSON).
  * Doubles are written in shortest round-trip form and read with strtod, so read-then-write is byte-identical:
  * merged shards print exactly what the whole sweep prints. */
 #include "scale/scale.h"
+#include "scale/table_internal.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -22,20 +24,10 @@
 #include "util/slurp.h"
 #include "util/xalloc.h"
 
-enum ctype { C_INT, C_DBL, C_BOOL, C_STR };
-
-/* Which rows have a column: every row, feasible rows (the prediction), infeasible ones (the reason). */
-enum when { W_ALL, W_FEASIBLE, W_INFEASIBLE };
-
-struct col {
-	const char *name;     /* CSV header; "parent.child" nests in JSON */
-	enum ctype type;
-	size_t off, size;
-	enum when when;
-};
-
+/* The column list (table_internal.h): one list drives the CSV header, the CSV cells, the JSON keys and both
+ * readers (tableread.c). */
 #define COL(n, t, m, f) {n, t, offsetof(struct scale_row, m), sizeof(((struct scale_row *)0)->m), f}
-static const struct col cols[] = {
+const struct col scale_cols[] = {
 	COL("row", C_INT, row, W_ALL),
 	COL("hardware", C_STR, hardware, W_ALL),
 	COL("gpus", C_INT, gpus, W_ALL),
@@ -66,26 +58,8 @@ static const struct col cols[] = {
 	COL("memory_capacity_bytes", C_DBL, memory_capacity_bytes, W_FEASIBLE),
 	COL("fits_in_memory", C_BOOL, fits_in_memory, W_FEASIBLE),
 };
-#define NCOLS ((int)(sizeof cols / sizeof cols[0]))
-/* The sweep's own fields, repeated at the start of every CSV line. */
-static const char *const sweep_cols[] = { "sweep", "scenario", "mode", "rows_total" };
-#define NSWEEP 4
-
-/* Whether row r has column c. */
-static bool has(const struct scale_row *r, const struct col *c)
-{
-	return c->when == W_ALL || (c->when == W_FEASIBLE) == r->feasible;
-}
-
-static void *field(struct scale_row *r, const struct col *c)
-{
-	return (char *)r + c->off;
-}
-
-static const void *cfield(const struct scale_row *r, const struct col *c)
-{
-	return (const char *)r + c->off;
-}
+_Static_assert(sizeof scale_cols / sizeof scale_cols[0] == SCALE_NCOLS, "SCALE_NCOLS counts scale_cols");
+const char *const scale_sweep_cols[] = { "sweep", "scenario", "mode", "rows_total" };
 
 static int finish(FILE *f)
 {
@@ -112,18 +86,18 @@ static const char *cell_text(const struct scale_row *r, const struct col *c, cha
 static int write_csv(FILE *f, const struct scale_table *t)
 {
 	for (int i = 0; i < NSWEEP; i++)
-		fprintf(f, "%s,", sweep_cols[i]);
-	for (int c = 0; c < NCOLS; c++)
-		fprintf(f, "%s%c", cols[c].name, c + 1 < NCOLS ? ',' : '\n');
+		fprintf(f, "%s,", scale_sweep_cols[i]);
+	for (int c = 0; c < SCALE_NCOLS; c++)
+		fprintf(f, "%s%c", scale_cols[c].name, c + 1 < SCALE_NCOLS ? ',' : '\n');
 	for (int i = 0; i < t->n; i++) {
 		const struct scale_row *r = &t->rows[i];
 		fprintf(f, "%s,", t->sweep);
 		csvw_cell(f, t->scenario);
 		fprintf(f, ",%s,%d,", scale_mode_name(t->mode), t->rows_total);
-		for (int c = 0; c < NCOLS; c++) {
+		for (int c = 0; c < SCALE_NCOLS; c++) {
 			char buf[48];
-			csvw_cell(f, cell_text(r, &cols[c], buf, sizeof buf));
-			fputc(c + 1 < NCOLS ? ',' : '\n', f);
+			csvw_cell(f, cell_text(r, &scale_cols[c], buf, sizeof buf));
+			fputc(c + 1 < SCALE_NCOLS ? ',' : '\n', f);
 		}
 	}
 	return finish(f);
@@ -149,8 +123,8 @@ static int write_json(FILE *f, const struct scale_table *t)
 		jsonw_object_begin(&w);
 		const char *open = NULL;  /* the parent object now open, "breakdown_s." */
 		size_t open_len = 0;
-		for (int c = 0; c < NCOLS; c++) {
-			const struct col *col = &cols[c];
+		for (int c = 0; c < SCALE_NCOLS; c++) {
+			const struct col *col = &scale_cols[c];
 			if (!has(r, col))
 				continue;
 			const char *dot = strchr(col->name, '.');
@@ -256,319 +230,6 @@ int scale_table_write(FILE *f, enum report_format fmt, const struct scale_table 
 	case REPORT_TABLE: return write_people(f, t);
 	}
 	return GS_EUSAGE;
-}
-
-/* ---- reading ---- */
-
-/* Set a column from text; -1 when the text is not of the column's type. */
-static int set_cell(struct scale_row *r, const struct col *c, const char *s)
-{
-	void *p = field(r, c);
-	char *end;
-	errno = 0;
-	switch (c->type) {
-	case C_INT: {
-		long v = strtol(s, &end, 10);
-		if (errno || end == s || *end || v < -2147483647L - 1 || v > 2147483647L)
-			return -1;
-		*(int *)p = (int)v;
-		return 0;
-	}
-	case C_DBL: {
-		double v = strtod(s, &end);
-		/* numbers only: strtod would also take nan, inf and hexadecimal */
-		if (errno || end == s || *end || !isfinite(v) || strspn(s, "+-.eE0123456789") != strlen(s))
-			return -1;
-		*(double *)p = v;
-		return 0;
-	}
-	case C_BOOL:
-		if (strcmp(s, "true") == 0)
-			*(bool *)p = true;
-		else if (strcmp(s, "false") == 0)
-			*(bool *)p = false;
-		else
-			return -1;
-		return 0;
-	case C_STR:
-		if (strlen(s) >= c->size)
-			return -1;
-		memcpy(p, s, strlen(s) + 1);
-		return 0;
-	}
-	return -1;
-}
-
-static const char *type_name(enum ctype t)
-{
-	return t == C_INT ? "an integer" : t == C_DBL ? "a number" : t == C_BOOL ? "true or false" : "a short text";
-}
-
-/* The tables write_csv writes, read with util/csvr.h (which it frees). */
-static int read_csv(struct csvr *c, const char *path, struct scale_table *t)
-{
-	int rc = 0, n;
-	int at[NSWEEP + NCOLS];
-	for (int i = 0; i < NSWEEP + NCOLS; i++)
-		at[i] = -1;
-	bool first = true;
-	t->nshards = t->shard = 1;
-	while (rc == 0 && (n = csvr_next(c)) != 0) {
-		if (n < 0) {
-			rc = n;
-			break;
-		}
-		int line = csvr_line(c);
-		if (first) {
-			first = false;
-			for (int k = 0; k < n; k++)
-				for (int i = 0; i < NSWEEP + NCOLS; i++)
-					if (strcmp(csvr_cell(c, k), i < NSWEEP ? sweep_cols[i] : cols[i - NSWEEP].name) == 0)
-						at[i] = k;
-			for (int i = 0; i < NSWEEP + NCOLS && rc == 0; i++)
-				if (at[i] < 0)
-					rc = diag_error(path, 1, 0, "no column '%s': not a table written by gpusim scale",
-							i < NSWEEP ? sweep_cols[i] : cols[i - NSWEEP].name);
-			continue;
-		}
-		char sweep[17] = "";
-		int total = 0;
-		struct scale_row *r = scale_table_add(t);
-		for (int i = 0; i < NSWEEP + NCOLS && rc == 0; i++) {
-			if (at[i] >= n) {
-				rc = diag_error(path, line, 0, "the line has %d cells, the header %d", n, NSWEEP + NCOLS);
-				break;
-			}
-			const char *s = csvr_cell(c, at[i]);
-			int col = csvr_col(c, at[i]);
-			if (i < NSWEEP) {
-				bool ok;
-				if (i == 0) {
-					ok = strlen(s) == 16;
-					if (ok)
-						memcpy(sweep, s, 17);
-				} else if (i == 1) {
-					ok = strlen(s) < sizeof t->scenario;
-					if (ok)
-						memcpy(t->scenario, s, strlen(s) + 1);
-				} else if (i == 2) {
-					ok = scale_mode_parse(s, &t->mode) == 0;
-				} else {
-					char *end;
-					long v = strtol(s, &end, 10);
-					ok = end != s && *end == '\0' && v > 0 && v <= SCALE_MAX_ROWS;
-					total = (int)v;
-				}
-				if (!ok)
-					rc = diag_error(path, line, col, "bad %s '%s'", sweep_cols[i], s);
-				continue;
-			}
-			const struct col *cl = &cols[i - NSWEEP];
-			if (s[0] == '\0' && (cl->type == C_STR || cl->when != W_ALL))
-				continue;
-			if (set_cell(r, cl, s) != 0)
-				rc = diag_error(path, line, col, "%s: expected %s, got '%s'", cl->name, type_name(cl->type),
-						s);
-		}
-		if (rc != 0)
-			break;
-		if (t->n == 1) {
-			memcpy(t->sweep, sweep, sizeof t->sweep);
-			t->rows_total = total;
-		} else if (strcmp(t->sweep, sweep) != 0 || t->rows_total != total) {
-			rc = diag_error(path, line, 0, "this row belongs to another sweep (%s of %d rows, not %s of %d)",
-					sweep, total, t->sweep, t->rows_total);
-		}
-	}
-	if (rc == 0 && first)
-		rc = diag_error(path, 0, 0, "empty file: not a table written by gpusim scale");
-	else if (rc == 0 && t->n == 0)
-		rc = diag_error(path, 0, 0, "a header and no rows: nothing to read (a table written by gpusim scale has "
-				"a row per GPU count)");
-	csvr_free(c);
-	return rc;
-}
-
-/* ---- JSON, through util/jsonr.h: the table is one value; each cell is checked where it stands ---- */
-
-struct jtab {
-	const char *path;
-	int errors;
-};
-
-static void jerr(struct jtab *j, const struct jv *at, const char *fmt, ...) DIAG_PRINTF(3, 4);
-static void jerr(struct jtab *j, const struct jv *at, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	diag_verror(j->path, at->line, at->col, fmt, ap);
-	va_end(ap);
-	j->errors++;
-}
-
-static const char *jkind(enum jv_kind k)
-{
-	static const char *const names[] = { "null", "true or false", "a number", "a string", "a list", "an object" };
-	return names[k];
-}
-
-/* Member key of o, of kind want: NULL when absent (an error if required) or of another kind (an error). */
-static const struct jv *member(struct jtab *j, const struct jv *o, const char *key, enum jv_kind want,
-			       bool required)
-{
-	const struct jv *v = jv_get(o, key);
-	if (!v) {
-		if (required)
-			jerr(j, o, "missing required key '%s'", key);
-		return NULL;
-	}
-	if (v->kind != want) {
-		jerr(j, v, "%s: expected %s, got %s", key, jkind(want), jkind(v->kind));
-		return NULL;
-	}
-	return v;
-}
-
-/* A number that must be a whole int in [lo, hi]. */
-static bool jint(struct jtab *j, const struct jv *v, const char *key, double lo, double hi, int *out)
-{
-	if (v->num != floor(v->num) || v->num < lo || v->num > hi) {
-		jerr(j, v, "%s: expected an integer from %.0f to %.0f, got %.17g", key, lo, hi, v->num);
-		return false;
-	}
-	*out = (int)v->num;
-	return true;
-}
-
-static void jcell(struct jtab *j, const struct jv *map, const char *key, const struct col *cl, bool required,
-		  struct scale_row *r)
-{
-	static const enum jv_kind kinds[] = { [C_INT] = JV_NUM, [C_DBL] = JV_NUM, [C_BOOL] = JV_BOOL, [C_STR] = JV_STR };
-	const struct jv *v = member(j, map, key, kinds[cl->type], required);
-	void *p = field(r, cl);
-	if (!v)
-		return;
-	switch (cl->type) {
-	case C_INT: jint(j, v, key, INT_MIN, INT_MAX, (int *)p); break;
-	case C_DBL: *(double *)p = v->num; break;
-	case C_BOOL: *(bool *)p = v->b; break;
-	case C_STR:
-		if (strlen(v->str) >= cl->size)
-			jerr(j, v, "%s: longer than %zu characters", key, cl->size - 1);
-		else
-			memcpy(p, v->str, strlen(v->str) + 1);
-		break;
-	}
-}
-
-static void read_json_row(struct jtab *j, const struct jv *item, struct scale_row *r)
-{
-	if (item->kind != JV_OBJ) {
-		jerr(j, item, "rows: expected an object, got %s", jkind(item->kind));
-		return;
-	}
-	const struct jv *f = member(j, item, "feasible", JV_BOOL, true);
-	bool feasible = f ? f->b : true;
-	for (int c = 0; c < NCOLS; c++) {
-		const struct col *cl = &cols[c];
-		const struct jv *map = item;
-		const char *key = cl->name, *dot = strchr(key, '.');
-		if (cl->when == W_FEASIBLE && !feasible)
-			continue;
-		if (dot) {
-			char parent[64];
-			snprintf(parent, sizeof parent, "%.*s", (int)(dot - key), key);
-			if (!(map = member(j, item, parent, JV_OBJ, true)))
-				continue;
-			key = dot + 1;
-		}
-		jcell(j, map, key, cl, cl->when != W_INFEASIBLE, r);
-	}
-}
-
-/* The tables write_json writes, read with util/jsonr.h (which it frees). */
-static int read_json(struct jsonr *r, const char *path, struct scale_table *t)
-{
-	struct jtab j = { .path = path };
-	const struct jv *root = jsonr_value(r), *v;
-	if (root && jsonr_peek(r) != 0)
-		jsonr_error(r, "text after the table");
-	if (jsonr_failed(r) || !root) {
-		jsonr_free(r);
-		return GS_EINVAL;
-	}
-	if (root->kind != JV_OBJ) {
-		jerr(&j, root, "expected the JSON object gpusim scale writes, got %s", jkind(root->kind));
-	} else {
-		static const struct { const char *key; size_t off; double hi; } ints[] = {
-			{ "rows_total", offsetof(struct scale_table, rows_total), SCALE_MAX_ROWS },
-			{ "shard", offsetof(struct scale_table, shard), SCALE_MAX_SHARDS },
-			{ "shards", offsetof(struct scale_table, nshards), SCALE_MAX_SHARDS },
-		};
-		if ((v = member(&j, root, "scenario", JV_STR, true)))
-			snprintf(t->scenario, sizeof t->scenario, "%s", v->str);
-		if ((v = member(&j, root, "mode", JV_STR, true)) && scale_mode_parse(v->str, &t->mode) != 0)
-			jerr(&j, v, "mode: expected strong or weak, got '%s'", v->str);
-		if ((v = member(&j, root, "sweep", JV_STR, true))) {
-			if (strlen(v->str) >= sizeof t->sweep)
-				jerr(&j, v, "sweep: longer than %zu characters", sizeof t->sweep - 1);
-			else
-				snprintf(t->sweep, sizeof t->sweep, "%s", v->str);
-		}
-		for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
-			if ((v = member(&j, root, ints[i].key, JV_NUM, true)))
-				jint(&j, v, ints[i].key, 1, ints[i].hi, (int *)((char *)t + ints[i].off));
-		if ((v = member(&j, root, "rows", JV_ARR, true)) && v->n == 0)
-			jerr(&j, v, "rows: empty: nothing to read (a table written by gpusim scale has a row per GPU count)");
-		for (int i = 0; v && i < v->n; i++)
-			read_json_row(&j, &v->items[i], scale_table_add(t));
-	}
-	jsonr_free(r);
-	return j.errors ? GS_EINVAL : 0;
-}
-
-static int cmp_row(const void *a, const void *b)
-{
-	const struct scale_row *x = a, *y = b;
-	return (x->row > y->row) - (x->row < y->row);
-}
-
-int scale_table_read_text(const char *path, const char *text, size_t len, struct scale_table *t)
-{
-	scale_table_init(t);
-	size_t at = 0;
-	while (at < len && strchr(" \t\r\n", text[at]) && text[at])
-		at++;
-	int rc;
-	if (at < len && text[at] == '{') {
-		rc = read_json(jsonr_open_text(path, text, len), path, t);
-	} else if (memchr(text, '\0', len)) {
-		rc = diag_error(path, 0, 0, "not a text file (it holds a NUL byte)");
-	} else {
-		rc = read_csv(csvr_new(path, text, len, 0), path, t);
-	}
-	if (rc != 0)
-		return rc;
-	for (int i = 0; i < t->n; i++)
-		if (t->rows[i].row < 0 || t->rows[i].row >= t->rows_total)
-			return diag_error(path, 0, 0, "row %d is outside the sweep's %d rows", t->rows[i].row,
-					  t->rows_total);
-	if (t->n > 1)  /* rows is NULL in an empty table: qsort(NULL, 0, ...) is undefined */
-		qsort(t->rows, (size_t)t->n, sizeof *t->rows, cmp_row);
-	return 0;
-}
-
-int scale_table_read(const char *path, struct scale_table *t)
-{
-	size_t len;
-	int err = 0;
-	scale_table_init(t);
-	char *text = slurp_file(path, &len, &err);
-	if (!text)
-		return err;
-	int rc = scale_table_read_text(path, text, len, t);
-	free(text);
-	return rc;
 }
 
 int scale_table_merge(const struct scale_table *tabs, const char *const *names, int n, struct scale_table *out)

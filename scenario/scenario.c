@@ -15,6 +15,7 @@
 #include "util/diag.h"
 #include "util/gserr.h"
 #include "util/ydoc.h"
+#include "scenario/layout_internal.h"
 #include "scenario/recipes.h"
 #include "scenario/ctxpar.h"
 #include "scenario/variants.h"
@@ -26,7 +27,8 @@ static const char *const model_keys[] = { "name", "type", "layers", "hidden", "h
 					  "bias", "activation", "dropout", "loss", "moe", "tie_embeddings", NULL };
 static const char *const train_keys[] = { "global_batch", "micro_batch", "optimizer", "master_weights",
 					  "grad_dtype", "recompute", "grad_accumulation", "host_us_per_op", "execution",
-					  "optimizer_state", "amp", "fp8", "recompute_layers", "recompute_method", NULL };
+					  "optimizer_state", "amp", "fp8", "recompute_layers", "recompute_method",
+					  "offload_layers", NULL };
 /* The physical range of every number a scenario holds (docs/scenario.md, "Ranges"); a number outside is an error
  * at its place, so a typo (layers: 1e9) fails at load, not as a 960 GB allocation. */
 static const struct yrange ranges[] = {
@@ -62,6 +64,7 @@ static const struct yrange ranges[] = {
 	{ "parallel.cp", 1, 1e5 },
 	{ "parallel.first_stage_layers", 1, 1e5 },
 	{ "training.recompute_layers", 1, 1e5 },
+	{ "training.offload_layers", 1, 1e5 },
 	{ "parallel.grad_compression.rank", 1, 1e5 },
 	{ "parallel.shard_group", 1, 1e7 },
 	{ "parallel.grad_compression.ratio", 1e-9, 1 },
@@ -347,91 +350,19 @@ static const struct ynode *at(const struct ynode *map, const char *key)
 	return v ? v : map;
 }
 
-/* The ranks of one DP replica: tp*pp, times cp with context parallelism (its ranks share a replica's batch). */
-static long long model_ranks(const struct scenario *s)
-{
-	return (long long)s->par.tp * s->par.pp * (s->par.cp > 1 ? s->par.cp : 1);
-}
-
-static const char *model_ranks_name(const struct scenario *s)
-{
-	return s->par.cp > 1 ? "tp*pp*cp" : "tp*pp";
-}
-
-/* "tp*pp = 2*4" or "tp*pp*cp = 2*4*2", for messages. */
-static void model_ranks_text(const struct scenario *s, char *buf, size_t n)
-{
-	if (s->par.cp > 1)
-		snprintf(buf, n, "tp*pp*cp = %d*%d*%d", s->par.tp, s->par.pp, s->par.cp);
-	else
-		snprintf(buf, n, "tp*pp = %d*%d", s->par.tp, s->par.pp);
-}
-
-/* The checks that depend on dp and the batch, shared by scenario_load (which places the message at the key at
- * fault) and scenario_relayout (which hands it back): the batch must split into whole micro-batches over the DP
- * replicas, and the interleaved schedule needs a multiple of pp micro-batches. */
-enum batch_fault { FAULT_NONE, FAULT_BATCH, FAULT_SCHEDULE };
-
-static enum batch_fault batch_fault(const struct scenario *s, char *why, size_t n)
-{
-	const struct parallel_cfg *pc = &s->par;
-	long long per_step = (long long)pc->dp * s->train.micro_batch;
-	if (s->train.global_batch % per_step != 0) {
-		snprintf(why, n, "training.global_batch (%d) is not a multiple of dp*micro_batch = %d*%d = %lld",
-			 s->train.global_batch, pc->dp, s->train.micro_batch, per_step);
-		return FAULT_BATCH;
-	}
-	long long mb = s->train.global_batch / per_step;
-	if (pc->schedule == SCHED_INTERLEAVED && mb % pc->pp != 0) {
-		snprintf(why, n, "parallel.schedule: interleaved needs the number of micro-batches (%lld = "
-			 "global_batch/(dp*micro_batch)) to be a multiple of pp (%d)", mb, pc->pp);
-		return FAULT_SCHEDULE;
-	}
-	return FAULT_NONE;
-}
-
-/* nearest_gpus: "; nearest valid counts: 96, 128" (or one of them) for a GPU count given on the command line:
- * the largest valid count below it and the smallest above it, where valid means dp = gpus/(tp*pp*cp) whole and the
- * batch checks above pass with that dp. dp runs up to global_batch/micro_batch, beyond which no batch splits. */
-static void nearest_gpus(const struct scenario *s, int gpus, char *out, size_t n)
-{
-	long long mp = model_ranks(s), lo = 0, hi = 0;
-	int max_dp = s->train.micro_batch > 0 ? s->train.global_batch / s->train.micro_batch : 0;
-	struct scenario t = *s;
-	char why[256];
-	for (int dp = 1; dp <= max_dp && dp * mp <= INT_MAX; dp++) {
-		t.par.dp = dp;
-		if (batch_fault(&t, why, sizeof why) != FAULT_NONE)
-			continue;
-		if (dp * mp < gpus)
-			lo = dp * mp;
-		else if (dp * mp > gpus) {
-			hi = dp * mp;
-			break;
-		}
-	}
-	if (lo && hi)
-		snprintf(out, n, "; nearest valid counts: %lld, %lld", lo, hi);
-	else if (lo || hi)
-		snprintf(out, n, "; nearest valid count: %lld", lo ? lo : hi);
-	else
-		snprintf(out, n, "; no GPU count splits training.global_batch (%d) with %s = %lld",
-			 s->train.global_batch, model_ranks_name(s), mp);
-}
-
 /* Derives gpus/dp (overrides first) and checks it; 0 or GS_EINVAL. */
 static int derive_layout(struct ydoc *d, const struct seen *seen, const struct scenario_overrides *ov,
 			 struct scenario *s)
 {
 	struct parallel_cfg *pc = &s->par;
-	long long mp = model_ranks(s);
+	long long mp = scenario_model_ranks(s);
 	char mpt[64];
-	model_ranks_text(s, mpt, sizeof mpt);
+	scenario_model_ranks_text(s, mpt, sizeof mpt);
 	const struct ynode *pmap = seen->par ? seen->par : seen->root;
 	if (ov && ov->gpus > 0) {
 		if (ov->gpus % mp != 0) {
 			char near[96];
-			nearest_gpus(s, ov->gpus, near, sizeof near);
+			scenario_nearest_gpus(s, ov->gpus, near, sizeof near);
 			return ydoc_error_arg(d, "--gpus %d is not a multiple of %s = %lld%s", ov->gpus, mpt, mp, near);
 		}
 		pc->gpus = ov->gpus;
@@ -459,7 +390,8 @@ static int derive_layout(struct ydoc *d, const struct seen *seen, const struct s
 	}
 	if (seen->dp) {
 		if (pc->dp * mp > INT_MAX)
-			return ydoc_error(d, ynode_get(pmap, "dp"), "parallel.dp: dp*%s is too large", model_ranks_name(s));
+			return ydoc_error(d, ynode_get(pmap, "dp"), "parallel.dp: dp*%s is too large",
+					  s->par.cp > 1 ? "tp*pp*cp" : "tp*pp");
 		pc->gpus = (int)(pc->dp * mp);
 		return 0;
 	}
@@ -519,10 +451,10 @@ static void check_consistency(struct ydoc *d, const struct seen *seen, const str
 	if (derive_layout(d, seen, ov, s) != 0)
 		return;
 	char why[256];
-	enum batch_fault fault = batch_fault(s, why, sizeof why);
+	enum batch_fault fault = scenario_batch_fault(s, why, sizeof why);
 	if (fault != FAULT_NONE && ov && ov->gpus > 0) {
 		char near[96];
-		nearest_gpus(s, ov->gpus, near, sizeof near);
+		scenario_nearest_gpus(s, ov->gpus, near, sizeof near);
 		ydoc_error_arg(d, "--gpus %d gives dp = %d, and %s%s", ov->gpus, pc->dp, why, near);
 		return;
 	}
@@ -611,155 +543,4 @@ int scenario_load(const char *path, const struct scenario_overrides *ov, struct 
 	err = load(d, ov, out);
 	ydoc_free(d);
 	return err;
-}
-
-/* --gpu FILE and --target-gpu PRESET applied to the loaded *hw (docs/hardware-model.md, "Compose"), and the guard
- * rail: a model from gpusim calibrate asked for more GPUs than its node holds gets a one-line warning. */
-static int compose_gpu(const struct scenario *s, struct hwmodel **hw)
-{
-	int err = 0;
-	if (s->gpu[0]) {
-		struct hwmodel *m = hwmodel_load(s->gpu, &err);
-		if (!m) {
-			hwmodel_free(*hw);
-			*hw = NULL;
-			return err ? err : GS_EINVAL;
-		}
-		struct hwmodel *c = hwmodel_compose(*hw, m);
-		hwmodel_free(m);
-		hwmodel_free(*hw);
-		*hw = c;
-	}
-	if (s->target_gpu[0]) {
-		if (!hwmodel_is_preset_name(s->target_gpu) || !hwmodel_preset_text(s->target_gpu)) {
-			hwmodel_free(*hw);
-			*hw = NULL;
-			return hwmodel_unknown_preset(NULL, 0, 0, s->target_gpu);
-		}
-		struct hwmodel *t = hwmodel_load(s->target_gpu, &err);
-		if (!t) {
-			hwmodel_free(*hw);
-			*hw = NULL;
-			return err ? err : GS_EINVAL;
-		}
-		hwmodel_retarget(*hw, t);
-		hwmodel_free(t);
-	}
-	int gpus = s->par.gpus;
-	if ((*hw)->origin.calibrated && gpus > (*hw)->node.gpus)
-		diag_warning("'%s' is a calibration of %d GPU%s; %d GPUs become %d such nodes joined by its network; to "
-			     "predict a cluster, put the measured GPU in a preset's node: --hw PRESET --gpu %s",
-			     (*hw)->name, (*hw)->node.gpus, (*hw)->node.gpus == 1 ? "" : "s", gpus,
-			     (gpus + (*hw)->node.gpus - 1) / (*hw)->node.gpus, (*hw)->path);
-	return 0;
-}
-
-int scenario_load_hardware(const struct scenario *s, struct hwmodel **out)
-{
-	const char *file = s->hardware_line > 0 ? s->path : NULL;
-	int line = s->hardware_line, col = s->hardware_col, err = 0;
-	*out = NULL;
-	if (hwmodel_is_preset_name(s->hardware)) {
-		if (!hwmodel_preset_text(s->hardware))
-			return hwmodel_unknown_preset(file, line, col, s->hardware);
-	} else {
-		FILE *f = fopen(s->hardware, "rb");
-		if (!f) {
-			diag_error(file, line, col, "cannot read hardware file '%s': %s", s->hardware, strerror(errno));
-			return GS_EENV;
-		}
-		fclose(f);
-	}
-	struct hwmodel *hw = hwmodel_load(s->hardware, &err);
-	if (!hw)
-		return err ? err : GS_EINVAL;
-	if ((err = compose_gpu(s, &hw)) != 0)
-		return err;
-	enum dtype dt = s->model.dtype;
-	if (!(hw->gpu.peak_tflops[dt] > 0)) {
-		diag_error(file, line, col, "hardware '%s' has no %s peak (gpu.peak_tflops.%s), so model.dtype %s "
-			   "cannot run on it", hw->name, dtype_name(dt), dtype_name(dt), dtype_name(dt));
-		hwmodel_free(hw);
-		return GS_EINVAL;
-	}
-	enum fp8_recipe r = s->train.fp8.recipe;
-	if (r != FP8_NONE && !(hw->gpu.peak_tflops[DT_FP8] > 0)) {
-		diag_error(file, line, col, "hardware '%s' has no fp8 peak (gpu.peak_tflops.fp8), so training.fp8 "
-			   "cannot run on it", hw->name);
-		hwmodel_free(hw);
-		return GS_EINVAL;
-	}
-	if ((r == FP8_MXFP8 || r == FP8_NVFP4) && !(hw->gpu.peak_fp4_tflops > 0)) {
-		diag_error(file, line, col, "hardware '%s' has no block-scaled tensor cores (gpu.peak_tflops.fp4: "
-			   "Blackwell), so training.fp8.recipe %s cannot run on it", hw->name,
-			   r == FP8_MXFP8 ? "mxfp8" : "nvfp4");
-		hwmodel_free(hw);
-		return GS_EINVAL;
-	}
-	*out = hw;
-	return 0;
-}
-
-int scenario_check_layout(const struct scenario *s, char *why, size_t n)
-{
-	const struct model_cfg *mc = &s->model;
-	const struct parallel_cfg *pc = &s->par;
-	struct { int by; const char *of; int value; } divs[] = {
-		{ pc->tp, "model.heads", mc->type == MODEL_TRANSFORMER ? mc->heads : 0 },
-		{ pc->tp, "model.kv_heads", mc->type == MODEL_TRANSFORMER ? mc->kv_heads : 0 },
-		{ pc->tp, "model.hidden", mc->hidden },
-		{ pc->tp, "model.ffn_hidden", mc->ffn_hidden },
-		{ pc->pp * pc->virtual_stages, "model.layers", scenario_uneven_split(s) ? 0 : mc->layers },
-	};
-	if (pc->tp < 1 || pc->pp < 1 || pc->dp < 1 || pc->virtual_stages < 1 || s->train.micro_batch < 1) {
-		snprintf(why, n, "tp, pp, dp, virtual_stages and micro_batch must be at least 1");
-		return GS_EINVAL;
-	}
-	if (mc->type == MODEL_DENSE && (pc->tp > 1 || pc->pp > 1)) {
-		snprintf(why, n, "a dense layer list runs data parallel only (tp = pp = 1)");
-		return GS_EINVAL;
-	}
-	for (size_t i = 0; i < sizeof divs / sizeof divs[0]; i++)
-		if (divs[i].value % divs[i].by != 0) {
-			snprintf(why, n, "%s (%d) is not divisible by %s (%d)", divs[i].of, divs[i].value,
-				 i < 4 ? "tp" : "pp*virtual_stages", divs[i].by);
-			return GS_EINVAL;
-		}
-	if (pc->schedule == SCHED_INTERLEAVED && pc->pp < 2) {
-		snprintf(why, n, "the interleaved schedule needs pp >= 2 (pp is %d)", pc->pp);
-		return GS_EINVAL;
-	}
-	if (pc->cp < 1 || (long long)pc->dp * model_ranks(s) != pc->gpus) {
-		if (pc->cp > 1)
-			snprintf(why, n, "gpus (%d) is not dp*tp*pp*cp = %d*%d*%d*%d", pc->gpus, pc->dp, pc->tp, pc->pp,
-				 pc->cp);
-		else
-			snprintf(why, n, "gpus (%d) is not dp*tp*pp = %d*%d*%d", pc->gpus, pc->dp, pc->tp, pc->pp);
-		return GS_EINVAL;
-	}
-	if (recipes_check_layout(s, why, n) != 0 || variants_check_layout(s, why, n) != 0 ||
-	    ctxpar_check_layout(s, why, n) != 0)
-		return GS_EINVAL;
-	return batch_fault(s, why, n) == FAULT_NONE ? 0 : GS_EINVAL;
-}
-
-int scenario_relayout(const struct scenario *base, int gpus, int global_batch, struct scenario *out, char *why,
-		      size_t n)
-{
-	long long mp = model_ranks(base);
-	*out = *base;
-	if (gpus <= 0 || gpus % mp != 0) {
-		char mpt[64];
-		model_ranks_text(base, mpt, sizeof mpt);
-		snprintf(why, n, "%d GPUs is not a multiple of %s = %lld", gpus, mpt, mp);
-		return GS_EINVAL;
-	}
-	if (global_batch <= 0) {
-		snprintf(why, n, "global batch %d is not positive", global_batch);
-		return GS_EINVAL;
-	}
-	out->par.gpus = gpus;
-	out->par.dp = (int)(gpus / mp);
-	out->train.global_batch = global_batch;
-	return batch_fault(out, why, n) == FAULT_NONE ? 0 : GS_EINVAL;
 }

@@ -94,6 +94,9 @@ struct train_cfg {
 				    * checkpointed in groups of N (the group's input kept, the group rerun before its
 				    * backward); 0 (default): every layer on its own */
 	bool recompute_block;      /* training.recompute_method: block (true) or uniform (false, default) */
+	int offload_layers;        /* activation offload to host memory (Megatron-Core --cpu-offloading-num-layers):
+				    * the first N layers of each model chunk copy what they keep to the host after
+				    * their forward and back before their backward, on the copy stream; 0: none */
 	bool grad_accum_add;       /* gradients of every micro-batch are added into the gradient buffer by a separate
 				    * pass (PyTorch autograd); false (default): the weight-gradient GEMMs accumulate
 				    * in place (Megatron-LM's gradient_accumulation_fusion) */

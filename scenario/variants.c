@@ -32,6 +32,11 @@ void variants_read_training(struct ydoc *d, const struct ynode *t, struct scenar
 		ydoc_error(d, ynode_get(t, "recompute_layers"), "training.recompute_layers: only with recompute: full "
 			   "(recompute is %s)", s->train.recompute == RECOMPUTE_NONE ? "none" :
 			   s->train.recompute == RECOMPUTE_SELECTIVE ? "selective" : "op");
+	s->train.offload_layers = 0;
+	if (ydoc_int(d, t, "offload_layers", YD_POSITIVE, &s->train.offload_layers) == 1 &&
+	    (s->model.type != MODEL_TRANSFORMER || given))
+		ydoc_error(d, ynode_get(t, "offload_layers"), "training.offload_layers: %s",
+			   given ? "not with training.recompute_layers" : "only for transformer models");
 	if (s->train.recompute == RECOMPUTE_OP && s->model.type != MODEL_TRANSFORMER)
 		ydoc_error(d, ynode_get(t, "recompute"), "training.recompute: op (per-op selective checkpointing) only "
 			   "for transformer models");
@@ -154,9 +159,19 @@ int scenario_vocab_matrices(const struct scenario *s)
 }
 
 /* The first broken rule of the split, or 0; key names the key at fault. */
+static int split_rule(const struct scenario *s, char *why, size_t n, const char **key);
+
 static int rule(const struct scenario *s, char *why, size_t n, const char **key)
 {
 	const struct parallel_cfg *p = &s->par;
+	if (split_rule(s, why, n, key) != 0)
+		return GS_EINVAL;
+	*key = "offload_layers";
+	if (s->train.offload_layers > 0 && s->train.offload_layers >= scenario_min_chunk_layers(s)) {
+		snprintf(why, n, "training.offload_layers (%d) must be fewer than the layers of a model chunk (%d): the "
+			 "last layer's activations are used at once", s->train.offload_layers, scenario_min_chunk_layers(s));
+		return GS_EINVAL;
+	}
 	*key = "grad_compression";
 	if (p->gc.method != GC_NONE && p->zero > 0) {
 		snprintf(why, n, "parallel.grad_compression: a DDP communication hook on the all-reduce, not with ZeRO "
@@ -173,6 +188,13 @@ static int rule(const struct scenario *s, char *why, size_t n, const char **key)
 				 p->dp);
 		return GS_EINVAL;
 	}
+	return 0;
+}
+
+/* The pipeline split's rules. */
+static int split_rule(const struct scenario *s, char *why, size_t n, const char **key)
+{
+	const struct parallel_cfg *p = &s->par;
 	*key = p->first_stage_layers > 0 ? "first_stage_layers" : "last_stage_layers";
 	if (!scenario_uneven_split(s))
 		return 0;
@@ -206,11 +228,10 @@ static int rule(const struct scenario *s, char *why, size_t n, const char **key)
 void variants_check(struct ydoc *d, const struct ynode *m, const struct ynode *t, const struct ynode *p,
 		    const struct scenario *s)
 {
-	(void)t;
 	char why[256];
 	const char *key;
 	if (rule(s, why, sizeof why, &key) != 0)
-		ydoc_error(d, p ? at(p, key) : at(m, "layers"), "%s", why);
+		ydoc_error(d, key[0] == 'o' ? at(t, key) : p ? at(p, key) : at(m, "layers"), "%s", why);
 }
 
 int variants_check_layout(const struct scenario *s, char *why, size_t n)

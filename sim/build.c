@@ -59,6 +59,7 @@ struct ctx {
 	int nbound_fwd, nbound_bwd;
 	char key_layer_bwd;       /* its address names a layer's backward (program_repeat_*) */
 	char key_layer_bwd_rc;    /* ... and one with its forward rerun first (full recompute) */
+	int *reload_ev;           /* training.offload_layers: copy-stream event of each offloaded layer's reload */
 	int *pg_ev;               /* overlap_param_gather: DP-stream event of each of the stage's v*Lv layers' gather */
 	bool *pg_done;            /* per chunk: its first forward has waited for the gathers */
 };
@@ -477,6 +478,46 @@ static bool param_gather_wait(struct ctx *c, int chunk, int l)
 	return true;
 }
 
+/* training.offload_layers (Megatron-Core's CPU offloading of activations): after its forward, each of the first N
+ * layers of a chunk copies what it keeps for its backward (the layer's activation bytes) to host memory on the
+ * copy stream, beside the next layers' compute; in the backward, layer l's reload starts when layer l+1's
+ * backward starts (one layer ahead, double buffered) and layer l's backward waits for it. The copies take
+ * bytes / node.host_gbps each, in order on the one copy stream. */
+static int offload_n(const struct ctx *c)
+{
+	return c->sc->train.offload_layers;
+}
+
+static double offload_bytes(const struct ctx *c)
+{
+	return mem_layer_act_bytes(c->sc, c->sc->par.tp);
+}
+
+static void offload_copy(struct ctx *c, int wait_ev, const char *name, int layer, int mb)
+{
+	program_wait(c->prog, STREAM_COPY, wait_ev, CAT_PP);
+	program_side_op(c->prog, STREAM_COPY, name, offload_bytes(c) / (c->hw->node.host_gbps * 1e9), offload_bytes(c),
+			CAT_PP, layer, mb);
+}
+
+static void offload_out(struct ctx *c, int l, int layer, int mb)
+{
+	if (l < offload_n(c))
+		offload_copy(c, program_record(c->prog, STREAM_COMPUTE), "offload_d2h", layer, mb);
+}
+
+/* At the start of local layer l's backward in chunk j: wait for l's reload, start l-1's. */
+static void offload_in(struct ctx *c, int j, int l, int mb)
+{
+	int n = offload_n(c);
+	if (l < n)
+		program_wait(c->prog, STREAM_COMPUTE, c->reload_ev[l], CAT_PP);
+	if (l >= 1 && l - 1 < n) {
+		offload_copy(c, program_record(c->prog, STREAM_COMPUTE), "reload_h2d", layer_at(c, j, l - 1), mb);
+		c->reload_ev[l - 1] = program_record(c->prog, STREAM_COPY);
+	}
+}
+
 static void unit_forward(struct ctx *c, int mb, int chunk)
 {
 	int j = chunk * c->p + c->s, has_vocab = c->sc->model.vocab > 0;
@@ -500,7 +541,7 @@ static void unit_forward(struct ctx *c, int mb, int chunk)
 		param_gather_wait(c, chunk, l);
 		if (z)
 			program_wait(c->prog, STREAM_COMPUTE, ag[l % 2], CAT_DP);
-		else if (!dense(c) && !c->side && !gathering && !fp8_casts_weights(c->sc, mb) &&
+		else if (!dense(c) && !c->side && !gathering && !fp8_casts_weights(c->sc, mb) && l >= offload_n(c) &&
 			 program_repeat_more(c->prog, c->fwd, c->Lv - l)) {
 			for (; l < c->Lv; l++)  /* the layers it stands for, in order */
 				count_layer(c, 0);
@@ -508,6 +549,7 @@ static void unit_forward(struct ctx *c, int mb, int chunk)
 		}
 		fp8_weight_cast(c, layer_at(c, j, l), mb);
 		emit_layer(c, 0, layer_at(c, j, l), mb);
+		offload_out(c, l, layer_at(c, j, l), mb);
 		if (z && l + 2 < c->Lv)
 			ag[l % 2] = zero3_gather(c, j, l + 2, program_record(c->prog, STREAM_COMPUTE));
 	}
@@ -602,7 +644,9 @@ static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 			program_wait(c->prog, STREAM_COMPUTE, ag[l % 2], CAT_DP);
 		else if (!z && !dense(c) && !c->side && !last_of_chunk) {
 			int run = same_run(c, l);
-			if (program_repeat_more(c->prog, bwd_key(c, l), run)) {
+			if (offload_n(c) > 0 && run > l - offload_n(c))
+				run = l - offload_n(c);  /* layer N starts the reloads */
+			if (run > 0 && program_repeat_more(c->prog, bwd_key(c, l), run)) {
 				bool rc = layer_rc(c, l);
 				for (int i = 0; i < run; i++)  /* the layers it stands for, in order */
 					count_layer_backward(c, rc);
@@ -610,6 +654,7 @@ static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 				continue;  /* this layer and the run below: repetitions of the one before */
 			}
 		}
+		offload_in(c, j, l, mb);
 		layer_backward(c, layer, l, mb);
 		if (z && !(l == 0 && j == 0 && has_vocab)) {
 			int done = program_record(c->prog, STREAM_COMPUTE);
@@ -637,7 +682,7 @@ static double unit_act_bytes(const struct ctx *c, int chunk)
 {
 	const struct scenario *sc = c->sc;
 	int j = chunk * c->p + c->s;
-	double b = recompute_chunk_act_bytes(sc, c->Lv, sc->par.tp);
+	double b = recompute_chunk_act_bytes(sc, c->Lv, sc->par.tp) - offload_n(c) * offload_bytes(c);
 	if (sc->model.type == MODEL_DENSE && sc->train.recompute != RECOMPUTE_FULL)
 		b = mem_dense_act_bytes(sc);  /* pp = 1: the whole list */
 	if (sc->model.vocab > 0 && j == c->last_j)  /* eager: the fp32 log-softmax; compiled: the logits */
@@ -814,6 +859,8 @@ static void stage_memory(const struct ctx *c, struct stage_info *info, int zero,
 	/* while a layer's attention runs: context parallelism's K/V buffers (sim/cp.h); all the time: the
 	 * userbuffers of TP overlap (sim/overlap.h) */
 	peak += cp_transient_bytes(sc) + overlap_buffer_bytes(sc);
+	if (offload_n(c) > 0)  /* a layer on its way out and one reloaded */
+		peak += 2 * offload_bytes(c);
 	info->weights = params * mem_weight_bytes_per_param(sc);
 	if (fp8_on(sc) && sc->model.type == MODEL_TRANSFORMER)  /* the FP8 weight pairs of the linear layers */
 		info->weights += c->v * c->Lv * layer_linear_params_local(c) * fp8_weight_extra_bytes_per_param(sc);
@@ -924,6 +971,9 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 	const struct parallel_cfg *par = &sc->par;
 	if (par->pp > UINT16_MAX)
 		return diag_errorf("parallel.pp: at most %d pipeline stages, got %d", UINT16_MAX, par->pp);
+	if (sc->train.offload_layers > 0 && !(hw->node.host_gbps > 0))
+		return diag_errorf("training.offload_layers: hardware '%s' gives no node.host_gbps (the GPU's link to "
+				   "host memory), so the copies cannot be timed", hw->name);
 	out->pp = par->pp;
 	out->progs = xcalloc(par->pp, sizeof *out->progs);
 	out->stages = xcalloc(par->pp, sizeof *out->stages);
@@ -960,6 +1010,7 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 	}
 	int gpn = hw->node.gpus;
 	c.pg_ev = xcalloc((size_t)c.v * scenario_max_chunk_layers(sc), sizeof *c.pg_ev);
+	c.reload_ev = xcalloc((size_t)scenario_max_chunk_layers(sc), sizeof *c.reload_ev);
 	c.pg_done = xcalloc((size_t)c.v, sizeof *c.pg_done);
 	for (int s = 0; s < par->pp; s++) {
 		int base = par->tp * c.rdp * s;
@@ -1002,6 +1053,7 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 	}
 	free(c.deferred);
 	free(c.pg_ev);
+	free(c.reload_ev);
 	free(c.pg_done);
 	return 0;
 }

@@ -63,12 +63,10 @@ void gradcomp_add_layer(const struct scenario *sc, const struct hwmodel *hw, int
 }
 
 /* Work of the hook's callbacks on the DP stream: PyTorch runs a communication future's callbacks with the
- * future's (the NCCL) stream current, so their kernels queue behind the collectives and beside the backward.
- * The program has no compute instruction for a side stream; a DP-group instruction of the same length stands
- * for it (every DP replica runs the same program, so the group's arrival adds no wait). */
+ * future's (the NCCL) stream current, so their kernels queue behind the collectives and beside the backward. */
 static void dp_work(struct program *prog, const char *name, double s)
 {
-	program_coll(prog, STREAM_DP, GROUP_DP, s, 0, CAT_DP, name, -1, -1);
+	program_side_op(prog, STREAM_DP, name, s, 0, CAT_DP, -1, -1);
 }
 
 static void coll(struct program *prog, const struct hwmodel *hw, enum coll_op op, double bytes, struct group_shape g,

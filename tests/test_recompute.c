@@ -112,6 +112,47 @@ static void test_op(const struct hwmodel *hw)
 	CHECK_TICKS(ro.step_time_s - rn.step_time_s, 4 * 4 * sum(r, nr), 16);
 }
 
+/* Activation offload of 3 of the 4 layers, one micro-batch: each copy moves a layer's 280,576 B at 10 GB/s,
+ * C = 28.0576 us. Forward: layers 0-2 each start their copy out after their forward (f each); the copies queue on
+ * the copy stream and end at f + 3C. Backward: layer 3's start (after 4f) starts layer 2's reload, which follows
+ * the copies out: it ends at f + 4C; layer 2's backward waits for it and starts layer 1's reload (ends f + 5C),
+ * layer 1's starts layer 0's (f + 6C); layer 0's backward (b) ends the step: f + 6C + b + the optimizer, against
+ * 4f + 4b + the optimizer without offload. Memory: the layer left on the GPU (280,576 B) and two layers of copy
+ * buffers: 841,728 B against 4 x 280,576 = 1,122,304 B. */
+static void test_offload(const struct hwmodel *hw)
+{
+	struct scenario off, none;
+	const char *fmt = "name: t\nmodel: {layers: 4, hidden: 64, heads: 4, seq: 128, ffn: gelu, ffn_hidden: 256, "
+			  "dtype: bf16}\ntraining: {global_batch: 1, micro_batch: 1%s}\nparallel: {gpus: 1}\n"
+			  "hardware: h100-dgx\n";
+	char a[512], b[512];
+	snprintf(a, sizeof a, fmt, ", offload_layers: 3");
+	snprintf(b, sizeof b, fmt, "");
+	CHECK_INT(scenario_load_string("t.yaml", a, NULL, &off), 0);
+	CHECK_INT(scenario_load_string("t.yaml", b, NULL, &none), 0);
+	struct opctx oc = { hw, &none, 1, 128 };
+	struct opcost o[OPS_MAX];
+	double f = sum(o, ops_layer_fwd(&oc, o)), bw = sum(o, ops_layer_bwd(&oc, 0, o)), C = 280576 / 10e9;
+	CHECK(f < C && bw < C);  /* the copies set the pace */
+	struct result ro, rn;
+	CHECK_INT(predict_run(&off, hw, NULL, &ro), 0);
+	CHECK_INT(predict_run(&none, hw, NULL, &rn), 0);
+	CHECK_TICKS(ro.step_time_s - rn.step_time_s, (f + 6 * C + bw) - (4 * f + 4 * bw), 16);
+	CHECK_NEAR(activations(&off, hw), 841728, 0);
+	CHECK_NEAR(activations(&none, hw), 1122304, 0);
+	/* a hardware model without the host link cannot time the copies */
+	struct hwmodel *h2 = hwmodel_copy(hw);
+	h2->node.host_gbps = 0;
+	cap_begin();
+	CHECK(predict_run(&off, h2, NULL, &ro) != 0);
+	CHECK_CONTAINS(cap_end(), "training.offload_layers: hardware 'toy' gives no node.host_gbps");
+	hwmodel_free(h2);
+	cap_begin();
+	snprintf(a, sizeof a, fmt, ", offload_layers: 4");
+	CHECK(scenario_load_string("t.yaml", a, NULL, &off) != 0);
+	CHECK_CONTAINS(cap_end(), "training.offload_layers (4) must be fewer than the layers of a model chunk (4)");
+}
+
 static void test_errors(void)
 {
 	struct scenario s;
@@ -135,6 +176,7 @@ int main(void)
 		return check_result();
 	test_layers(hw);
 	test_op(hw);
+	test_offload(hw);
 	test_errors();
 	hwmodel_free(hw);
 	return check_result();

@@ -1,7 +1,7 @@
 /* toy_hw: the toy GPU of the hand-derived tests (test_sp, test_pipecfg, test_recompute, test_gradcomp): memory-
  * bound ops at exactly 1000 GB/s (eff 1, no launch or host cost), GEMMs at most half of 100 TFLOP/s, 8 GPUs a node,
  * every intra-node collective a ring of alpha 10 us + bytes at 100 GB/s bus bandwidth; the network 25 GB/s a GPU
- * with 5 us latency. */
+ * with 5 us latency; 10 GB/s to host memory. */
 #ifndef TESTS_TOY_HW_H
 #define TESTS_TOY_HW_H
 
@@ -13,7 +13,7 @@ static const char *const toy_hw =
 	"  hbm_gbps: 1000\n  peak_tflops: {bf16: 100}\n  launch_us: 0\n"
 	"  memory_bound: {eff: 1}\n  gemm:\n    model: {max_eff: 0.5, tile_m: 128, tile_n: 128, k_half: 0}\n"
 	"  attention: {fwd_eff: 0.5, bwd_eff: 0.4}\n"
-	"node: {gpus: 8, fabric: nvswitch, link_gbps: 100}\n"
+	"node: {gpus: 8, fabric: nvswitch, link_gbps: 100, host_gbps: 10}\n"
 	"network: {nics: 8, nic_gbps: 25, latency_us: 5, oversubscription: 1}\n"
 	"collectives:\n  intra:\n"
 	"    all_gather: {lines: [{algo: ring, alpha_us: 10, step_us: 0, bus_gbps: 100}]}\n"

@@ -23,6 +23,8 @@ published throughput; every choice is one rule for all rows:
     fp16 gradients (Megatron-LM's default: accumulate_allreduce_grads_in_fp32 off for fp16); the data-parallel
     all-reduce after the backward pass (dp_overlap false: no overlap in the 2021 code); no flash attention
     (2021: fused scale-mask-softmax, the s x s scores are materialised); full recompute.
+  * tied input and output embeddings (model.tie_embeddings: Megatron-LM's GPT shares the word embeddings with the
+    output layer and all-reduces their gradients between the first and last pipeline stage).
   * ZeRO-3 rows of Table 2 (DeepSpeed ZeRO-3, no model parallelism): tp = pp = 1, dp = GPUs, parallel.zero 3,
     the micro-batch the table gives (4, 2, 1), the same dtypes, attention and full recompute as the other rows.
 """
@@ -92,7 +94,7 @@ def scenario_text(r):
         "# per GPU. Choices the paper does not state (micro-batch, virtual stages, dtypes): see the script.\n"
         "name: %s\n"
         "model: {type: transformer, layers: %d, hidden: %s, heads: %s, kv_heads: %s, ffn: gelu, ffn_hidden: %d, "
-        "seq: %d, vocab: %d, dtype: fp16, flash_attention: false, causal: true}\n"
+        "seq: %d, vocab: %d, dtype: fp16, flash_attention: false, causal: true, tie_embeddings: true}\n"
         "training: {global_batch: %d, micro_batch: %d, optimizer: adam, master_weights: fp32, grad_dtype: fp16, "
         "recompute: full}\n"
         "parallel: {gpus: %d, tp: %d, pp: %d, dp: %d, %s, dp_overlap: false}\n"

@@ -31,6 +31,12 @@ One rule for all rows (docs/validation.md repeats them); nothing is chosen per r
     is two matrices, run as the gelu kind (same GEMMs). Missing vocab: 51200 (GPT-2 BPE).
   * Megatron-LM Jan 2021 README: only TP*PP is given; tp = min(8, TP*PP), pp = TP*PP/tp (one node of TP, the
     rule gen_megatron.py uses for SC'21 Table 2).
+  * embeddings: GPT models tied (model.tie_embeddings: Megatron-LM's and Megatron-DeepSpeed's default,
+    share_embeddings_and_output_weights in NeMo's GPT-3 configs; BLOOM ties too); Llama and Nemotron untied (their
+    released configs).
+  * BLOOM (Megatron-DeepSpeed, the tr11-176B-ml README): --pp-partition-method 'type:transformer|embedding', the
+    tied embedding counted as a layer on the first and the last stage: first_stage_layers = last_stage_layers =
+    (layers + 2)/pp - 1 (70 layers over 12 stages: 5, then 6 on each of the 10 others, 5).
 """
 import argparse
 import csv
@@ -106,9 +112,24 @@ def why_not(r):
     if r["source_key"] == "NEMO_2407" and r["model"].split()[0] not in CONFIGS:
         return "model shape unknown"
     if r["source_key"] not in ("MEG21_T1", "MEG21_T2", "MEG_README_2021JAN") and r["layers"] and r["pp"]:
-        if ival(r["layers"]) % ival(r["pp"]) != 0:
+        if ival(r["layers"]) % ival(r["pp"]) != 0 and embedding_split(r) is None:
             return "uneven pipeline split (%s layers over %s stages) not expressible" % (r["layers"], r["pp"])
     return None
+
+
+def embedding_split(r):
+    """BLOOM's partition with the embedding counted as a layer on the first and last stage: the layers of the
+    first (and last) stage, or None where the rule does not apply or does not split evenly."""
+    L, pp = ival(r["layers"], 0), ival(r["pp"], 1)
+    if r["source_key"] != "BLOOM" or pp < 3 or (L + 2) % pp != 0:
+        return None
+    return (L + 2) // pp - 1
+
+
+def tied(r):
+    """Tied input and output embeddings: GPT models (Megatron's default; BLOOM), not Llama or Nemotron."""
+    name = r["model"].split()[0]
+    return not (name.startswith("LLAMA") or name.startswith("Nemotron"))
 
 
 def layout(r):
@@ -169,6 +190,8 @@ def scenario_text(r, key):
         "  dtype: %s" % dtype,
         "  flash_attention: %s" % ("true" if new else "false"),
     ]
+    if tied(r):
+        lines.append("  tie_embeddings: true")
     if ffn == "swiglu":
         lines += ["  norm: rmsnorm", "  rope: fused"]
     lines += [
@@ -181,6 +204,9 @@ def scenario_text(r, key):
     if prec == "FP8":
         lines.append("  fp8: {recipe: delayed}")
     lines += ["parallel:", "  gpus: %d" % n, "  tp: %d" % tp, "  pp: %d" % pp, "  dp: %d" % dp]
+    edge = embedding_split(r)
+    if edge is not None:
+        lines += ["  first_stage_layers: %d" % edge, "  last_stage_layers: %d" % edge]
     if sched == "interleaved":
         lines += ["  schedule: interleaved", "  virtual_stages: %d" % vp]
     if sp:

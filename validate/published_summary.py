@@ -3,7 +3,8 @@
 """Summarise `gpusim validate --format csv` of validate/published-step.csv and published-tflops.csv per source
 and precision (the family column), in one sign convention: the step-time error, (predicted - measured)/measured
 of the time. A TFLOP/s row's time error is measured/predicted - 1 (more TFLOP/s predicted = a shorter step = a
-negative error, an optimistic prediction). usage: published_summary.py STEP.csv TFLOPS.csv (validate's csv)."""
+negative error, an optimistic prediction). usage: published_summary.py STEP.csv TFLOPS.csv (validate's csv)
+[--before STEP0.csv TFLOPS0.csv]: with --before, also every row's signed error before and after (a re-score).)"""
 import csv
 import statistics
 import sys
@@ -28,8 +29,24 @@ def line(name, errs, missing):
                                                                statistics.median(errs) * 100, worst * 100, missing)
 
 
+def per_row(allr, before):
+    """Every row's signed error before and after, in the order of the after files; a row new in after has none
+    before."""
+    old = {label: e for _, e, label in before}
+    print("| row | family | before | after | change |")
+    print("|---|---|---|---|---|")
+    for fam, e, label in allr:
+        b = old.get(label)
+        fmt = lambda x: "%+.1f %%" % (x * 100) if x is not None else "-"
+        ch = "%+.1f" % ((abs(e) - abs(b)) * 100) if (e is not None and b is not None) else "new" if b is None else "-"
+        print("| %s | %s | %s | %s | %s |" % (label, fam, fmt(b), fmt(e), ch))
+    print()
+
+
 def main():
     allr = rows(sys.argv[1], False) + rows(sys.argv[2], True)
+    if len(sys.argv) == 6 and sys.argv[3] == "--before":
+        per_row(allr, rows(sys.argv[4], False) + rows(sys.argv[5], True))
     fams = {}
     for fam, e, _ in allr:
         fams.setdefault(fam, ([], [0]))
