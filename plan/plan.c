@@ -228,6 +228,13 @@ static bool opg_matters(const struct scenario *s)
 static void tpo_set(struct scenario *s, int v) { s->par.tp_comm_overlap = v != 0; }
 static int tpo_get(const struct scenario *s) { return s->par.tp_comm_overlap; }
 static bool tpo_matters(const struct scenario *s) { return s->par.tp > 1 && s->par.sp; }
+/* false, and true only where it can run (after the sp row): no candidates the rules would drop */
+static int tpo_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
+{
+	v[0] = 0;
+	v[1] = 1;
+	return tpo_matters(s) && s->train.recompute != RECOMPUTE_OP ? 2 : 1;
+}
 
 /* data-parallel overlap: all-reduce buckets as backward produces them, or all after backward */
 static void dpo_set(struct scenario *s, int v) { s->par.dp_overlap = v != 0; }
@@ -345,7 +352,7 @@ static const struct option options[] = {
 	{ "parallel.pp_scatter_gather", "sg", flag_values, sg_set, sg_get, sg_matters, 0, bool_names, "sg" },
 	{ "parallel.sp", "sp", flag_values, sp_set, sp_get, sp_matters, 0, bool_names, "sp" },
 	{ "parallel.overlap_param_gather", "opg", flag_values, opg_set, opg_get, opg_matters, 0, bool_names, "opg" },
-	{ "parallel.tp_comm_overlap", "tpo", flag_values, tpo_set, tpo_get, tpo_matters, 0, bool_names, "tpo" },
+	{ "parallel.tp_comm_overlap", "tpo", tpo_values, tpo_set, tpo_get, tpo_matters, 0, bool_names, "tpo" },
 	{ "parallel.dp_overlap", "dp_overlap", flag_values, dpo_set, dpo_get, zero_matters, 1, bool_names,
 	  "no-dp-overlap" },
 	{ "training.offload_layers", "offload", offload_values, offload_set, offload_get, offload_matters, 0,
