@@ -66,7 +66,8 @@ static void pp_set(struct scenario *s, int v) { s->par.pp = v; }
 static int pp_get(const struct scenario *s) { return s->par.pp; }
 
 /* cp: context parallelism, the divisors of gpus/(tp*pp) up to 64 that split the sequence into whole chunks (two a
- * rank with a causal mask); 1 unless a transformer with fused attention (sim/cp.h) */
+ * rank with a causal mask) of at least PLAN_CP_MIN_CHUNK tokens; 1 unless a transformer with fused attention
+ * (sim/cp.h) */
 static int cp_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
 {
 	const struct model_cfg *m = &s->model;
@@ -75,9 +76,11 @@ static int cp_values(const struct scenario *s, const struct hwmodel *hw, int gpu
 		return 1;
 	}
 	int n = divisors(gpus / (s->par.tp * s->par.pp), 64, v), k = 0;
-	for (int i = 0; i < n; i++)
-		if (m->seq % (m->causal ? 2 * v[i] : v[i]) == 0)
+	for (int i = 0; i < n; i++) {
+		int chunks = m->causal ? 2 * v[i] : v[i];
+		if (m->seq % chunks == 0 && (v[i] == 1 || m->seq / chunks >= PLAN_CP_MIN_CHUNK))
 			v[k++] = v[i];
+	}
 	return k;
 }
 static void cp_set(struct scenario *s, int v) { s->par.cp = v; }
@@ -511,16 +514,42 @@ static double coll_s(const struct scenario *s, const struct hwmodel *hw, const s
 	return 0;
 }
 
+/* A side-stream transfer (TP overlap, the CP ring) at its quickest: a ring hop over NVLink or the network,
+ * whichever is faster, a bulk collective as the first stage's TP group runs it. */
+static double side_s(const struct scenario *s, const struct hwmodel *hw, const struct opcost *op)
+{
+	int hops = op->hops > 0 ? op->hops : 1;
+	double intra = comm_p2p_s(hw, op->bytes / hops, 1), inter = comm_p2p_s(hw, op->bytes / hops, 0);
+	struct group_shape tp = comm_shape(hw->node.gpus, 0, 1, s->par.tp);
+	switch (op->kind) {
+	case OPK_SIDE_TP_ALLGATHER: return comm_coll_s(hw, COLL_ALL_GATHER, op->bytes, tp);
+	case OPK_SIDE_TP_REDUCESCATTER: return comm_coll_s(hw, COLL_REDUCE_SCATTER, op->bytes, tp);
+	default: return hops * (intra < inter ? intra : inter);
+	}
+}
+
+/* An op list's work: compute-bound and other compute ops, and the waits. A side transfer is waited for at most
+ * max(0, transfer - the compute beside it up to its wait): the compute stream reaches the wait no earlier than
+ * that compute after the transfer's issue, and the transfer ends no earlier than its time after it (each list's
+ * transfers are waited for before the next is issued), so the wait plus the compute counted is a lower bound of
+ * the window whatever the clock and the SM sharing. */
 static void add_ops(const struct scenario *s, const struct hwmodel *hw, const struct opcost *ops, int n,
 		    double *c, double *m, double *t)
 {
+	double side = 0, beside = 0;
 	for (int i = 0; i < n; i++) {
-		if (ops[i].kind != OPK_COMPUTE)
+		if (ops_is_side(ops[i].kind)) {
+			side += side_s(s, hw, &ops[i]);
+			beside = 0;
+		} else if (ops[i].kind == OPK_SIDE_WAIT) {
+			*t += side > beside ? side - beside : 0;
+			side = beside = 0;
+		} else if (ops[i].kind != OPK_COMPUTE) {
 			*t += coll_s(s, hw, &ops[i]);
-		else if (ops[i].compute_bound)
-			*c += ops[i].s;
-		else
-			*m += ops[i].s;
+		} else {
+			*(ops[i].compute_bound ? c : m) += ops[i].s;
+			beside += ops[i].s;
+		}
 	}
 }
 

@@ -32,6 +32,14 @@ static const char moe_yaml[] =
 	"parallel: {gpus: 1}\n"
 	"hardware: h100-dgx\n";
 
+/* The same at 512-token sequences: context parallelism 2 (two chunks of 128 tokens a rank) is searched. */
+static const char long_yaml[] =
+	"name: small-long\n"
+	"model: {layers: 4, hidden: 256, heads: 8, seq: 512, vocab: 1000, dtype: bf16, flash_attention: %s}\n"
+	"training: {global_batch: 16, micro_batch: 1, optimizer: adam, master_weights: fp32}\n"
+	"parallel: {gpus: 1}\n"
+	"hardware: h100-dgx\n";
+
 static const char *yaml_of = small_yaml;
 
 static int load(const char *flash, struct scenario *s, struct hwmodel **hw)
@@ -124,8 +132,8 @@ static int exhaustive(const struct scenario *base, const struct hwmodel *hw, int
 			s.train.recompute = (enum recompute)rc;
 			if (s.train.recompute == RECOMPUTE_SELECTIVE && s.model.flash_attention)
 				continue;  /* no memory saved: the planner leaves it out */
-			if (cp > 64)
-				continue;  /* the planner tries context parallelism up to 64 */
+			if (cp > 64 || (cp > 1 && base->model.seq / (base->model.causal ? 2 * cp : cp) < PLAN_CP_MIN_CHUNK))
+				continue;  /* the planner tries context parallelism up to 64, chunks of 128 tokens or more */
 			if (scenario_check_layout(&s, why, sizeof why) != 0)
 				continue;
 			struct result r;
@@ -311,6 +319,9 @@ int main(void)
 	compare("false", 8, 80e6, 5);
 	yaml_of = moe_yaml;
 	compare("true", 8, 0, 5);
+	/* 512-token sequences on 4 GPUs: cp 2 with tp, pp, dp and the overlaps */
+	yaml_of = long_yaml;
+	compare("true", 4, 0, 8);
 	yaml_of = small_yaml;
 	test_nothing_fits();
 	test_cost();
