@@ -17,6 +17,7 @@
 #include "sim/ops.h"
 #include "sim/overlap.h"
 #include "sim/predict.h"
+#include "sim/recompute.h"
 
 #define LINE "{lines: [{algo: ring, alpha_us: 10, step_us: 0, bus_gbps: 100}]}\n"
 static const char *toy_hw =
@@ -145,6 +146,8 @@ static void test_ring(const struct hwmodel *hw)
 	/* memory: every saved tensor holds 256 tokens instead of 512 (flash attention: all linear in T), plus the
 	 * ring's second softmax statistics, (cp-1) x 256 x 4 heads x 4 B = 4,096 B */
 	CHECK_NEAR(mem_layer_full_act_bytes(&s2, 1), mem_layer_full_act_bytes(&s1, 1) / 2 + 4096, 1e-12);
+	/* what torchtitan's per-op recompute keeps is linear in the rank's tokens too: half */
+	CHECK_NEAR(recompute_op_saved_bytes(&s2, 1), recompute_op_saved_bytes(&s1, 1) / 2, 1e-12);
 	/* the ring buffers while attention runs: K/V and dK/dV, two of each: 4 x 262,144 B */
 	CHECK_NEAR(cp_transient_bytes(&s2), 1048576, 0);
 	CHECK_NEAR(r.mem.activations, mem_layer_full_act_bytes(&s2, 1) + 1048576, 1e-12);
