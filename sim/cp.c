@@ -24,7 +24,8 @@ static double block_s(const struct opctx *c, double pairs, bool causal, int bwd)
 	const struct hwmodel *hw = c->hw;
 	double heads = (double)m->heads / c->tp, hd = (double)m->hidden / m->heads;
 	double flops = 4 * c->sc->train.micro_batch * heads * pairs * hd * (bwd ? 2.5 : 1.0);
-	double tf = hwmodel_attn_tflops(hw, ATTN_FUSED, m->dtype, (double)m->seq / cp_of(c->sc), (int)hd, causal, bwd);
+	double tf = hwmodel_attn_tflops(hw, ops_attn_path(m), m->dtype, (double)m->seq / cp_of(c->sc), (int)hd, causal,
+					bwd);
 	return fp8_attention_factor(hw, c->sc) * flops / (tf * 1e12) + hw->gpu.launch_us * 1e-6;
 }
 
@@ -62,7 +63,8 @@ static int ring_fwd(const struct opctx *c, struct opcost *out, int n)
 	for (int i = 0; i < cp; i++) {
 		if (i + 1 < cp)
 			n = overlap_put_side(out, n, OPK_SIDE_CP_P2P, "cp_kv_send", kv);
-		n = put(out, n, "cp_attention", block_s(c, step_pairs(c->sc, i), c->sc->model.causal && i == 0, 0), true);
+		n = put(out, n, "cp_attention", block_s(c, step_pairs(c->sc, i), c->sc->model.causal && i == 0, 0),
+			ops_attn_bound(c));
 		if (i > 0)  /* out += out_i * exp(lse_i - lse), lse updated: read out and out_i, write out */
 			n = put(out, n, "cp_out_correction", ops_mem_s(c->hw, 3 * o), false);
 		if (i + 1 < cp)
@@ -80,7 +82,7 @@ static int ring_bwd(const struct opctx *c, struct opcost *out, int n)
 		double b = i == 0 || i + 1 == cp ? kv : 2 * kv;
 		n = overlap_put_side(out, n, OPK_SIDE_CP_P2P, i + 1 == cp ? "cp_dkv_send" : "cp_kv_send_bwd", b);
 		n = put(out, n, "cp_attention_bwd", block_s(c, step_pairs(c->sc, i), c->sc->model.causal && i == 0, 1),
-			true);
+			ops_attn_bound(c));
 		/* dq += dq_i, dkv += dkv_i: read both, write one, each */
 		n = put(out, n, "cp_grad_accumulate", ops_mem_s(c->hw, 3 * (o + kv)), false);
 		n = overlap_put_wait(out, n);
@@ -96,17 +98,18 @@ static int gathered_blocks(const struct opctx *c, struct opcost *out, int n, int
 	for (int i = 0; i < cp_of(sc); i++)
 		total += step_pairs(sc, i);
 	const char *name = bwd ? "cp_attention_bwd" : "cp_attention";
+	bool cb = ops_attn_bound(c);
 	if (!sc->model.causal)
-		return put(out, n, name, block_s(c, total, false, bwd), true);
-	n = put(out, n, name, block_s(c, total / 2, true, bwd), true);
-	return put(out, n, name, block_s(c, total / 2, true, bwd), true);
+		return put(out, n, name, block_s(c, total, false, bwd), cb);
+	n = put(out, n, name, block_s(c, total / 2, true, bwd), cb);
+	return put(out, n, name, block_s(c, total / 2, true, bwd), cb);
 }
 
 int cp_attn_fwd(const struct opctx *c, struct opcost *out, int n)
 {
 	const struct scenario *sc = c->sc;
 	if (cp_of(sc) < 2)
-		return put(out, n, "attention", ops_attn_s(c, 0), true);
+		return put(out, n, "attention", ops_attn_s(c, 0), ops_attn_bound(c));
 	if (sc->par.cp_comm == CP_P2P)
 		return ring_fwd(c, out, n);
 	n = put_coll(out, n, OPK_CP_ALLGATHER, "cp_kv_allgather", cp_of(sc) * cp_kv_bytes(sc));
@@ -118,8 +121,8 @@ int cp_attn_bwd(const struct opctx *c, int recompute, struct opcost *out, int n)
 	const struct scenario *sc = c->sc;
 	if (cp_of(sc) < 2) {
 		if (recompute)
-			n = put(out, n, "attention_recompute", ops_attn_s(c, 0), true);
-		return put(out, n, "attention_bwd", ops_attn_s(c, 1), true);
+			n = put(out, n, "attention_recompute", ops_attn_s(c, 0), ops_attn_bound(c));
+		return put(out, n, "attention_bwd", ops_attn_s(c, 1), ops_attn_bound(c));
 	}
 	if (recompute)
 		n = cp_attn_fwd(c, out, n);
