@@ -24,7 +24,8 @@ static double block_s(const struct opctx *c, double pairs, bool causal, int bwd)
 	const struct hwmodel *hw = c->hw;
 	double heads = (double)m->heads / c->tp, hd = (double)m->hidden / m->heads;
 	double flops = 4 * c->sc->train.micro_batch * heads * pairs * hd * (bwd ? 2.5 : 1.0);
-	double tf = hwmodel_attn_tflops(hw, ATTN_FUSED, m->dtype, (double)m->seq / cp_of(c->sc), (int)hd, causal, bwd);
+	double tf = hwmodel_attn_tflops(hw, ops_attn_path(m), m->dtype, (double)m->seq / cp_of(c->sc), (int)hd, causal,
+					bwd);
 	return fp8_attention_factor(hw, c->sc) * flops / (tf * 1e12) + hw->gpu.launch_us * 1e-6;
 }
 
@@ -62,7 +63,8 @@ static int ring_fwd(const struct opctx *c, struct opcost *out, int n)
 	for (int i = 0; i < cp; i++) {
 		if (i + 1 < cp)
 			n = overlap_put_side(out, n, OPK_SIDE_CP_P2P, "cp_kv_send", kv);
-		n = put(out, n, "cp_attention", block_s(c, step_pairs(c->sc, i), c->sc->model.causal && i == 0, 0), ops_attn_bound(c));
+		n = put(out, n, "cp_attention", block_s(c, step_pairs(c->sc, i), c->sc->model.causal && i == 0, 0),
+			ops_attn_bound(c));
 		if (i > 0)  /* out += out_i * exp(lse_i - lse), lse updated: read out and out_i, write out */
 			n = put(out, n, "cp_out_correction", ops_mem_s(c->hw, 3 * o), false);
 		if (i + 1 < cp)
@@ -96,10 +98,11 @@ static int gathered_blocks(const struct opctx *c, struct opcost *out, int n, int
 	for (int i = 0; i < cp_of(sc); i++)
 		total += step_pairs(sc, i);
 	const char *name = bwd ? "cp_attention_bwd" : "cp_attention";
+	bool cb = ops_attn_bound(c);
 	if (!sc->model.causal)
-		return put(out, n, name, block_s(c, total, false, bwd), ops_attn_bound(c));
-	n = put(out, n, name, block_s(c, total / 2, true, bwd), ops_attn_bound(c));
-	return put(out, n, name, block_s(c, total / 2, true, bwd), ops_attn_bound(c));
+		return put(out, n, name, block_s(c, total, false, bwd), cb);
+	n = put(out, n, name, block_s(c, total / 2, true, bwd), cb);
+	return put(out, n, name, block_s(c, total / 2, true, bwd), cb);
 }
 
 int cp_attn_fwd(const struct opctx *c, struct opcost *out, int n)

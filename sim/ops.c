@@ -54,9 +54,14 @@ static double batched_gemm_s(const struct hwmodel *hw, enum dtype dt, double cou
  * write) and dropout (read, write, 1-byte mask). Backward: dP = dO V^T and dS^T/dQ/dK/dV GEMMs (4 batched
  * GEMMs of the same shapes), dropout backward (read mask and grad, write) and softmax backward (read P and dP,
  * write dS). */
-static enum attn_path attn_path_of(const struct model_cfg *m)
+enum attn_path ops_attn_path(const struct model_cfg *m)
 {
 	return !m->flash_attention ? ATTN_UNFUSED : m->attn_cudnn ? ATTN_CUDNN : ATTN_FUSED;
+}
+
+static enum attn_path attn_path_of(const struct model_cfg *m)
+{
+	return ops_attn_path(m);
 }
 
 /* Whether the attention core follows the SM clock (gpu.power): not when its entry runs at the maximum clock
@@ -136,49 +141,6 @@ static int put_tp_reduce(const struct opctx *c, struct opcost *out, int n, const
 			 double bytes)
 {
 	return sp(c) ? ops_put_coll(c, out, n, OPK_TP_REDUCESCATTER, rs_name, bytes) : put_ar(c, out, n, ar_name, bytes);
-}
-
-/* The GEMM that opens a TP region (QKV, fc1; backward proj's and fc2's dgrad) on its gathered input: SP's
- * all-gather then the GEMM, or with parallel.tp_comm_overlap the all-gather as a ring exchange behind the GEMM's
- * chunks (sim/overlap.h). */
-static int gather_gemm(const struct opctx *c, struct opcost *out, int n, const char *ag, const char *xfer,
-		       const char *gemm, double act, double rows, double gn, double gk)
-{
-	if (overlap_tp(c))
-		return overlap_ag_gemm(c, out, n, gemm, xfer, act, rows, gn, gk);
-	n = put_sp_gather(c, out, n, ag, act);
-	return put_cb(out, n, gemm, fp8_linear_gemm_s(c->hw, c->sc, rows, gn, gk));
-}
-
-/* The GEMM that closes a TP region (proj, fc2) and its all-reduce or reduce-scatter; with TP overlap the
- * reduce-scatter chunk by chunk behind the GEMM's chunks. */
-static int gemm_reduce(const struct opctx *c, struct opcost *out, int n, const char *gemm, const char *ar,
-		       const char *rs, const char *xfer, const char *sum, double act, double rows, double gn, double gk)
-{
-	if (overlap_tp(c))
-		return overlap_gemm_rs(c, out, n, gemm, xfer, sum, act, rows, gn, gk);
-	n = put_cb(out, n, gemm, fp8_linear_gemm_s(c->hw, c->sc, rows, gn, gk));
-	return put_tp_reduce(c, out, n, ar, rs, act);
-}
-
-/* The backward of a region-opening GEMM (QKV, fc1): dgrad and wgrad, then the input gradient's all-reduce or
- * reduce-scatter. With TP overlap (bulk): the all-gather of the SP-split input the wgrad needs behind the dgrad,
- * the reduce-scatter of the dgrad output behind the wgrad. */
-static int dgrad_wgrad_reduce(const struct opctx *c, struct opcost *out, int n, const char *dgrad, double dgrad_s,
-			      const char *wgrad, double wgrad_s, const char *ag, const char *ar, const char *rs,
-			      double act)
-{
-	if (!overlap_tp(c)) {
-		n = put_cb(out, n, dgrad, dgrad_s);
-		n = put_cb(out, n, wgrad, wgrad_s);
-		return put_tp_reduce(c, out, n, ar, rs, act);
-	}
-	n = overlap_bulk(c, out, n, OPK_SIDE_TP_ALLGATHER, ag, act);
-	n = put_cb(out, n, dgrad, dgrad_s);
-	n = overlap_put_wait(out, n);
-	n = overlap_bulk(c, out, n, OPK_SIDE_TP_REDUCESCATTER, rs, act);
-	n = put_cb(out, n, wgrad, wgrad_s);
-	return overlap_put_wait(out, n);
 }
 
 /* The rows outside the TP region (norms, residuals, dropout): T, or T/tp with SP. */
@@ -284,10 +246,10 @@ static int mlp_fwd(const struct opctx *c, const struct dims *d, struct opcost *o
 	if (fp8_separate_amax(c->sc))
 		n = ops_quantize(c, out, n, "fc1_quantize", d->T * d->h);
 	double act = d->T * d->h * d->dtb;
-	n = gather_gemm(c, out, n, "tp_allgather_mlp", "tp_ag_p2p_mlp", "fc1", act, d->T, d->f_in, d->h);
+	n = overlap_gather_gemm(c, out, n, "tp_allgather_mlp", "tp_ag_p2p_mlp", "fc1", act, d->T, d->f_in, d->h);
 	n = ops_ffn_act(c, out, n, d->T, d->f, 0);
 	n = ops_quantize(c, out, n, "fc2_quantize", d->T * d->f);
-	return gemm_reduce(c, out, n, "fc2", "tp_allreduce_mlp", "tp_reducescatter_mlp", "tp_rs_p2p_mlp", "tp_rs_sum_mlp",
+	return overlap_gemm_reduce(c, out, n, "fc2", "tp_allreduce_mlp", "tp_reducescatter_mlp", "tp_rs_p2p_mlp", "tp_rs_sum_mlp",
 			   act, d->T, d->h, d->f);
 }
 
@@ -298,7 +260,7 @@ static int mlp_bwd(const struct opctx *c, const struct dims *d, struct opcost *o
 	double act = d->T * d->h * d->dtb;
 	if (overlap_tp(c)) {  /* TE quantizes its own chunk of the gradient before the (FP8) exchange */
 		n = ops_quantize(c, out, n, "fc2_grad_quantize", d->T * d->h);
-		n = gather_gemm(c, out, n, "tp_allgather_mlp_bwd", "tp_ag_p2p_mlp_bwd", "fc2_dgrad", act, d->T, d->f,
+		n = overlap_gather_gemm(c, out, n, "tp_allgather_mlp_bwd", "tp_ag_p2p_mlp_bwd", "fc2_dgrad", act, d->T, d->f,
 				d->h);
 	} else {
 		n = put_sp_gather(c, out, n, "tp_allgather_mlp_bwd", act);
@@ -308,7 +270,7 @@ static int mlp_bwd(const struct opctx *c, const struct dims *d, struct opcost *o
 	n = put_cb(out, n, "fc2_wgrad", lin(c, d->h, d->f, d->T));
 	n = ops_ffn_act(c, out, n, d->T, d->f, 1);
 	n = ops_quantize(c, out, n, "fc1_grad_quantize", d->T * d->f_in);
-	return dgrad_wgrad_reduce(c, out, n, "fc1_dgrad", lin(c, d->T, d->h, d->f_in), "fc1_wgrad",
+	return overlap_dgrad_wgrad(c, out, n, "fc1_dgrad", lin(c, d->T, d->h, d->f_in), "fc1_wgrad",
 				  lin(c, d->f_in, d->h, d->T), "tp_allgather_fc1_input", "tp_allreduce_mlp_bwd",
 				  "tp_reducescatter_mlp_bwd", act);
 }
@@ -393,11 +355,11 @@ int ops_layer_fwd(const struct opctx *c, struct opcost *out)
 	n = put_norm(c, out, n, "ln1", R, d.h, 0);
 	if (fp8_separate_amax(c->sc))
 		n = ops_quantize(c, out, n, "qkv_quantize", d.T * d.h);
-	n = gather_gemm(c, out, n, "tp_allgather_attn", "tp_ag_p2p_attn", "qkv", act, d.T, d.qkv, d.h);
+	n = overlap_gather_gemm(c, out, n, "tp_allgather_attn", "tp_ag_p2p_attn", "qkv", act, d.T, d.qkv, d.h);
 	n = put_rope(c, &d, out, n, 0);
 	n = cp_attn_fwd(c, out, n);
 	n = ops_quantize(c, out, n, "proj_quantize", d.T * d.h / c->tp);
-	n = gemm_reduce(c, out, n, "proj", "tp_allreduce_attn", "tp_reducescatter_attn", "tp_rs_p2p_attn",
+	n = overlap_gemm_reduce(c, out, n, "proj", "tp_allreduce_attn", "tp_reducescatter_attn", "tp_rs_p2p_attn",
 			"tp_rs_sum_attn", act, d.T, d.h, d.h / c->tp);
 	if (fused(c)) {  /* one kernel: read x and the branch, write the sum and its norm */
 		n = put(out, n, "residual1_ln2", ops_mem_s(hw, 4 * ract));
@@ -428,7 +390,7 @@ int ops_layer_bwd(const struct opctx *c, int recompute_attn, struct opcost *out)
 	}
 	if (overlap_tp(c)) {
 		n = ops_quantize(c, out, n, "proj_grad_quantize", d.T * d.h);
-		n = gather_gemm(c, out, n, "tp_allgather_attn_bwd", "tp_ag_p2p_attn_bwd", "proj_dgrad", act, d.T,
+		n = overlap_gather_gemm(c, out, n, "tp_allgather_attn_bwd", "tp_ag_p2p_attn_bwd", "proj_dgrad", act, d.T,
 				d.h / c->tp, d.h);
 	} else {
 		n = put_sp_gather(c, out, n, "tp_allgather_attn_bwd", act);
@@ -440,7 +402,7 @@ int ops_layer_bwd(const struct opctx *c, int recompute_attn, struct opcost *out)
 	n = put_gqa_bwd(c, &d, out, n);
 	n = put_rope(c, &d, out, n, 1);
 	n = ops_quantize(c, out, n, "qkv_grad_quantize", d.T * d.qkv);
-	n = dgrad_wgrad_reduce(c, out, n, "qkv_dgrad", lin(c, d.T, d.h, d.qkv), "qkv_wgrad", lin(c, d.qkv, d.h, d.T),
+	n = overlap_dgrad_wgrad(c, out, n, "qkv_dgrad", lin(c, d.T, d.h, d.qkv), "qkv_wgrad", lin(c, d.qkv, d.h, d.T),
 			       "tp_allgather_qkv_input", "tp_allreduce_attn_bwd", "tp_reducescatter_attn_bwd", act);
 	n = put_norm(c, out, n, "ln1_bwd", R, d.h, 1);
 	n = put(out, n, "residual1_bwd", ops_mem_s(hw, 3 * ract));

@@ -69,6 +69,10 @@ double ops_gemm_s(const struct hwmodel *hw, enum dtype dt, double m, double n, d
 double ops_mem_s(const struct hwmodel *hw, double bytes);
 /* Attention core (scores, softmax, weighted sum) of one micro-batch on one TP rank. */
 double ops_attn_s(const struct opctx *c, int backward);
+/* The hardware model's attention entry the model runs (unfused, fused flash, or cuDNN's), and whether its core
+ * follows the SM clock (gpu.power; not when the entry runs at the maximum clock). */
+enum attn_path ops_attn_path(const struct model_cfg *m);
+bool ops_attn_bound(const struct opctx *c);
 
 /* Building blocks for op lists written outside ops.c (sim/moe.c): append one op at out[n] and return n + 1.
  * ops_put_coll appends nothing for a TP collective when tp < 2. */

@@ -128,3 +128,50 @@ double overlap_buffer_bytes(const struct scenario *sc)
 		return 0;
 	return 10 * scenario_rank_tokens(sc) * sc->model.hidden * dtype_bytes(sc->model.dtype);
 }
+
+/* SP's collectives where a TP region opens (all-gather) and closes (reduce-scatter, or the all-reduce without SP),
+ * as ops.c lays them out. */
+static bool sp_on(const struct opctx *c)
+{
+	return c->sc->par.sp && c->tp > 1;
+}
+
+static int put_reduce(const struct opctx *c, struct opcost *out, int n, const char *ar, const char *rs, double act)
+{
+	return ops_put_coll(c, out, n, sp_on(c) ? OPK_TP_REDUCESCATTER : OPK_TP_ALLREDUCE, sp_on(c) ? rs : ar, act);
+}
+
+int overlap_gather_gemm(const struct opctx *c, struct opcost *out, int n, const char *ag, const char *xfer,
+			const char *gemm, double act, double rows, double gn, double gk)
+{
+	if (overlap_tp(c))
+		return overlap_ag_gemm(c, out, n, gemm, xfer, act, rows, gn, gk);
+	if (sp_on(c))
+		n = ops_put_coll(c, out, n, OPK_TP_ALLGATHER, ag, act);
+	return put_gemm(out, n, gemm, fp8_linear_gemm_s(c->hw, c->sc, rows, gn, gk));
+}
+
+int overlap_gemm_reduce(const struct opctx *c, struct opcost *out, int n, const char *gemm, const char *ar,
+			const char *rs, const char *xfer, const char *sum, double act, double rows, double gn, double gk)
+{
+	if (overlap_tp(c))
+		return overlap_gemm_rs(c, out, n, gemm, xfer, sum, act, rows, gn, gk);
+	n = put_gemm(out, n, gemm, fp8_linear_gemm_s(c->hw, c->sc, rows, gn, gk));
+	return put_reduce(c, out, n, ar, rs, act);
+}
+
+int overlap_dgrad_wgrad(const struct opctx *c, struct opcost *out, int n, const char *dgrad, double dgrad_s,
+			const char *wgrad, double wgrad_s, const char *ag, const char *ar, const char *rs, double act)
+{
+	if (!overlap_tp(c)) {
+		n = put_gemm(out, n, dgrad, dgrad_s);
+		n = put_gemm(out, n, wgrad, wgrad_s);
+		return put_reduce(c, out, n, ar, rs, act);
+	}
+	n = overlap_bulk(c, out, n, OPK_SIDE_TP_ALLGATHER, ag, act);
+	n = put_gemm(out, n, dgrad, dgrad_s);
+	n = overlap_put_wait(out, n);
+	n = overlap_bulk(c, out, n, OPK_SIDE_TP_REDUCESCATTER, rs, act);
+	n = put_gemm(out, n, wgrad, wgrad_s);
+	return overlap_put_wait(out, n);
+}

@@ -39,6 +39,21 @@ int overlap_gemm_rs(const struct opctx *c, struct opcost *out, int n, const char
  * up to the wait the caller appends. */
 int overlap_bulk(const struct opctx *c, struct opcost *out, int n, enum opkind kind, const char *name, double bytes);
 
+/* The op-list pieces ops.c builds a layer from, with or without TP overlap:
+ * overlap_gather_gemm  the GEMM that opens a TP region (QKV, fc1; backward proj's and fc2's dgrad) on its
+ *                      gathered input: SP's all-gather (ag) then the GEMM, or the ring exchange beside its chunks;
+ * overlap_gemm_reduce  the GEMM that closes one (proj, fc2) and its all-reduce (ar) or SP reduce-scatter (rs), or
+ *                      the reduce-scatter chunk by chunk;
+ * overlap_dgrad_wgrad  a region-opening GEMM's dgrad and wgrad and the input gradient's all-reduce or
+ *                      reduce-scatter; with overlap (bulk) the input all-gather (ag) beside the dgrad and the
+ *                      reduce-scatter beside the wgrad. act: the T x h activation's bytes. */
+int overlap_gather_gemm(const struct opctx *c, struct opcost *out, int n, const char *ag, const char *xfer,
+			const char *gemm, double act, double rows, double gn, double gk);
+int overlap_gemm_reduce(const struct opctx *c, struct opcost *out, int n, const char *gemm, const char *ar,
+			const char *rs, const char *xfer, const char *sum, double act, double rows, double gn, double gk);
+int overlap_dgrad_wgrad(const struct opctx *c, struct opcost *out, int n, const char *dgrad, double dgrad_s,
+			const char *wgrad, double wgrad_s, const char *ag, const char *ar, const char *rs, double act);
+
 /* The SM-sharing slowdown for a timed op list: each side transfer overlaps the compute ops after it up to the
  * next transfer or wait (W seconds alone); over ov = min(its time, W) the compute ops grow by ov*cs in
  * proportion to their time and the transfer by ov*ms. Idempotent (the compute ops keep their time alone). */
