@@ -62,7 +62,8 @@ static int by_found(const void *a, const void *b)
  * up to tp, and at pp >= 3 (1f1b, gpipe) the even and the balanced pipeline split (first and last stage
  * (layers + 2)/pp - 1 layers) where whole, and with fp32 gradients over dp > 1 the reduction in fp32 and in bf16, ZeRO sharded over all of DP
  * or (HSDP) the replicas of one node where that is fewer, at ZeRO 3 the parameters resharded after the
- * forward or kept, and activation offload of none or all but the last layer of each chunk. Layouts the rules reject, tensor-parallel
+ * forward or kept, activation offload of none or all but the last layer of each chunk, and with full recompute
+ * every layer or (block) the first half of each chunk rerun. Layouts the rules reject, tensor-parallel
  * groups wider than a node and those that do not fit are skipped; the rest are simulated and sorted. Also
  * checks the planner's bounds against each simulation. Returns the count, found[] sorted fastest first. */
 static int exhaustive(const struct scenario *base, const struct hwmodel *hw, int gpus, struct found *found, int max)
@@ -79,6 +80,8 @@ static int exhaustive(const struct scenario *base, const struct hwmodel *hw, int
 		for (int si = 0; si < (pp > 1 ? 3 : 1); si++)
 		for (int v = (scheds[si] == SCHED_INTERLEAVED ? 2 : 1); v <= (scheds[si] == SCHED_INTERLEAVED ? 8 : 1); v++)
 		for (int rc = 0; rc < 4; rc++)
+		for (int rl = 0; rl <= (rc == RECOMPUTE_FULL && base->model.layers % (pp * v) == 0 &&
+					base->model.layers / (pp * v) >= 2); rl++)
 		for (int z = 0; z <= (dp > 1 ? 3 : 0); z++)
 		for (int sp = 0; sp <= (tp > 1); sp++)
 		for (int sg = 0; sg <= (tp > 1 && pp > 1 && !sp); sg++)
@@ -93,7 +96,7 @@ static int exhaustive(const struct scenario *base, const struct hwmodel *hw, int
 		for (int sh = 0; sh <= (z >= 1 && dp > 1 && hw->node.gpus / tp > 1 && hw->node.gpus / tp < dp &&
 					dp % (hw->node.gpus / tp) == 0); sh++)
 		for (int kf = 0; kf <= (z == 3 && dp > 1); kf++)
-		for (int off = 0; off <= (hw->node.host_gbps > 0 && base->model.type == MODEL_TRANSFORMER &&
+		for (int off = 0; off <= (hw->node.host_gbps > 0 && base->model.type == MODEL_TRANSFORMER && !rl &&
 					  base->model.layers % (pp * v) == 0 && base->model.layers / (pp * v) >= 2); off++) {
 			struct scenario s = *base;
 			s.par.gpus = gpus;
@@ -115,6 +118,11 @@ static int exhaustive(const struct scenario *base, const struct hwmodel *hw, int
 			s.train.offload_layers = off ? base->model.layers / (pp * v) - 1 : 0;
 			s.train.micro_batch = mb;
 			s.train.recompute = (enum recompute)rc;
+			/* block recompute of the first half of each chunk */
+			s.train.recompute_layers = rl ? base->model.layers / (pp * v) / 2 : 0;
+			s.train.recompute_block = rl;
+			if (rl && split)
+				continue;  /* the planner halves only an even split's chunks */
 			if (s.train.recompute == RECOMPUTE_SELECTIVE && s.model.flash_attention)
 				continue;  /* no memory saved: the planner leaves it out */
 			if (scenario_check_layout(&s, why, sizeof why) != 0)
