@@ -50,6 +50,7 @@ static const struct yrange ranges[] = {
 	{ "node.gpus", 1, 1e6 },
 	{ "node.link_gbps", 1e-3, 1e7 },
 	{ "node.host_gbps", 1e-3, 1e7 },
+	{ "node.host_memory_bytes", 1e6, 1e16 },
 	{ "network.nics", 0, 1e4 },
 	{ "network.nic_gbps", 1e-3, 1e7 },
 	{ "network.latency_us", 0, 1e7 },
@@ -83,7 +84,8 @@ static const char *const gemm_table_keys[] = { "dtype", "m", "n", "k", "eff", "s
 static const char *const attn_keys[] = { "fwd_eff", "bwd_eff", "impl", "source", "fused", "unfused", NULL };
 static const char *const attn_entry_keys[] = { "impl", "fwd_eff", "bwd_eff", "rows", "rates", "source", NULL };
 static const char *const attn_row_keys[] = { "seq", "head_dim", "causal", "fwd_tflops", "bwd_tflops", NULL };
-static const char *const node_keys[] = { "gpus", "fabric", "link_gbps", "host_gbps", "source", NULL };
+static const char *const node_keys[] = { "gpus", "fabric", "link_gbps", "host_gbps", "host_memory_bytes", "source",
+					 NULL };
 static const char *const net_keys[] = { "nics", "nic_gbps", "latency_us", "oversubscription", "source", NULL };
 static const char *const scope_keys[] = { "all_reduce", "all_gather", "reduce_scatter", "broadcast", "send_recv",
 					  "all_to_all", "source", NULL };
@@ -531,6 +533,7 @@ static void read_node(struct ydoc *d, const struct ynode *root, struct hw_node *
 	nd->fabric = (enum fabric)fabric;
 	ydoc_double(d, node, "link_gbps", req | YD_POSITIVE, &nd->link_gbps);
 	ydoc_double(d, node, "host_gbps", YD_POSITIVE, &nd->host_gbps);
+	ydoc_double(d, node, "host_memory_bytes", YD_POSITIVE, &nd->host_memory_bytes);
 }
 
 static void read_network(struct ydoc *d, const struct ynode *root, struct hw_net *n, bool based, const char *src)

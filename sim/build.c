@@ -856,6 +856,7 @@ static void stage_memory(const struct ctx *c, struct stage_info *info, int zero,
 			: info->weights);  /* kept from the forward to the backward: the stage's parameters whole */
 	info->activations = peak;
 	info->peak_inflight = (peak_units + c->v - 1) / c->v;
+	info->host_bytes = peak_units * offload_n(c) * offload_bytes(c);  /* every unit alive keeps its copies there */
 }
 
 static void build_stage(struct ctx *c, struct stage_info *info)
