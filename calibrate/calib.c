@@ -114,3 +114,22 @@ void calib_fit(struct calib *c, FILE *f)
 			s->bytes[0], s->bytes[s->npts - 1]);
 	}
 }
+
+int calib_node_gpus(const struct calib *c)
+{
+	return c->id.host_gpus > c->id.ngpus ? c->id.host_gpus : c->id.ngpus;
+}
+
+double calib_attn_flops(const struct cal_attn_pt *a)
+{
+	return 4.0 * a->bh * (double)a->seq * a->seq * a->head_dim;
+}
+
+void calib_nccl_version(char *buf, size_t len, int v)
+{
+	/* NCCL >= 2.9: major*10000 + minor*100 + patch */
+	if (v <= 0)
+		snprintf(buf, len, "unknown");
+	else
+		snprintf(buf, len, "%d.%d.%d", v / 10000, (v / 100) % 100, v % 100);
+}

@@ -17,6 +17,9 @@
 #define CAL_MAX_ATTN 8
 #define CAL_MAX_CLOCKS 64
 #define CAL_MAX_SHAPES 64
+#define CAL_MAX_HOLD 512   /* samples of the sustained warm-up */
+#define CAL_MAX_MIX 4
+#define CAL_MAX_FATTN 512  /* fused attention rows measured through PyTorch (both families) */
 
 /* What was found about the machine. */
 struct cal_identity {
@@ -93,6 +96,56 @@ struct cal_clock {
 	double power_w, temp_c;
 };
 
+/* The power phase (--sustain): peak and sustained rates, the clocks and power they ran at, and the mixes of
+ * GEMMs and copies that give the power model's exponent (calibrate/sustain.c derives the model's keys). */
+struct cal_hold_pt {
+	double t_s, us;           /* seconds since the hold began; time per cycle */
+	int sm_mhz;
+	double power_w, temp_c;
+	unsigned long long reasons;
+};
+struct cal_rate {
+	char name[32];            /* "ref" (the bf16 reference product) or a --scenario shape's name */
+	enum dtype dt;
+	long m, n, k;
+	double peak_us, sus_us;   /* one GEMM: on a cool GPU (a short run), and held after the warm-up */
+	int peak_mhz, sus_mhz;
+	double peak_w, sus_w, sus_temp_c;
+};
+struct cal_mix {
+	char name[16];            /* "coarse": 8192^3 GEMMs and 1 GiB copies, phases of milliseconds; "fine": a layer's
+	                           * GEMM (8192x8192x2048) and 256 MiB copies, phases of a few hundred microseconds as
+	                           * in a training step */
+	long m, n, k;             /* the GEMM (bf16) */
+	int ngemm, ncopy;         /* a cycle: ngemm GEMMs, then ncopy copies of copy_bytes */
+	double copy_bytes, copy_us;  /* one copy's size and its time alone (the memory phase's, a cool GPU) */
+	double cycle_us;          /* median of the held samples */
+	int sm_mhz;
+	double power_w;
+};
+struct cal_power {
+	bool have;
+	double hold_s;            /* the warm-up's length asked for */
+	double idle_w;            /* an idle GPU after a pause, clocks up (P0) */
+	int idle_mhz;
+	int nramp;
+	struct cal_hold_pt ramp[CAL_MAX_HOLD];  /* the warm-up: the reference GEMM held, one sample a period */
+	int nrates;
+	struct cal_rate rate[CAL_MAX_SHAPES + 1];
+	double copy_bytes, copy_us, copy_w;     /* the copy kernel held: time of one, power */
+	int copy_mhz;
+	int nmix;
+	struct cal_mix mix[CAL_MAX_MIX];
+};
+
+/* A fused attention row measured through PyTorch (calibrate/torchattn.c): one backend, shape and mask. */
+struct cal_fattn {
+	char backend[16];         /* "flash", "cudnn" */
+	int head_dim, seq, batch, heads;
+	bool causal, gqa;
+	double fwd_ms, bwd_ms, fwd_kernel_ms, bwd_kernel_ms;
+};
+
 struct cal_overlap {
 	bool have;
 	enum dtype dt;
@@ -100,6 +153,8 @@ struct cal_overlap {
 	double comm_bytes;
 	int ranks;
 	double gemm_us, gemm_busy_us, comm_us, comm_busy_us;
+	int copy_blocks;          /* 0: beside all-reduces of `ranks` GPUs; else one GPU's stand-in: beside a copy kernel
+	                           * of this many thread blocks (NCCL's channels), comm_bytes per copy */
 };
 
 struct calib {
@@ -125,6 +180,16 @@ struct calib {
 	int nseries, series_cap;
 	struct cal_series *series;        /* owned, grown with calib_add_series */
 	struct cal_overlap overlap;
+	struct cal_power power;
+	int nfattn;
+	struct cal_fattn fattn[CAL_MAX_FATTN];
+	int nfhold;
+	struct cal_fattn_hold {   /* a backend's forward + backward held (torch_attention.py --hold) */
+		char backend[16];
+		int sm_mhz, max_mhz;
+		double power_w, limit_w, tflops;
+	} fhold[4];
+	char fattn_source[160];           /* torch and cuDNN versions, device: the probe's first comment line */
 	int nclocks;
 	struct cal_clock clocks[CAL_MAX_CLOCKS];
 
@@ -146,6 +211,12 @@ void calib_fit(struct calib *c, FILE *f);
 const char *cal_dtype_name(enum dtype dt);
 const char *cal_op_name(enum coll_op op);
 const char *cal_scope_name(enum coll_scope sc);
+/* Facts of a calibration that its model and its provenance both state. calib_node_gpus: the host's GPUs, also when
+ * fewer were measured; calib_attn_flops: an attention point's forward FLOPs, 4 * bh * seq^2 * head_dim;
+ * calib_nccl_version: "2.28.9" (NCCL >= 2.9 numbering), or "unknown". */
+int calib_node_gpus(const struct calib *c);
+double calib_attn_flops(const struct cal_attn_pt *a);
+void calib_nccl_version(char *buf, size_t len, int v);
 /* busfactor(op, n) of docs/hardware-model.md: bytes * busfactor / bus bandwidth is the transfer time */
 double cal_busfactor(enum coll_op op, int n);
 

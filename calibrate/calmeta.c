@@ -5,7 +5,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "calibrate/calmodel.h"
+#include "calibrate/calib.h"
+#include "calibrate/calmeta.h"
+#include "calibrate/sustain.h"
 #include "calibrate/gemmtab.h"
 #include "util/ybuild.h"
 
@@ -19,15 +21,6 @@ static void version_str(char *buf, size_t len, int v, int major_div, int minor_d
 		snprintf(buf, len, "unknown");
 	else
 		snprintf(buf, len, "%d.%d", v / major_div, (v / minor_div) % minor_mod);
-}
-
-void calmodel_nccl_version(char *buf, size_t len, int v)
-{
-	/* NCCL >= 2.9: major*10000 + minor*100 + patch */
-	if (v <= 0)
-		snprintf(buf, len, "unknown");
-	else
-		snprintf(buf, len, "%d.%d.%d", v / 10000, (v / 100) % 100, v % 100);
 }
 
 static void emit_versions(struct ybuild *e, const struct calib *c)
@@ -45,7 +38,7 @@ static void emit_versions(struct ybuild *e, const struct calib *c)
 			 c->id.cublaslt_version % 100);
 		ybuild_kstr(e, "cublaslt", buf);
 	}
-	calmodel_nccl_version(buf, sizeof buf, c->id.nccl_version);
+	calib_nccl_version(buf, sizeof buf, c->id.nccl_version);
 	ybuild_kstr(e, "nccl", buf);
 	ybuild_end(e);
 }
@@ -78,7 +71,7 @@ static void meta_identity(struct ybuild *e, const struct calib *c)
 	ybuild_kstr(e, "host", c->id.host);
 	ybuild_kint(e, "nodes", c->id.nodes);
 	ybuild_kint(e, "gpus", c->id.ngpus);
-	ybuild_kint(e, "host_gpus", calmodel_node_gpus(c));
+	ybuild_kint(e, "host_gpus", calib_node_gpus(c));
 	ybuild_key(e, "gpu");
 	ybuild_map(e, true);
 	ybuild_kstr(e, "name", c->id.gpu_name);
@@ -155,7 +148,8 @@ static void meta_gemms(struct ybuild *e, const struct calib *c)
 		    (!ref || (ref->grid && !p->grid)))
 			ref = p;
 	}
-	/* the reference product measured on its own, before the sweep warmed the GPU up to its power limit */
+	/* the reference product measured on its own, before the sweep warmed the GPU up to its power limit (after
+	 * the power phase's warm-up with --sustain: meta.sustained has its cool and held rates) */
 	for (const struct cal_gemm_pt *p = ref; p; p = NULL) {
 		ybuild_key(e, "gemm_reference");
 		ybuild_map(e, true);
@@ -217,7 +211,7 @@ static void meta_points(struct ybuild *e, const struct calib *c)
 		ybuild_seq(e, false);
 		for (int i = 0; i < c->nattn; i++) {
 			const struct cal_attn_pt *a = &c->attn[i];
-			double f = calmodel_attn_flops(a);
+			double f = calib_attn_flops(a);
 			ybuild_map(e, true);
 			ybuild_kint(e, "bh", a->bh);
 			ybuild_kint(e, "seq", a->seq);
@@ -230,6 +224,7 @@ static void meta_points(struct ybuild *e, const struct calib *c)
 		}
 		ybuild_end(e);
 	}
+	sustain_meta(e, c);
 	if (c->overlap.have) {
 		const struct cal_overlap *o = &c->overlap;
 		ybuild_key(e, "overlap");
@@ -297,7 +292,7 @@ static void emit_meta(struct ybuild *e, const struct calib *c, const struct hw_n
 		ybuild_key(e, "node");
 		ybuild_map(e, true);
 		ybuild_kint(e, "gpus", host_node->gpus);
-		ybuild_kstr(e, "fabric", calmodel_fabric_name(host_node->fabric));
+		ybuild_kstr(e, "fabric", hwmodel_fabric_name(host_node->fabric));
 		ybuild_knum(e, "link_gbps", host_node->link_gbps);
 		ybuild_kstr(e, "source", host_node->source);
 		ybuild_end(e);

@@ -35,14 +35,5 @@ void calmodel_release(struct calmodel *m);
 int calmodel_emit(const struct calib *c, const struct calmodel_opts *o, FILE *f);
 int calmodel_write(const struct calib *c, const struct calmodel_opts *o, const char *path);
 
-/* calmeta_build: c's provenance tree, with host_node (the measuring host's node) under meta.node when not NULL;
- * 0, or GS_ENOMEM (b released). calibrate/calmeta.c. */
-int calmeta_build(const struct calib *c, const struct hw_node *host_node, struct ybuild *b);
-
-/* Small facts both use. */
-int calmodel_node_gpus(const struct calib *c);            /* the host's GPUs, also when fewer were measured */
-double calmodel_attn_flops(const struct cal_attn_pt *a);  /* forward FLOPs: 4 * bh * seq^2 * head_dim */
-void calmodel_nccl_version(char *buf, size_t len, int v); /* "2.28.9", "unknown" */
-const char *calmodel_fabric_name(enum fabric f);
 
 #endif

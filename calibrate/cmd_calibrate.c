@@ -8,16 +8,21 @@
 #include <unistd.h>
 #include "calibrate/calibrate.h"
 #include "calibrate/module.h"
+#include "util/diag.h"
 #include "util/gserr.h"
 
 static const char help[] =
 "usage: gpusim calibrate [-o FILE] [--quick] [--base PRESET|FILE] [--scenario FILE] [--gpus N] [--raw DIR] [-v]\n"
+"                        [--sustain SECONDS] [--attention torch]\n"
 "       gpusim calibrate --refit DIR [-o FILE] [--base PRESET|FILE] [--raw DIR]\n"
 "\n"
 "Measures this machine's NVIDIA GPUs and writes a hardware model (schema gpusim-hw/1, docs/hardware-model.md)\n"
 "that 'gpusim predict --hw FILE' loads as it is, so predictions match your hardware:\n"
 "  - GEMM efficiency tables (cuBLASLt, bf16, fp16, tf32, fp8 e4m3 TN) over m, n, k from 128 to 32768\n"
 "  - copy-kernel bandwidth against size, kernel launch overhead, attention (cuBLASLt + softmax, unfused)\n"
+"  - the GEMM rate a training job sustains: bf16 GEMMs held back to back until the GPU settles at its power\n"
+"    cap, the peak (cool) and sustained rates of the reference and --scenario shapes with their SM clock and\n"
+"    power, an idle and a memory-bound GPU's power, and GEMM + copy mixes: the model's gpu.power keys\n"
 "  - NCCL all_reduce, all_gather, reduce_scatter, broadcast, send_recv and all_to_all from 8 B to 4 GiB for\n"
 "    every group of 2 to N local GPUs, fitted as the lower envelope of latency/bandwidth lines (GSL)\n"
 "  - how much a GEMM slows beside an all-reduce on the same GPUs, and the reverse\n"
@@ -38,6 +43,12 @@ static const char help[] =
 "                       memory, attention, clocks, overlap)\n"
 "  --refit DIR          measure nothing: fit the raw CSVs a run wrote with --raw DIR again and write the\n"
 "                       model (works on any machine, without a GPU or CUDA)\n"
+"  --sustain SECONDS    the power phase's warm-up (default 60 in a full run: an H100 and an H200 settle within\n"
+"                       it; off with --quick); 0 turns the phase off. The GEMM table is then measured on the\n"
+"                       settled GPU (sustained rates) and gpu.power.burst_speedup = peak / sustained\n"
+"  --attention torch    also measure fused attention through PyTorch's SDPA (python3 with torch on PATH): the\n"
+"                       flash backend (FlashAttention-2) -> gpu.attention.fused, the cuDNN backend ->\n"
+"                       gpu.attention.cudnn; head dim 64/128, causal and not, 512-32K tokens (--quick: to 4K)\n"
 "  -v, --verbose        print each phase and series as a line (also when stderr is no terminal, and from\n"
 "                       every MPI rank)\n"
 "  -h, --help           show this help\n"
@@ -48,6 +59,7 @@ static const char help[] =
 "\n"
 "examples:\n"
 "  gpusim calibrate --quick -o /tmp/quick.yaml\n"
+"  gpusim calibrate --attention torch --scenario scenarios/validate/t07-single.yaml -o h100x1-measured.yaml\n"
 "  gpusim calibrate -o hardware/h200x2-measured.yaml --raw hardware/h200x2-measured\n"
 "  gpusim calibrate --refit hardware/h200x2-measured -o hardware/h200x2-measured.yaml\n"
 "  gpusim predict scenarios/70b_64gpu.yaml --hw hardware/h200x2-measured.yaml\n"
@@ -66,11 +78,12 @@ static int exit_code(int rc)
 	}
 }
 
+/* A usage error through the one diagnostics path: "gpusim: <fmt with arg> (see 'gpusim calibrate --help')". */
 static int usage(const char *fmt, const char *arg)
 {
-	fputs("gpusim: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs(" (see 'gpusim calibrate --help')\n", stderr);
+	char msg[512];
+	snprintf(msg, sizeof msg, fmt, arg);
+	diag_errorf("%s (see 'gpusim calibrate --help')", msg);
 	return 2;
 }
 
@@ -78,6 +91,7 @@ int cmd_calibrate(int argc, char **argv)
 {
 	struct cal_opts o;
 	memset(&o, 0, sizeof o);
+	o.sustain_s = -1;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char **target = NULL;
@@ -110,6 +124,22 @@ int cmd_calibrate(int argc, char **argv)
 				return usage("--gpus takes a GPU count of at least 1, not '%s'", argv[i]);
 			o.gpus = (int)v;
 			continue;
+		} else if (strcmp(a, "--sustain") == 0) {
+			char *end;
+			double v;
+			if (i + 1 >= argc)
+				return usage("option '%s' needs a number of seconds", a);
+			v = strtod(argv[++i], &end);
+			if (*end || end == argv[i] || !(v >= 0 && v <= 3600))
+				return usage("--sustain takes seconds from 0 to 3600, not '%s'", argv[i]);
+			o.sustain_s = v;
+			continue;
+		} else if (strcmp(a, "--attention") == 0) {
+			if (i + 1 >= argc || strcmp(argv[i + 1], "torch") != 0)
+				return usage("--attention takes 'torch' (fused attention through PyTorch), not '%s'",
+					     i + 1 < argc ? argv[i + 1] : "");
+			o.attention = argv[++i];
+			continue;
 		} else if (a[0] == '-')
 			return usage("unknown option '%s'", a);
 		else
@@ -120,8 +150,9 @@ int cmd_calibrate(int argc, char **argv)
 	}
 	o.progress = isatty(2);
 	if (o.refit_dir) {
-		if (o.quick || o.scenario || o.gpus)
-			return usage("%s: --refit measures nothing (no --quick, --scenario or --gpus)", "--refit");
+		if (o.quick || o.scenario || o.gpus || o.sustain_s >= 0 || o.attention)
+			return usage("%s: --refit measures nothing (no --quick, --scenario, --gpus, --sustain or "
+				     "--attention)", "--refit");
 		return exit_code(calibrate_refit(&o));
 	}
 	return exit_code(calibrate_measure(&o));

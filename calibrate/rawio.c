@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "calibrate/gemmtab.h"
 #include "calibrate/rawio.h"
+#include "calibrate/torchattn.h"
 #include "util/csvr.h"
 #include "util/csvw.h"
 #include "util/diag.h"
@@ -80,6 +81,36 @@ static void write_identity(FILE *f, const struct calib *c)
 	write_matrix(f, "topo_nv", c, true);
 }
 
+/* sustain.csv: one line per measurement of the power phase. kind: idle (power of an idle GPU), rate (a shape's
+ * peak and sustained time of one GEMM: us = sustained, us2 = peak), ramp (a warm-up sample), mix (a cycle of n
+ * GEMMs of the reference shape and copies copies of bytes), copy (the copy kernel held) */
+#define SUSTAIN_HEADER "kind,name,dtype,m,n,k,copies,bytes,t_s,us,us2,sm_mhz,sm_mhz2,power_w,power_w2,temp_c,reasons"
+/* a mix row: name coarse|fine, m n k its GEMM, copies, bytes (of one copy), us the cycle, us2 one copy alone, t_s the
+ * GEMMs a cycle */
+
+static void write_sustain(FILE *f, const struct calib *c)
+{
+	const struct cal_power *p = &c->power;
+	fprintf(f, "hold,,,,,,,,%.6g,,,,,,,,\n", p->hold_s);
+	fprintf(f, "idle,,,,,,,,,,,%d,,%.6g,,,\n", p->idle_mhz, p->idle_w);
+	for (int i = 0; i < p->nrates; i++) {
+		const struct cal_rate *r = &p->rate[i];
+		fprintf(f, "rate,%s,%s,%ld,%ld,%ld,,,,%.6g,%.6g,%d,%d,%.6g,%.6g,%.6g,\n", r->name, cal_dtype_name(r->dt),
+			r->m, r->n, r->k, r->sus_us, r->peak_us, r->sus_mhz, r->peak_mhz, r->sus_w, r->peak_w,
+			r->sus_temp_c);
+	}
+	for (int i = 0; i < p->nramp; i++) {
+		const struct cal_hold_pt *h = &p->ramp[i];
+		fprintf(f, "ramp,,,,,,,,%.6g,%.6g,,%d,,%.6g,,%.6g,0x%llx\n", h->t_s, h->us, h->sm_mhz, h->power_w,
+			h->temp_c, h->reasons);
+	}
+	for (int i = 0; i < p->nmix; i++) {
+		const struct cal_mix *x = &p->mix[i];
+		fprintf(f, "mix,%s,bf16,%ld,%ld,%ld,%d,%.0f,%d,%.6g,%.6g,%d,,%.6g,,,\n", x->name, x->m, x->n, x->k,
+			x->ncopy, x->copy_bytes, x->ngemm, x->cycle_us, x->copy_us, x->sm_mhz, x->power_w);
+	}
+	fprintf(f, "copy,,,,,,1,%.0f,,%.6g,,%d,,%.6g,,,\n", p->copy_bytes, p->copy_us, p->copy_mhz, p->copy_w);
+}
 static void write_topology(FILE *f, const struct calib *c)
 {
 	fputs(c->id.topo_text, f);
@@ -157,6 +188,8 @@ static void write_misc(FILE *f, const struct calib *c)
 		fprintf(f, "overlap_gemm_dtype,%s,\noverlap_gemm_m,%ld,\noverlap_gemm_n,%ld,\noverlap_gemm_k,%ld,\n",
 			cal_dtype_name(o->dt), o->m, o->n, o->k);
 		fprintf(f, "overlap_allreduce_bytes,%.0f,bytes\noverlap_ranks,%d,\n", o->comm_bytes, o->ranks);
+		if (o->copy_blocks)
+			fprintf(f, "overlap_copy_blocks,%d,\n", o->copy_blocks);
 		fprintf(f, "overlap_gemm_alone,%.6g,us\noverlap_gemm_busy,%.6g,us\n", o->gemm_us, o->gemm_busy_us);
 		fprintf(f, "overlap_allreduce_alone,%.6g,us\noverlap_allreduce_busy,%.6g,us\n", o->comm_us,
 			o->comm_busy_us);
@@ -165,6 +198,8 @@ static void write_misc(FILE *f, const struct calib *c)
 
 static bool has_topology(const struct calib *c) { return c->id.topo_text[0] != 0; }
 static bool has_shapes(const struct calib *c) { return c->nshapes > 0; }
+static bool has_power(const struct calib *c) { return c->power.have; }
+static bool has_fattn(const struct calib *c) { return c->nfattn > 0; }
 
 /* The raw files, in the order they are written: name, header line (NULL: none), rows, and when it is written
  * (NULL: always; topology and shapes only when there are some). */
@@ -183,6 +218,8 @@ static const struct raw_file {
 	{ "attention.csv", "bh,seq,head_dim,fwd_us,bwd_us,fwd_tflops,bwd_tflops", write_attention, NULL },
 	{ "clocks.csv", "after,sm_mhz,mem_mhz,throttle_reasons,power_w,temp_c", write_clocks, NULL },
 	{ "misc.csv", "what,value,unit", write_misc, NULL },
+	{ "sustain.csv", SUSTAIN_HEADER, write_sustain, has_power },
+	{ "attention_torch.csv", NULL, torchattn_write, has_fattn },  /* the probe's own CSV, its header inside */
 };
 
 int rawio_write(const struct calib *c, const char *dir)
@@ -213,7 +250,7 @@ struct csv {
 	struct csvr *c;
 	char path[1100];
 	int line;
-	const char *field[16];
+	const char *field[20];
 	int nfield;
 	char rest[4096];
 };
@@ -536,6 +573,8 @@ static int read_misc(struct calib *c, const char *dir)
 			o->k = atol(v);
 		else if (strcmp(k, "overlap_allreduce_bytes") == 0)
 			o->comm_bytes = atof(v);
+		else if (strcmp(k, "overlap_copy_blocks") == 0)
+			o->copy_blocks = atoi(v);
 		else if (strcmp(k, "overlap_ranks") == 0)
 			o->ranks = atoi(v);
 		else if (strcmp(k, "overlap_gemm_alone") == 0)
@@ -571,6 +610,72 @@ static int read_shapes(struct calib *c, const char *dir)
 	return 0;
 }
 
+static double cell(struct csv *r, int i)
+{
+	double v = 0;
+	if (i < r->nfield && r->field[i][0] && !num(r->field[i], &v))
+		v = NAN;
+	return v;
+}
+
+static int read_sustain(struct calib *c, const char *dir)
+{
+	struct csv r;
+	struct cal_power *p = &c->power;
+	int rc = csv_in(&r, dir, "sustain.csv", false);
+	if (rc != 1)
+		return rc;
+	while (csv_next(&r, 17)) {
+		const char *k = r.field[0];
+		double v[17];
+		if (r.nfield < 17)
+			return csv_done(&r), bad(&r, "expected " SUSTAIN_HEADER);
+		for (int i = 3; i < 16; i++)
+			if (isnan(v[i] = cell(&r, i)))
+				return csv_done(&r), bad(&r, "a cell that is not a number");
+		if (strcmp(k, "hold") == 0)
+			p->hold_s = v[8];
+		else if (strcmp(k, "idle") == 0)
+			p->idle_mhz = (int)v[11], p->idle_w = v[13];
+		else if (strcmp(k, "rate") == 0 && p->nrates < CAL_MAX_SHAPES + 1) {
+			struct cal_rate *x = &p->rate[p->nrates++];
+			snprintf(x->name, sizeof x->name, "%s", r.field[1]);
+			if (!dtype_of(r.field[2], &x->dt))
+				return csv_done(&r), bad(&r, "unknown dtype");
+			x->m = (long)v[3], x->n = (long)v[4], x->k = (long)v[5];
+			x->sus_us = v[9], x->peak_us = v[10], x->sus_mhz = (int)v[11], x->peak_mhz = (int)v[12];
+			x->sus_w = v[13], x->peak_w = v[14], x->sus_temp_c = v[15];
+		} else if (strcmp(k, "ramp") == 0 && p->nramp < CAL_MAX_HOLD)
+			p->ramp[p->nramp++] = (struct cal_hold_pt){v[8], v[9], (int)v[11], v[13], v[15],
+								   strtoull(r.field[16], NULL, 16)};
+		else if (strcmp(k, "mix") == 0 && p->nmix < CAL_MAX_MIX) {
+			struct cal_mix *x = &p->mix[p->nmix++];
+			*x = (struct cal_mix){"", (long)v[3], (long)v[4], (long)v[5], (int)v[8], (int)v[6], v[7], v[10], v[9],
+					      (int)v[11], v[13]};
+			snprintf(x->name, sizeof x->name, "%s", r.field[1]);
+		}
+		else if (strcmp(k, "copy") == 0)
+			p->copy_bytes = v[7], p->copy_us = v[9], p->copy_mhz = (int)v[11], p->copy_w = v[13];
+		else
+			return csv_done(&r), bad(&r, "unknown kind (hold, idle, rate, ramp, mix, copy)");
+	}
+	csv_done(&r);
+	p->have = p->nrates > 0 && p->rate[0].sus_us > 0;
+	return 0;
+}
+
+static int read_attention_torch(struct calib *c, const char *dir)
+{
+	char path[1100];
+	snprintf(path, sizeof path, "%s/attention_torch.csv", dir);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return errno == ENOENT ? 0 : diag_error(path, 0, 0, "%s", strerror(errno));
+	int rc = torchattn_parse(f, path, c);
+	fclose(f);
+	return rc;
+}
+
 static void read_topology(struct calib *c, const char *dir)
 {
 	char path[1100];
@@ -588,7 +693,8 @@ int rawio_read(struct calib *c, const char *dir)
 	int rc;
 	if ((rc = read_identity(c, dir)) || (rc = read_gemm(c, dir)) || (rc = read_collectives(c, dir)) ||
 	    (rc = read_memory(c, dir)) || (rc = read_attention(c, dir)) || (rc = read_clocks(c, dir)) ||
-	    (rc = read_misc(c, dir)) || (rc = read_shapes(c, dir)))
+	    (rc = read_misc(c, dir)) || (rc = read_shapes(c, dir)) || (rc = read_sustain(c, dir)) ||
+	    (rc = read_attention_torch(c, dir)))
 		return rc;
 	read_topology(c, dir);
 	return 0;

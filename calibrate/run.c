@@ -20,8 +20,11 @@
 #include "calibrate/plan.h"
 #include "calibrate/rawio.h"
 #include "calibrate/run.h"
-#include "calibrate/run_internal.h"
+#include "calibrate/runcoll.h"
+#include "calibrate/runstate.h"
 #include "calibrate/scenshapes.h"
+#include "calibrate/sustain.h"
+#include "calibrate/torchattn.h"
 #include "calibrate/topo.h"
 #include "cuda/gpubench.h"
 #include "util/gserr.h"
@@ -29,40 +32,6 @@
 
 extern char **environ;
 
-
-double run_now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* On a terminal, one status line rewritten in place; with --verbose, milestones (phases, series) as lines of
- * their own from every rank, for logs and for finding where a run hangs. */
-void run_progress(struct run *r, bool milestone, const char *fmt, ...)
-{
-	va_list ap;
-	if (r->o->verbose) {
-		if (!milestone)
-			return;
-		if (r->mpi)
-			fprintf(stderr, "calibrate: [rank %d] ", r->mi.rank);
-		else
-			fputs("calibrate: ", stderr);
-		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
-		va_end(ap);
-		fputc('\n', stderr);
-		return;
-	}
-	if (!r->o->progress || !r->writer)
-		return;
-	fputs("\r\033[Kcalibrate: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fflush(stderr);
-}
 
 static void sample_clocks(struct run *r, const char *phase)
 {
@@ -242,6 +211,190 @@ static int phase_attention(struct run *r)
 	return 0;
 }
 
+/* ---- the power phase (--sustain): peak and sustained GEMM rates, the warm-up between them, an idle and a
+ * memory-bound GPU's power, and mixes of GEMMs and copies for the power model (calibrate/sustain.c). It runs
+ * before the GEMM sweep, which then measures its table on a GPU at its steady state. */
+
+static double sustain_seconds(const struct run *r)
+{
+	if (r->o->sustain_s >= 0)
+		return r->o->sustain_s;
+	return r->o->quick ? 0 : CAL_SUSTAIN_DEFAULT_S;
+}
+
+static void add_rate(struct cal_power *p, const char *name, enum dtype dt, long m, long n, long k)
+{
+	for (int i = 0; i < p->nrates; i++)
+		if (p->rate[i].dt == dt && p->rate[i].m == m && p->rate[i].n == n && p->rate[i].k == k)
+			return;
+	if (p->nrates >= CAL_MAX_SHAPES + 1)
+		return;
+	struct cal_rate *r = &p->rate[p->nrates++];
+	snprintf(r->name, sizeof r->name, "%s", name);
+	r->dt = dt;
+	r->m = m;
+	r->n = n;
+	r->k = k;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* median time per cycle of the samples after the first skip_s seconds (all of them if none is that late), and
+ * the median SM clock and power of the same samples */
+static void hold_median(const struct gb_hold_sample *h, int n, double skip_s, double *us, int *mhz, double *w,
+			double *temp)
+{
+	double t[CAL_MAX_HOLD], f[CAL_MAX_HOLD], pw[CAL_MAX_HOLD], tc[CAL_MAX_HOLD];
+	int k = 0;
+	for (int pass = 0; pass < 2 && k == 0; pass++)
+		for (int i = 0; i < n; i++)
+			if (pass || h[i].t_s > skip_s) {
+				t[k] = h[i].cycle_us;
+				f[k] = h[i].sm_mhz;
+				pw[k] = h[i].power_w;
+				tc[k++] = h[i].temp_c;
+			}
+	*us = 0;
+	if (!k)
+		return;
+	qsort(t, (size_t)k, sizeof *t, cmp_double);
+	qsort(f, (size_t)k, sizeof *f, cmp_double);
+	qsort(pw, (size_t)k, sizeof *pw, cmp_double);
+	qsort(tc, (size_t)k, sizeof *tc, cmp_double);
+	*us = t[k / 2];
+	*mhz = (int)f[k / 2];
+	*w = pw[k / 2];
+	if (temp)
+		*temp = tc[k / 2];
+}
+
+static int hold(struct gb_gemm *g, const struct gb_hold_spec *sp, double seconds, double sample_s,
+		struct gb_hold_sample *h, int *n)
+{
+	int rc = gb_hold(g, sp, seconds, sample_s, h, CAL_MAX_HOLD, n);
+	if (rc)
+		diag_errorf("sustained load (%d GEMMs %ldx%ldx%ld, %d copies) failed", sp->ngemm, sp->m, sp->n, sp->k,
+			    sp->ncopy);
+	return rc;
+}
+
+static double copy_time_us(const struct calib *c, double bytes)
+{
+	for (int i = 0; i < c->nmem; i++)
+		if (c->mem[i].kind == CAL_MEM_COPY && c->mem[i].bytes == bytes)
+			return c->mem[i].us;
+	return 0;
+}
+
+static int phase_power(struct run *r)
+{
+	struct cal_power *p = &r->c.power;
+	struct gb_hold_sample *h = calloc(CAL_MAX_HOLD, sizeof *h);
+	struct gb_gemm *g = NULL;
+	struct gb_clocks k;
+	struct gb_stat st;
+	const double copy_bytes = 1073741824.0, pause_s = 2.0;
+	const double ratios[] = {0.5, 1.0};
+	double ma, mb, mc, ignore;
+	int rc, n = 0;
+	p->hold_s = sustain_seconds(r);
+	plan_max_elems(&r->plan, &ma, &mb, &mc);
+	if (!h)
+		return GS_ENOMEM;
+	if ((rc = gb_gemm_new(r->dev, ma, mb, mc, &g))) {
+		free(h);
+		return rc;
+	}
+	/* an idle GPU: nothing queued for a while, clocks still up */
+	struct timespec ts = {(time_t)pause_s, 0};
+	nanosleep(&ts, NULL);
+	if (gb_sample_clocks(r->dev, &k) == 0 && k.valid) {
+		p->idle_w = k.power_w;
+		p->idle_mhz = k.sm_mhz;
+	}
+	add_rate(p, "ref", DT_BF16, r->plan.ref_m, r->plan.ref_n, r->plan.ref_k);
+	for (int i = 0; i < r->c.nshapes; i++)
+		add_rate(p, r->c.shapes[i].name, r->c.shapes[i].dt, r->c.shapes[i].m, r->c.shapes[i].n, r->c.shapes[i].k);
+	add_rate(p, "fine", DT_BF16, 8192, 8192, 2048);  /* the fine mixes' GEMM (below) */
+	/* peak: each shape in a short run on the cool GPU (about 10 ms each), the reference first */
+	for (int i = 0; i < p->nrates && !rc; i++) {
+		struct cal_rate *x = &p->rate[i];
+		if (!(rc = gb_gemm_time(g, x->dt, x->m, x->n, x->k, 5, 2000, &st, NULL, 0))) {
+			x->peak_us = st.median_us;
+			if (gb_sample_clocks(r->dev, &k) == 0 && k.valid)
+				x->peak_mhz = k.sm_mhz, x->peak_w = k.power_w;
+		}
+	}
+	/* the warm-up: the reference product held, one sample every half second */
+	struct gb_hold_spec ref = {DT_BF16, r->plan.ref_m, r->plan.ref_n, r->plan.ref_k, 1, 0, 0};
+	if (!rc && p->hold_s > 0) {
+		run_progress(r, true, "power: bf16 %ldx%ldx%ld held for %.0f s", ref.m, ref.n, ref.k, p->hold_s);
+		rc = hold(g, &ref, p->hold_s, 0.5, h, &n);
+		for (int i = 0; i < n && p->nramp < CAL_MAX_HOLD; i++)
+			p->ramp[p->nramp++] = (struct cal_hold_pt){h[i].t_s, h[i].cycle_us, h[i].sm_mhz, h[i].power_w,
+								   h[i].temp_c, h[i].reasons};
+	}
+	/* sustained: each shape held for a second on the GPU at its steady state */
+	for (int i = 0; i < p->nrates && !rc; i++) {
+		struct cal_rate *x = &p->rate[i];
+		struct gb_hold_spec sp = {x->dt, x->m, x->n, x->k, 1, 0, 0};
+		if (!(rc = hold(g, &sp, 1.0, 0.1, h, &n)))
+			hold_median(h, n, 0.3, &x->sus_us, &x->sus_mhz, &x->sus_w, &x->sus_temp_c);
+	}
+	/* mixes of GEMMs and copies, copy time half of and equal to the GEMMs': coarse (8192^3, 1 GiB copies,
+	 * milliseconds each) and fine (a layer's 8192x8192x2048, 256 MiB copies: a training step's phases of a few
+	 * hundred microseconds, where the power limiter averages differently) */
+	p->copy_bytes = copy_bytes;
+	for (int fine = 0; fine < 2 && !rc; fine++) {
+		const struct cal_rate *gr = NULL;
+		long gm = fine ? 8192 : ref.m, gn = fine ? 8192 : ref.n, gk = fine ? 2048 : ref.k;
+		double cb = fine ? 268435456.0 : copy_bytes, cu = copy_time_us(&r->c, cb);
+		for (int i = 0; i < p->nrates; i++)
+			if (p->rate[i].dt == DT_BF16 && p->rate[i].m == gm && p->rate[i].n == gn && p->rate[i].k == gk)
+				gr = &p->rate[i];
+		for (size_t i = 0; i < sizeof ratios / sizeof ratios[0] && !rc && gr && cu > 0 && gr->sus_us > 0; i++) {
+			struct cal_mix *x = &p->mix[p->nmix];
+			struct gb_hold_spec sp = {DT_BF16, gm, gn, gk, fine ? 1 : 2, cb, 0};
+			sp.ncopy = (int)fmax(1, round(ratios[i] * sp.ngemm * gr->sus_us / cu));
+			if (p->nmix >= CAL_MAX_MIX || (rc = hold(g, &sp, 4.0, 0.2, h, &n)))
+				break;
+			*x = (struct cal_mix){"", gm, gn, gk, sp.ngemm, sp.ncopy, cb, cu, 0, 0, 0};
+			snprintf(x->name, sizeof x->name, "%s", fine ? "fine" : "coarse");
+			hold_median(h, n, 1.0, &x->cycle_us, &x->sm_mhz, &x->power_w, NULL);
+			p->nmix++;
+		}
+	}
+	/* a memory-bound GPU: the copy kernel held */
+	if (!rc) {
+		struct gb_hold_spec sp = {DT_BF16, 0, 0, 0, 0, copy_bytes, 1};
+		if (!(rc = hold(g, &sp, 3.0, 0.2, h, &n)))
+			hold_median(h, n, 1.0, &p->copy_us, &p->copy_mhz, &p->copy_w, &ignore);
+	}
+	/* one GPU has no collective to overlap: GEMMs beside a copy kernel of NCCL's channel count, recorded in
+	 * meta.overlap (not written as overlap.*: the power cap confounds it, docs/calibration.md); a run with
+	 * collectives measures the real thing */
+	if (!rc && r->ngpus * r->c.id.nodes < 2) {
+		struct gb_copy_ov ov;
+		const unsigned blocks = 16;
+		if (!(rc = gb_copy_overlap(g, DT_BF16, ref.m, ref.n, ref.k, 268435456.0, blocks, &ov)))
+			r->c.overlap = (struct cal_overlap){true, DT_BF16, ref.m, ref.n, ref.k, 268435456.0, 1, ov.gemm_us,
+							    ov.gemm_busy_us, ov.copy_us, ov.copy_busy_us, (int)blocks};
+	}
+	p->have = !rc && p->nrates > 0 && p->rate[0].sus_us > 0;
+	gb_gemm_free(g);
+	free(h);
+	return rc;
+}
+
+static int phase_attention_torch(struct run *r)
+{
+	return torchattn_run(&r->c, r->o->quick);
+}
+
 /* ---- setup and the end */
 
 static int setup(struct run *r)
@@ -335,6 +488,26 @@ static void summary(struct run *r)
 			break;
 		}
 	}
+	if (c->power.have) {
+		struct sustain_model m;
+		const struct cal_rate *x = &c->power.rate[0];
+		sustain_derive(c, &m);
+		fprintf(stderr, "calibrate: bf16 GEMM %ldx%ldx%ld peak %.1f TFLOP/s (cool, short), sustained %.1f at %d of "
+			"%d MHz %.0f W (burst_speedup %.3f = clock ratio); the warm-up settled after %.1f s of %.0f\n",
+			x->m, x->n, x->k, m.peak_tflops, m.sus_tflops, x->sus_mhz, c->id.sm_clock_max_mhz, x->sus_w,
+			m.burst_speedup, m.settle_s, c->power.hold_s);
+		fprintf(stderr, "calibrate: power: idle %.0f W, copy kernel %.0f W (%.3f and %.3f of %.0f W), exponent %.2f "
+			"from %d mix%s\n", c->power.idle_w, c->power.copy_w, m.idle_frac, m.mem_frac, c->id.power_limit_w,
+			m.exponent, m.nexp, m.nexp == 1 ? "" : "es");
+	}
+	for (int i = 0; i < c->nfattn; i++) {
+		const struct cal_fattn *a = &c->fattn[i];
+		if (a->gqa || a->seq != 4096)
+			continue;
+		double f = 4.0 * a->batch * a->heads * (double)a->seq * a->seq * a->head_dim * (a->causal ? 0.5 : 1);
+		fprintf(stderr, "calibrate: attention %s hd %d %s seq %d: fwd %.0f TFLOP/s, bwd %.0f TFLOP/s\n", a->backend,
+			a->head_dim, a->causal ? "causal" : "full", a->seq, f / a->fwd_ms / 1e9, 2.5 * f / a->bwd_ms / 1e9);
+	}
 	for (int i = 0; i < c->nmem; i++)
 		if (c->mem[i].kind == CAL_MEM_COPY && i + 1 < c->nmem && c->mem[i + 1].kind != CAL_MEM_COPY)
 			fprintf(stderr, "calibrate: copy kernel %.0f GB/s at %.0f B moved\n",
@@ -419,9 +592,14 @@ int calibrate_run(const struct cal_opts *o)
 		static const struct {
 			const char *name;
 			int (*fn)(struct run *);
-		} phases[] = {{"launch", phase_launch}, {"memory", phase_memory}, {"gemm", phase_gemm},
-			      {"attention", phase_attention}};
+		} phases[] = {{"launch", phase_launch}, {"memory", phase_memory}, {"power", phase_power},
+			      {"gemm", phase_gemm}, {"attention", phase_attention},
+			      {"attention_torch", phase_attention_torch}};
 		for (size_t i = 0; i < sizeof phases / sizeof phases[0] && !rc; i++) {
+			if (phases[i].fn == phase_power && !(sustain_seconds(&r) > 0))
+				continue;
+			if (phases[i].fn == phase_attention_torch && !r.o->attention)
+				continue;
 			phase_begin(&r, phases[i].name);
 			rc = phases[i].fn(&r);
 			if (!rc)

@@ -15,7 +15,13 @@ struct cal_opts {
 	const char *refit_dir;  /* not NULL: no measuring, refit the raw CSVs of this folder (calibrate/refit.c) */
 	bool progress;          /* progress lines on stderr (a terminal) */
 	bool verbose;           /* --verbose: milestones as lines of their own, from every MPI rank */
+	double sustain_s;       /* --sustain S: the power phase's warm-up in seconds; 0 off; < 0 the default
+	                         * (CAL_SUSTAIN_DEFAULT_S in a full run, off with --quick) */
+	const char *attention;  /* --attention torch: fused attention rows through PyTorch; NULL: not measured */
 };
+
+/* The default warm-up of the power phase: long enough for an H100 and an H200 to settle (docs/calibration.md). */
+#define CAL_SUSTAIN_DEFAULT_S 60.0
 
 /* calibrate_run: 0, or a negative GS_* code after the error was printed. */
 int calibrate_run(const struct cal_opts *o);

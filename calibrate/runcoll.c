@@ -1,4 +1,4 @@
-/* runcoll: the collectives phase of a calibration run (calibrate/run_internal.h): every NCCL collective over
+/* runcoll: the collectives phase of a calibration run (calibrate/runcoll.h): every NCCL collective over
  * groups of 2 to all GPUs of the node (one process, runcoll_local) or over MPI groups inside a node and across
  * nodes (runcoll_mpi), each series the median of trials of back-to-back operations sized by the plan, and the
  * GEMM/all-reduce overlap on the largest group. A group is a gb_comm plus, under MPI, the sub-communicator that
@@ -10,7 +10,8 @@
 #include "calibrate/calib.h"
 #include "calibrate/mpiboot.h"
 #include "calibrate/plan.h"
-#include "calibrate/run_internal.h"
+#include "calibrate/runcoll.h"
+#include "calibrate/runstate.h"
 #include "cuda/gpubench.h"
 #include "util/diag.h"
 #include "util/gserr.h"
@@ -107,7 +108,7 @@ static int overlap(struct run *r, struct group *g, const int *devs, int nlocal)
 			return rc;
 		r->c.overlap = (struct cal_overlap){true, DT_BF16, p->ov_m, p->ov_n, p->ov_k,
 						    gb_coll_bytes(COLL_ALL_REDUCE, g->n, p->ov_bytes), g->n,
-						    v[0], v[1], v[2], v[3]};
+						    v[0], v[1], v[2], v[3], 0};
 	}
 	return rc;
 }

@@ -1,32 +1,86 @@
 #!/usr/bin/env python3
-"""calibrate/torch_attention.py: the reference for gpusim's fused attention rows (gpu.attention.fused).
+"""calibrate/torch_attention.py: the fused attention rows of a hardware model (gpu.attention.fused, impl flash, and
+gpu.attention.cudnn, impl cudnn), measured through PyTorch. `gpusim calibrate --attention torch` runs this script (the
+copy compiled into gpusim, never a path read from a file) and reads its CSV; it also runs on its own.
 
-Times torch.nn.functional.scaled_dot_product_attention, bf16, one backend at a time (flash, cudnn), at the shapes of
-the FlashAttention benchmarks: 16K tokens a batch (batch = 16384 / seq), model width 2048 (heads = 2048 / head_dim),
-head_dim 64 and 128, causal and not, seq 512..32K; plus GQA (8 KV heads). FLOPs as docs/hardware-model.md counts
-them: 4*b*h*s^2*d forward, halved causal, backward 2.5x. Backward time = (fwd+bwd) - fwd. CUDA events, 3 warm-up and
-10 timed iterations, median. Output CSV on stdout:
-backend,head_dim,causal,gqa,seq,batch,heads,fwd_ms,bwd_ms,fwd_tflops,bwd_tflops
+Times torch.nn.functional.scaled_dot_product_attention, bf16, one backend at a time (flash = FlashAttention-2 as
+PyTorch builds it, cudnn = cuDNN's fused SDPA), at the shapes of the FlashAttention benchmarks: 16K tokens a batch
+(batch = 16384 / seq), model width 2048 (heads = 2048 / head_dim), head_dim 64 and 128, causal and not, seq
+512..32K; plus GQA (8 KV heads). FLOPs as docs/hardware-model.md counts them: 4*b*h*s^2*d forward, halved causal,
+backward 2.5x. CUDA events, 3 warm-up and 10 timed iterations, median. Backward time = (fwd+bwd) - fwd, with the
+inputs' .grad set to None before each backward (as the FlashAttention benchmarks do): a training step's backward
+writes each input gradient once, while accumulating into an existing .grad adds three elementwise kernels over
+q, k and v that are not part of the attention op (an earlier version of this script timed them: its backward rows
+were 10-35 % slow at short sequences). fwd_kernel_ms and bwd_kernel_ms: the sum of the GPU kernels of one
+iteration under torch.profiler (no launch gaps), a check on the event times.
+
+--hold S: then each backend's forward + backward at 16K tokens, seq 2048, head dim 128, causal, held back to back for
+S seconds with NVML's SM clock and power sampled: one comment line per backend,
+# hold,BACKEND,SM_MHZ,POWER_W,POWER_LIMIT_W,MAX_SM_MHZ,TFLOPS
+(medians of the second half). A kernel that held alone stays at the maximum clock under the cap runs at its
+measured rates in any step (gpu.attention.<entry>.clock: max); one that meets the cap slows with the GEMMs.
+
+usage: torch_attention.py [--seqs 512,1024,...] [--backends flash,cudnn] [--head-dims 64,128] [--no-gqa] [--hold S]
+Output CSV on stdout:
+backend,head_dim,causal,gqa,seq,batch,heads,fwd_ms,bwd_ms,fwd_tflops,bwd_tflops,fwd_kernel_ms,bwd_kernel_ms
 """
-import sys, torch
+import argparse
+import sys
+
+import torch
 import torch.nn.functional as F
-from torch.nn.attention import sdpa_kernel, SDPBackend
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
 
 def med(f, n=10, w=3):
-    for _ in range(w): f()
+    for _ in range(w):
+        f()
     ts = []
     for _ in range(n):
         a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record(); f(); b.record(); torch.cuda.synchronize(); ts.append(a.elapsed_time(b))
-    ts.sort(); return ts[len(ts) // 2]
+        a.record()
+        f()
+        b.record()
+        torch.cuda.synchronize()
+        ts.append(a.elapsed_time(b))
+    ts.sort()
+    return ts[len(ts) // 2]
+
+
+def kernel_ms(f):
+    """GPU kernel time of one call of f, summed (ms)."""
+    from torch.profiler import ProfilerActivity, profile
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        f()
+        torch.cuda.synchronize()
+    tot = 0.0
+    for e in prof.events():
+        if str(e.device_type).endswith("CUDA"):
+            tot += e.device_time if hasattr(e, "device_time") else e.cuda_time
+    return tot / 1e3
+
 
 def main():
-    seqs = [int(x) for x in (sys.argv[1].split(",") if len(sys.argv) > 1 else "512,1024,2048,4096,8192,16384,32768".split(","))]
-    print("backend,head_dim,causal,gqa,seq,batch,heads,fwd_ms,bwd_ms,fwd_tflops,bwd_tflops", flush=True)
-    for be_name, be in (("flash", SDPBackend.FLASH_ATTENTION), ("cudnn", SDPBackend.CUDNN_ATTENTION)):
-        for d in (64, 128):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seqs", default="512,1024,2048,4096,8192,16384,32768")
+    ap.add_argument("--backends", default="flash,cudnn")
+    ap.add_argument("--head-dims", default="64,128")
+    ap.add_argument("--no-gqa", action="store_true")
+    ap.add_argument("--no-profile", action="store_true")
+    ap.add_argument("--hold", type=float, default=0)
+    a = ap.parse_args()
+    seqs = [int(x) for x in a.seqs.split(",")]
+    backends = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION}
+    print("# torch %s, cuda %s, cudnn %s, %s" % (torch.__version__, torch.version.cuda,
+          torch.backends.cudnn.version(), torch.cuda.get_device_name(0)), flush=True)
+    print("backend,head_dim,causal,gqa,seq,batch,heads,fwd_ms,bwd_ms,fwd_tflops,bwd_tflops,fwd_kernel_ms,"
+          "bwd_kernel_ms", flush=True)
+    for be_name in a.backends.split(","):
+        be = backends[be_name]
+        for d in (int(x) for x in a.head_dims.split(",")):
             for causal in (False, True):
-                for gqa in (False, True):
+                for gqa in ((False,) if a.no_gqa else (False, True)):
                     for s in seqs:
                         b, h = max(1, 16384 // s), 2048 // d
                         hk = 8 if gqa else h
@@ -36,18 +90,87 @@ def main():
                         g = torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16)
                         try:
                             with sdpa_kernel([be]):
-                                fwd = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=gqa)
-                                tf = med(fwd)
+                                def fwd():
+                                    return F.scaled_dot_product_attention(q, k, v, is_causal=causal,
+                                                                          enable_gqa=gqa)
+
                                 def fb():
-                                    o = fwd(); o.backward(g)
+                                    q.grad = k.grad = v.grad = None
+                                    o = fwd()
+                                    o.backward(g)
+                                tf = med(fwd)
                                 tfb = med(fb)
-                        except Exception as e:
-                            print(f"# {be_name} d{d} causal={causal} gqa={gqa} s{s}: {type(e).__name__}: {str(e)[:120]}", flush=True)
+                                kf = kb = 0.0
+                                if not a.no_profile:
+                                    kf = kernel_ms(fwd)
+                                    kb = kernel_ms(fb) - kf
+                        except Exception as e:  # a backend that refuses a shape: say so, go on
+                            print(f"# {be_name} d{d} causal={causal} gqa={gqa} s{s}: {type(e).__name__}: "
+                                  f"{str(e)[:120]}", flush=True)
                             continue
                         fl = 4.0 * b * h * s * s * d * (0.5 if causal else 1.0)
                         tb = tfb - tf
                         print(f"{be_name},{d},{int(causal)},{int(gqa)},{s},{b},{h},{tf:.4f},{tb:.4f},"
-                              f"{fl / tf / 1e9:.1f},{2.5 * fl / tb / 1e9 if tb > 0 else 0:.1f}", flush=True)
+                              f"{fl / tf / 1e9:.1f},{2.5 * fl / tb / 1e9 if tb > 0 else 0:.1f},{kf:.4f},{kb:.4f}",
+                              flush=True)
                         del q, k, v, g
+    if a.hold > 0:
+        for be_name in a.backends.split(","):
+            hold(be_name, backends[be_name], a.hold)
+    return 0
+
+
+def hold(be_name, be, seconds):
+    """fwd + bwd of one shape back to back for seconds; NVML clock and power every 50 ms"""
+    import statistics
+    import threading
+    import time
+    import pynvml
+    pynvml.nvmlInit()
+    hd = pynvml.nvmlDeviceGetHandleByIndex(torch.cuda.current_device())
+    limit = pynvml.nvmlDeviceGetPowerManagementLimit(hd) / 1000.0
+    fmax = pynvml.nvmlDeviceGetMaxClockInfo(hd, pynvml.NVML_CLOCK_SM)
+    b, h, s, d = 8, 16, 2048, 128
+    q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16, requires_grad=True) for _ in range(3))
+    g = torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16)
+    fl = 4.0 * b * h * s * s * d * 0.5 * 3.5
+    samples, run = [], [True]
+
+    def loop():
+        while run[0]:
+            samples.append((time.perf_counter(), pynvml.nvmlDeviceGetClockInfo(hd, pynvml.NVML_CLOCK_SM),
+                            pynvml.nvmlDeviceGetPowerUsage(hd) / 1000.0))
+            time.sleep(0.05)
+
+    def fb():
+        q.grad = k.grad = v.grad = None
+        F.scaled_dot_product_attention(q, k, v, is_causal=True).backward(g)
+    try:
+        with sdpa_kernel([be]):
+            fb()
+            torch.cuda.synchronize()
+            th = threading.Thread(target=loop, daemon=True)
+            th.start()
+            t0 = time.perf_counter()
+            rates = []
+            while time.perf_counter() - t0 < seconds:
+                e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                e0.record()
+                for _ in range(10):
+                    fb()
+                e1.record()
+                e1.synchronize()
+                if time.perf_counter() - t0 > seconds / 2:
+                    rates.append(fl * 10 / (e0.elapsed_time(e1) * 1e-3) / 1e12)
+            run[0] = False
+            th.join()
+    except Exception as e:  # a backend that refuses the shape: no hold line
+        print(f"# hold {be_name}: {type(e).__name__}: {str(e)[:120]}", flush=True)
+        return
+    late = [x for x in samples if x[0] - t0 > seconds / 2]
+    print("# hold,%s,%d,%.1f,%.1f,%d,%.1f" % (be_name, statistics.median(x[1] for x in late),
+          statistics.median(x[2] for x in late), limit, fmax, statistics.median(rates)), flush=True)
+
+
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -254,6 +254,66 @@ static void write_csv(FILE *f, const struct score_table *t, const struct score_s
 	write_groups(f, t, s, "# ");
 }
 
+/* One scored row: measured, predicted (or why not), its speedup against its baseline, its memory. */
+static void json_row(struct jsonw *w, const struct score_table *t, const struct score_row *r)
+{
+	jsonw_kv_string(w, "label", r->label);
+	jsonw_kv_string(w, "scenario", r->scenario);
+	jsonw_kv_double(w, "measured", r->measured);
+	if (r->predicted_ok) {
+		jsonw_kv_double(w, "predicted", r->predicted);
+		jsonw_kv_double(w, "predicted_step_s", r->predicted_step_s);
+		jsonw_kv_double(w, "rel_error", r->rel_err);
+	} else {
+		jsonw_kv_string(w, "error", r->error);
+	}
+	if (r->baseline >= 0)
+		jsonw_kv_string(w, "baseline", t->rows[r->baseline].label);
+	if (r->has_speedup) {
+		jsonw_kv_double(w, "measured_speedup", r->measured_speedup);
+		jsonw_kv_double(w, "predicted_speedup", r->predicted_speedup);
+		jsonw_kv_bool(w, "speedup_sign_ok", r->speedup_sign_ok);
+	}
+	if (r->family[0])
+		jsonw_kv_string(w, "family", r->family);
+	if (r->device[0])
+		jsonw_kv_string(w, "device", r->device);
+	if (r->role[0])
+		jsonw_kv_string(w, "role", r->role);
+	if (isfinite(r->mem_rel_err)) {
+		jsonw_kv_double(w, "measured_mem_bytes", r->measured_mem);
+		jsonw_kv_double(w, "predicted_mem_bytes", r->predicted_mem);
+		jsonw_kv_double(w, "mem_rel_error", r->mem_rel_err);
+	}
+}
+
+/* The summary's groups (by family, device, role) where the table names any. */
+static void json_groups(struct jsonw *w, const struct score_table *t)
+{
+	for (int by = SCORE_BY_FAMILY; by <= SCORE_BY_ROLE; by++) {
+		struct score_group g[MAX_GROUPS];
+		int ng = score_groups(t, (enum score_by)by, g, MAX_GROUPS);
+		if (ng == 1 && !g[0].key[0])
+			continue;
+		char key[16];
+		snprintf(key, sizeof key, "by_%s", by_name[by]);
+		jsonw_key(w, key);
+		jsonw_object_begin(w);
+		for (int i = 0; i < ng; i++) {
+			if (g[i].rows == 0)
+				continue;
+			jsonw_key(w, g[i].key[0] ? g[i].key : "(none)");
+			jsonw_object_begin(w);
+			jsonw_kv_int(w, "rows", g[i].rows);
+			jsonw_kv_double(w, "median_abs_rel_error", g[i].median_abs_err);
+			jsonw_kv_double(w, "max_abs_rel_error", g[i].max_abs_err);
+			jsonw_kv_string(w, "worst", t->rows[g[i].worst].label);
+			jsonw_object_end(w);
+		}
+		jsonw_object_end(w);
+	}
+}
+
 static int write_json(FILE *f, const struct score_table *t, const struct score_summary *s, const char *hw)
 {
 	struct jsonw w;
@@ -265,36 +325,8 @@ static int write_json(FILE *f, const struct score_table *t, const struct score_s
 	jsonw_key(&w, "rows");
 	jsonw_array_begin(&w);
 	for (int i = 0; i < t->n; i++) {
-		const struct score_row *r = &t->rows[i];
 		jsonw_object_begin(&w);
-		jsonw_kv_string(&w, "label", r->label);
-		jsonw_kv_string(&w, "scenario", r->scenario);
-		jsonw_kv_double(&w, "measured", r->measured);
-		if (r->predicted_ok) {
-			jsonw_kv_double(&w, "predicted", r->predicted);
-			jsonw_kv_double(&w, "predicted_step_s", r->predicted_step_s);
-			jsonw_kv_double(&w, "rel_error", r->rel_err);
-		} else {
-			jsonw_kv_string(&w, "error", r->error);
-		}
-		if (r->baseline >= 0)
-			jsonw_kv_string(&w, "baseline", t->rows[r->baseline].label);
-		if (r->has_speedup) {
-			jsonw_kv_double(&w, "measured_speedup", r->measured_speedup);
-			jsonw_kv_double(&w, "predicted_speedup", r->predicted_speedup);
-			jsonw_kv_bool(&w, "speedup_sign_ok", r->speedup_sign_ok);
-		}
-		if (r->family[0])
-			jsonw_kv_string(&w, "family", r->family);
-		if (r->device[0])
-			jsonw_kv_string(&w, "device", r->device);
-		if (r->role[0])
-			jsonw_kv_string(&w, "role", r->role);
-		if (isfinite(r->mem_rel_err)) {
-			jsonw_kv_double(&w, "measured_mem_bytes", r->measured_mem);
-			jsonw_kv_double(&w, "predicted_mem_bytes", r->predicted_mem);
-			jsonw_kv_double(&w, "mem_rel_error", r->mem_rel_err);
-		}
+		json_row(&w, t, &t->rows[i]);
 		jsonw_object_end(&w);
 	}
 	jsonw_array_end(&w);
@@ -313,28 +345,7 @@ static int write_json(FILE *f, const struct score_table *t, const struct score_s
 		jsonw_kv_double(&w, "mem_median_abs_rel_error", s->mem_median_abs_err);
 		jsonw_kv_double(&w, "mem_max_abs_rel_error", s->mem_max_abs_err);
 	}
-	for (int by = SCORE_BY_FAMILY; by <= SCORE_BY_ROLE; by++) {
-		struct score_group g[MAX_GROUPS];
-		int ng = score_groups(t, (enum score_by)by, g, MAX_GROUPS);
-		if (ng == 1 && !g[0].key[0])
-			continue;
-		char key[16];
-		snprintf(key, sizeof key, "by_%s", by_name[by]);
-		jsonw_key(&w, key);
-		jsonw_object_begin(&w);
-		for (int i = 0; i < ng; i++) {
-			if (g[i].rows == 0)
-				continue;
-			jsonw_key(&w, g[i].key[0] ? g[i].key : "(none)");
-			jsonw_object_begin(&w);
-			jsonw_kv_int(&w, "rows", g[i].rows);
-			jsonw_kv_double(&w, "median_abs_rel_error", g[i].median_abs_err);
-			jsonw_kv_double(&w, "max_abs_rel_error", g[i].max_abs_err);
-			jsonw_kv_string(&w, "worst", t->rows[g[i].worst].label);
-			jsonw_object_end(&w);
-		}
-		jsonw_object_end(&w);
-	}
+	json_groups(&w, t);
 	jsonw_object_end(&w);
 	jsonw_object_end(&w);
 	return jsonw_finish(&w);

@@ -42,6 +42,11 @@ size_t gb_dtype_out_bytes(enum dtype dt);  /* output element size: tf32/fp32 4, 
 /* gb_stats: sort v[0..n-1] and fill median, min and p90. */
 void gb_stats(double *v, int n, struct gb_stat *st);
 
+/* gb_copy_launch: the copy kernel of membw.cu, src -> dst, n16 16-byte elements, on stream s */
+int gb_copy_launch(const void *src, void *dst, size_t n16, int sms, cudaStream_t s);
+/* the same kernel with a given number of 256-thread blocks (a grid-stride loop) */
+int gb_copy_launch_blocks(const void *src, void *dst, size_t n16, unsigned blocks, cudaStream_t s);
+
 /* One prepared GEMM shape of a context (descriptors and the chosen algorithm). */
 struct gb_gemm_plan {
 	enum dtype dt;

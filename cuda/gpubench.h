@@ -91,6 +91,38 @@ int gb_mem_time(int dev, enum gb_mem_kind kind, const double *bytes, int nsizes,
  * and cudaStreamSynchronize (host clock, median of 200). */
 int gb_launch_time(int dev, double *back_to_back_us, double *roundtrip_us);
 
+/* ---- Sustained load (calibrate's power phase): a cycle of ngemm m x n x k GEMMs (cuBLASLt, as gb_gemm_time) and
+ * ncopy copy kernels of copy_bytes each (read + written) repeats back to back on the context's stream for `seconds`,
+ * the queue never empty; every sample_s one sample: the time per cycle over the batch of cycles just finished, and
+ * NVML's SM clock, power, temperature and throttle reasons read while the next batch runs. */
+struct gb_hold_sample {
+	double t_s;          /* end of the batch, seconds since the hold began (host clock) */
+	double cycle_us;     /* time per cycle over the batch (CUDA events) */
+	int sm_mhz;          /* 0 = NVML missing */
+	double power_w, temp_c;
+	unsigned long long reasons;
+};
+struct gb_hold_spec {
+	enum dtype dt;
+	long m, n, k;
+	int ngemm;           /* GEMMs a cycle (0: copies only) */
+	double copy_bytes;   /* per copy kernel, read + written */
+	int ncopy;           /* copies a cycle */
+};
+/* gb_hold: *nout samples (at most max) */
+int gb_hold(struct gb_gemm *g, const struct gb_hold_spec *spec, double seconds, double sample_s,
+	    struct gb_hold_sample *out, int max, int *nout);
+
+/* gb_copy_overlap: one GPU's stand-in for compute beside communication (there is no collective on one GPU): the
+ * m x n x k GEMM (dt) alone and while a copy kernel of `blocks` thread blocks (NCCL's channels: a few SMs moving
+ * memory) runs on another stream, and the copy alone and beside the GEMMs. Times of one GEMM and one copy of
+ * copy_bytes (read + written), each the median of 5 windows. */
+struct gb_copy_ov {
+	double gemm_us, gemm_busy_us, copy_us, copy_busy_us;
+};
+int gb_copy_overlap(struct gb_gemm *g, enum dtype dt, long m, long n, long k, double copy_bytes, unsigned blocks,
+		    struct gb_copy_ov *out);
+
 /* ---- Attention core (no fused kernel from C): S = Q K^T (strided-batched cuBLASLt), softmax kernel, O = P V;
  * backward: dV = P^T dO, dP = dO V^T, softmax backward kernel, dQ = dS K, dK = dS^T Q. bf16, no mask.
  * FLOPs: forward 4*bh*s*s*d, backward 8*bh*s*s*d. */

@@ -24,6 +24,18 @@ __global__ void add_kernel(const float4 *__restrict__ a, const float4 *__restric
 
 enum { MAX_SAMPLES = 64 };
 
+int gb_copy_launch_blocks(const void *src, void *dst, size_t n16, unsigned blocks, cudaStream_t s)
+{
+	copy_kernel<<<blocks, 256, 0, s>>>((const int4 *)src, (int4 *)dst, n16);
+	GB_CUDA(cudaGetLastError());
+	return 0;
+}
+
+int gb_copy_launch(const void *src, void *dst, size_t n16, int sms, cudaStream_t s)
+{
+	return gb_copy_launch_blocks(src, dst, n16, (unsigned)fmin(ceil(n16 / 256.0), (double)sms * 8), s);
+}
+
 int gb_mem_time(int dev, enum gb_mem_kind kind, const double *bytes, int nsizes, int samples, struct gb_stat *out)
 {
 	int rc = 0, sms = 0, l2 = 0;

@@ -53,6 +53,7 @@ static void attn(struct cmp *c, const char *what, const struct hw_attn *a, const
 	num(c, what, a->fwd_eff, b->fwd_eff);
 	num(c, what, a->bwd_eff, b->bwd_eff);
 	num(c, what, a->burst, b->burst);
+	num(c, what, a->max_clock, b->max_clock);
 	str(c, what, a->source, b->source);
 	num(c, what, a->nrows, b->nrows);
 	for (int i = 0; i < a->nrows && i < b->nrows; i++) {
@@ -109,6 +110,7 @@ static void gpu(struct cmp *c, const struct hw_gpu *a, const struct hw_gpu *b)
 	num(c, "gpu.gemm.rates", a->gemm_burst, b->gemm_burst);
 	attn(c, "gpu.attention.fused", &a->attn[ATTN_FUSED], &b->attn[ATTN_FUSED]);
 	attn(c, "gpu.attention.unfused", &a->attn[ATTN_UNFUSED], &b->attn[ATTN_UNFUSED]);
+	attn(c, "gpu.attention.cudnn", &a->attn[ATTN_CUDNN], &b->attn[ATTN_CUDNN]);
 	num(c, "gpu.power.burst_speedup", a->burst_speedup, b->burst_speedup);
 	num(c, "gpu.power.exponent", a->power_exponent, b->power_exponent);
 	num(c, "gpu.power.memory_bound", a->power_mem_frac, b->power_mem_frac);

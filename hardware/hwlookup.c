@@ -71,7 +71,7 @@ double hwmodel_attn_tflops(const struct hwmodel *hw, enum attn_path p, enum dtyp
 	const struct hw_attn *a = &hw->gpu.attn[p];
 	if (!a->present)
 		return 0;
-	double scale = a->burst ? 1 / hw->gpu.burst_speedup : 1;
+	double scale = a->burst && !a->max_clock ? 1 / hw->gpu.burst_speedup : 1;
 	if (a->nrows == 0)
 		return scale * (backward ? a->bwd_eff : a->fwd_eff) * hw->gpu.peak_tflops[dt];
 	/* the nearest head dimension (log distance; the smaller on a tie) */

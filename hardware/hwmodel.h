@@ -26,6 +26,7 @@ enum exec_mode { EXEC_EAGER, EXEC_CUDA_GRAPHS, EXEC_COMPILED, EXEC_N };
 
 const char *coll_op_name(enum coll_op op);        /* "all_reduce", ... (the YAML keys) */
 const char *coll_scope_name(enum coll_scope sc);  /* "intra", "inter" */
+const char *hwmodel_fabric_name(enum fabric f);    /* "nvswitch", "nvlink", "pcie" (node.fabric's values) */
 /* exec_mode_names: "eager", "cuda_graphs", "compiled", NULL, in enum order (the YAML keys and values). */
 extern const char *const exec_mode_names[];
 
@@ -65,7 +66,8 @@ struct gemm_table {
 /* An attention kernel family (docs/hardware-model.md, gpu.attention): measured rates by shape where rows are
  * given, else the fractions of the dtype peak. FLOPs count 4*b*heads*s^2*hd forward (halved when causal) and
  * 2.5 times that backward, the FlashAttention benchmarks' convention. */
-enum attn_path { ATTN_FUSED, ATTN_UNFUSED, ATTN_PATHS };
+enum attn_path { ATTN_FUSED, ATTN_UNFUSED, ATTN_CUDNN, ATTN_PATHS };  /* ATTN_CUDNN: a second fused family, cuDNN's
+                                                                       * fused SDPA (gpu.attention.cudnn) */
 #define HW_ATTN_ROWS 64
 struct attn_row {
 	int head_dim;
@@ -80,6 +82,10 @@ struct hw_attn {
 	double fwd_eff, bwd_eff;      /* fraction of the dtype peak, for shapes no row covers */
 	bool burst;                   /* the rates are a short run's (a published benchmark): divided by
 	                               * gpu.power.burst_speedup to give the sustained rates the model holds */
+	bool max_clock;               /* clock: max: held alone, the kernel stays under the power cap at the maximum
+	                               * SM clock (measured), so its rates hold in any step and the power model
+	                               * neither slows nor speeds it: its time is fixed, like a memory-bound
+	                               * kernel's (burst is then ignored) */
 	int nrows;
 	struct attn_row row[HW_ATTN_ROWS];
 	char source[160];
@@ -109,7 +115,7 @@ struct hw_gpu {
 	struct gemm_table gemm[DT_COUNT];
 	bool gemm_burst;                    /* gemm.rates: burst, the model and tables are a short run's rates,
 	                                     * divided by burst_speedup to give sustained ones */
-	struct hw_attn attn[ATTN_PATHS];    /* fused and unfused attention cores */
+	struct hw_attn attn[ATTN_PATHS];    /* fused (flash), unfused and cuDNN fused attention cores */
 	/* power cap: the rates above are sustained (GPU busy all the time at its power limit); a GPU busy a fraction
 	 * u of the step runs its compute min(burst_speedup, u^(-1/power_exponent)) times faster. 1 = not modelled */
 	double burst_speedup;

@@ -12,4 +12,18 @@ struct ydoc;
  * 0, or GS_EINVAL after printing every error. The `base:` value itself is read by hwmodel.c. */
 int hwload_parse(struct ydoc *d, struct hwmodel *hw, bool based);
 
+/* What hwload.c and hwload_gpu.c share. */
+struct ynode;
+#define HW_EFF_MAX 1.5  /* an efficiency lies in (0, HW_EFF_MAX] */
+/* hwload_source: dst = map's `source:` (cut to fit), else def; hwload_source_over: the same for a section of a
+ * file that may have a base (an absent section keeps the base's source). */
+void hwload_source(struct ydoc *d, const struct ynode *map, char *dst, size_t size, const char *def);
+void hwload_source_over(struct ydoc *d, const struct ynode *map, char *dst, size_t size, const char *def,
+			bool based);
+/* hwload_eff: an efficiency in (0, HW_EFF_MAX]; hwload_axis: a positive, strictly increasing list (ydoc's codes). */
+int hwload_eff(struct ydoc *d, const struct ynode *map, const char *key, unsigned flags, double *out);
+int hwload_axis(struct ydoc *d, const struct ynode *map, const char *key, double **out, int *n);
+/* hwload_gpu: the gpu section into g (based: g holds the base's GPU and every key overrides it). */
+void hwload_gpu(struct ydoc *d, const struct ynode *gpu, struct hw_gpu *g, const char *file_source, bool based);
+
 #endif

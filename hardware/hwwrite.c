@@ -7,63 +7,6 @@
 #include "util/gserr.h"
 #include "util/outfile.h"
 
-static const char *const fabric_names[] = { "nvswitch", "nvlink", "pcie" };
-
-/* s as a YAML double-quoted scalar: backslash and quote escaped, control characters as spaces. */
-void hww_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fputc('\\', f);
-		fputc(c < 0x20 || c == 0x7f ? ' ' : c, f);
-	}
-	fputc('"', f);
-}
-
-/* v with the fewest significant digits (15 to 17) that read back as the same double. */
-void hww_num(FILE *f, double v)
-{
-	char buf[40];
-	for (int p = 15; p <= 17; p++) {
-		snprintf(buf, sizeof buf, "%.*g", p, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
-	fputs(buf, f);
-}
-
-void hww_kv_num(FILE *f, int indent, const char *key, double v)
-{
-	fprintf(f, "%*s%s: ", indent, "", key);
-	hww_num(f, v);
-	fputc('\n', f);
-}
-
-void hww_kv_str(FILE *f, int indent, const char *key, const char *v)
-{
-	fprintf(f, "%*s%s: ", indent, "", key);
-	hww_str(f, v);
-	fputc('\n', f);
-}
-
-void hww_kv_own_source(FILE *f, int indent, const char *v, const char *parent)
-{
-	if (v[0] && strcmp(v, parent) != 0)
-		hww_kv_str(f, indent, "source", v);
-}
-
-void hww_list_num(FILE *f, int indent, const char *key, const double *v, long long n)
-{
-	fprintf(f, "%*s%s: [", indent, "", key);
-	for (long long i = 0; i < n; i++) {
-		fputs(i ? ", " : "", f);
-		hww_num(f, v[i]);
-	}
-	fputs("]\n", f);
-}
-
 static void write_header(FILE *f, const struct hwmodel *hw)
 {
 	fputs("# gpusim-hw/1, written by gpusim from the loaded model", f);
@@ -82,7 +25,7 @@ static void write_node_network(FILE *f, const struct hwmodel *hw, unsigned parts
 {
 	if (parts & HWW_NODE) {
 		fputs("node:\n", f);
-		fprintf(f, "  gpus: %d\n  fabric: %s\n", hw->node.gpus, fabric_names[hw->node.fabric]);
+		fprintf(f, "  gpus: %d\n  fabric: %s\n", hw->node.gpus, hwmodel_fabric_name(hw->node.fabric));
 		hww_kv_num(f, 2, "link_gbps", hw->node.link_gbps);
 		if (hw->node.host_gbps > 0)
 			hww_kv_num(f, 2, "host_gbps", hw->node.host_gbps);

@@ -11,6 +11,8 @@ static void write_attn(FILE *f, const char *key, const struct hw_attn *a)
 	hww_kv_str(f, 6, "impl", a->impl);
 	if (a->burst)
 		hww_kv_str(f, 6, "rates", "burst");
+	if (a->max_clock)
+		hww_kv_str(f, 6, "clock", "max");
 	if (a->fwd_eff > 0)
 		hww_kv_num(f, 6, "fwd_eff", a->fwd_eff);
 	if (a->bwd_eff > 0)
@@ -111,10 +113,11 @@ void hwwrite_gpu(FILE *f, const struct hw_gpu *g, unsigned parts)
 	write_gemm_tables(f, g);
 	if (parts & HWW_POWER)
 		write_power(f, g);
-	if (g->attn[ATTN_FUSED].present || g->attn[ATTN_UNFUSED].present) {
+	if (g->attn[ATTN_FUSED].present || g->attn[ATTN_UNFUSED].present || g->attn[ATTN_CUDNN].present) {
 		fputs("  attention:\n", f);
 		write_attn(f, "fused", &g->attn[ATTN_FUSED]);
 		write_attn(f, "unfused", &g->attn[ATTN_UNFUSED]);
+		write_attn(f, "cudnn", &g->attn[ATTN_CUDNN]);
 	}
 	hww_kv_str(f, 2, "source", g->source);
 }

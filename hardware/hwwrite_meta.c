@@ -7,8 +7,6 @@
 #include "hardware/hwwrite_internal.h"
 #include "util/gserr.h"
 
-static const char *const fabric_names[] = { "nvswitch", "nvlink", "pcie" };
-
 struct emitter {
 	yaml_emitter_t em;
 	bool failed;
@@ -93,6 +91,6 @@ int hwwrite_meta(FILE *f, const struct hwmodel *hw, struct yaml_document_s *doc)
 		return write_tree(f, doc);
 	if (hw->origin.host_gpus > 0)  /* the measuring host's node, a fact the loader keeps (hwload.c) */
 		fprintf(f, "meta:\n  node: {gpus: %d, fabric: %s}\n", hw->origin.host_gpus,
-			fabric_names[hw->origin.host_fabric]);
+			hwmodel_fabric_name(hw->origin.host_fabric));
 	return 0;
 }

@@ -86,6 +86,56 @@ static size_t explain(char *t, size_t n, const struct plan_entry *a, const struc
 	return len < n ? len : n - 1;
 }
 
+/* The first sentence: the GPU count the job trains fastest on, against the smallest count that fits (base). */
+static size_t verdict_fastest(const struct plan_advice *a, int base, char *t, size_t n)
+{
+	const struct plan_study *st = &a->st;
+	const struct plan_entry *b0 = &st->opt[base].res.top[0], *bb = &st->opt[a->best].res.top[0];
+	char s0[32], sb[32], w0[16], wb[16];
+	ms(b0->r.step_time_s, s0, sizeof s0);
+	ms(bb->r.step_time_s, sb, sizeof sb);
+	count_word(st->opt[base].res.gpus, false, w0, sizeof w0);
+	count_word(st->opt[a->best].res.gpus, false, wb, sizeof wb);
+	if (a->best == base)
+		return (size_t)snprintf(t, n, "On %s, %s trains fastest on %s GPU%s (%s, %s a step). ",
+					st->opt[0].res.hardware, st->scenario, w0, st->opt[base].res.gpus > 1 ? "s" : "",
+					b0->desc, s0);
+	return (size_t)snprintf(t, n, "On %s, %s trains fastest on %s GPUs (%s, %s a step): %.2fx the speed of %s "
+				"GPU%s (%s), %.0f %% efficiency. ",
+				st->opt[0].res.hardware, st->scenario, wb, bb->desc, sb, a->speedup[a->best], w0,
+				st->opt[base].res.gpus > 1 ? "s" : "", s0, 100 * a->efficiency[a->best]);
+}
+
+/* Where adding GPUs stops paying (a->over): how little faster the step became, and what the GPUs wait for
+ * there, each waste over 2 % of the step. */
+static size_t verdict_over(const struct plan_advice *a, int base, char *t, size_t n)
+{
+	const struct plan_study *st = &a->st;
+	int prev = a->over - 1;
+	size_t len = 0;
+	while (prev > base && st->opt[prev].res.ntop == 0)
+		prev--;
+	const struct plan_entry *p = &st->opt[prev].res.top[0], *o = &st->opt[a->over].res.top[0];
+	char s1[32], s2[32], s3[32];
+	ms(p->r.step_time_s, s1, sizeof s1);
+	ms(o->r.step_time_s, s2, sizeof s2);
+	ms(o->r.breakdown_s.compute, s3, sizeof s3);
+	len += (size_t)snprintf(t, n, "Adding GPUs stops paying at %d: going from %d to %d GPUs makes the step only "
+				"%.2fx faster (%s to %s), and there the GPUs wait longer than they compute (compute %s",
+				st->opt[a->over].res.gpus, st->opt[prev].res.gpus, st->opt[a->over].res.gpus,
+				p->r.step_time_s / o->r.step_time_s, s1, s2, s3);
+	double w[5];
+	waste_of(&o->r.breakdown_s, w);
+	for (int i = 0; i < 5 && len < n; i++)
+		if (w[i] > 0.02 * o->r.step_time_s) {
+			ms(w[i], s1, sizeof s1);
+			len += (size_t)snprintf(t + len, n - len, "; %s %s", waste_names[i], s1);
+		}
+	if (len < n)
+		len += (size_t)snprintf(t + len, n - len, ").");
+	return len;
+}
+
 static void verdict(struct plan_advice *a)
 {
 	struct plan_study *st = &a->st;
@@ -102,22 +152,7 @@ static void verdict(struct plan_advice *a)
 			 st->opt[0].res.hardware);
 		return;
 	}
-	const struct plan_entry *b0 = &st->opt[base].res.top[0], *bb = &st->opt[a->best].res.top[0];
-	char s0[32], sb[32], w0[16], wb[16];
-	ms(b0->r.step_time_s, s0, sizeof s0);
-	ms(bb->r.step_time_s, sb, sizeof sb);
-	count_word(st->opt[base].res.gpus, false, w0, sizeof w0);
-	count_word(st->opt[a->best].res.gpus, false, wb, sizeof wb);
-	if (a->best == base)
-		len += (size_t)snprintf(t + len, n - len, "On %s, %s trains fastest on %s GPU%s (%s, %s a step). ",
-					st->opt[0].res.hardware, st->scenario, w0, st->opt[base].res.gpus > 1 ? "s" : "",
-					b0->desc, s0);
-	else
-		len += (size_t)snprintf(t + len, n - len,
-					"On %s, %s trains fastest on %s GPUs (%s, %s a step): %.2fx the speed of %s "
-					"GPU%s (%s), %.0f %% efficiency. ",
-					st->opt[0].res.hardware, st->scenario, wb, bb->desc, sb, a->speedup[a->best], w0,
-					st->opt[base].res.gpus > 1 ? "s" : "", s0, 100 * a->efficiency[a->best]);
+	len += verdict_fastest(a, base, t, n);
 	if (a->stop >= 0 && len < n) {
 		int prev = a->stop - 1;
 		while (prev > base && st->opt[prev].res.ntop == 0)
@@ -127,46 +162,26 @@ static void verdict(struct plan_advice *a)
 		if (len < n)
 			snprintf(t + len, n - len, "Adding GPUs stops paying at %d: use %d.", st->opt[a->stop].res.gpus,
 				 st->opt[a->best].res.gpus);
-	} else if (len < n) {
-		int last = st->n - 1;
-		while (last > base && st->opt[last].res.ntop == 0)
-			last--;
-		if (last == base + 1 && a->efficiency[last] < 0.6) {
-			/* one step up, and it barely pays: say what eats the second GPU's share */
-			len += explain(t + len, n - len, b0, &st->opt[last].res.top[0], st->opt[base].res.gpus,
-				       st->opt[last].res.gpus);
-			if (len < n)
-				snprintf(t + len, n - len, "Adding GPUs barely pays here (%.0f %% efficiency).",
-					 100 * a->efficiency[last]);
-		} else if (a->over > base) {
-			int prev = a->over - 1;
-			while (prev > base && st->opt[prev].res.ntop == 0)
-				prev--;
-			const struct plan_entry *p = &st->opt[prev].res.top[0], *o = &st->opt[a->over].res.top[0];
-			char s1[32], s2[32], s3[32];
-			ms(p->r.step_time_s, s1, sizeof s1);
-			ms(o->r.step_time_s, s2, sizeof s2);
-			ms(o->r.breakdown_s.compute, s3, sizeof s3);
-			len += (size_t)snprintf(t + len, n - len,
-						"Adding GPUs stops paying at %d: going from %d to %d GPUs makes the step only "
-						"%.2fx faster (%s to %s), and there the GPUs wait longer than they compute "
-						"(compute %s",
-						st->opt[a->over].res.gpus, st->opt[prev].res.gpus, st->opt[a->over].res.gpus,
-						p->r.step_time_s / o->r.step_time_s, s1, s2, s3);
-			double w[5];
-			waste_of(&o->r.breakdown_s, w);
-			for (int i = 0; i < 5 && len < n; i++)
-				if (w[i] > 0.02 * o->r.step_time_s) {
-					ms(w[i], s1, sizeof s1);
-					len += (size_t)snprintf(t + len, n - len, "; %s %s", waste_names[i], s1);
-				}
-			if (len < n)
-				snprintf(t + len, n - len, ").");
-		} else {
-			snprintf(t + len, n - len,
-				 "Every step up to %d GPUs is faster and the GPUs still compute more than they wait; "
-				 "more GPUs may still pay (try a larger --max-gpus).", st->opt[last].res.gpus);
-		}
+		return;
+	}
+	if (len >= n)
+		return;
+	int last = st->n - 1;
+	while (last > base && st->opt[last].res.ntop == 0)
+		last--;
+	if (last == base + 1 && a->efficiency[last] < 0.6) {
+		/* one step up, and it barely pays: say what eats the second GPU's share */
+		len += explain(t + len, n - len, &st->opt[base].res.top[0], &st->opt[last].res.top[0],
+			       st->opt[base].res.gpus, st->opt[last].res.gpus);
+		if (len < n)
+			snprintf(t + len, n - len, "Adding GPUs barely pays here (%.0f %% efficiency).",
+				 100 * a->efficiency[last]);
+	} else if (a->over > base) {
+		verdict_over(a, base, t + len, n - len);
+	} else {
+		snprintf(t + len, n - len,
+			 "Every step up to %d GPUs is faster and the GPUs still compute more than they wait; "
+			 "more GPUs may still pay (try a larger --max-gpus).", st->opt[last].res.gpus);
 	}
 }
 
@@ -226,67 +241,73 @@ void plan_advice_release(struct plan_advice *a)
 	plan_study_release(&a->st);
 }
 
-int plan_advice_write(FILE *f, enum report_format fmt, const struct plan_advice *a)
+static int advice_json(FILE *f, const struct plan_advice *a)
 {
 	const struct plan_study *st = &a->st;
-	if (fmt == REPORT_JSON) {
-		struct jsonw w;
-		jsonw_init(&w, f);
+	struct jsonw w;
+	jsonw_init(&w, f);
+	jsonw_object_begin(&w);
+	jsonw_kv_string(&w, "scenario", st->scenario);
+	jsonw_kv_string(&w, "hardware", st->n ? st->opt[0].res.hardware : "");
+	jsonw_kv_string(&w, "verdict", a->text);
+	jsonw_kv_int(&w, "best_gpus", st->opt[a->best].res.gpus);
+	if (a->stop >= 0 || a->over >= 0)
+		jsonw_kv_int(&w, "stops_paying_at_gpus", st->opt[a->stop >= 0 ? a->stop : a->over].res.gpus);
+	else
+		jsonw_kv_string(&w, "stops_paying_at_gpus", NULL);
+	jsonw_key(&w, "counts");
+	jsonw_array_begin(&w);
+	for (int i = 0; i < st->n; i++) {
+		const struct plan_result *r = &st->opt[i].res;
 		jsonw_object_begin(&w);
-		jsonw_kv_string(&w, "scenario", st->scenario);
-		jsonw_kv_string(&w, "hardware", st->n ? st->opt[0].res.hardware : "");
-		jsonw_kv_string(&w, "verdict", a->text);
-		jsonw_kv_int(&w, "best_gpus", st->opt[a->best].res.gpus);
-		if (a->stop >= 0 || a->over >= 0)
-			jsonw_kv_int(&w, "stops_paying_at_gpus", st->opt[a->stop >= 0 ? a->stop : a->over].res.gpus);
-		else
-			jsonw_kv_string(&w, "stops_paying_at_gpus", NULL);
-		jsonw_key(&w, "counts");
-		jsonw_array_begin(&w);
-		for (int i = 0; i < st->n; i++) {
-			const struct plan_result *r = &st->opt[i].res;
-			jsonw_object_begin(&w);
-			jsonw_kv_int(&w, "gpus", r->gpus);
-			jsonw_kv_bool(&w, "fits", r->ntop > 0);
-			if (r->ntop > 0) {
-				const struct plan_entry *e = &r->top[0];
-				jsonw_kv_string(&w, "layout", e->desc);
-				jsonw_kv_double(&w, "step_time_s", e->r.step_time_s);
-				jsonw_kv_double(&w, "speedup", a->speedup[i]);
-				jsonw_kv_double(&w, "efficiency", a->efficiency[i]);
-				jsonw_kv_double(&w, "compute_s", e->r.breakdown_s.compute);
-				jsonw_kv_double(&w, "exposed_comm_s", e->r.breakdown_s.tp_comm_exposed +
-						e->r.breakdown_s.pp_comm_exposed + e->r.breakdown_s.dp_comm_exposed);
-				jsonw_kv_double(&w, "pipeline_bubble_s", e->r.breakdown_s.pipeline_bubble);
-				jsonw_kv_double(&w, "host_wait_s", e->r.breakdown_s.host_wait);
-				jsonw_kv_double(&w, "memory_per_gpu_bytes", e->r.mem.total);
-			}
-			jsonw_object_end(&w);
-		}
-		jsonw_array_end(&w);
-		jsonw_object_end(&w);
-		return jsonw_finish(&w);
-	}
-	if (fmt == REPORT_CSV) {
-		fputs("gpus,fits,layout,step_time_s,speedup,efficiency,compute_s,exposed_comm_s,pipeline_bubble_s,"
-		      "host_wait_s,memory_per_gpu_bytes\n", f);
-		for (int i = 0; i < st->n; i++) {
-			const struct plan_result *r = &st->opt[i].res;
-			if (r->ntop == 0) {
-				fprintf(f, "%d,0,,,,,,,,,\n", r->gpus);
-				continue;
-			}
+		jsonw_kv_int(&w, "gpus", r->gpus);
+		jsonw_kv_bool(&w, "fits", r->ntop > 0);
+		if (r->ntop > 0) {
 			const struct plan_entry *e = &r->top[0];
-			const struct breakdown *b = &e->r.breakdown_s;
-			fprintf(f, "%d,1,", r->gpus);
-			csvw_cell(f, e->desc);
-			fprintf(f, ",%.9g,%.6g,%.6g,%.9g,%.9g,%.9g,%.9g,%.6g\n", e->r.step_time_s, a->speedup[i],
-				a->efficiency[i], b->compute,
-				b->tp_comm_exposed + b->pp_comm_exposed + b->dp_comm_exposed, b->pipeline_bubble,
-				b->host_wait, e->r.mem.total);
+			jsonw_kv_string(&w, "layout", e->desc);
+			jsonw_kv_double(&w, "step_time_s", e->r.step_time_s);
+			jsonw_kv_double(&w, "speedup", a->speedup[i]);
+			jsonw_kv_double(&w, "efficiency", a->efficiency[i]);
+			jsonw_kv_double(&w, "compute_s", e->r.breakdown_s.compute);
+			jsonw_kv_double(&w, "exposed_comm_s", e->r.breakdown_s.tp_comm_exposed +
+					e->r.breakdown_s.pp_comm_exposed + e->r.breakdown_s.dp_comm_exposed);
+			jsonw_kv_double(&w, "pipeline_bubble_s", e->r.breakdown_s.pipeline_bubble);
+			jsonw_kv_double(&w, "host_wait_s", e->r.breakdown_s.host_wait);
+			jsonw_kv_double(&w, "memory_per_gpu_bytes", e->r.mem.total);
 		}
-		return ferror(f) ? GS_EENV : 0;
+		jsonw_object_end(&w);
 	}
+	jsonw_array_end(&w);
+	jsonw_object_end(&w);
+	return jsonw_finish(&w);
+}
+
+static int advice_csv(FILE *f, const struct plan_advice *a)
+{
+	const struct plan_study *st = &a->st;
+	fputs("gpus,fits,layout,step_time_s,speedup,efficiency,compute_s,exposed_comm_s,pipeline_bubble_s,"
+	      "host_wait_s,memory_per_gpu_bytes\n", f);
+	for (int i = 0; i < st->n; i++) {
+		const struct plan_result *r = &st->opt[i].res;
+		if (r->ntop == 0) {
+			fprintf(f, "%d,0,,,,,,,,,\n", r->gpus);
+			continue;
+		}
+		const struct plan_entry *e = &r->top[0];
+		const struct breakdown *b = &e->r.breakdown_s;
+		fprintf(f, "%d,1,", r->gpus);
+		csvw_cell(f, e->desc);
+		fprintf(f, ",%.9g,%.6g,%.6g,%.9g,%.9g,%.9g,%.9g,%.6g\n", e->r.step_time_s, a->speedup[i],
+			a->efficiency[i], b->compute,
+			b->tp_comm_exposed + b->pp_comm_exposed + b->dp_comm_exposed, b->pipeline_bubble,
+			b->host_wait, e->r.mem.total);
+	}
+	return ferror(f) ? GS_EENV : 0;
+}
+
+static int advice_table(FILE *f, const struct plan_advice *a)
+{
+	const struct plan_study *st = &a->st;
 	fprintf(f, "%s\n\n", a->text);
 	fprintf(f, "  %5s  %-44s %10s %8s %7s %9s %9s %9s %9s %7s\n", "GPUs", "best layout", "step", "speedup", "eff",
 		"compute", "comm", "bubble", "host", "mem GB");
@@ -311,4 +332,9 @@ int plan_advice_write(FILE *f, enum report_format fmt, const struct plan_advice 
 	fputs("\n  speedup and efficiency: over the smallest GPU count that fits, the global batch as in the scenario;\n"
 	      "  comm: exposed TP, pipeline and data-parallel communication; host: the GPU waiting for the host\n", f);
 	return ferror(f) ? GS_EENV : 0;
+}
+
+int plan_advice_write(FILE *f, enum report_format fmt, const struct plan_advice *a)
+{
+	return fmt == REPORT_JSON ? advice_json(f, a) : fmt == REPORT_CSV ? advice_csv(f, a) : advice_table(f, a);
 }

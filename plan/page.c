@@ -194,15 +194,18 @@ static void page_option(FILE *f, const struct plan_study *st, const struct plan_
 		d->dp_comm_exposed / s, d->pipeline_bubble / s, d->optimizer / s, d->host_wait / s);
 }
 
-int plan_report_write(const char *dir, const struct plan_study *st, const struct plan_advice *a, const char *gnuplot)
+/* Which plots were drawn, and whether gnuplot was missing (then their scripts and data are there to run). */
+struct page_plots {
+	bool missing, cost, breakdown, efficiency;
+};
+
+/* The plots of a report: cost against time (several options), where the step goes, the scaling efficiency
+ * (several GPU counts of one model); none when no layout fits. */
+static int report_plots(const char *dir, const struct plan_study *st, const char *gnuplot, struct page_plots *d)
 {
-	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-		diag_errorf("--report: cannot create folder '%s': %s", dir, strerror(errno));
-		return GS_EENV;
-	}
 	struct scale_table t;
 	as_sweep(st, &t);
-	int feasible = 0, hw_models = 0, counts_max = 0, cur = 0;
+	int feasible = 0, hw_models = 0, counts_max = 0, cur = 0, rc = 0;
 	for (int i = 0; i < st->n; i++) {
 		feasible += st->opt[i].res.ntop > 0;
 		if (i == 0 || strcmp(st->opt[i].res.hardware, st->opt[i - 1].res.hardware) != 0)
@@ -210,19 +213,68 @@ int plan_report_write(const char *dir, const struct plan_study *st, const struct
 		if (++cur > counts_max)
 			counts_max = cur;
 	}
-	bool missing = false, d_cost = false, d_break = false, d_eff = false;
-	int rc = 0;
 	if (feasible > 0) {
 		struct pareto_plot pp = { st };
 		struct sweep_plot br = { &t, PLOT_BREAKDOWN }, ef = { &t, PLOT_EFFICIENCY };
 		if (st->n > 1)
-			rc = plot_one(dir, "cost_vs_time.png", write_pareto, &pp, gnuplot, &missing, &d_cost);
+			rc = plot_one(dir, "cost_vs_time.png", write_pareto, &pp, gnuplot, &d->missing, &d->cost);
 		if (rc == 0)
-			rc = plot_one(dir, "breakdown.png", write_sweep, &br, gnuplot, &missing, &d_break);
+			rc = plot_one(dir, "breakdown.png", write_sweep, &br, gnuplot, &d->missing, &d->breakdown);
 		if (rc == 0 && counts_max > 1)
-			rc = plot_one(dir, "efficiency.png", write_sweep, &ef, gnuplot, &missing, &d_eff);
+			rc = plot_one(dir, "efficiency.png", write_sweep, &ef, gnuplot, &d->missing, &d->efficiency);
 	}
 	scale_table_release(&t);
+	return rc;
+}
+
+/* advise: the verdict and one row per GPU count */
+static void page_advice(FILE *f, const struct plan_study *st, const struct plan_advice *a)
+{
+	md_cell(f, a->text);
+	fputs("\n\n| GPUs | best layout | step | speedup | efficiency | memory/GPU |\n|---|---|---|---|---|---|\n", f);
+	for (int i = 0; i < st->n; i++) {
+		const struct plan_result *r = &st->opt[i].res;
+		if (r->ntop == 0) {
+			fprintf(f, "| %d | no layout fits | | | | |\n", r->gpus);
+			continue;
+		}
+		fprintf(f, "| %d | %s | ", r->gpus, r->top[0].desc);
+		md_duration(f, r->top[0].r.step_time_s);
+		fprintf(f, " | %.2fx | %.0f %% | %.2f GB |\n", a->speedup[i], 100 * a->efficiency[i],
+			r->top[0].r.mem.total / 1e9);
+	}
+	fputs("\n", f);
+}
+
+/* plan with several options: their ranking and the Pareto front */
+static void page_ranking(FILE *f, const struct plan_study *st)
+{
+	fprintf(f, "Purchase options ranked by %s; time and cost of %s. On the Pareto front: no other option "
+		"trains both sooner and for less.\n\n| rank | front | hardware | GPUs | best layout | time to train | %s |\n"
+		"|---|---|---|---|---|---|---|\n", st->by == PLAN_BY_COST ? "cost" : "time to train",
+		st->tokens > 0 || st->steps > 0 ? "the whole run" : "one step", st->priced ? "USD" : "GPU-hours");
+	for (int rank = 1; rank <= st->n; rank++)
+		for (int i = 0; i < st->n; i++) {
+			const struct plan_option_result *o = &st->opt[i];
+			if (o->rank != rank)
+				continue;
+			fprintf(f, "| %d | %s | ", rank, o->pareto ? "yes" : "");
+			md_cell(f, o->res.hardware);
+			fprintf(f, " | %d | %s | ", o->res.gpus, o->res.top[0].desc);
+			md_duration(f, o->res.top[0].cost.time_to_train_s);
+			fprintf(f, " | %.5g |\n", plan_study_cost(st, o));
+		}
+	fputs("\n", f);
+}
+
+int plan_report_write(const char *dir, const struct plan_study *st, const struct plan_advice *a, const char *gnuplot)
+{
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+		diag_errorf("--report: cannot create folder '%s': %s", dir, strerror(errno));
+		return GS_EENV;
+	}
+	struct page_plots d = { false, false, false, false };
+	int rc = report_plots(dir, st, gnuplot, &d);
 	if (rc != 0)
 		return rc;
 
@@ -238,46 +290,17 @@ int plan_report_write(const char *dir, const struct plan_study *st, const struct
 	md_cell(f, a ? "Is another GPU worth it? " : "Purchase plan: ");
 	md_cell(f, st->scenario);
 	fputs("\n\n", f);
-	if (a) {
-		md_cell(f, a->text);
-		fputs("\n\n| GPUs | best layout | step | speedup | efficiency | memory/GPU |\n|---|---|---|---|---|---|\n", f);
-		for (int i = 0; i < st->n; i++) {
-			const struct plan_result *r = &st->opt[i].res;
-			if (r->ntop == 0) {
-				fprintf(f, "| %d | no layout fits | | | | |\n", r->gpus);
-				continue;
-			}
-			fprintf(f, "| %d | %s | ", r->gpus, r->top[0].desc);
-			md_duration(f, r->top[0].r.step_time_s);
-			fprintf(f, " | %.2fx | %.0f %% | %.2f GB |\n", a->speedup[i], 100 * a->efficiency[i],
-				r->top[0].r.mem.total / 1e9);
-		}
-		fputs("\n", f);
-	} else if (st->n > 1) {
-		fprintf(f, "Purchase options ranked by %s; time and cost of %s. On the Pareto front: no other option "
-			"trains both sooner and for less.\n\n| rank | front | hardware | GPUs | best layout | time to train | %s |\n"
-			"|---|---|---|---|---|---|---|\n", st->by == PLAN_BY_COST ? "cost" : "time to train",
-			st->tokens > 0 || st->steps > 0 ? "the whole run" : "one step", st->priced ? "USD" : "GPU-hours");
-		for (int rank = 1; rank <= st->n; rank++)
-			for (int i = 0; i < st->n; i++) {
-				const struct plan_option_result *o = &st->opt[i];
-				if (o->rank != rank)
-					continue;
-				fprintf(f, "| %d | %s | ", rank, o->pareto ? "yes" : "");
-				md_cell(f, o->res.hardware);
-				fprintf(f, " | %d | %s | ", o->res.gpus, o->res.top[0].desc);
-				md_duration(f, o->res.top[0].cost.time_to_train_s);
-				fprintf(f, " | %.5g |\n", plan_study_cost(st, o));
-			}
-		fputs("\n", f);
-	}
-	if (d_cost)
+	if (a)
+		page_advice(f, st, a);
+	else if (st->n > 1)
+		page_ranking(f, st);
+	if (d.cost)
 		fputs("![Cost against time to train; the line joins the Pareto front](cost_vs_time.png)\n\n", f);
-	if (d_eff)
+	if (d.efficiency)
 		fputs("![Scaling efficiency of the best layout at each GPU count](efficiency.png)\n\n", f);
-	if (d_break)
+	if (d.breakdown)
 		fputs("![Where the step of each option's best layout goes](breakdown.png)\n\n", f);
-	if (missing)
+	if (d.missing)
 		fputs("gnuplot was not found, so the plots are not drawn: their scripts (*.png.gp) and data are in this "
 		      "folder; run `gnuplot NAME.png.gp` there once it is installed.\n\n", f);
 	if (!a)

@@ -79,6 +79,13 @@ int scenario_load_hardware(const struct scenario *s, struct hwmodel **out)
 		hwmodel_free(hw);
 		return GS_EINVAL;
 	}
+	if (s->model.attn_cudnn && !hw->gpu.attn[ATTN_CUDNN].present) {
+		diag_error(file, line, col, "hardware '%s' has no cuDNN attention entry (gpu.attention.cudnn: "
+			   "gpusim calibrate --attention torch measures one), so model.attention_kernel cudnn cannot be "
+			   "priced on it", hw->name);
+		hwmodel_free(hw);
+		return GS_EINVAL;
+	}
 	enum fp8_recipe r = s->train.fp8.recipe;
 	if (r != FP8_NONE && !(hw->gpu.peak_tflops[DT_FP8] > 0)) {
 		diag_error(file, line, col, "hardware '%s' has no fp8 peak (gpu.peak_tflops.fp8), so training.fp8 "

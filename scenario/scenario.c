@@ -22,6 +22,7 @@
 static const char *const top_keys[] = { "name", "description", "model", "training", "parallel", "hardware", NULL };
 static const char *const model_keys[] = { "name", "type", "layers", "hidden", "heads", "kv_heads", "ffn",
 					  "ffn_hidden", "seq", "vocab", "dtype", "flash_attention", "causal", "rope", "norm",
+					  "attention_kernel",
 					  "widths",
 					  "bias", "activation", "dropout", "loss", "moe", "tie_embeddings", NULL };
 static const char *const train_keys[] = { "global_batch", "micro_batch", "optimizer", "master_weights",
@@ -184,8 +185,8 @@ static void read_model(struct ydoc *d, const struct ynode *m, struct scenario *s
 		mc->norm = (enum norm_kind)norm;
 	} else {
 		static const char *const attn_only[] = { "heads", "kv_heads", "flash_attention", "causal", "rope",
-							 "norm" };
-		for (int i = 0; i < 6; i++) {
+							 "norm", "attention_kernel" };
+		for (int i = 0; i < 7; i++) {
 			const struct ynode *v = ynode_get(m, attn_only[i]);
 			if (v)
 				ydoc_error(d, v, "model.%s: only for transformer models (an mlp has no attention)",
@@ -207,6 +208,13 @@ static void read_model(struct ydoc *d, const struct ynode *m, struct scenario *s
 	mc->flash_attention = mc->causal = true;
 	ydoc_bool(d, m, "flash_attention", 0, &mc->flash_attention);
 	ydoc_bool(d, m, "causal", 0, &mc->causal);
+	static const char *const kernel_names[] = { "flash", "cudnn", NULL };
+	int kernel = 0;
+	enum_get(d, m, "attention_kernel", kernel_names, &kernel);
+	mc->attn_cudnn = kernel == 1;
+	if (mc->attn_cudnn && !mc->flash_attention)
+		ydoc_error(d, ynode_get(m, "attention_kernel"), "model.attention_kernel: cudnn is a fused kernel, but "
+			   "model.flash_attention is false (the unfused path)");
 	if (mc->type != MODEL_TRANSFORMER)
 		mc->heads = mc->kv_heads = 0, mc->flash_attention = mc->causal = false;
 	recipes_read_moe(d, m, s);

@@ -52,6 +52,8 @@ struct model_cfg {
 	enum dtype dtype;      /* dtype of weights, activations and GEMMs */
 	bool flash_attention;  /* fused attention: no s*s score tensor stored, default true */
 	bool causal;           /* causal mask: fused attention skips the upper triangle, default true */
+	bool attn_cudnn;       /* attention_kernel: cudnn: the fused kernel is cuDNN's SDPA (gpu.attention.cudnn), not
+	                        * FlashAttention-2 (gpu.attention.fused), the default */
 	enum rope_kind rope;   /* rotary embeddings on Q and K: none (default), fused kernel, unfused (HF) */
 	enum norm_kind norm;   /* the blocks' and the final norm: LayerNorm (default), RMSNorm as one kernel, or
 	                        * RMSNorm as eager PyTorch runs the Hugging Face LlamaRMSNorm */

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <stdio.h>
 #include "sim/eventq.h"
+#include "sim/tmap.h"
 #include "sim/trace.h"
 #include "util/diag.h"
 #include "util/gserr.h"
@@ -47,6 +48,8 @@ struct sim {
 	uint8_t *link_wait;    /* [link*2 + i]: waiting stream ids (at most SENDF and SENDB) */
 	int64_t *link_start;
 	/* per group */
+	/* [group*NSTREAMS + stream]: members arrived at the group's current collective on that stream; a group runs
+	 * collectives on several streams at once (FP8 amax and MoE all-to-all on compute, buckets on the DP stream) */
 	int32_t *tp_arrived, *dp_arrived;
 	struct eventq q;
 	uint32_t *work, *batch;  /* runnable (rank*NSTREAMS+k); batch: the one being run */
@@ -54,10 +57,8 @@ struct sim {
 	long long events;
 	int64_t step_time;
 	int fuse;              /* see run_fused */
-	const struct fxmap ***pmap;  /* per stage and compute-stream piece: one pass's map, NULL where a run cannot
-	                              * cross the piece whole (fx_prepare) */
-	struct fxmap **pmap_block;   /* per stage: the distinct maps */
-	double work_s;               /* the compute streams' work, bound of the step (fx_prepare) */
+	struct tmap_stage *stmap;    /* per stage: the maps of the compute-stream pieces a run crosses whole */
+	double work_s;               /* the stages' work, a bound of the step (fx_prepare) */
 	uint32_t seg_ev;       /* event kind that ends an unfused compute segment: EV_STREAM, or EV_SEGMENT */
 };
 
@@ -68,42 +69,10 @@ static inline int rank_of(const struct sim *s, int st, int d, int t)
 {
 	return (st * s->cfg.dp_sim + d) * s->cfg.tp_sim + t;
 }
-/* Time. The engine counts integer ticks of 2^-40 s (0.9 ps; 2^63 ticks are 97 days), as OMNeT++ keeps its
- * simtime_t: sums of ticks are exact in any order, so a run of instructions timed as one busy interval, a
- * repeated piece applied at once, and every rank simulated all give the same times to the tick as one event per
- * instruction. Each instruction's duration is rounded to a tick once (tk), always from the same seconds. */
-#define TICKS_PER_S 0x1p40
-static inline int64_t tk(double sec)
-{
-	return (int64_t)(sec * TICKS_PER_S + 0.5);
-}
-static inline double tk_s(int64_t v)
-{
-	return (double)v * (1 / TICKS_PER_S);
-}
-static inline int64_t imax(int64_t a, int64_t b)
-{
-	return b > a ? b : a;
-}
-static inline int64_t imin(int64_t a, int64_t b)
-{
-	return b < a ? b : a;
-}
-
 /* A compute instruction's duration in seconds at the stage's clock (sim_config.stage_speed). */
 static inline double seg_s(const struct sim *s, int st, const struct instr *in)
 {
 	return s->cfg.stage_speed ? in->dur / s->cfg.stage_speed[st] : in->dur;
-}
-
-/* The host's part in a compute segment of d seconds and n ops, issued one every hop seconds from host time h0:
- * op i (of equal share d/n) starts at max(end of op i-1, h0 + i*hop); the latest of those constraints is the
- * first or the last op's, so the segment ends at max(t + d, h0 + *B) and the host is at h0 + *C. */
-static inline void host_terms(double hop, double d, const struct instr *in, int64_t *B, int64_t *C)
-{
-	double n = in->nops ? in->nops : 1;
-	*B = tk(fmax(hop + d, n * hop + d / n));
-	*C = tk(n * hop);
 }
 
 static inline const struct instr *cur(const struct sim *s, int r, int k)
@@ -160,8 +129,8 @@ struct sim *sim_new(const struct sim_config *cfg)
 	s->link_nwait = xcalloc(nl, 1);
 	s->link_wait = xcalloc(nl * 2, 1);
 	s->link_start = xcalloc(nl, sizeof(int64_t));
-	s->tp_arrived = xcalloc((size_t)cfg->pp * cfg->dp_sim, sizeof(int32_t));
-	s->dp_arrived = xcalloc((size_t)cfg->pp * cfg->tp_sim, sizeof(int32_t));
+	s->tp_arrived = xcalloc((size_t)cfg->pp * cfg->dp_sim * NSTREAMS, sizeof(int32_t));
+	s->dp_arrived = xcalloc((size_t)cfg->pp * cfg->tp_sim * NSTREAMS, sizeof(int32_t));
 	for (size_t i = 0; i < (size_t)s->nranks * s->maxslot; i++)
 		s->mb_start[i] = s->mb_end[i] = -1;
 	memset(s->block_cat, -1, s->nranks);
@@ -182,12 +151,9 @@ void sim_free(struct sim *s)
 	free(s->idle_since); free(s->host_t); free(s->block_cat); free(s->block_slot); free(s->link_busy);
 	free(s->link_nwait); free(s->link_wait); free(s->link_start); free(s->tp_arrived);
 	free(s->dp_arrived); free(s->work); free(s->batch);
-	for (int i = 0; s->pmap && i < s->cfg.pp; i++) {
-		free((void *)s->pmap[i]);
-		free(s->pmap_block[i]);
-	}
-	free(s->pmap);
-	free(s->pmap_block);
+	for (int i = 0; s->stmap && i < s->cfg.pp; i++)
+		tmap_stage_release(&s->stmap[i]);
+	free(s->stmap);
 	eventq_release(&s->q);
 	free(s);
 }
@@ -268,7 +234,7 @@ static inline int64_t host_bound_end(struct sim *s, int r, int64_t t, const stru
 	if (hop <= 0)
 		return t + dur;
 	int64_t B, C;
-	host_terms(hop, d, in, &B, &C);
+	tmap_host_terms(hop, d, in, &B, &C);
 	int64_t end = imax(t + dur, s->host_t[r] + B);
 	s->host_t[r] += C;
 	return end;
@@ -373,146 +339,17 @@ static void trace_segment(struct sim *s, int r, int k, const struct instr *in, i
 /* Fused runs. Without interference (both slowdowns 0) nothing outside a rank's compute stream can change how
  * long its next compute segments, host work (host_t is the compute stream's alone) and single-member TP
  * collectives take, so a run of them inside one micro-batch's forward or backward is one busy interval and one
- * event. Each instruction maps the pair (t, host) to (max(t + A, host + B), host + C) in ticks; such maps
- * compose exactly (max-plus algebra over integers), so a piece of the program crossed whole (a layer's forward,
- * k times) is applied in one step, with the same result to the tick as instruction by instruction. */
-#define TK_NEG (INT64_MIN / 4)          /* B of no host constraint */
-enum { SUM_COMP, SUM_OPT, SUM_TP, SUM_PP, SUM_N };
-struct fxmap {
-	int64_t A, B, C;      /* t' = max(t + A, host + B), host' = host + C */
-	int64_t sum[SUM_N];   /* ticks the instructions add to each account */
-};
-
-/* The map of one fusable instruction (COMPUTE, HOST, or a TP collective of one simulated member) at stage speed
- * sp and host time hop per op: run()'s rules. */
-static void fx_instr(const struct instr *in, double sp, double hop, struct fxmap *m)
-{
-	memset(m, 0, sizeof *m);
-	m->B = TK_NEG;
-	if (in->kind == INS_COMPUTE) {
-		double d = in->dur / sp;
-		m->A = tk(d);
-		if (hop > 0)
-			host_terms(hop, d, in, &m->B, &m->C);
-		m->sum[in->cat == CAT_OPTIMIZER ? SUM_OPT : SUM_COMP] = m->A;
-	} else if (in->kind == INS_HOST) {
-		m->B = m->C = tk(in->dur);
-	} else {
-		m->A = tk(in->dur);
-		m->sum[in->cat == CAT_PP ? SUM_PP : SUM_TP] = m->A;
-	}
-}
-
-/* m = m followed by n (exact: A, C and the sums add, B = max(B_m + A_n, C_m + B_n)) */
-static void fx_then(struct fxmap *m, const struct fxmap *n)
-{
-	int64_t b = imax(m->B == TK_NEG ? TK_NEG : m->B + n->A, n->B == TK_NEG ? TK_NEG : m->C + n->B);
-	m->A += n->A;
-	m->B = b;
-	m->C += n->C;
-	for (int i = 0; i < SUM_N; i++)
-		m->sum[i] += n->sum[i];
-}
-
-/* m applied k >= 1 times in a row: A and C times k, B + (k-1)·max(A, C) (the latest of B + j·A + (k-1-j)·C) */
-static void fx_pow(struct fxmap *m, uint32_t k)
-{
-	if (m->B != TK_NEG)
-		m->B += (int64_t)(k - 1) * imax(m->A, m->C);
-	m->A *= k;
-	m->C *= k;
-	for (int i = 0; i < SUM_N; i++)
-		m->sum[i] *= k;
-}
-
-static inline int fusable(const struct instr *in, int tp_fuses)
-{
-	return in->kind == INS_COMPUTE || in->kind == INS_HOST ||
-	       (in->kind == INS_COLL && in->group == GROUP_TP && tp_fuses);
-}
-
-/* Whether a run can cross piece pc whole: every instruction fusable, and none starts a unit but the first of a
- * piece run once (a run starts there). */
-static int piece_fusable(const struct piece *pc, int tp_fuses)
-{
-	for (uint32_t j = 0; j < pc->n; j++) {
-		const struct instr *in = &pc->ins[j];
-		if (!fusable(in, tp_fuses) || ((in->flags & INSF_UNIT_START) && (j > 0 || pc->reps > 1)))
-			return 0;
-	}
-	return 1;
-}
-
-/* Per stage, the map of one pass over each compute-stream piece a run can cross whole (pmap[st][i], NULL for the
- * others). A stage's pieces replay a few stored runs (a layer's forward or backward) a thousand times: the map
- * is made once per distinct run (off, n), found through a hash on off. Also sums the compute streams' work
- * (work_s, for the range check in sim_run). */
+ * event, applied through sim/tmap's maps: a piece crossed whole (a layer's forward, k times) in one step, with the
+ * same result to the tick as instruction by instruction. */
 static void fx_prepare(struct sim *s)
 {
 	int tp_fuses = s->cfg.tp_sim == 1;
-	double hop = s->cfg.host_op_s;
-	s->pmap = xcalloc((size_t)s->cfg.pp, sizeof *s->pmap);
-	s->pmap_block = xcalloc((size_t)s->cfg.pp, sizeof *s->pmap_block);
+	s->stmap = xcalloc((size_t)s->cfg.pp, sizeof *s->stmap);
 	for (int st = 0; st < s->cfg.pp; st++) {
-		const struct program *p = &s->cfg.progs[st];
-		size_t np = p->npieces[STREAM_COMPUTE], hsize = 16, nmaps = 0;
-		while (hsize < 2 * np)
-			hsize *= 2;
-		double sp = s->cfg.stage_speed ? s->cfg.stage_speed[st] : 1, total = 0;
-		/* hash slot -> 1 + index of the first piece with that run (0: empty) */
-		uint32_t *hash = xcalloc(hsize, sizeof *hash);
-		int32_t *map_of = xmalloc((np ? np : 1) * sizeof *map_of);  /* piece -> map index, -1 none */
-		double *tpass = xmalloc((np ? np : 1) * sizeof *tpass);
-		struct fxmap *maps = xmalloc((np ? np : 1) * sizeof *maps);
-		for (size_t i = 0; i < np; i++) {
-			const struct piece *pc = &p->pieces[STREAM_COMPUTE][i];
-			size_t h = ((size_t)pc->off * 0x9e3779b1u + pc->n) & (hsize - 1);
-			while (hash[h]) {
-				const struct piece *q = &p->pieces[STREAM_COMPUTE][hash[h] - 1];
-				if (q->off == pc->off && q->n == pc->n && (q->reps > 1) == (pc->reps > 1))
-					break;
-				h = (h + 1) & (hsize - 1);
-			}
-			if (hash[h]) {
-				size_t q = hash[h] - 1;
-				map_of[i] = map_of[q];
-				tpass[i] = tpass[q];
-			} else {
-				hash[h] = (uint32_t)i + 1;
-				double t = 0;
-				for (uint32_t j = 0; j < pc->n; j++) {
-					const struct instr *in = &pc->ins[j];
-					double n = in->nops ? in->nops : 1;
-					t += in->kind == INS_COMPUTE ? in->dur / sp + 2 * n * hop : in->dur;
-				}
-				tpass[i] = t;
-				map_of[i] = -1;
-				if (s->fuse && !s->cfg.trace && (pc->n > 1 || pc->reps > 1) && piece_fusable(pc, tp_fuses)) {
-					struct fxmap m = { 0, TK_NEG, 0, { 0 } }, one;
-					for (uint32_t j = 0; j < pc->n; j++) {
-						fx_instr(&pc->ins[j], sp, hop, &one);
-						fx_then(&m, &one);
-					}
-					maps[nmaps] = m;
-					map_of[i] = (int32_t)nmaps++;
-				}
-			}
-			total += tpass[i] * pc->reps;
-		}
-		const struct fxmap **pm = xcalloc(np ? np : 1, sizeof *pm);
-		for (size_t i = 0; i < np; i++)
-			pm[i] = map_of[i] >= 0 ? &maps[map_of[i]] : NULL;
-		s->pmap[st] = pm;
-		s->pmap_block[st] = maps;
-		free(hash);
-		free(map_of);
-		free(tpass);
-		/* the other streams' work (collectives, transfers), and interference's stretch */
-		for (int k = 1; k < NSTREAMS; k++)
-			for (size_t i = 0; i < p->npieces[k]; i++)
-				for (uint32_t j = 0; j < p->pieces[k][i].n; j++)
-					total += p->pieces[k][i].ins[j].dur * p->pieces[k][i].reps;
-		s->work_s += total * (1 + s->cfg.compute_slowdown) * (1 + s->cfg.comm_slowdown);
+		double sp = s->cfg.stage_speed ? s->cfg.stage_speed[st] : 1;
+		tmap_stage_prepare(&s->cfg.progs[st], sp, s->cfg.host_op_s, tp_fuses, s->fuse && !s->cfg.trace,
+				   &s->stmap[st]);
+		s->work_s += s->stmap[st].work_s * (1 + s->cfg.compute_slowdown) * (1 + s->cfg.comm_slowdown);
 	}
 }
 
@@ -526,7 +363,7 @@ static void run_fused(struct sim *s, int r, int64_t now)
 	int tp_fuses = s->cfg.tp_sim == 1;
 	double hop = s->cfg.host_op_s, sp = s->cfg.stage_speed ? s->cfg.stage_speed[st] : 1;
 	struct trace *trace = s->cfg.trace;
-	const struct fxmap *const *pmap = s->pmap[st];
+	const struct tmap *const *pmap = s->stmap[st].piece;
 	int64_t t = now, h = s->host_t[r], sum[SUM_N] = { 0 };
 	/* the cursor, unpacked: instruction in of piece pi, repetition rep */
 	const struct piece *pcs = p->pieces[STREAM_COMPUTE];
@@ -536,21 +373,21 @@ static void run_fused(struct sim *s, int r, int64_t now)
 		const struct instr *last = in;
 		if (in == pcs[pi].ins && pmap[pi]) {
 			/* the rest of a piece at once: reps - rep passes */
-			struct fxmap m = *pmap[pi];
-			fx_pow(&m, pcs[pi].reps - rep);
-			t = imax(t + m.A, m.B == TK_NEG ? t : h + m.B);
+			struct tmap m = *pmap[pi];
+			tmap_pow(&m, pcs[pi].reps - rep);
+			t = imax(t + m.A, m.B == TMAP_NEG ? t : h + m.B);
 			h += m.C;
 			for (int i = 0; i < SUM_N; i++)
 				sum[i] += m.sum[i];
 			last = pcs[pi].ins + pcs[pi].n - 1;
 			rep = pcs[pi].reps - 1;
 		} else if (in->kind == INS_COMPUTE) {
-			/* fx_instr's map, applied */
+			/* tmap_instr's map, applied */
 			double d = in->dur / sp;
 			int64_t a = tk(d), t1 = t + a;
 			if (hop > 0) {
 				int64_t B, C;
-				host_terms(hop, d, in, &B, &C);
+				tmap_host_terms(hop, d, in, &B, &C);
 				t1 = imax(t1, h + B);
 				h += C;
 			}
@@ -582,7 +419,7 @@ static void run_fused(struct sim *s, int r, int64_t now)
 				nx = pcs[npi].ins;
 			}
 		}
-		if ((nx->flags & INSF_UNIT_START) || !fusable(nx, tp_fuses))
+		if ((nx->flags & INSF_UNIT_START) || !tmap_fusable(nx, tp_fuses))
 			break;
 		in = nx;
 		pi = npi;
@@ -685,11 +522,11 @@ static void run(struct sim *s, int r, int k, int64_t now)
 			if (in->group == GROUP_TP) {
 				g = st * s->cfg.dp_sim + rank_d(s, r);
 				members = s->cfg.tp_sim;
-				arrived = &s->tp_arrived[g];
+				arrived = &s->tp_arrived[(size_t)g * NSTREAMS + k];
 			} else {
 				g = st * s->cfg.tp_sim + rank_t(s, r);
 				members = s->cfg.dp_sim;
-				arrived = &s->dp_arrived[g];
+				arrived = &s->dp_arrived[(size_t)g * NSTREAMS + k];
 			}
 			s->state[si] = ST_BLOCKED;
 			if (++*arrived == members) {

@@ -52,6 +52,18 @@ static double batched_gemm_s(const struct hwmodel *hw, enum dtype dt, double cou
  * write) and dropout (read, write, 1-byte mask). Backward: dP = dO V^T and dS^T/dQ/dK/dV GEMMs (4 batched
  * GEMMs of the same shapes), dropout backward (read mask and grad, write) and softmax backward (read P and dP,
  * write dS). */
+static enum attn_path attn_path_of(const struct model_cfg *m)
+{
+	return !m->flash_attention ? ATTN_UNFUSED : m->attn_cudnn ? ATTN_CUDNN : ATTN_FUSED;
+}
+
+/* Whether the attention core follows the SM clock (gpu.power): not when its entry runs at the maximum clock
+ * (clock: max: a kernel that stays under the power cap when held alone). */
+static bool attn_bound(const struct opctx *c)
+{
+	return !c->hw->gpu.attn[attn_path_of(&c->sc->model)].max_clock;
+}
+
 double ops_attn_s(const struct opctx *c, int backward)
 {
 	const struct model_cfg *m = &c->sc->model;
@@ -62,7 +74,7 @@ double ops_attn_s(const struct opctx *c, int backward)
 	 * Backward: dV, dP, dQ, dK plus recomputing P (5 GEMMs against 2: x2.5). GQA shares K and V between
 	 * query heads: the same FLOPs. */
 	double flops = 4 * b * heads * s * s * hd * (backward ? 2.5 : 1.0);
-	enum attn_path path = m->flash_attention ? ATTN_FUSED : ATTN_UNFUSED;
+	enum attn_path path = attn_path_of(m);
 	if (m->flash_attention || hw->gpu.attn[ATTN_UNFUSED].nrows > 0) {
 		bool causal = m->flash_attention && m->causal;
 		double tf = hwmodel_attn_tflops(hw, path, m->dtype, s, (int)hd, causal, backward);
@@ -332,7 +344,7 @@ int ops_layer_fwd(const struct opctx *c, struct opcost *out)
 	n = put_sp_gather(c, out, n, "tp_allgather_attn", act);
 	n = put_cb(out, n, "qkv", lin(c, d.T, d.qkv, d.h));
 	n = put_rope(c, &d, out, n, 0);
-	n = put_cb(out, n, "attention", ops_attn_s(c, 0));
+	n = ops_put(out, n, "attention", ops_attn_s(c, 0), attn_bound(c));
 	n = ops_quantize(c, out, n, "proj_quantize", d.T * d.h / c->tp);
 	n = put_cb(out, n, "proj", lin(c, d.T, d.h, d.h / c->tp));
 	n = put_tp_reduce(c, out, n, "tp_allreduce_attn", "tp_reducescatter_attn", act);
@@ -368,8 +380,8 @@ int ops_layer_bwd(const struct opctx *c, int recompute_attn, struct opcost *out)
 	n = put_cb(out, n, "proj_dgrad", lin(c, d.T, d.h / c->tp, d.h));
 	n = put_cb(out, n, "proj_wgrad", lin(c, d.h, d.h / c->tp, d.T));
 	if (recompute_attn)
-		n = put_cb(out, n, "attention_recompute", ops_attn_s(c, 0));
-	n = put_cb(out, n, "attention_bwd", ops_attn_s(c, 1));
+		n = ops_put(out, n, "attention_recompute", ops_attn_s(c, 0), attn_bound(c));
+	n = ops_put(out, n, "attention_bwd", ops_attn_s(c, 1), attn_bound(c));
 	n = put_gqa_bwd(c, &d, out, n);
 	n = put_rope(c, &d, out, n, 1);
 	n = ops_quantize(c, out, n, "qkv_grad_quantize", d.T * d.qkv);

@@ -153,6 +153,130 @@ static int check_finite(const struct result *r)
 	return 0;
 }
 
+/* The timeline writer for opts' --trace, or NULL. */
+static struct trace *open_trace(const struct scenario *sc, const struct hwmodel *hw, const struct predict_opts *opts)
+{
+	const struct parallel_cfg *par = &sc->par;
+	if (!opts || !opts->trace)
+		return NULL;
+	struct trace_job job = {
+		.scenario = sc->name, .hardware = hw->name, .schedule = sched_name(par->schedule),
+		.gpus = par->gpus, .dp = par->dp, .tp = par->tp, .pp = par->pp, .gpus_per_node = hw->node.gpus,
+		.num_microbatches = scenario_num_microbatches(sc),
+		.virtual_stages = par->schedule == SCHED_INTERLEAVED ? par->virtual_stages : 1,
+		.pick = opts->trace_pick, .ranks = opts->trace_ranks, .nranks = opts->trace_nranks,
+		.max_bytes = opts->max_trace_bytes > 0 ? opts->max_trace_bytes : PREDICT_MAX_TRACE_BYTES,
+	};
+	return trace_new(opts->trace, &job);
+}
+
+/* Runs the step: the stage clocks' fixed point when the GPU has a power model (its last simulation is the
+ * report, unless the report needs every rank or a timeline), the critical stage for a timeline that needs it,
+ * then the simulation the report reads (*out), at the speeds left in cfg->stage_speed (*speed, owned). */
+static int simulate(const struct hwmodel *hw, const struct build *b, struct sim_config *cfg, bool all,
+		    enum trace_pick pick, double **speed, struct sim **out)
+{
+	struct trace *trace = cfg->trace;
+	bool need_critical = trace && (pick == TRACE_CRITICAL || pick == TRACE_OVERVIEW);
+	struct sim *s = NULL;
+	int rc = 0;
+	*speed = NULL;
+	if (hw->gpu.burst_speedup > 1) {
+		*speed = xcalloc(cfg->pp, sizeof **speed);
+		rc = stage_clocks(hw, b, cfg, *speed, &s);
+		cfg->stage_speed = *speed;
+		if (rc == 0 && (trace || all)) {
+			/* the same speeds on every rank or traced: the same times (symmetry; fixed-point runs) */
+			if (need_critical)
+				trace_set_critical(trace, sim_rank_stage(s, sim_critical_rank(s)));
+			sim_free(s);
+			s = NULL;
+		}
+	} else if (need_critical) {
+		/* the critical stage, from the same simulation untraced (deterministic: the traced one agrees) */
+		struct sim_config c = *cfg;
+		c.trace = NULL;
+		struct sim *s0 = sim_new(&c);
+		rc = sim_run(s0);
+		if (rc == 0)
+			trace_set_critical(trace, sim_rank_stage(s0, sim_critical_rank(s0)));
+		sim_free(s0);
+	}
+	if (rc == 0 && !s) {
+		s = sim_new(cfg);
+		if (trace)
+			trace_begin(trace);
+		rc = sim_run(s);
+	}
+	*out = s;
+	return rc;
+}
+
+/* The report's figures of the job and of the simulation s: step time, throughput, the critical rank's
+ * breakdown, the simulator's own work. */
+static void fill_timing(const struct scenario *sc, const struct hwmodel *hw, const struct build *b,
+			const struct sim_config *cfg, const struct sim *s, struct result *out)
+{
+	const struct parallel_cfg *par = &sc->par;
+	out->step_time_s = sim_step_time(s);
+	double tokens = (double)sc->train.global_batch * sc->model.seq;
+	out->tokens_per_s = tokens / out->step_time_s;
+	out->model_flops = scenario_model_flops(sc);
+	out->mfu = out->model_flops / (out->step_time_s * par->gpus * hw->gpu.peak_tflops[sc->model.dtype] * 1e12);
+	out->gpus = par->gpus;
+	out->dp = par->dp;
+	out->tp = par->tp;
+	out->pp = par->pp;
+	out->micro_batch = sc->train.micro_batch;
+	out->num_microbatches = scenario_num_microbatches(sc);
+	out->virtual_stages = par->schedule == SCHED_INTERLEAVED ? par->virtual_stages : 1;
+	out->schedule = par->schedule;
+	int cr = sim_critical_rank(s);
+	double acc[ACC_N];
+	sim_rank_breakdown(s, cr, acc);
+	out->critical_stage = sim_rank_stage(s, cr);
+	out->breakdown_s = (struct breakdown){
+		.compute = acc[ACC_COMPUTE], .tp_comm_exposed = acc[ACC_TP], .pp_comm_exposed = acc[ACC_PP],
+		.dp_comm_exposed = acc[ACC_DP], .pipeline_bubble = acc[ACC_BUBBLE], .optimizer = acc[ACC_OPTIMIZER],
+		.host_wait = acc[ACC_HOST],
+	};
+	out->events = sim_events(s);
+	for (int i = 0; i < b->pp; i++)
+		for (int k = 0; k < NSTREAMS; k++)
+			out->tasks += (long long)b->progs[i].count[k] * cfg->dp_sim * cfg->tp_sim;
+	out->simulated_ranks = sim_nranks(s);
+}
+
+/* The worst stage's memory, and where the hardware model's parts came from. */
+static void fill_memory_origin(const struct scenario *sc, const struct hwmodel *hw, const struct build *b,
+			       struct result *out)
+{
+	int worst = 0;
+	double worst_total = -1;
+	for (int i = 0; i < b->pp; i++) {
+		const struct stage_info *st = &b->stages[i];
+		double total = st->weights + st->gradients + st->optimizer + st->activations + hw->gpu.workspace_bytes;
+		if (total > worst_total) {
+			worst_total = total;
+			worst = i;
+		}
+	}
+	const struct stage_info *w = &b->stages[worst];
+	out->mem = (struct mem_usage){ w->weights, w->gradients, w->optimizer, w->activations, hw->gpu.workspace_bytes,
+				       worst_total };
+	out->peak_inflight_microbatches = w->peak_inflight;
+	out->memory_capacity_bytes = hw->gpu.memory_bytes;
+	out->fits_in_memory = worst_total <= hw->gpu.memory_bytes;
+	snprintf(out->hardware, sizeof out->hardware, "%s", hw->name);
+	out->origin.shown = hw->origin.composed || hw->origin.note[0] || strncmp(hw->origin.gpu, "measured", 8) == 0 ||
+			    strncmp(hw->origin.intra, "measured", 8) == 0;
+	snprintf(out->origin.gpu, sizeof out->origin.gpu, "%s", hw->origin.gpu);
+	snprintf(out->origin.intra, sizeof out->origin.intra, "%s", hw->origin.intra);
+	snprintf(out->origin.node, sizeof out->origin.node, "%s", hw->origin.node);
+	snprintf(out->origin.note, sizeof out->origin.note, "%s", hw->origin.note);
+	snprintf(out->scenario, sizeof out->scenario, "%s", sc->name);
+}
+
 int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struct predict_opts *opts,
 		struct result *out)
 {
@@ -169,31 +293,18 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 				   opts && opts->all_ranks ? " x every rank" : "", budget);
 
 	struct build b;
-	int all = opts && opts->all_ranks;
-	FILE *trace_f = opts ? opts->trace : NULL;
-	enum trace_pick pick = trace_f ? opts->trace_pick : TRACE_STAGES;
-	bool need_critical = pick == TRACE_CRITICAL || pick == TRACE_OVERVIEW;
+	bool all = opts && opts->all_ranks;
+	enum trace_pick pick = opts && opts->trace ? opts->trace_pick : TRACE_STAGES;
 	/* a timeline of ranks other than dp 0, tp 0 needs them simulated */
 	if (pick == TRACE_ALL)
-		all = 1;
+		all = true;
 	for (int i = 0; pick == TRACE_LIST && i < opts->trace_nranks; i++)
 		if (opts->trace_ranks[i] % (par->tp * par->dp) != 0)
-			all = 1;
-	int rc = build_programs(sc, hw, trace_f != NULL, &b);
+			all = true;
+	int rc = build_programs(sc, hw, opts && opts->trace, &b);
 	if (rc < 0)
 		return rc;
-	struct trace *trace = NULL;
-	if (trace_f) {
-		struct trace_job job = {
-			.scenario = sc->name, .hardware = hw->name, .schedule = sched_name(par->schedule),
-			.gpus = par->gpus, .dp = par->dp, .tp = par->tp, .pp = par->pp, .gpus_per_node = hw->node.gpus,
-			.num_microbatches = scenario_num_microbatches(sc),
-			.virtual_stages = par->schedule == SCHED_INTERLEAVED ? par->virtual_stages : 1,
-			.pick = pick, .ranks = opts->trace_ranks, .nranks = opts->trace_nranks,
-			.max_bytes = opts->max_trace_bytes > 0 ? opts->max_trace_bytes : PREDICT_MAX_TRACE_BYTES,
-		};
-		trace = trace_new(trace_f, &job);
-	}
+	struct trace *trace = open_trace(sc, hw, opts);
 	struct host_cost hc;
 	ops_host_cost(hw, sc, &hc);
 	struct sim_config cfg = {
@@ -202,103 +313,22 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 		.host_op_s = hc.op,
 		.trace = trace,
 	};
-	double *speed = NULL;
-	struct sim *s = NULL;  /* the simulation the report reads */
-	if (hw->gpu.burst_speedup > 1) {
-		speed = xcalloc(par->pp, sizeof *speed);
-		rc = stage_clocks(hw, &b, &cfg, speed, &s);
-		cfg.stage_speed = speed;
-		if (rc == 0 && (trace || all)) {
-			/* the same speeds on every rank or traced: the same times (symmetry; fixed-point runs) */
-			if (need_critical)
-				trace_set_critical(trace, sim_rank_stage(s, sim_critical_rank(s)));
-			sim_free(s);
-			s = NULL;
-		}
-	} else if (need_critical) {
-		/* the critical stage, from the same simulation untraced (deterministic: the traced one agrees) */
-		struct sim_config c = cfg;
-		c.trace = NULL;
-		struct sim *s0 = sim_new(&c);
-		rc = sim_run(s0);
-		if (rc == 0)
-			trace_set_critical(trace, sim_rank_stage(s0, sim_critical_rank(s0)));
-		sim_free(s0);
+	double *speed;
+	struct sim *s;
+	rc = simulate(hw, &b, &cfg, all, pick, &speed, &s);
+	if (rc == 0) {
+		fill_timing(sc, hw, &b, &cfg, s, out);
+		fill_memory_origin(sc, hw, &b, out);
 	}
-	if (rc == 0 && !s) {
-		s = sim_new(&cfg);
-		if (trace)
-			trace_begin(trace);
-		rc = sim_run(s);
-	}
-	if (rc < 0) {
-		sim_free(s);
-		free(speed);
-		trace_free(trace);
-		build_release(&b);
-		return rc;
-	}
-
-	out->step_time_s = sim_step_time(s);
-	double tokens = (double)sc->train.global_batch * sc->model.seq;
-	out->tokens_per_s = tokens / out->step_time_s;
-	out->model_flops = scenario_model_flops(sc);
-	out->mfu = out->model_flops / (out->step_time_s * par->gpus * hw->gpu.peak_tflops[sc->model.dtype] * 1e12);
-	out->gpus = par->gpus;
-	out->dp = par->dp;
-	out->tp = par->tp;
-	out->pp = par->pp;
-	out->micro_batch = sc->train.micro_batch;
-	out->num_microbatches = scenario_num_microbatches(sc);
-	out->virtual_stages = par->schedule == SCHED_INTERLEAVED ? par->virtual_stages : 1;
-	out->schedule = par->schedule;
-
-	int cr = sim_critical_rank(s);
-	double acc[ACC_N];
-	sim_rank_breakdown(s, cr, acc);
-	out->critical_stage = sim_rank_stage(s, cr);
-	out->breakdown_s = (struct breakdown){
-		.compute = acc[ACC_COMPUTE], .tp_comm_exposed = acc[ACC_TP], .pp_comm_exposed = acc[ACC_PP],
-		.dp_comm_exposed = acc[ACC_DP], .pipeline_bubble = acc[ACC_BUBBLE], .optimizer = acc[ACC_OPTIMIZER],
-		.host_wait = acc[ACC_HOST],
-	};
-
-	int worst = 0;
-	double worst_total = -1;
-	for (int i = 0; i < b.pp; i++) {
-		const struct stage_info *st = &b.stages[i];
-		double total = st->weights + st->gradients + st->optimizer + st->activations + hw->gpu.workspace_bytes;
-		if (total > worst_total) {
-			worst_total = total;
-			worst = i;
-		}
-	}
-	const struct stage_info *w = &b.stages[worst];
-	out->mem = (struct mem_usage){ w->weights, w->gradients, w->optimizer, w->activations, hw->gpu.workspace_bytes,
-				       worst_total };
-	out->peak_inflight_microbatches = w->peak_inflight;
-	out->memory_capacity_bytes = hw->gpu.memory_bytes;
-	out->fits_in_memory = worst_total <= hw->gpu.memory_bytes;
-	out->events = sim_events(s);
-	for (int i = 0; i < b.pp; i++)
-		for (int k = 0; k < NSTREAMS; k++)
-			out->tasks += (long long)b.progs[i].count[k] * cfg.dp_sim * cfg.tp_sim;
-	out->simulated_ranks = sim_nranks(s);
-	snprintf(out->hardware, sizeof out->hardware, "%s", hw->name);
-	out->origin.shown = hw->origin.composed || hw->origin.note[0] || strncmp(hw->origin.gpu, "measured", 8) == 0 ||
-			    strncmp(hw->origin.intra, "measured", 8) == 0;
-	snprintf(out->origin.gpu, sizeof out->origin.gpu, "%s", hw->origin.gpu);
-	snprintf(out->origin.intra, sizeof out->origin.intra, "%s", hw->origin.intra);
-	snprintf(out->origin.node, sizeof out->origin.node, "%s", hw->origin.node);
-	snprintf(out->origin.note, sizeof out->origin.note, "%s", hw->origin.note);
-	snprintf(out->scenario, sizeof out->scenario, "%s", sc->name);
 	bool over = trace && trace_over(trace);
-	if (trace)
+	if (trace && rc == 0)
 		trace_end(trace, out->step_time_s, out->critical_stage);
 	trace_free(trace);
 	sim_free(s);
 	free(speed);
 	build_release(&b);
+	if (rc < 0)
+		return rc;
 	out->sim_wall_s = now_s() - t0;
 	if (over)
 		return diag_errorf("%s: the trace would pass its budget of %.3g MB: trace fewer ranks (--trace-ranks "

@@ -169,7 +169,7 @@ static void synthetic(struct calib *c)
 		s->us[s->npts] = s->min_us[s->npts] = s->max_us[s->npts] = t;
 		s->npts++;
 	}
-	c->overlap = (struct cal_overlap){true, DT_BF16, 8192, 8192, 8192, 268435456.0, 2, 1000, 1150, 800, 1000};
+	c->overlap = (struct cal_overlap){true, DT_BF16, 8192, 8192, 8192, 268435456.0, 2, 1000, 1150, 800, 1000, 0};
 }
 
 static void test_writer(void)

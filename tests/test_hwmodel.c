@@ -680,7 +680,7 @@ static void test_compose(void)
 	hwmodel_free(m);
 
 	/* one H100 measured in the h100-dgx node: no group measured, so every intra-node curve is the preset's */
-	m = hwmodel_load("hardware/h100x1-measured.yaml", &err);
+	m = hwmodel_load("tests/data/h100x1-measured-v1.yaml", &err);
 	pre = hwmodel_load("h100-dgx", &err);
 	CHECK(m && pre);
 	if (!m || !pre)

@@ -50,6 +50,9 @@ enum filekind filekind_sniff_text(const char *text, size_t len)
 		return FILEKIND_SWEEP;
 	if (line_starts(text, len, "scenario,hardware,gpus,step_time_s,"))
 		return FILEKIND_PREDICT;
+	/* predict's table for people: "scenario   NAME", "hardware   NAME", "gpus   N (dp ...)" */
+	if (line_starts(text, len, "scenario ") && line_starts(text, len, "hardware ") && line_starts(text, len, "gpus "))
+		return FILEKIND_PREDICT;
 	if (line_starts(text, len, "scenario,measured_"))
 		return FILEKIND_MEASURED;
 	if (line_starts(text, len, "schema: gpusim-hw/"))
@@ -75,7 +78,7 @@ const char *filekind_describe(enum filekind k)
 	switch (k) {
 	case FILEKIND_SCENARIO: return "a scenario (a job description)";
 	case FILEKIND_HARDWARE: return "a hardware model (gpusim-hw)";
-	case FILEKIND_PREDICT: return "one prediction (gpusim predict --format json|csv)";
+	case FILEKIND_PREDICT: return "one prediction (gpusim predict)";
 	case FILEKIND_SWEEP: return "a sweep table (gpusim scale or merge)";
 	case FILEKIND_TRACE: return "a timeline trace (gpusim predict --trace)";
 	case FILEKIND_MEASURED: return "a table of measured runs (gpusim validate's input)";

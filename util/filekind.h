@@ -10,7 +10,7 @@ enum filekind {
 	FILEKIND_UNKNOWN,
 	FILEKIND_SCENARIO,     /* YAML with top-level model: and training: */
 	FILEKIND_HARDWARE,     /* YAML with schema: gpusim-hw/1 */
-	FILEKIND_PREDICT,      /* gpusim predict --format json|csv: one prediction */
+	FILEKIND_PREDICT,      /* gpusim predict (table, json or csv): one prediction */
 	FILEKIND_SWEEP,        /* gpusim scale / merge --format json|csv: a sweep table */
 	FILEKIND_TRACE,        /* gpusim predict --trace: Chrome trace events */
 	FILEKIND_MEASURED,     /* a validate CSV: scenario,measured_... */

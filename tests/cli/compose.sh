@@ -23,17 +23,17 @@ num() {  # num KEY FILE: the first JSON number of KEY in FILE
 run predict "$scen" --hw h100-dgx --format json
 expect_rc 0 "preset"
 cp "$tmp/out" "$tmp/preset.json"
-run predict "$scen" --hw hardware/h100x1-measured.yaml --format json
+run predict "$scen" --hw tests/data/h100x1-measured-v1.yaml --format json
 expect_rc 0 "calibration alone"
-expect_err "^gpusim: warning: 'h100x1-measured' is a calibration of 1 GPU; 64 GPUs become 64 such nodes .*--hw PRESET --gpu hardware/h100x1-measured.yaml" "guard rail warning"
+expect_err "^gpusim: warning: 'h100x1-measured' is a calibration of 1 GPU; 64 GPUs become 64 such nodes .*--hw PRESET --gpu tests/data/h100x1-measured-v1.yaml" "guard rail warning"
 [ "$(grep -c . "$tmp/err")" = 1 ] && ok || fail "the guard rail is one line"
-expect_out '"node_network": "the measuring host \(hardware/h100x1-measured.yaml\): nodes of 1"' "origin: the host"
+expect_out '"node_network": "the measuring host \(tests/data/h100x1-measured-v1.yaml\): nodes of 1"' "origin: the host"
 cp "$tmp/out" "$tmp/alone.json"
-run predict "$scen" --hw h100-dgx --gpu hardware/h100x1-measured.yaml --format json
+run predict "$scen" --hw h100-dgx --gpu tests/data/h100x1-measured-v1.yaml --format json
 expect_rc 0 "composed"
 [ -s "$tmp/err" ] && fail "composed: no warning expected: $(cat "$tmp/err")" || ok
 expect_out '"hardware": "h100x1-measured@h100-dgx"' "composed name"
-expect_out '"gpu": "measured \(hardware/h100x1-measured.yaml\)"' "origin gpu"
+expect_out '"gpu": "measured \(tests/data/h100x1-measured-v1.yaml\)"' "origin gpu"
 expect_out '"node_network": "preset h100-dgx \(node of 8, network\)"' "origin node"
 expect_out '"intra_node_collectives": "preset h100-dgx \(none measured\)"' "origin collectives"
 cp "$tmp/out" "$tmp/composed.json"
@@ -47,24 +47,24 @@ case $verdict in
 "ok ok "*) ok ;;
 *) fail "composed step within 5 % of S_p - C_p + C_m and compute = the calibration's: $verdict" ;;
 esac
-run predict "$scen" --hw h100-dgx --gpu hardware/h100x1-measured.yaml
-expect_out "^  gpu from       measured \(hardware/h100x1-measured.yaml\)" "table: origin"
-run predict "$scen" --hw h100-dgx --gpu hardware/h100x1-measured.yaml --target-gpu h200-sxm
+run predict "$scen" --hw h100-dgx --gpu tests/data/h100x1-measured-v1.yaml
+expect_out "^  gpu from       measured \(tests/data/h100x1-measured-v1.yaml\)" "table: origin"
+run predict "$scen" --hw h100-dgx --gpu tests/data/h100x1-measured-v1.yaml --target-gpu h200-sxm
 expect_rc 0 "--target-gpu"
 expect_out "^  assumed        GPU rates carried from NVIDIA H100 80GB HBM3 to" "--target-gpu: the assumption"
 run predict "$scen" --target-gpu h200-sxm
 expect_rc 2 "--target-gpu without --gpu"
-run predict "$scen" --hw h100-dgx --gpu hardware/h100x1-measured.yaml --target-gpu h200-sxn
+run predict "$scen" --hw h100-dgx --gpu tests/data/h100x1-measured-v1.yaml --target-gpu h200-sxn
 expect_rc 1 "--target-gpu unknown"
 expect_err "unknown hardware preset 'h200-sxn' \(did you mean 'h200-sxm'" "--target-gpu unknown"
 
 # presets show names the origin of each part in comments
-run presets show hardware/h100x1-measured.yaml
-expect_out "^# origin: gpu measured \(hardware/h100x1-measured.yaml\)$" "presets show: origin of the gpu"
+run presets show tests/data/h100x1-measured-v1.yaml
+expect_out "^# origin: gpu measured \(tests/data/h100x1-measured-v1.yaml\)$" "presets show: origin of the gpu"
 expect_out "^# origin: node and network the measuring host" "presets show: origin of the node"
 
 # scale and validate take --gpu too
-run scale "$scen" --gpus 64,128 --hw h100-dgx --gpu hardware/h100x1-measured.yaml --format csv
+run scale "$scen" --gpus 64,128 --hw h100-dgx --gpu tests/data/h100x1-measured-v1.yaml --format csv
 expect_rc 0 "scale --gpu"
 expect_out "h100x1-measured@h100-dgx" "scale --gpu"
 

@@ -88,7 +88,7 @@ PY
 fi
 
 # a calibrated GPU composed into the preset's node (--gpu): the option names the composed model
-run plan scenarios/gpt_small_2gpu.yaml --gpus 8 --hw h100-dgx --gpu hardware/h100x1-measured.yaml --top 1
+run plan scenarios/gpt_small_2gpu.yaml --gpus 8 --hw h100-dgx --gpu tests/data/h100x1-measured-v1.yaml --top 1
 expect_rc 0 "plan --gpu"
 expect_out "on 8 GPUs of h100x1-measured@h100-dgx" "plan --gpu: the composed model"
 

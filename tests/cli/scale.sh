@@ -185,6 +185,10 @@ if command -v gnuplot >/dev/null 2>&1; then
 	run plot efficiency "$tmp/step.json" -o "$tmp/ne.png"
 	expect_rc 1 "plot efficiency of a trace"
 	expect_err "step.json' is a timeline trace \(gpusim predict --trace\), not a sweep table \(gpusim scale or merge\): plot it with 'gpusim plot timeline .*step.json -o FILE.png', or open it in Perfetto$" "plot efficiency of a trace"
+	"$gpusim" predict scenarios/gpt_small_2gpu.yaml -o "$tmp/report.txt" 2>/dev/null
+	run plot timeline "$tmp/report.txt" -o "$tmp/nr.png"
+	expect_rc 1 "plot timeline of a predict report"
+	expect_err "report.txt' is one prediction \(gpusim predict\), not a timeline trace" "plot timeline of a predict report"
 	run merge "$tmp/step.json"
 	expect_rc 1 "merge a trace"
 	expect_err "is a timeline trace" "merge a trace"

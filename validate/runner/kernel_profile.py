@@ -5,7 +5,9 @@ validate/runner/torch_step.py does, profiles one step after warm-up with torch.p
 CSV line per (row, kernel class): GPU time summed over the step. A diagnostic for `gpusim validate`: compare with
 `gpusim predict --trace` of the same scenario to see which op the model gets wrong. Runs on the GPU machine only.
 
-usage: validate/runner/kernel_profile.py --rows t07-single,t12-single --out FILE.csv [--host HOST.csv]
+usage: validate/runner/kernel_profile.py --rows t07-single,t12-single --out FILE.csv [--host HOST.csv] [--kernels K.csv]
+  --kernels  also one line per kernel name (label,kernel_class,kernel,calls,gpu_us): which attention, GEMM or
+          elementwise kernel the time is in, to compare with the ops of `gpusim predict --trace`
   --host  also profile the host side of the same step: self CPU time of the top operators, and the step's wall
           time against the sum of its kernels (where a host-bound step's time goes)
 """
@@ -47,8 +49,12 @@ def main():
     ap.add_argument("--rows", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--host")
+    ap.add_argument("--kernels")
     a = ap.parse_args()
     hostf = open(a.host, "w") if a.host else None
+    kernf = open(a.kernels, "w") if a.kernels else None
+    if kernf:
+        kernf.write("label,kernel_class,kernel,calls,gpu_us\n")
     if hostf:
         hostf.write("label,op,calls,self_cpu_us,step_wall_us\n")
     dev = torch.device("cuda", 0)
@@ -83,6 +89,7 @@ def main():
                         hostf.write("%s,%s,%d,%.1f,%.1f\n" % (r["label"], ev.key.replace(",", ";")[:80], ev.count,
                                                               ev.self_cpu_time_total, wall))
             us, calls, top = collections.Counter(), collections.Counter(), {}
+            kus, kcalls = collections.Counter(), collections.Counter()
             for e in prof.events():
                 if not str(e.device_type).endswith("CUDA"):
                     continue
@@ -90,8 +97,15 @@ def main():
                 dt = e.device_time if hasattr(e, "device_time") else e.cuda_time
                 us[cls] += dt
                 calls[cls] += 1
+                kname = e.name[:160].replace(",", ";")
+                kus[kname] += dt
+                kcalls[kname] += 1
                 if dt > top.get(cls, ("", 0))[1]:
                     top[cls] = (e.name[:80].replace(",", ";"), dt)
+            if kernf:
+                for kname, t in kus.most_common():
+                    kernf.write("%s,%s,%s,%d,%.1f\n" % (r["label"], kernel_class(kname), kname, kcalls[kname], t))
+                kernf.flush()
             for cls in sorted(us, key=lambda k: -us[k]):
                 f.write("%s,%s,%d,%.1f,%s\n" % (r["label"], cls, calls[cls], us[cls], top[cls][0]))
             print("%s: %s" % (r["label"], ", ".join("%s %.1f ms" % (k, v / 1e3) for k, v in us.most_common())),

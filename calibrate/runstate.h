@@ -1,7 +1,7 @@
-/* run_internal: what one calibration run (calibrate/run.c) shares with its collectives phase
- * (calibrate/runcoll.c): the run's state, its progress line and its clock. */
-#ifndef RUN_INTERNAL_H
-#define RUN_INTERNAL_H
+/* runstate: one calibration run's state, which its phases share (calibrate/run.c, calibrate/runcoll.c), with its
+ * progress line and its clock (calibrate/runstate.c). */
+#ifndef RUNSTATE_H
+#define RUNSTATE_H
 
 #include <stdbool.h>
 #include "calibrate/base.h"
@@ -33,8 +33,5 @@ double run_now_s(void);
 /* run_progress: on a terminal, one status line rewritten in place; with --verbose, milestones (phases, series) as
  * lines of their own from every rank, for logs and for finding where a run hangs. */
 void run_progress(struct run *r, bool milestone, const char *fmt, ...);
-/* The collectives phase: 0 or a negative GS_* code after printing why. runcoll_mpi only with GPUSIM_HAVE_MPI. */
-int runcoll_local(struct run *r);
-int runcoll_mpi(struct run *r);
 
 #endif

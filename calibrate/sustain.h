@@ -1,0 +1,55 @@
+/* sustain: from the power phase of a calibration (struct cal_power, measured with --sustain) to the hardware
+ * model's gpu.power keys (docs/hardware-model.md): the burst speedup of a cool GPU over one held at its power cap,
+ * the power an idle GPU and a memory-bound kernel draw, and the exponent of power in clock, found from mixes of
+ * GEMMs and copies through the same power balance the simulator solves (sim/predict.c, stage_target). Plain C,
+ * no CUDA: refit and the tests use it on raw numbers. */
+#ifndef SUSTAIN_H
+#define SUSTAIN_H
+
+#include <stdbool.h>
+#include "calibrate/calib.h"
+#include "calibrate/base.h"
+#include "hardware/hwmodel.h"
+#include "util/ybuild.h"
+
+#define SUSTAIN_SETTLE_TOL 0.02   /* the warm-up has settled once every later sample is within 2 % of the end */
+/* The exponent the mixes give is used only inside this range: below it the power would stay flat in the clock over
+ * the 1400-1980 MHz the GPU ran at, which DVFS (voltage rising with the clock) rules out; such a fit means the
+ * mixes' copies drew less than they draw held alone at the maximum clock (the model's memory_bound assumption
+ * failing: seen on an H200, copy 613 W held, fit 1.05), and the base model's exponent is kept. */
+#define SUSTAIN_EXP_MIN 1.5
+#define SUSTAIN_EXP_MAX 4.0
+
+struct sustain_model {
+	bool ok;                   /* a reference product with peak and sustained times, and a power limit */
+	double peak_tflops, sus_tflops;
+	double peak_speedup;       /* the reference product's short-run (cool) rate over its held rate */
+	double burst_speedup;      /* the most a GEMM can run above its held rate: the maximum SM clock over the held
+	                            * clock (a GEMM's rate follows the SM clock), at least peak_speedup */
+	double settle_s;           /* the warm-up's settling time (SUSTAIN_SETTLE_TOL); -1 = never settled */
+	double ramp_final_us;      /* median of the warm-up's last quarter */
+	double idle_frac, mem_frac;  /* of the power limit; 0 = not measured */
+	double exponent;           /* mean over the mixes that determine it (the fine ones if any), when inside
+	                            * [SUSTAIN_EXP_MIN, SUSTAIN_EXP_MAX]; 0 = none (the base model's is used) */
+	double exponent_fit;       /* that mean before the range check; 0 = no mix determined one */
+	bool exponent_fine;        /* it came from the fine mixes */
+	int nexp;
+	double mix_v[CAL_MAX_MIX], mix_x[CAL_MAX_MIX];  /* per mix: compute speed over sustained, exponent (0 = none) */
+};
+
+/* sustain_settle: the time of the first sample after which every sample's time is within tol of the median of
+ * the last quarter (*final_us); -1 when even the last sample is not. */
+double sustain_settle(const struct cal_hold_pt *p, int n, double tol, double *final_us);
+/* sustain_exponent: x from the power balance v^(x-1) - 1/v = R (sim/predict.c); 0 when v <= 1 (no room) */
+double sustain_exponent(double v, double R);
+/* sustain_derive: everything above from c->power and c->id.power_limit_w; m->ok false when not measured */
+void sustain_derive(const struct calib *c, struct sustain_model *m);
+
+/* sustain_power: g's gpu.power keys from the phase (comm from the base model b, which one GPU cannot measure; b may
+ * be NULL); false when not measured (g untouched) */
+bool sustain_power(const struct calib *c, const struct cal_base *b, struct hw_gpu *g);
+/* sustain_meta: meta.sustained: the warm-up, the per-shape peak and sustained rates with their clocks and power,
+ * the mixes */
+void sustain_meta(struct ybuild *e, const struct calib *c);
+
+#endif

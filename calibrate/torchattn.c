@@ -1,0 +1,210 @@
+/* torchattn: run the PyTorch attention probe and read its rows (see torchattn.h). */
+#define _POSIX_C_SOURCE 200809L  /* mkstemp, fdopen, fork */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "calibrate/torchattn.h"
+#include "hardware/hwmodel.h"
+#include "util/diag.h"
+#include "util/gserr.h"
+
+#define HEADER11 "backend,head_dim,causal,gqa,seq,batch,heads,fwd_ms,bwd_ms,fwd_tflops,bwd_tflops"
+static const char header[] = HEADER11 ",fwd_kernel_ms,bwd_kernel_ms";
+
+/* FLOPs of one forward, as docs/hardware-model.md counts them (4*b*h*s^2*d, halved when causal) */
+static double fwd_flops(const struct cal_fattn *a)
+{
+	return 4.0 * a->batch * a->heads * (double)a->seq * a->seq * a->head_dim * (a->causal ? 0.5 : 1.0);
+}
+
+static void chomp(char *s)
+{
+	size_t n = strlen(s);
+	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+		s[--n] = 0;
+}
+
+int torchattn_parse(FILE *f, const char *name, struct calib *c)
+{
+	char line[512];
+	int ln = 0;
+	bool have_header = false;
+	c->nfattn = c->nfhold = 0;
+	while (fgets(line, sizeof line, f)) {
+		ln++;
+		chomp(line);
+		if (!line[0])
+			continue;
+		if (strncmp(line, "# hold,", 7) == 0) {
+			struct cal_fattn_hold *h = &c->fhold[c->nfhold];
+			char be[16];
+			if (c->nfhold >= 4 || sscanf(line + 7, "%15[^,],%d,%lf,%lf,%d,%lf", be, &h->sm_mhz, &h->power_w,
+						      &h->limit_w, &h->max_mhz, &h->tflops) != 6)
+				return diag_error(name, ln, 0, "expected '# hold,BACKEND,SM_MHZ,POWER_W,POWER_LIMIT_W,"
+						  "MAX_SM_MHZ,TFLOPS' (at most 4)");
+			snprintf(h->backend, sizeof h->backend, "%s", be);
+			c->nfhold++;
+			continue;
+		}
+		if (line[0] == '#') {
+			if (!c->fattn_source[0])
+				snprintf(c->fattn_source, sizeof c->fattn_source, "%s", line + 1 + (line[1] == ' '));
+			continue;
+		}
+		if (!have_header) {
+			/* the first 11 columns are fixed; the kernel times came later */
+			if (strncmp(line, HEADER11, sizeof HEADER11 - 1) != 0)
+				return diag_error(name, ln, 0, "expected the header '%s'", header);
+			have_header = true;
+			continue;
+		}
+		if (c->nfattn >= CAL_MAX_FATTN)
+			return diag_error(name, ln, 0, "more than %d rows", CAL_MAX_FATTN);
+		struct cal_fattn *a = &c->fattn[c->nfattn];
+		char be[16];
+		int causal, gqa, used = 0;
+		memset(a, 0, sizeof *a);
+		int got = sscanf(line, "%15[^,],%d,%d,%d,%d,%d,%d,%lf,%lf,%*f,%*f%n", be, &a->head_dim, &causal, &gqa,
+				 &a->seq, &a->batch, &a->heads, &a->fwd_ms, &a->bwd_ms, &used);
+		if (got != 9 || !used)
+			return diag_error(name, ln, 0, "expected %s", header);
+		if (line[used] == ',' && sscanf(line + used, ",%lf,%lf", &a->fwd_kernel_ms, &a->bwd_kernel_ms) != 2)
+			return diag_error(name, ln, 0, "expected the kernel times fwd_kernel_ms,bwd_kernel_ms");
+		if (a->head_dim < 1 || a->head_dim > 1024 || a->seq < 1 || a->batch < 1 || a->heads < 1 ||
+		    !(a->fwd_ms > 0) || !(a->bwd_ms > 0) || !isfinite(a->fwd_ms) || !isfinite(a->bwd_ms) ||
+		    (causal != 0 && causal != 1) || (gqa != 0 && gqa != 1))
+			return diag_error(name, ln, 0, "a shape out of range or a time that is not positive");
+		snprintf(a->backend, sizeof a->backend, "%s", be);
+		a->causal = causal;
+		a->gqa = gqa;
+		c->nfattn++;
+	}
+	if (!have_header)
+		return diag_error(name, 0, 0, "no CSV header (did the probe run?)");
+	return 0;
+}
+
+void torchattn_write(FILE *f, const struct calib *c)
+{
+	if (c->fattn_source[0])
+		fprintf(f, "# %s\n", c->fattn_source);
+	fprintf(f, "%s\n", header);
+	for (int i = 0; i < c->nfhold; i++) {
+		const struct cal_fattn_hold *h = &c->fhold[i];
+		fprintf(f, "# hold,%s,%d,%.1f,%.1f,%d,%.1f\n", h->backend, h->sm_mhz, h->power_w, h->limit_w, h->max_mhz,
+			h->tflops);
+	}
+	for (int i = 0; i < c->nfattn; i++) {
+		const struct cal_fattn *a = &c->fattn[i];
+		double fl = fwd_flops(a);
+		fprintf(f, "%s,%d,%d,%d,%d,%d,%d,%.4f,%.4f,%.1f,%.1f,%.4f,%.4f\n", a->backend, a->head_dim, a->causal,
+			a->gqa, a->seq, a->batch, a->heads, a->fwd_ms, a->bwd_ms, fl / a->fwd_ms / 1e9,
+			2.5 * fl / a->bwd_ms / 1e9, a->fwd_kernel_ms, a->bwd_kernel_ms);
+	}
+}
+
+bool torchattn_max_clock(const struct calib *c, const char *backend)
+{
+	for (int i = 0; i < c->nfhold; i++) {
+		const struct cal_fattn_hold *h = &c->fhold[i];
+		if (strcmp(h->backend, backend) == 0)
+			return h->max_mhz > 0 && h->sm_mhz >= TORCHATTN_MAX_CLOCK_FRAC * h->max_mhz;
+	}
+	return false;
+}
+
+bool torchattn_fill(const struct calib *c, const char *backend, struct hw_attn *a)
+{
+	int n = 0;
+	for (int i = 0; i < c->nfattn; i++)
+		n += strcmp(c->fattn[i].backend, backend) == 0 && !c->fattn[i].gqa;
+	if (!n)
+		return false;
+	memset(a, 0, sizeof *a);
+	a->present = true;
+	snprintf(a->impl, sizeof a->impl, "%s", backend);
+	a->burst = true;
+	a->max_clock = torchattn_max_clock(c, backend);
+	for (int i = 0; i < c->nfattn && a->nrows < HW_ATTN_ROWS; i++) {
+		const struct cal_fattn *x = &c->fattn[i];
+		if (strcmp(x->backend, backend) != 0 || x->gqa)
+			continue;
+		double fl = fwd_flops(x);
+		a->row[a->nrows++] = (struct attn_row){x->head_dim, x->causal, x->seq, round(fl / x->fwd_ms / 1e8) / 10,
+						       round(2.5 * fl / x->bwd_ms / 1e8) / 10};
+	}
+	snprintf(a->source, sizeof a->source, "measured: torch SDPA %s backend (calibrate/torch_attention.py), bf16, "
+		 "%.80s", backend, c->fattn_source);
+	return true;
+}
+
+int torchattn_run(struct calib *c, bool quick)
+{
+	char path[] = "/tmp/gpusim-attn-XXXXXX";
+	const char *py = "python3";
+	int fd = mkstemp(path), pfd[2] = {-1, -1}, rc = 0, status = 0;
+	if (fd < 0) {
+		diag_errorf("--attention torch: cannot create a temporary file: %s", strerror(errno));
+		return GS_EENV;
+	}
+	size_t len = strlen(torchattn_script);
+	if (write(fd, torchattn_script, len) != (ssize_t)len) {
+		diag_errorf("--attention torch: cannot write %s: %s", path, strerror(errno));
+		close(fd);
+		unlink(path);
+		return GS_EENV;
+	}
+	close(fd);
+	if (pipe(pfd) != 0) {
+		diag_errorf("--attention torch: pipe: %s", strerror(errno));
+		unlink(path);
+		return GS_EENV;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		diag_errorf("--attention torch: fork: %s", strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
+		unlink(path);
+		return GS_EENV;
+	}
+	if (pid == 0) {
+		dup2(pfd[1], 1);
+		close(pfd[0]);
+		close(pfd[1]);
+		if (quick)
+			execlp(py, py, path, "--seqs", "512,1024,2048,4096", "--hold", "3", (char *)NULL);
+		else
+			execlp(py, py, path, "--hold", "8", (char *)NULL);
+		fprintf(stderr, "gpusim: --attention torch: cannot run '%s': %s\n", py, strerror(errno));
+		_exit(127);
+	}
+	close(pfd[1]);
+	FILE *f = fdopen(pfd[0], "r");
+	if (!f) {
+		close(pfd[0]);
+		rc = GS_EENV;
+	} else {
+		rc = torchattn_parse(f, "torch_attention.py output", c);
+		fclose(f);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	unlink(path);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		diag_errorf("--attention torch: '%s calibrate/torch_attention.py' failed (exit %d): it needs PyTorch "
+			    "with CUDA", py, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		return GS_EENV;
+	}
+	if (rc)
+		return rc == GS_EINVAL ? GS_EENV : rc;
+	if (!c->nfattn) {
+		diag_errorf("--attention torch: the probe measured no row");
+		return GS_EENV;
+	}
+	return 0;
+}

@@ -1,0 +1,37 @@
+/* torchattn: fused attention rows measured through PyTorch (`gpusim calibrate --attention torch`). The lent and
+ * typical training machines have PyTorch, whose SDPA runs the kernels training jobs run (FlashAttention-2 as its
+ * flash backend, cuDNN's fused attention as its cudnn backend), while cuDNN's headers are often absent; so the
+ * module runs our own probe, calibrate/torch_attention.py, compiled into gpusim as text (never a path read from a
+ * file or the environment), with python3, and reads its CSV. The rows become the model's gpu.attention.fused
+ * (impl flash) and gpu.attention.cudnn (impl cudnn) entries; the CSV is kept as raw/attention_torch.csv, which
+ * --refit reads back. */
+#ifndef TORCHATTN_H
+#define TORCHATTN_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "calibrate/calib.h"
+#include "hardware/hwmodel.h"
+
+/* The probe's text (generated from calibrate/torch_attention.py at build time). */
+extern const char torchattn_script[];
+
+/* torchattn_run: run the probe with the python3 on PATH, all lengths, or 512-4096 when quick; 0, or GS_EENV
+ * after one line saying why (no python3, no torch, a failed probe). */
+int torchattn_run(struct calib *c, bool quick);
+/* torchattn_parse: the probe's CSV (its header line first; '#' lines are comments, the first one the source)
+ * into c->fattn; name is for messages. 0 or GS_EINVAL at the bad line. */
+int torchattn_parse(FILE *f, const char *name, struct calib *c);
+/* torchattn_write: the rows back as the probe's CSV (raw/attention_torch.csv) */
+void torchattn_write(FILE *f, const struct calib *c);
+/* A backend held alone (--hold) that the power limiter left at the maximum SM clock (at least this fraction of it)
+ * is written `clock: max`: its rates hold in any step (flash on an H100: 1980 MHz at 633-675 of 700 W; on an
+ * H200 1980 MHz at 687 W; cuDNN's is clipped to 1725-1815 MHz). */
+#define TORCHATTN_MAX_CLOCK_FRAC 0.97
+bool torchattn_max_clock(const struct calib *c, const char *backend);
+/* torchattn_fill: the attention entry of one backend ("flash" for gpu.attention.fused, "cudnn" for
+ * gpu.attention.cudnn) with that backend's MHA rows as TFLOP/s (at most HW_ATTN_ROWS), rates: burst, clock: max
+ * when torchattn_max_clock; false (a untouched) when the backend has no row. */
+bool torchattn_fill(const struct calib *c, const char *backend, struct hw_attn *a);
+
+#endif

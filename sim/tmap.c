@@ -1,0 +1,124 @@
+/* tmap: tick maps (see tmap.h). */
+#include "sim/tmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include "util/xalloc.h"
+
+void tmap_instr(const struct instr *in, double sp, double hop, struct tmap *m)
+{
+	memset(m, 0, sizeof *m);
+	m->B = TMAP_NEG;
+	if (in->kind == INS_COMPUTE) {
+		double d = in->dur / sp;
+		m->A = tk(d);
+		if (hop > 0)
+			tmap_host_terms(hop, d, in, &m->B, &m->C);
+		m->sum[in->cat == CAT_OPTIMIZER ? SUM_OPT : SUM_COMP] = m->A;
+	} else if (in->kind == INS_HOST) {
+		m->B = m->C = tk(in->dur);
+	} else {
+		m->A = tk(in->dur);
+		m->sum[in->cat == CAT_PP ? SUM_PP : SUM_TP] = m->A;
+	}
+}
+
+void tmap_then(struct tmap *m, const struct tmap *n)
+{
+	int64_t b = imax(m->B == TMAP_NEG ? TMAP_NEG : m->B + n->A, n->B == TMAP_NEG ? TMAP_NEG : m->C + n->B);
+	m->A += n->A;
+	m->B = b;
+	m->C += n->C;
+	for (int i = 0; i < SUM_N; i++)
+		m->sum[i] += n->sum[i];
+}
+
+/* the latest of B + j·A + (k-1-j)·C over j, linear in j: at j = 0 or j = k-1 */
+void tmap_pow(struct tmap *m, uint32_t k)
+{
+	if (m->B != TMAP_NEG)
+		m->B += (int64_t)(k - 1) * imax(m->A, m->C);
+	m->A *= k;
+	m->C *= k;
+	for (int i = 0; i < SUM_N; i++)
+		m->sum[i] *= k;
+}
+
+static int piece_fusable(const struct piece *pc, int tp_fuses)
+{
+	for (uint32_t j = 0; j < pc->n; j++) {
+		const struct instr *in = &pc->ins[j];
+		if (!tmap_fusable(in, tp_fuses) || ((in->flags & INSF_UNIT_START) && (j > 0 || pc->reps > 1)))
+			return 0;
+	}
+	return 1;
+}
+
+/* A stage's pieces replay a few stored runs (a layer's forward or backward) a thousand times: each distinct run
+ * is mapped once, found again through a hash on its offset. */
+void tmap_stage_prepare(const struct program *p, double sp, double hop, int tp_fuses, int maps,
+			struct tmap_stage *out)
+{
+	size_t np = p->npieces[STREAM_COMPUTE], hsize = 16, nmaps = 0;
+	while (hsize < 2 * np)
+		hsize *= 2;
+	double total = 0;
+	uint32_t *hash = xcalloc(hsize, sizeof *hash);              /* slot -> 1 + first piece of that run */
+	int32_t *map_of = xmalloc((np ? np : 1) * sizeof *map_of);  /* piece -> map index, -1 none */
+	double *tpass = xmalloc((np ? np : 1) * sizeof *tpass);     /* one pass's work, seconds */
+	out->maps = xmalloc((np ? np : 1) * sizeof *out->maps);
+	for (size_t i = 0; i < np; i++) {
+		const struct piece *pc = &p->pieces[STREAM_COMPUTE][i];
+		size_t h = ((size_t)pc->off * 0x9e3779b1u + pc->n) & (hsize - 1);
+		while (hash[h]) {
+			const struct piece *q = &p->pieces[STREAM_COMPUTE][hash[h] - 1];
+			if (q->off == pc->off && q->n == pc->n && (q->reps > 1) == (pc->reps > 1))
+				break;
+			h = (h + 1) & (hsize - 1);
+		}
+		if (hash[h]) {
+			size_t q = hash[h] - 1;
+			map_of[i] = map_of[q];
+			tpass[i] = tpass[q];
+		} else {
+			hash[h] = (uint32_t)i + 1;
+			double t = 0;
+			for (uint32_t j = 0; j < pc->n; j++) {
+				const struct instr *in = &pc->ins[j];
+				double n = in->nops ? in->nops : 1;
+				t += in->kind == INS_COMPUTE ? in->dur / sp + 2 * n * hop : in->dur;
+			}
+			tpass[i] = t;
+			map_of[i] = -1;
+			if (maps && (pc->n > 1 || pc->reps > 1) && piece_fusable(pc, tp_fuses)) {
+				struct tmap m = { 0, TMAP_NEG, 0, { 0 } }, one;
+				for (uint32_t j = 0; j < pc->n; j++) {
+					tmap_instr(&pc->ins[j], sp, hop, &one);
+					tmap_then(&m, &one);
+				}
+				out->maps[nmaps] = m;
+				map_of[i] = (int32_t)nmaps++;
+			}
+		}
+		total += tpass[i] * pc->reps;
+	}
+	out->piece = xcalloc(np ? np : 1, sizeof *out->piece);
+	for (size_t i = 0; i < np; i++)
+		out->piece[i] = map_of[i] >= 0 ? &out->maps[map_of[i]] : NULL;
+	free(hash);
+	free(map_of);
+	free(tpass);
+	/* the other streams' work: collectives, transfers, copies */
+	for (int k = 1; k < NSTREAMS; k++)
+		for (size_t i = 0; i < p->npieces[k]; i++)
+			for (uint32_t j = 0; j < p->pieces[k][i].n; j++)
+				total += p->pieces[k][i].ins[j].dur * p->pieces[k][i].reps;
+	out->work_s = total;
+}
+
+void tmap_stage_release(struct tmap_stage *st)
+{
+	free((void *)st->piece);
+	free(st->maps);
+	memset(st, 0, sizeof *st);
+}

@@ -1,0 +1,79 @@
+/* tmap: the engine's time in integer ticks, and the max-plus maps by which a fused run crosses instructions.
+ * Time. The engine counts integer ticks of 2^-40 s (0.9 ps; 2^63 ticks are 97 days), as OMNeT++ keeps its
+ * simtime_t: sums of ticks are exact in any order, so a run of instructions timed as one busy interval, a
+ * repeated piece applied at once, and every rank simulated all give the same times to the tick as one event per
+ * instruction. Each instruction's duration is rounded to a tick once (tk), always from the same seconds.
+ * Maps. A fusable instruction (a compute segment, host work, a TP collective of one simulated member) maps the
+ * pair (GPU time t, host time h) to (max(t + A, h + B), h + C); maps compose exactly (A and C add,
+ * B = max(B1 + A2, C1 + B2)), and k passes of one are A·k, C·k, B + (k-1)·max(A, C) (docs/simulation.md). */
+#ifndef TMAP_H
+#define TMAP_H
+
+#include <math.h>
+#include <stdint.h>
+#include "sim/program.h"
+
+#define TICKS_PER_S 0x1p40
+static inline int64_t tk(double sec)
+{
+	return (int64_t)(sec * TICKS_PER_S + 0.5);
+}
+static inline double tk_s(int64_t v)
+{
+	return (double)v * (1 / TICKS_PER_S);
+}
+static inline int64_t imax(int64_t a, int64_t b)
+{
+	return b > a ? b : a;
+}
+static inline int64_t imin(int64_t a, int64_t b)
+{
+	return b < a ? b : a;
+}
+
+/* The host's part in a compute segment of d seconds and n ops, issued one every hop seconds from host time h0:
+ * op i (of equal share d/n) starts at max(end of op i-1, h0 + i*hop); the latest of those constraints is the
+ * first or the last op's, so the segment ends at max(t + d, h0 + *B) and the host is at h0 + *C. */
+static inline void tmap_host_terms(double hop, double d, const struct instr *in, int64_t *B, int64_t *C)
+{
+	double n = in->nops ? in->nops : 1;
+	double x = hop + d, y = n * hop + d / n;
+	*B = tk(y > x ? y : x);
+	*C = tk(n * hop);
+}
+
+#define TMAP_NEG (INT64_MIN / 4)  /* B of no host constraint */
+enum { SUM_COMP, SUM_OPT, SUM_TP, SUM_PP, SUM_N };
+struct tmap {
+	int64_t A, B, C;      /* t' = max(t + A, host + B), host' = host + C */
+	int64_t sum[SUM_N];   /* ticks the instructions add to each account (compute, optimizer, TP, PP) */
+};
+
+/* Whether an instruction joins a fused run: compute, host work, or a TP collective when its group has one
+ * simulated member (tp_fuses). */
+static inline int tmap_fusable(const struct instr *in, int tp_fuses)
+{
+	return in->kind == INS_COMPUTE || in->kind == INS_HOST ||
+	       (in->kind == INS_COLL && in->group == GROUP_TP && tp_fuses);
+}
+/* The map of one fusable instruction at stage speed sp (compute runs dur/sp) and host time hop per op. */
+void tmap_instr(const struct instr *in, double sp, double hop, struct tmap *m);
+/* m = m followed by n */
+void tmap_then(struct tmap *m, const struct tmap *n);
+/* m applied k >= 1 times in a row */
+void tmap_pow(struct tmap *m, uint32_t k);
+
+/* A stage's maps: piece[i] the map of one pass over compute-stream piece i when a run can cross it whole (every
+ * instruction fusable, none starting a unit but the first of a piece run once), else NULL; one map per distinct
+ * stored run (off, n). work_s: every stream's work in seconds (a bound of the step's length). */
+struct tmap_stage {
+	const struct tmap **piece;
+	struct tmap *maps;
+	double work_s;
+};
+/* maps 0: only work_s (the engine does not fuse: interference, or a timeline that needs every instruction). */
+void tmap_stage_prepare(const struct program *p, double sp, double hop, int tp_fuses, int maps,
+			struct tmap_stage *out);
+void tmap_stage_release(struct tmap_stage *st);
+
+#endif

@@ -1,0 +1,238 @@
+/* test_sustain: calibrate's power phase turned into gpu.power (calibrate/sustain.c) and the PyTorch attention rows
+ * (calibrate/torchattn.c), on hand-made measurements whose results are derived in the comments; the raw CSVs of
+ * both written and read back (--refit); the written model loaded by the simulator (clock: max, the cudnn entry). */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "tests/check.h"
+#include "calibrate/calib.h"
+#include "calibrate/calmodel.h"
+#include "calibrate/rawio.h"
+#include "calibrate/sustain.h"
+#include "calibrate/torchattn.h"
+#include "hardware/hwmodel.h"
+#include "util/gserr.h"
+
+static void test_settle(void)
+{
+	/* last quarter of 8 samples = the last 2 (8.0, 8.0): final 8.0; within 2 % = [7.84, 8.16]. From index 2 on
+	 * every sample is inside (8.0, 8.1, 7.9, 8.0, ...), index 1 (9.0) is not: settled at t[2] = 1.5 s. */
+	struct cal_hold_pt p[8];
+	const double us[8] = {10, 9, 8, 8.1, 7.9, 8, 8, 8};
+	double final;
+	for (int i = 0; i < 8; i++)
+		p[i] = (struct cal_hold_pt){0.5 * (i + 1), us[i], 0, 0, 0, 0};
+	CHECK_NEAR(sustain_settle(p, 8, 0.02, &final), 1.5, 1e-12);
+	CHECK_NEAR(final, 8.0, 1e-12);
+	/* the last sample off by 5 %: the median of the last two (8.0, 8.4) is 8.2; 8.0 is 2.4 % below, so only the
+	 * last sample (8.4, 2.4 % above) ... neither is within 2 %: never settled */
+	p[7].us = 8.4;
+	CHECK_NEAR(sustain_settle(p, 8, 0.02, &final), -1, 1e-12);
+	CHECK_NEAR(final, 8.2, 1e-12);
+}
+
+static void test_exponent(void)
+{
+	/* v^(x-1) - 1/v = R: with x = 2.5 and v = 1.1, R = 1.1^1.5 - 1/1.1 = 1.153690 - 0.909091 = 0.244599 */
+	double R = pow(1.1, 1.5) - 1 / 1.1;
+	CHECK_NEAR(sustain_exponent(1.1, R), 2.5, 1e-12);
+	CHECK_NEAR(sustain_exponent(1.0, 0.3), 0, 0);  /* no room: v = 1 says nothing */
+	CHECK_NEAR(sustain_exponent(1.1, 0.0), 0, 0);  /* R + 1/v < 1: no exponent above 1 */
+}
+
+/* A power phase by hand: a 700 W card, idle 126 W (0.18), copy kernel 504 W (0.72); the reference product 1000 us
+ * cool and 1200 us held (burst 1.2); the fine GEMM 400 us cool, 460 us held; one fine mix of 1 GEMM and 2 copies
+ * of 100 us each in a 618.1818 us cycle, and one coarse mix that reached its GEMM's burst ceiling. */
+static void make_power(struct calib *c)
+{
+	struct cal_power *p = &c->power;
+	c->id.power_limit_w = 700;
+	p->have = true;
+	p->hold_s = 60;
+	p->idle_w = 126;
+	p->copy_w = 504;
+	p->copy_us = 380;
+	p->copy_bytes = 1073741824;
+	p->nrates = 2;
+	p->rate[0] = (struct cal_rate){"ref", DT_BF16, 8192, 8192, 8192, 1000, 1200, 1980, 1350, 140, 698, 70};
+	p->rate[1] = (struct cal_rate){"fine", DT_BF16, 8192, 8192, 2048, 400, 460, 1980, 1380, 140, 697, 70};
+	p->nmix = 2;
+	/* v = 1.1: the GEMM took 460 / 1.1 = 418.1818 us, the cycle 418.1818 + 2 * 100 */
+	p->mix[0] = (struct cal_mix){"fine", 8192, 8192, 2048, 1, 2, 268435456, 100, 460 / 1.1 + 200, 1600, 699};
+	/* 2 GEMMs of 1000 us (the peak: v = 1.2, its ceiling) and 4 copies of 380 us */
+	p->mix[1] = (struct cal_mix){"coarse", 8192, 8192, 8192, 2, 4, 1073741824, 380, 2000 + 1520, 1900, 690};
+	p->nramp = 4;
+	for (int i = 0; i < 4; i++)
+		p->ramp[i] = (struct cal_hold_pt){0.5 * (i + 1), i ? 1200 : 1100, 1350, 698, 60 + i, 4};
+}
+
+static void test_derive(void)
+{
+	struct calib c;
+	struct sustain_model m;
+	calib_init(&c);
+	make_power(&c);
+	sustain_derive(&c, &m);
+	CHECK(m.ok);
+	/* 2 * 8192^3 / 1000 us = 1099.5 TFLOP/s; / 1200 us = 916.3 */
+	CHECK_NEAR(m.peak_tflops, 2.0 * 8192 * 8192 * 8192 / 1e-3 / 1e12, 1e-12);
+	CHECK_NEAR(m.burst_speedup, 1.2, 1e-12);
+	CHECK_NEAR(m.idle_frac, 0.18, 1e-12);
+	CHECK_NEAR(m.mem_frac, 0.72, 1e-12);
+	/* fine mix: v = 460 / (618.1818 - 200) = 1.1; R = (1 - 0.72) * 200 / ((1 - 0.18) * 460) = 56 / 377.2
+	 * = 0.148462; x = 1 + ln(R + 1/1.1) / ln 1.1 = 1 + ln(1.057553) / 0.0953102 = 1.587115 */
+	CHECK_NEAR(m.mix_v[0], 1.1, 1e-12);
+	CHECK_NEAR(m.mix_x[0], 1.5871145973, 1e-9);
+	/* coarse mix: v = 2400 / (3520 - 1520) = 1.2 = its GEMM's ceiling: no exponent from it */
+	CHECK_NEAR(m.mix_v[1], 1.2, 1e-12);
+	CHECK_NEAR(m.mix_x[1], 0, 0);
+	CHECK(m.exponent_fine);
+	CHECK_INT(m.nexp, 1);
+	CHECK_NEAR(m.exponent, 1.5871145973, 1e-9);
+	/* the ramp: final = median of the last quarter (1 sample, 1200); from index 1 on all at 1200: 1.0 s */
+	CHECK_NEAR(m.settle_s, 1.0, 1e-12);
+	/* with NVML's clocks the ceiling is the clock ratio, 1980 / 1350 = 1.466667 (the reference held at 1350 MHz),
+	 * and the coarse mix at v = 1.2 now says something: R = 0.28 * 1520 / (0.82 * 2400) = 0.216260, x = 1 +
+	 * ln(0.216260 + 1/1.2) / ln 1.2 = 1.265481; the exponent stays the fine mix's */
+	c.id.sm_clock_max_mhz = 1980;
+	sustain_derive(&c, &m);
+	CHECK_NEAR(m.peak_speedup, 1.2, 1e-12);
+	CHECK_NEAR(m.burst_speedup, 1980.0 / 1350, 1e-12);
+	CHECK_NEAR(m.mix_x[1], 1.2654811824, 1e-9);
+	CHECK_NEAR(m.exponent, 1.5871145973, 1e-9);
+	/* a fine mix whose GEMM gained more than the balance allows with the held copy power: v = 460 / (560 - 200)
+	 * = 1.277778, x = 1 + ln(0.148462 + 1/1.277778) / ln 1.277778 = 1 + ln(0.931071) / 0.245122 = 0.709: not
+	 * an exponent above 1, and the coarse mix's 1.265 is outside [1.5, 4]: the base model's is kept */
+	c.power.mix[0].cycle_us = 560;
+	sustain_derive(&c, &m);
+	CHECK_NEAR(m.mix_x[0], 0, 0);
+	CHECK(!m.exponent_fine);
+	CHECK_NEAR(m.exponent_fit, 1.2654811824, 1e-9);
+	CHECK_NEAR(m.exponent, 0, 0);
+	calib_release(&c);
+}
+
+static const char probe_csv[] =
+"# torch 2.11.0+cu130, cuda 13.0, cudnn 91900, NVIDIA H100 80GB HBM3\n"
+"backend,head_dim,causal,gqa,seq,batch,heads,fwd_ms,bwd_ms,fwd_tflops,bwd_tflops,fwd_kernel_ms,bwd_kernel_ms\n"
+"flash,128,1,0,2048,8,16,0.5,1.5,274.9,229.1,0.47,1.45\n"
+"flash,128,1,1,2048,8,16,0.6,1.8,229.1,190.9,0.55,1.7\n"
+"cudnn,128,1,0,2048,8,16,0.3,0.8,458.1,429.5,0.28,0.78\n"
+"# hold,flash,1980,633.0,700.0,1980,209.7\n"
+"# hold,cudnn,1815,691.0,700.0,1980,361.2\n";
+
+static void test_torchattn(void)
+{
+	struct calib c;
+	calib_init(&c);
+	FILE *f = fmemopen((void *)probe_csv, sizeof probe_csv - 1, "r");
+	CHECK_INT(torchattn_parse(f, "probe.csv", &c), 0);
+	fclose(f);
+	CHECK_INT(c.nfattn, 3);
+	CHECK_INT(c.nfhold, 2);
+	CHECK_STR(c.fattn_source, "torch 2.11.0+cu130, cuda 13.0, cudnn 91900, NVIDIA H100 80GB HBM3");
+	CHECK(c.fattn[1].gqa && c.fattn[1].causal);
+	CHECK_NEAR(c.fattn[2].bwd_kernel_ms, 0.78, 1e-12);
+	/* flash held at 1980 of 1980 MHz and 633 of 700 W: max clock; cudnn at 1815 (0.917 of max): not */
+	CHECK(torchattn_max_clock(&c, "flash"));
+	CHECK(!torchattn_max_clock(&c, "cudnn"));
+	/* a row with a time that is not positive, and a header that is not the probe's */
+	static const char bad[] = "backend,head_dim,causal,gqa,seq,batch,heads,fwd_ms,bwd_ms,fwd_tflops,bwd_tflops\n"
+				  "flash,128,1,0,2048,8,16,0,1.5,0,0\n";
+	f = fmemopen((void *)bad, sizeof bad - 1, "r");
+	CHECK_INT(torchattn_parse(f, "bad.csv", &c), GS_EINVAL);
+	fclose(f);
+	f = fmemopen((void *)"a,b\n1,2\n", 8, "r");
+	CHECK_INT(torchattn_parse(f, "bad.csv", &c), GS_EINVAL);
+	fclose(f);
+	calib_release(&c);
+}
+
+/* write a calibration with a power phase and probe rows as raw CSVs, read them back (what --refit does), write the
+ * model and load it in the simulator */
+static void test_roundtrip(void)
+{
+	struct calib c, back;
+	char dir[] = "/tmp/test_sustain_XXXXXX", path[256];
+	calib_init(&c);
+	calib_init(&back);
+	make_power(&c);
+	FILE *f = fmemopen((void *)probe_csv, sizeof probe_csv - 1, "r");
+	CHECK_INT(torchattn_parse(f, "probe.csv", &c), 0);
+	fclose(f);
+	snprintf(c.id.gpu_name, sizeof c.id.gpu_name, "NVIDIA H100 80GB HBM3");
+	c.id.ngpus = 1;
+	c.id.sm_count = 132;
+	c.id.memory_bytes = 85e9;
+	c.peak_tflops[DT_BF16] = 989.4;
+	/* one GPU's overlap stand-in: GEMM 1000 -> 1100 us beside a 16-block copy, the copy 800 -> 1000 us */
+	c.overlap = (struct cal_overlap){true, DT_BF16, 8192, 8192, 8192, 268435456.0, 1, 1000, 1100, 800, 1000, 16};
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK_INT(rawio_write(&c, dir), 0);
+	CHECK_INT(rawio_read(&back, dir), 0);
+	CHECK(back.power.have);
+	CHECK_INT(back.power.nrates, 2);
+	CHECK_STR(back.power.rate[1].name, "fine");
+	CHECK_NEAR(back.power.rate[0].peak_us, 1000, 1e-12);
+	CHECK_NEAR(back.power.rate[0].sus_us, 1200, 1e-12);
+	CHECK_INT(back.power.nmix, 2);
+	CHECK_STR(back.power.mix[0].name, "fine");
+	CHECK_INT(back.power.mix[0].ncopy, 2);
+	CHECK_INT(back.power.mix[1].ngemm, 2);
+	CHECK_NEAR(back.power.mix[0].cycle_us, 460 / 1.1 + 200, 1e-5);
+	CHECK_NEAR(back.power.idle_w, 126, 1e-12);
+	CHECK_NEAR(back.power.copy_w, 504, 1e-12);
+	CHECK_INT(back.power.nramp, 4);
+	CHECK_INT(back.nfattn, 3);
+	CHECK_INT(back.nfhold, 2);
+	CHECK_INT(back.overlap.copy_blocks, 16);
+	struct sustain_model m;
+	sustain_derive(&back, &m);
+	CHECK_NEAR(m.exponent, 1.5871145973, 1e-4);  /* the cycle went through 6 significant digits (618.182) */
+
+	/* the model: gpu.power from the phase, the flash rows as attention.fused with clock: max, cudnn's as
+	 * attention.cudnn (scaled with the clock) */
+	snprintf(path, sizeof path, "%s/model.yaml", dir);
+	struct calmodel_opts yo = {"test-sustain", NULL};
+	CHECK_INT(calmodel_write(&back, &yo, path), 0);
+	int err = 0;
+	struct hwmodel *hw = hwmodel_load(path, &err);
+	CHECK(hw != NULL);
+	if (hw) {
+		CHECK_NEAR(hw->gpu.burst_speedup, 1.2, 1e-12);
+		CHECK_NEAR(hw->gpu.power_exponent, 1.59, 1e-12);  /* written with 2 decimals */
+		CHECK_NEAR(hw->gpu.power_mem_frac, 0.72, 1e-12);
+		CHECK_NEAR(hw->gpu.power_idle_frac, 0.18, 1e-12);
+		CHECK_NEAR(hw->gpu.power_comm_frac, 0.5, 1e-12);  /* no base: the default */
+		CHECK(hw->gpu.attn[ATTN_FUSED].present && hw->gpu.attn[ATTN_FUSED].max_clock);
+		CHECK(hw->gpu.attn[ATTN_CUDNN].present && !hw->gpu.attn[ATTN_CUDNN].max_clock);
+		CHECK_STR(hw->gpu.attn[ATTN_CUDNN].impl, "cudnn");
+		/* the one-GPU stand-in is kept in meta only: the model's overlap keys stay at their default 0 */
+		CHECK_NEAR(hw->overlap_compute_slowdown, 0, 0);
+		CHECK_NEAR(hw->overlap_comm_slowdown, 0, 0);
+		CHECK_INT(hw->gpu.attn[ATTN_FUSED].nrows, 1);  /* the MHA row; the GQA row stays in the raw CSV */
+		/* flash 2048 causal hd128: 4*8*16*2048^2*128*0.5 = 137.44 GFLOP in 0.5 ms = 274.9 TFLOP/s, burst but
+		 * clock: max, so not divided by burst_speedup */
+		CHECK_NEAR(hwmodel_attn_tflops(hw, ATTN_FUSED, DT_BF16, 2048, 128, true, false), 274.9, 1e-12);
+		/* cudnn: 0.3 ms -> 458.1 TFLOP/s, burst: / 1.2 = 381.75 */
+		CHECK_NEAR(hwmodel_attn_tflops(hw, ATTN_CUDNN, DT_BF16, 2048, 128, true, false), 458.1 / 1.2, 1e-12);
+		hwmodel_free(hw);
+	}
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	CHECK_INT(system(cmd), 0);
+	calib_release(&c);
+	calib_release(&back);
+}
+
+int main(void)
+{
+	test_settle();
+	test_exponent();
+	test_derive();
+	test_torchattn();
+	test_roundtrip();
+	return check_result();
+}

@@ -1,0 +1,95 @@
+/* test_tmap: ticks and the max-plus maps of fused runs (sim/tmap.h), by hand on small integers. A map
+ * (A, B, C) sends (t, h) to (max(t + A, h + B), h + C). */
+#include "sim/tmap.h"
+#include "check.h"
+
+static void apply(const struct tmap *m, int64_t *t, int64_t *h)
+{
+	int64_t t1 = m->B == TMAP_NEG ? *t + m->A : imax(*t + m->A, *h + m->B);
+	*h += m->C;
+	*t = t1;
+}
+
+int main(void)
+{
+	/* ticks: 2^40 a second, rounded to the nearest */
+	CHECK_INT(tk(1.0), 1LL << 40);
+	CHECK_INT(tk(0.5 / TICKS_PER_S), 1);
+	CHECK_INT(tk(0.49 / TICKS_PER_S), 0);
+	CHECK_NEAR(tk_s(tk(3e-6)), 3e-6, 1e-6);
+
+	/* one compute segment of 3 us and 2 ops, host 1 us per op: A = 3 us; the host issues op 1 at h + 1 us and
+	 * op 2 at h + 2 us, so the segment ends no earlier than max(h + 1 + 3, h + 2 + 3/2) = h + 4 us; host + 2 us */
+	struct instr seg = { .dur = 3e-6, .nops = 2, .kind = INS_COMPUTE, .cat = CAT_COMPUTE };
+	struct tmap m;
+	tmap_instr(&seg, 1, 1e-6, &m);
+	CHECK_INT(m.A, tk(3e-6));
+	CHECK_INT(m.B, tk(4e-6));
+	CHECK_INT(m.C, tk(2e-6));
+	CHECK_INT(m.sum[SUM_COMP], tk(3e-6));
+	/* at stage speed 2 it computes 1.5 us: B = max(1 + 1.5, 2 + 0.75) = 2.75 us */
+	tmap_instr(&seg, 2, 1e-6, &m);
+	CHECK_INT(m.A, tk(1.5e-6));
+	CHECK_INT(m.B, tk(2.75e-6));
+	/* host work of 5 us: the GPU waits for it only when the host is behind: B = C = 5 us, A = 0 */
+	struct instr host = { .dur = 5e-6, .kind = INS_HOST };
+	struct tmap hm;
+	tmap_instr(&host, 1, 0, &hm);
+	CHECK_INT(hm.A, 0);
+	CHECK_INT(hm.B, tk(5e-6));
+	CHECK_INT(hm.C, tk(5e-6));
+	/* a TP collective of 7 us (one simulated member): A only, accounted as TP */
+	struct instr coll = { .dur = 7e-6, .kind = INS_COLL, .group = GROUP_TP, .cat = CAT_TP };
+	struct tmap cm;
+	tmap_instr(&coll, 1, 1e-6, &cm);
+	CHECK_INT(cm.A, tk(7e-6));
+	CHECK(cm.B == TMAP_NEG);
+	CHECK_INT(cm.sum[SUM_TP], tk(7e-6));
+	CHECK(tmap_fusable(&coll, 1) && !tmap_fusable(&coll, 0));
+
+	/* compose, in ticks: compute (3, -, 0) then host (0, 5, 5): A 3, B max(-, 0 + 5) = 5, C 5; from (0, 0) the GPU
+	 * computes to 3, the host works to 5, the GPU waits for it: (5, 5) */
+	struct tmap a = { 3, TMAP_NEG, 0, { 3, 0, 0, 0 } }, b = { 0, 5, 5, { 0 } }, ab = a;
+	tmap_then(&ab, &b);
+	CHECK_INT(ab.A, 3);
+	CHECK_INT(ab.B, 5);
+	CHECK_INT(ab.C, 5);
+	int64_t t = 0, h = 0;
+	apply(&ab, &t, &h);
+	CHECK_INT(t, 5);
+	CHECK_INT(h, 5);
+	/* (3, 4, 2) three times: A 9, C 6, B = 4 + 2*max(3, 2) = 10 (the host's first constraint, then two GPU
+	 * steps); from (0, 0): step by step (4, 2), (7, 4), (10, 6) */
+	struct tmap p = { 3, 4, 2, { 3, 0, 0, 0 } };
+	tmap_pow(&p, 3);
+	CHECK_INT(p.A, 9);
+	CHECK_INT(p.B, 10);
+	CHECK_INT(p.C, 6);
+	CHECK_INT(p.sum[SUM_COMP], 9);
+	t = h = 0;
+	apply(&p, &t, &h);
+	CHECK_INT(t, 10);
+	CHECK_INT(h, 6);
+
+	/* k passes of a map at once = k compositions = k applications, over many maps, k and starting points */
+	unsigned x = 7;
+	int same = 1;
+	for (int i = 0; i < 2000; i++) {
+		x = x * 1103515245u + 12345u;
+		struct tmap one = { (x >> 4) % 50, (x >> 12) % 3 ? (int64_t)((x >> 16) % 80) : TMAP_NEG, (x >> 20) % 40,
+				    { (x >> 4) % 50, 0, 0, 0 } };
+		uint32_t k = 1 + (x >> 26) % 20;
+		struct tmap pw = one, seq = one;
+		tmap_pow(&pw, k);
+		for (uint32_t j = 1; j < k; j++)
+			tmap_then(&seq, &one);
+		int64_t t0 = (x >> 3) % 100, h0 = (x >> 9) % 100, t1 = t0, h1 = h0, t2 = t0, h2 = h0;
+		apply(&pw, &t1, &h1);
+		for (uint32_t j = 0; j < k; j++)
+			apply(&one, &t2, &h2);
+		if (pw.A != seq.A || pw.B != seq.B || pw.C != seq.C || t1 != t2 || h1 != h2)
+			same = 0;
+	}
+	CHECK(same);
+	return check_result();
+}
