@@ -133,6 +133,7 @@ struct hw_node {
 	double link_gbps;         /* per GPU per direction (NVLink aggregate, or PCIe) */
 	double host_gbps;         /* GPU <-> host memory per GPU per direction (PCIe, or NVLink-C2C on Grace
 	                           * superchips); 0: not given (activation offload then cannot be predicted) */
+	double host_memory_bytes; /* the node's host memory (all its CPUs); 0: not given (not checked) */
 	char source[256];
 };
 
