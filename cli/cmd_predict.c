@@ -217,12 +217,21 @@ static int check_fit(const struct scenario *s, const struct hwmodel *hw, const s
 	if (r->fits_in_memory)
 		return 0;
 	char what[160];
-	snprintf(what, sizeof what, "does not fit: needs %.1f GB per GPU, the GPU has %.1f GB", r->mem.total / 1e9,
-		 r->memory_capacity_bytes / 1e9);
+	if (r->mem.total <= r->memory_capacity_bytes)
+		snprintf(what, sizeof what, "does not fit: the offloaded activations need %.1f GB of host memory per "
+			 "node, the node has %.1f GB", r->host_bytes_per_node / 1e9, r->host_capacity_bytes / 1e9);
+	else
+		snprintf(what, sizeof what, "does not fit: needs %.1f GB per GPU, the GPU has %.1f GB",
+			 r->mem.total / 1e9, r->memory_capacity_bytes / 1e9);
 	if (require)
 		diag_errorf("%s (--require-fit)", what);
 	else
 		diag_warning("%s", what);
+	if (r->mem.total <= r->memory_capacity_bytes) {
+		fputs("gpusim:   offload fewer layers (training.offload_layers), or use more nodes for the same layout's "
+		      "host memory\n", stderr);
+		return require ? 1 : 0;
+	}
 	struct fit_hint hints[4];
 	int n = fit_suggest(s, hw, hints, 4);
 	if (n < 0)

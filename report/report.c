@@ -275,8 +275,13 @@ static int write_table(FILE *f, const struct result *r)
 	mem_row(f, "activations", m->activations);
 	mem_row(f, "framework workspace", m->workspace);
 	fprintf(f, "  %-26s %12.2f  of %.2f GB: %s\n", "total", m->total / 1e9, r->memory_capacity_bytes / 1e9,
-		r->fits_in_memory ? "fits" : "DOES NOT FIT");
+		m->total <= r->memory_capacity_bytes ? "fits" : "DOES NOT FIT");
 	fprintf(f, "  %-26s %12d\n", "micro-batches held at once", r->peak_inflight_microbatches);
+	if (r->host_bytes_per_node > 0)
+		fprintf(f, "  %-26s %12.2f  of %s: %s\n", "offloaded, host per node", r->host_bytes_per_node / 1e9,
+			r->host_capacity_bytes > 0 ? "the node's host memory" : "host memory (not given)",
+			r->host_capacity_bytes > 0 && r->host_bytes_per_node > r->host_capacity_bytes ? "DOES NOT FIT" :
+			"fits");
 	fputc('\n', f);
 
 	fprintf(f, "%-16s %lld events, %lld tasks, %d simulated ranks, %.3f ms wall\n", "simulation",

@@ -267,6 +267,15 @@ static void fill_memory_origin(const struct scenario *sc, const struct hwmodel *
 	out->peak_inflight_microbatches = w->peak_inflight;
 	out->memory_capacity_bytes = hw->gpu.memory_bytes;
 	out->fits_in_memory = worst_total <= hw->gpu.memory_bytes;
+	/* offloaded activations (training.offload_layers) live in the node's host memory, shared by its GPUs */
+	double host = 0;
+	for (int i = 0; i < b->pp; i++)
+		host = fmax(host, b->stages[i].host_bytes);
+	int per_node = hw->node.gpus > 0 && hw->node.gpus < sc->par.gpus ? hw->node.gpus : sc->par.gpus;
+	out->host_bytes_per_node = host * per_node;
+	out->host_capacity_bytes = hw->node.host_memory_bytes;
+	if (out->host_capacity_bytes > 0 && out->host_bytes_per_node > out->host_capacity_bytes)
+		out->fits_in_memory = false;
 	snprintf(out->hardware, sizeof out->hardware, "%s", hw->name);
 	out->origin.shown = hw->origin.composed || hw->origin.note[0] || strncmp(hw->origin.gpu, "measured", 8) == 0 ||
 			    strncmp(hw->origin.intra, "measured", 8) == 0;

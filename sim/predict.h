@@ -55,8 +55,10 @@ struct result {
 	int critical_stage;
 	struct mem_usage mem;
 	int peak_inflight_microbatches; /* activations held at once on the worst stage */
-	bool fits_in_memory;
+	bool fits_in_memory;      /* GPU memory, and the node's host memory when activations are offloaded */
 	double memory_capacity_bytes;
+	double host_bytes_per_node;     /* offloaded activations of the node's GPUs (0: nothing offloaded) */
+	double host_capacity_bytes;     /* the node's host memory (hardware node.host_memory_bytes; 0: not given) */
 	long long events;
 	long long tasks;
 	int simulated_ranks;
