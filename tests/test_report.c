@@ -147,11 +147,21 @@ static void test_table(void)
 	CHECK_CONTAINS(t, "  pipeline bubble                 250.000     16.7 %\n");
 	CHECK_CONTAINS(t, "  step time                      1500.000    100.0 %\n");
 	CHECK_CONTAINS(t, "  total                             74.25  of 85.90 GB: fits\n");
+	/* the GPU line says whether the GPU's memory holds the worst stage; the host line, only with offloaded
+	 * activations, whether the node's host memory holds them */
 	r.fits_in_memory = false;
+	r.host_bytes_per_node = 300e9;
+	r.host_capacity_bytes = 200e9;
+	t = render(REPORT_TABLE, &r, &rc);
+	CHECK_CONTAINS(t, "  total                             74.25  of 85.90 GB: fits\n");
+	CHECK_CONTAINS(t, "  offloaded, host per node         300.00  of the node's host memory: DOES NOT FIT\n");
+	r.host_bytes_per_node = r.host_capacity_bytes = 0;
+	r.mem.total = 90e9;
 	r.schedule = SCHED_INTERLEAVED;
 	r.virtual_stages = 2;
 	t = render(REPORT_TABLE, &r, &rc);
-	CHECK_CONTAINS(t, "DOES NOT FIT");
+	CHECK_CONTAINS(t, "  total                             90.00  of 85.90 GB: DOES NOT FIT\n");
+	CHECK(!strstr(t, "offloaded"));
 	CHECK_CONTAINS(t, "interleaved, micro batch 1, 64 micro-batches, 2 virtual stages\n");
 }
 
