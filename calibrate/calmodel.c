@@ -278,6 +278,7 @@ static void build_node(const struct calib *c, const struct cal_base *b, struct h
 	size_t size = sizeof src;
 	nd->gpus = calib_node_gpus(c);
 	nd->host_gbps = b ? b->hw->node.host_gbps : 0;  /* the host link is not measured: the base's, else unknown */
+	nd->host_memory_bytes = b ? b->hw->node.host_memory_bytes : 0;
 	if (links > 0) {
 		double per_link = c->id.cc_major >= 10 ? 50 : 25;  /* NVLink5 : NVLink3/4, GB/s per direction */
 		nd->fabric = c->id.nvswitch ? FABRIC_NVSWITCH : FABRIC_NVLINK;

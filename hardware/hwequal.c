@@ -164,6 +164,7 @@ bool hwmodel_equal(const struct hwmodel *a, const struct hwmodel *b, char *why, 
 	num(&c, "node.fabric", a->node.fabric, b->node.fabric);
 	num(&c, "node.link_gbps", a->node.link_gbps, b->node.link_gbps);
 	num(&c, "node.host_gbps", a->node.host_gbps, b->node.host_gbps);
+	num(&c, "node.host_memory_bytes", a->node.host_memory_bytes, b->node.host_memory_bytes);
 	str(&c, "node.source", a->node.source, b->node.source);
 	num(&c, "network.nics", a->net.nics, b->net.nics);
 	num(&c, "network.nic_gbps", a->net.nic_gbps, b->net.nic_gbps);

@@ -49,6 +49,7 @@ static const struct yrange ranges[] = {
 	{ "node.gpus", 1, 1e6 },
 	{ "node.link_gbps", 1e-3, 1e7 },
 	{ "node.host_gbps", 1e-3, 1e7 },
+	{ "node.host_memory_bytes", 1e6, 1e16 },
 	{ "network.nics", 0, 1e4 },
 	{ "network.nic_gbps", 1e-3, 1e7 },
 	{ "network.latency_us", 0, 1e7 },
@@ -69,7 +70,8 @@ static const struct yrange ranges[] = {
 
 static const char *const top_keys[] = { "schema", "name", "description", "source", "meta", "base", "gpu", "node",
 					"network", "collectives", "overlap", "cost", "host", NULL };
-static const char *const node_keys[] = { "gpus", "fabric", "link_gbps", "host_gbps", "source", NULL };
+static const char *const node_keys[] = { "gpus", "fabric", "link_gbps", "host_gbps", "host_memory_bytes", "source",
+					 NULL };
 static const char *const net_keys[] = { "nics", "nic_gbps", "latency_us", "oversubscription", "source", NULL };
 static const char *const scope_keys[] = { "all_reduce", "all_gather", "reduce_scatter", "broadcast", "send_recv",
 					  "all_to_all", "source", NULL };
@@ -236,6 +238,7 @@ static void read_node(struct ydoc *d, const struct ynode *root, struct hw_node *
 	nd->fabric = (enum fabric)fabric;
 	ydoc_double(d, node, "link_gbps", req | YD_POSITIVE, &nd->link_gbps);
 	ydoc_double(d, node, "host_gbps", YD_POSITIVE, &nd->host_gbps);
+	ydoc_double(d, node, "host_memory_bytes", YD_POSITIVE, &nd->host_memory_bytes);
 }
 
 static void read_network(struct ydoc *d, const struct ynode *root, struct hw_net *n, bool based, const char *src)

@@ -29,6 +29,8 @@ static void write_node_network(FILE *f, const struct hwmodel *hw, unsigned parts
 		hww_kv_num(f, 2, "link_gbps", hw->node.link_gbps);
 		if (hw->node.host_gbps > 0)
 			hww_kv_num(f, 2, "host_gbps", hw->node.host_gbps);
+		if (hw->node.host_memory_bytes > 0)
+			hww_kv_num(f, 2, "host_memory_bytes", hw->node.host_memory_bytes);
 		hww_kv_str(f, 2, "source", hw->node.source);
 	}
 	if (parts & HWW_NETWORK) {

@@ -160,6 +160,31 @@ static int rc_values(const struct scenario *s, const struct hwmodel *hw, int gpu
 	return k;
 }
 static void rc_set(struct scenario *s, int v) { s->train.recompute = (enum recompute)v; }
+
+/* Full recompute of half the layers (Megatron's --recompute-method block --recompute-num-layers Lv/2): the first
+ * half of each model chunk reruns its forward, the second keeps everything; with recompute full and chunks of 2
+ * layers or more (an even split) */
+static int half_layers(const struct scenario *s)
+{
+	int v = s->par.schedule == SCHED_INTERLEAVED ? s->par.virtual_stages : 1;
+	if (s->train.recompute != RECOMPUTE_FULL || s->model.type == MODEL_DENSE || scenario_uneven_split(s) ||
+	    s->model.layers % (s->par.pp * v) != 0)
+		return 0;
+	return s->model.layers / (s->par.pp * v) / 2;
+}
+static int rl_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
+{
+	v[0] = 0;
+	v[1] = 1;
+	return half_layers(s) > 0 ? 2 : 1;
+}
+static void rl_set(struct scenario *s, int v)
+{
+	s->train.recompute_layers = v ? half_layers(s) : 0;
+	s->train.recompute_block = v != 0;
+}
+static int rl_get(const struct scenario *s) { return s->train.recompute_layers > 0; }
+static bool rl_matters(const struct scenario *s) { return s->train.recompute == RECOMPUTE_FULL; }
 static int rc_get(const struct scenario *s) { return (int)s->train.recompute; }
 
 /* ZeRO shards over the dp*cp ranks that hold the same weights */
@@ -346,6 +371,7 @@ static const struct option options[] = {
 	  "balanced" },
 	{ "training.recompute", "recompute", rc_values, rc_set, rc_get, always, RECOMPUTE_NONE, recompute_names,
 	  NULL },
+	{ "training.recompute_layers", "rc_half", rl_values, rl_set, rl_get, rl_matters, 0, bool_names, "rc-half" },
 	{ "parallel.ep", "ep", ep_values, ep_set, ep_get, moe_matters, 1, NULL, NULL },
 	{ "parallel.etp", "etp", etp_values, etp_set, etp_get, moe_matters, 0, NULL, NULL },
 	{ "parallel.zero", "zero", zero_values, zero_set, zero_get, zero_matters, 0, NULL, NULL },

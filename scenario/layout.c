@@ -130,5 +130,8 @@ int scenario_relayout(const struct scenario *base, int gpus, int global_batch, s
 	out->par.gpus = gpus;
 	out->par.dp = (int)(gpus / mp);
 	out->train.global_batch = global_batch;
+	/* the rules that depend on dp: experts over tp*dp, the ZeRO shard group dividing dp */
+	if (recipes_check_layout(out, why, n) != 0 || variants_check_layout(out, why, n) != 0)
+		return GS_EINVAL;
 	return scenario_batch_fault(out, why, n) == FAULT_NONE ? 0 : GS_EINVAL;
 }

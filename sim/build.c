@@ -191,7 +191,7 @@ static void bucket_issue(struct ctx *c, double bytes, double expert, const struc
 	program_host(c->prog, c->host.bucket);
 	bool gc = gradcomp_on(c->sc);
 	if (gc)
-		gradcomp_bucket_compress(c->prog, c->hw, c->sc, gb);
+		gradcomp_bucket_compress(c->prog, c->hw, c->sc, gb, STREAM_COMPUTE);
 	int ev = program_record(c->prog, STREAM_COMPUTE);
 	program_wait(c->prog, STREAM_DP, ev, CAT_DP);
 	enum coll_op op = zero ? COLL_REDUCE_SCATTER : COLL_ALL_REDUCE;
@@ -416,9 +416,10 @@ static int zero3_gather(struct ctx *c, int j, int l, int wait_ev)
 static void zero3_reduce(struct ctx *c, int j, int l, int done_ev)
 {
 	program_wait(c->prog, STREAM_DP, done_ev, CAT_DP);
-	if (gradcomp_on(c->sc)) {  /* a reduce dtype: cast in, reduce-scatter, cast the shard back (gradcomp.c) */
+	if (gradcomp_on(c->sc)) {  /* a reduce dtype: cast in, reduce-scatter, cast the shard back, all on the DP
+				    * stream as FSDP2's foreach_reduce runs them (gradcomp.c) */
 		struct gradcomp_bucket b = { .elems = zero3_layer_params(c, j, l) };
-		gradcomp_bucket_compress(c->prog, c->hw, c->sc, &b);
+		gradcomp_bucket_compress(c->prog, c->hw, c->sc, &b, STREAM_DP);
 		gradcomp_bucket_emit(c->prog, c->hw, c->sc, &b, c->shard_shape, COLL_REDUCE_SCATTER,
 				     "zero3_reduce_scatter");
 		replicate_allreduce(c, b.elems * dtype_bytes(c->sc->par.grad_reduce_dtype), layer_at(c, j, l));
@@ -885,6 +886,7 @@ static void stage_memory(const struct ctx *c, struct stage_info *info, int zero,
 			: info->weights);  /* kept from the forward to the backward: the stage's parameters whole */
 	info->activations = peak;
 	info->peak_inflight = (peak_units + c->v - 1) / c->v;
+	info->host_bytes = peak_units * offload_n(c) * offload_bytes(c);  /* every unit alive keeps its copies there */
 }
 
 static void build_stage(struct ctx *c, struct stage_info *info)

@@ -13,6 +13,8 @@
 struct stage_info {
 	double weights, gradients, optimizer, activations;  /* bytes per GPU */
 	int peak_inflight;        /* micro-batches (of all its chunks) alive at once */
+	double host_bytes;        /* host memory per GPU: the offloaded activations of the units alive at once
+	                           * (training.offload_layers), 0 without offload */
 	double compute_bound_s;   /* seconds of compute-bound ops (GEMMs, attention cores) per step, at the model's
 	                           * sustained rates; the rest of the compute stream's work is memory-bound */
 };

@@ -31,9 +31,12 @@ void gradcomp_add_matrix(const struct scenario *sc, const struct hwmodel *hw, do
  * collective (all-reduce, or reduce-scatter under ZeRO); name: its name. */
 void gradcomp_bucket_emit(struct program *prog, const struct hwmodel *hw, const struct scenario *sc,
 			  const struct gradcomp_bucket *b, struct group_shape g, enum coll_op op, const char *name);
-/* The compute-stream part of a bucket (emitted before the caller hands the bucket to the DP stream). */
+/* The hook's part of a bucket before its collectives, on stream st: the compute stream for a DDP hook or bucket
+ * cast (emitted before the caller hands the bucket to the DP stream), the DP stream for FSDP2's reduce-scatter
+ * input cast (ZeRO-3: foreach_reduce copies the gradients into the reduce dtype on the reduce-scatter's
+ * stream). */
 void gradcomp_bucket_compress(struct program *prog, const struct hwmodel *hw, const struct scenario *sc,
-			      const struct gradcomp_bucket *b);
+			      const struct gradcomp_bucket *b, enum stream_kind st);
 /* Bytes the hook keeps between steps for params local parameters of which q_elems are PowerSGD Q factors: the
  * error-feedback buffer (one gradient copy) and the Q factors (warm start); 0 without a hook. */
 double gradcomp_state_bytes(const struct scenario *sc, double params, double q_elems);

@@ -77,6 +77,9 @@ bool ops_attn_bound(const struct opctx *c);
 /* Building blocks for op lists written outside ops.c (sim/moe.c): append one op at out[n] and return n + 1.
  * ops_put_coll appends nothing for a TP collective when tp < 2. */
 int ops_put(struct opcost *out, int n, const char *name, double s, bool compute_bound);
+/* Whether the attention core's rate follows the SM clock (the power model slows it): false where the hardware
+ * model's attention entry says clock: max (measured: flash attention holds its clock at the power cap). */
+bool ops_attn_bound(const struct opctx *c);
 int ops_put_coll(const struct opctx *c, struct opcost *out, int n, enum opkind kind, const char *name, double bytes);
 /* The FFN activation over rows x f outputs (GeLU, or SwiGLU over the two halves of the fc1 output: eager kernel
  * by kernel or fused when compiled), forward or backward. */

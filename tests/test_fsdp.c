@@ -121,7 +121,12 @@ static void test_keep(const struct hwmodel *hw)
 
 static void test_errors(void)
 {
-	struct scenario s;
+	struct scenario s, t;
+	/* a sweep to 6 GPUs (dp 6) keeps the shard group of 4 (dp 8 here), which does not divide it */
+	char why[256];
+	CHECK_INT(load(&s, ", shard_group: 4") == 0 && scenario_relayout(&s, 8, 8, &t, why, sizeof why) == 0, 1);
+	CHECK(scenario_relayout(&s, 6, 6, &t, why, sizeof why) != 0);
+	CHECK_CONTAINS(why, "parallel.shard_group (4) must divide dp (6)");
 	cap_begin();
 	CHECK(load(&s, ", shard_group: 3") != 0);
 	CHECK_CONTAINS(cap_end(), "parallel.shard_group (3) must divide dp (4), with zero >= 1");

@@ -59,6 +59,14 @@ static void test_reduce_dtype(const struct hwmodel *hw)
 	CHECK_INT(load(&zbf, ", zero: 1, grad_reduce_dtype: bf16"), 0);
 	CHECK_TICKS(step(&zbf, hw) - step(&z, hw), -0.065536 * US, 16);
 	CHECK_NEAR(gradients(&bf, hw), gradients(&plain, hw), 0);  /* the buffer stays fp32 */
+
+	/* ZeRO-3 (FSDP2's reduce_dtype): each layer's 32,768 gradients are cast on the DP stream (32,768 x 6 B =
+	 * 0.196608 us), reduce-scattered in bf16 (10 + 65,536 x 1/2 / 1e11 = 10.32768 us against 10.65536 us for
+	 * 131,072 B of fp32) and the 16,384 of the shard cast back (0.098304 us): the two layers' reductions, which
+	 * follow the backward's gathers on the DP stream with nothing hidden, take 2 x 0.032768 us less */
+	CHECK_INT(load(&z, ", zero: 3"), 0);
+	CHECK_INT(load(&zbf, ", zero: 3, grad_reduce_dtype: bf16"), 0);
+	CHECK_TICKS(step(&zbf, hw) - step(&z, hw), 2 * (0.196608 + 10.32768 + 0.098304 - 10.65536) * US, 16);
 }
 
 /* PowerSGD rank 2. Per layer the matrices fc1 (256 x 64) and fc2 (64 x 256): P factors 256*2 + 64*2 = 640

@@ -73,7 +73,8 @@ static int by_found(const void *a, const void *b)
  * up to tp, and at pp >= 3 (1f1b, gpipe) the even and the balanced pipeline split (first and last stage
  * (layers + 2)/pp - 1 layers) where whole, and with fp32 gradients over dp > 1 the reduction in fp32 and in bf16, ZeRO sharded over all of DP
  * or (HSDP) the replicas of one node where that is fewer, at ZeRO 3 the parameters resharded after the
- * forward or kept, and activation offload of none or all but the last layer of each chunk. Layouts the rules reject, tensor-parallel
+ * forward or kept, activation offload of none or all but the last layer of each chunk, and with full recompute
+ * every layer or (block) the first half of each chunk rerun. Layouts the rules reject, tensor-parallel
  * groups wider than a node and those that do not fit are skipped; the rest are simulated and sorted. Also
  * checks the planner's bounds against each simulation. Returns the count kept, found[] sorted fastest first: when
  * max are found, the slower half is dropped (only the fastest few are compared), so the first max/2 are exact. */
@@ -92,6 +93,8 @@ static int exhaustive(const struct scenario *base, const struct hwmodel *hw, int
 		for (int si = 0; si < (pp > 1 ? 3 : 1); si++)
 		for (int v = (scheds[si] == SCHED_INTERLEAVED ? 2 : 1); v <= (scheds[si] == SCHED_INTERLEAVED ? 8 : 1); v++)
 		for (int rc = 0; rc < 4; rc++)
+		for (int rl = 0; rl <= (rc == RECOMPUTE_FULL && base->model.layers % (pp * v) == 0 &&
+					base->model.layers / (pp * v) >= 2); rl++)
 		for (int z = 0; z <= (gr > 1 ? 3 : 0); z++)
 		for (int sp = 0; sp <= (tp > 1); sp++)
 		for (int tpo = 0; tpo <= sp; tpo++)
@@ -107,7 +110,7 @@ static int exhaustive(const struct scenario *base, const struct hwmodel *hw, int
 		for (int sh = 0; sh <= (z >= 1 && gr > 1 && hw->node.gpus / tp > 1 && hw->node.gpus / tp < gr &&
 					gr % (hw->node.gpus / tp) == 0); sh++)
 		for (int kf = 0; kf <= (z == 3 && gr > 1); kf++)
-		for (int off = 0; off <= (hw->node.host_gbps > 0 && base->model.type == MODEL_TRANSFORMER &&
+		for (int off = 0; off <= (hw->node.host_gbps > 0 && base->model.type == MODEL_TRANSFORMER && !rl &&
 					  base->model.layers % (pp * v) == 0 && base->model.layers / (pp * v) >= 2); off++) {
 			struct scenario s = *base;
 			s.par.gpus = gpus;
@@ -130,6 +133,11 @@ static int exhaustive(const struct scenario *base, const struct hwmodel *hw, int
 			s.train.offload_layers = off ? base->model.layers / (pp * v) - 1 : 0;
 			s.train.micro_batch = mb;
 			s.train.recompute = (enum recompute)rc;
+			/* block recompute of the first half of each chunk */
+			s.train.recompute_layers = rl ? base->model.layers / (pp * v) / 2 : 0;
+			s.train.recompute_block = rl;
+			if (rl && split)
+				continue;  /* the planner halves only an even split's chunks */
 			if (s.train.recompute == RECOMPUTE_SELECTIVE && s.model.flash_attention)
 				continue;  /* no memory saved: the planner leaves it out */
 			if (cp > 64 || (cp > 1 && base->model.seq / (base->model.causal ? 2 * cp : cp) < PLAN_CP_MIN_CHUNK))

@@ -139,6 +139,11 @@ static void test_offload(const struct hwmodel *hw)
 	CHECK_INT(predict_run(&none, hw, NULL, &rn), 0);
 	CHECK_TICKS(ro.step_time_s - rn.step_time_s, (f + 6 * C + bw) - (4 * f + 4 * bw), 16);
 	CHECK_NEAR(activations(&off, hw), 841728, 0);
+	/* in host memory: the 3 offloaded layers of the one micro-batch alive */
+	struct build bo;
+	CHECK_INT(build_programs(&off, hw, 0, &bo), 0);
+	CHECK_NEAR(bo.stages[0].host_bytes, 3 * 280576.0, 0);
+	build_release(&bo);
 	CHECK_NEAR(activations(&none, hw), 1122304, 0);
 	/* a hardware model without the host link cannot time the copies */
 	struct hwmodel *h2 = hwmodel_copy(hw);
