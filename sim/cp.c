@@ -13,7 +13,9 @@ double cp_kv_bytes(const struct scenario *sc)
 {
 	const struct model_cfg *m = &sc->model;
 	double hd = (double)m->hidden / m->heads;
-	return scenario_rank_tokens(sc) * 2.0 * m->kv_heads / sc->par.tp * hd * dtype_bytes(m->dtype);
+	/* FP8 attention (training.fp8.attention): TE passes the FP8 K and V around the ring */
+	double e = fp8_on(sc) && sc->train.fp8.attention ? fp8_elem_bytes(sc) : dtype_bytes(m->dtype);
+	return scenario_rank_tokens(sc) * 2.0 * m->kv_heads / sc->par.tp * hd * e;
 }
 
 /* One fused attention kernel over `pairs` query-key pairs per (sequence, head) of this TP rank, at the rate the

@@ -22,7 +22,8 @@
 int cp_attn_fwd(const struct opctx *c, struct opcost *out, int n);
 /* Its backward; recompute: selective recompute runs the forward first (with its ring). */
 int cp_attn_bwd(const struct opctx *c, int recompute, struct opcost *out, int n);
-/* The rank's K and V bytes of one micro-batch on one TP rank: seq/cp tokens x 2*kv_heads/tp heads x hd. */
+/* The rank's K and V bytes of one micro-batch on one TP rank: seq/cp tokens x 2*kv_heads/tp heads x hd, in the
+ * model dtype (FP8 with training.fp8.attention). */
 double cp_kv_bytes(const struct scenario *sc);
 /* Transient bytes while a layer's attention runs: p2p: the two ring buffers of K/V and dK/dV (4x the K/V
  * bytes, backward); all_gather: the gathered K/V and dK/dV (2*cp x). 0 without CP. */

@@ -104,6 +104,11 @@ static void test_ring(const struct hwmodel *hw)
 	CHECK_NEAR(scenario_rank_tokens(&s2), 256, 0);
 	CHECK_INT(scenario_grad_ranks(&s2), 2);
 	CHECK_NEAR(cp_kv_bytes(&s2), 262144, 0);
+	/* with FP8 attention the ring carries the FP8 K and V: half the bf16 bytes */
+	struct scenario f8 = s2;
+	f8.train.fp8.recipe = FP8_DELAYED;
+	f8.train.fp8.attention = true;
+	CHECK_NEAR(cp_kv_bytes(&f8), 131072, 0);
 	CHECK_NEAR(comm_p2p_s(hw, 262144, 1), 12.62144e-6, 1e-12);
 	struct opcost f[OPS_MAX], b[OPS_MAX];
 	struct opctx c = { hw, &s2, 1, 256 };
