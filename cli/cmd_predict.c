@@ -275,9 +275,17 @@ int cmd_predict(int argc, char **argv)
 		status = gserr_exit_code(rc);
 		goto done;
 	}
+	/* with context parallelism one CP rank of each replica stands for its cp ranks (sim/cp.h): the timeline
+	 * numbers the dp*tp*pp GPUs simulated */
+	int traced = s.par.cp > 1 ? s.par.gpus / s.par.cp : s.par.gpus;
 	for (int i = 0; i < a.nranks; i++)
-		if (a.ranks[i] >= s.par.gpus) {
-			diag_errorf("--trace-ranks: GPU %d is not in this job (GPUs 0-%d)", a.ranks[i], s.par.gpus - 1);
+		if (a.ranks[i] >= traced) {
+			if (traced < s.par.gpus)
+				diag_errorf("--trace-ranks: GPU %d is not traced: with context parallelism (cp %d) the timeline "
+					    "holds one CP rank of each replica, GPUs 0-%d", a.ranks[i], s.par.cp, traced - 1);
+			else
+				diag_errorf("--trace-ranks: GPU %d is not in this job (GPUs 0-%d)", a.ranks[i],
+					    s.par.gpus - 1);
 			status = 2;
 			goto done;
 		}

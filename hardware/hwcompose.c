@@ -112,6 +112,9 @@ struct hwmodel *hwmodel_compose(const struct hwmodel *cluster, const struct hwmo
 		hw->host = measured->host;
 	snprintf(hw->name, sizeof hw->name, "%.30s@%.32s", measured->name, cluster->name);
 	snprintf(hw->base, sizeof hw->base, "%s", cluster->name);
+	if (measured->description[0])  /* what the model is: the measured GPU, in the cluster's node and network */
+		snprintf(hw->description, sizeof hw->description, "%.380s, in the node and network of %.100s",
+			 measured->description, cluster->name);
 	hw->origin = cluster->origin;
 	hw->origin.composed = true;
 	hw->origin.calibrated = false;

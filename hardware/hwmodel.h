@@ -60,7 +60,7 @@ struct gemm_table {
 	bool present;
 	int nm, nn, nk;
 	double *m, *n, *k, *eff;
-	char source[128];
+	char source[256];
 };
 
 /* An attention kernel family (docs/hardware-model.md, gpu.attention): measured rates by shape where rows are
@@ -124,7 +124,7 @@ struct hw_gpu {
 	double power_comm_frac;             /* ... a GPU waiting in communication (NCCL kernels spinning) */
 	double power_idle_frac;             /* ... an idle GPU (static power) */
 	char power_source[160];             /* power.source (default: the gpu's) */
-	char source[128];
+	char source[256];
 };
 
 struct hw_node {

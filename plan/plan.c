@@ -65,10 +65,33 @@ static int pp_values(const struct scenario *s, const struct hwmodel *hw, int gpu
 static void pp_set(struct scenario *s, int v) { s->par.pp = v; }
 static int pp_get(const struct scenario *s) { return s->par.pp; }
 
-/* dp: what tp and pp leave */
+/* cp: context parallelism, the divisors of gpus/(tp*pp) up to 64 that split the sequence into whole chunks (two a
+ * rank with a causal mask) of at least PLAN_CP_MIN_CHUNK tokens; 1 unless a transformer with fused attention
+ * (sim/cp.h) */
+static int cp_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
+{
+	const struct model_cfg *m = &s->model;
+	if (m->type != MODEL_TRANSFORMER || !m->flash_attention) {
+		v[0] = 1;
+		return 1;
+	}
+	int n = divisors(gpus / (s->par.tp * s->par.pp), 64, v), k = 0;
+	for (int i = 0; i < n; i++) {
+		int chunks = m->causal ? 2 * v[i] : v[i];
+		if (m->seq % chunks == 0 && (v[i] == 1 || m->seq / chunks >= PLAN_CP_MIN_CHUNK))
+			v[k++] = v[i];
+	}
+	return k;
+}
+static void cp_set(struct scenario *s, int v) { s->par.cp = v; }
+static int cp_get(const struct scenario *s) { return s->par.cp; }
+/* (named in a description only when > 1: a layout without CP reads as before) */
+static bool cp_matters(const struct scenario *s) { return s->model.type == MODEL_TRANSFORMER && s->par.cp > 1; }
+
+/* dp: what tp, pp and cp leave */
 static int dp_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
 {
-	v[0] = gpus / (s->par.tp * s->par.pp);
+	v[0] = gpus / (s->par.tp * s->par.pp * (s->par.cp > 1 ? s->par.cp : 1));
 	return 1;
 }
 static void dp_set(struct scenario *s, int v) { s->par.dp = v; }
@@ -164,9 +187,10 @@ static int rl_get(const struct scenario *s) { return s->train.recompute_layers >
 static bool rl_matters(const struct scenario *s) { return s->train.recompute == RECOMPUTE_FULL; }
 static int rc_get(const struct scenario *s) { return (int)s->train.recompute; }
 
+/* ZeRO shards over the dp*cp ranks that hold the same weights */
 static int zero_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
 {
-	if (s->par.dp == 1) {
+	if (scenario_grad_ranks(s) == 1) {
 		v[0] = 0;
 		return 1;
 	}
@@ -176,14 +200,15 @@ static int zero_values(const struct scenario *s, const struct hwmodel *hw, int g
 }
 static void zero_set(struct scenario *s, int v) { s->par.zero = v; }
 static int zero_get(const struct scenario *s) { return s->par.zero; }
-static bool zero_matters(const struct scenario *s) { return s->par.dp > 1; }
+static bool zero_matters(const struct scenario *s) { return scenario_grad_ranks(s) > 1; }
 
 /* HSDP: ZeRO sharded over the DP replicas of one node (gpus per node / tp of them) and replicated across nodes,
  * where that group is smaller than dp and divides it; else the whole DP group (0) */
 static int node_shard(const struct scenario *s, const struct hwmodel *hw)
 {
 	int S = hw->node.gpus / s->par.tp;
-	return s->par.zero >= 1 && s->par.dp > 1 && S > 1 && S < s->par.dp && s->par.dp % S == 0 ? S : 0;
+	int g = scenario_grad_ranks(s);  /* the ranks holding the same weights: dp*cp */
+	return s->par.zero >= 1 && g > 1 && S > 1 && S < g && g % S == 0 ? S : 0;
 }
 static int shard_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
 {
@@ -193,12 +218,12 @@ static int shard_values(const struct scenario *s, const struct hwmodel *hw, int 
 }
 static void shard_set(struct scenario *s, int v) { s->par.shard_group = v; }
 static int shard_get(const struct scenario *s) { return s->par.shard_group; }
-static bool shard_matters(const struct scenario *s) { return s->par.dp > 1 && s->par.zero >= 1; }
+static bool shard_matters(const struct scenario *s) { return scenario_grad_ranks(s) > 1 && s->par.zero >= 1; }
 
 /* ZeRO-3 / FSDP2 reshard_after_forward false: the gathered parameters kept from forward to backward */
 static void keep_set(struct scenario *s, int v) { s->par.keep_after_forward = v != 0; }
 static int keep_get(const struct scenario *s) { return s->par.keep_after_forward; }
-static bool keep_matters(const struct scenario *s) { return s->par.dp > 1 && s->par.zero == 3; }
+static bool keep_matters(const struct scenario *s) { return scenario_grad_ranks(s) > 1 && s->par.zero == 3; }
 
 static const char *const bool_names[] = { "false", "true", NULL };
 static int flag_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
@@ -222,20 +247,35 @@ static bool sp_matters(const struct scenario *s) { return s->par.tp > 1; }
 /* the distributed optimizer's parameter gather overlapped with the next forward (ZeRO-1/2 over dp > 1) */
 static void opg_set(struct scenario *s, int v) { s->par.overlap_param_gather = v != 0; }
 static int opg_get(const struct scenario *s) { return s->par.overlap_param_gather; }
-static bool opg_matters(const struct scenario *s) { return s->par.dp > 1 && (s->par.zero == 1 || s->par.zero == 2); }
+static bool opg_matters(const struct scenario *s)
+{
+	return scenario_grad_ranks(s) > 1 && (s->par.zero == 1 || s->par.zero == 2);
+}
+
+/* TP communication overlap (userbuffers): only with sequence parallelism */
+static void tpo_set(struct scenario *s, int v) { s->par.tp_comm_overlap = v != 0; }
+static int tpo_get(const struct scenario *s) { return s->par.tp_comm_overlap; }
+static bool tpo_matters(const struct scenario *s) { return s->par.tp > 1 && s->par.sp; }
+/* false, and true only where it can run (after the sp row): no candidates the rules would drop */
+static int tpo_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
+{
+	v[0] = 0;
+	v[1] = 1;
+	return tpo_matters(s) && s->train.recompute != RECOMPUTE_OP ? 2 : 1;
+}
 
 /* data-parallel overlap: all-reduce buckets as backward produces them, or all after backward */
 static void dpo_set(struct scenario *s, int v) { s->par.dp_overlap = v != 0; }
 static int dpo_get(const struct scenario *s) { return s->par.dp_overlap; }
 
-/* expert parallelism (a model with experts): the divisors of the expert count up to the tp*dp ranks of a stage */
+/* expert parallelism (a model with experts): the divisors of the expert count up to the tp*cp*dp ranks of a stage */
 static int ep_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
 {
 	if (s->model.moe.experts == 0) {
 		v[0] = 1;
 		return 1;
 	}
-	return divisors(s->model.moe.experts, s->par.tp * s->par.dp, v);
+	return divisors(s->model.moe.experts, s->par.tp * scenario_grad_ranks(s), v);
 }
 static void ep_set(struct scenario *s, int v) { s->par.ep = v; }
 static int ep_get(const struct scenario *s) { return s->par.ep; }
@@ -303,7 +343,10 @@ static bool offload_matters(const struct scenario *s) { return s->model.type == 
  * --grad-reduce-in-bf16 over an fp32 buffer): half the bytes, a cast each way. The compression hooks
  * (parallel.grad_compression) change what the model learns more than a rounding does and are not searched. */
 static const char *const reduce_names[] = { "grad", "bf16", NULL };
-static bool reduce_matters(const struct scenario *s) { return s->par.dp > 1 && s->train.grad_dtype == DT_FP32; }
+static bool reduce_matters(const struct scenario *s)
+{
+	return scenario_grad_ranks(s) > 1 && s->train.grad_dtype == DT_FP32;
+}
 static int reduce_values(const struct scenario *s, const struct hwmodel *hw, int gpus, int *v)
 {
 	v[0] = 0;
@@ -318,6 +361,7 @@ static bool always(const struct scenario *s) { return true; }
 static const struct option options[] = {
 	{ "parallel.tp", "tp", tp_values, tp_set, tp_get, always, 1, NULL, NULL },
 	{ "parallel.pp", "pp", pp_values, pp_set, pp_get, always, 1, NULL, NULL },
+	{ "parallel.cp", "cp", cp_values, cp_set, cp_get, cp_matters, 1, NULL, NULL },
 	{ "parallel.dp", "dp", dp_values, dp_set, dp_get, always, 1, NULL, NULL },
 	{ "training.micro_batch", "mb", mb_values, mb_set, mb_get, always, 1, NULL, NULL },
 	{ "parallel.schedule", "schedule", sched_values, sched_set, sched_get, sched_matters, SCHED_1F1B,
@@ -337,6 +381,7 @@ static const struct option options[] = {
 	{ "parallel.pp_scatter_gather", "sg", flag_values, sg_set, sg_get, sg_matters, 0, bool_names, "sg" },
 	{ "parallel.sp", "sp", flag_values, sp_set, sp_get, sp_matters, 0, bool_names, "sp" },
 	{ "parallel.overlap_param_gather", "opg", flag_values, opg_set, opg_get, opg_matters, 0, bool_names, "opg" },
+	{ "parallel.tp_comm_overlap", "tpo", tpo_values, tpo_set, tpo_get, tpo_matters, 0, bool_names, "tpo" },
 	{ "parallel.dp_overlap", "dp_overlap", flag_values, dpo_set, dpo_get, zero_matters, 1, bool_names,
 	  "no-dp-overlap" },
 	{ "training.offload_layers", "offload", offload_values, offload_set, offload_get, offload_matters, 0,
@@ -438,7 +483,7 @@ double plan_memory_lower_bound(const struct scenario *s)
 		acts = inflight * v * (recompute_chunk_act_bytes(s, (int)(stage_layers / v), p->tp) -
 				       s->train.offload_layers * mem_layer_act_bytes(s, p->tp));
 	}
-	int zero = p->dp > 1 ? p->zero : 0;
+	int zero = scenario_grad_ranks(s) > 1 ? p->zero : 0;
 	double w = params * mem_weight_bytes_per_param(s);
 	double g = params * mem_grad_bytes_per_param(s);
 	double o = params * mem_optimizer_bytes_per_param(s);
@@ -446,9 +491,9 @@ double plan_memory_lower_bound(const struct scenario *s)
 	 * expert-data-parallel group (sim/build.c) */
 	double ex = m->type == MODEL_DENSE ? 0 : (scenario_uneven_split(s) ? scenario_chunk_layers(s, 0)
 					    : (double)m->layers / p->pp) * moe_expert_params_local(s);
-	int S = scenario_shard_group(s);  /* HSDP: the shard group */
+	int S = scenario_shard_group(s);  /* HSDP: the shard group; else the dp*cp ranks holding the same weights */
 	double shard = params > 0 ? ((params - ex) / S + ex / moe_edp(s)) / params : 1;
-	if (p->dp > 1 && p->dp_bucket_copy && zero < 2)
+	if (scenario_grad_ranks(s) > 1 && p->dp_bucket_copy && zero < 2)
 		g *= 2;
 	if (zero >= 1)
 		o *= shard;
@@ -480,27 +525,63 @@ static double coll_s(const struct scenario *s, const struct hwmodel *hw, const s
 		return comm_coll_s(hw, COLL_REDUCE_SCATTER, op->bytes, comm_shape(gpn, 0, 1, s->par.tp));
 	case OPK_EP_ALLTOALL:
 		return moe_alltoall_s(hw, op->bytes, comm_shape(gpn, 0, scenario_etp(s), s->par.ep));
-	case OPK_COMPUTE: break;
+	case OPK_CP_ALLGATHER:
+		return comm_coll_s(hw, COLL_ALL_GATHER, op->bytes, comm_shape(gpn, 0, s->par.tp, s->par.cp));
+	case OPK_CP_REDUCESCATTER:
+		return comm_coll_s(hw, COLL_REDUCE_SCATTER, op->bytes, comm_shape(gpn, 0, s->par.tp, s->par.cp));
+	case OPK_COMPUTE:
+	case OPK_SIDE_TP_P2P:  /* side-stream transfers may hide entirely behind the compute beside them */
+	case OPK_SIDE_TP_ALLGATHER:
+	case OPK_SIDE_TP_REDUCESCATTER:
+	case OPK_SIDE_CP_P2P:
+	case OPK_SIDE_WAIT:
+		break;
 	}
 	return 0;
 }
 
+/* A side-stream transfer (TP overlap, the CP ring) at its quickest: a ring hop over NVLink or the network,
+ * whichever is faster, a bulk collective as the first stage's TP group runs it. */
+static double side_s(const struct scenario *s, const struct hwmodel *hw, const struct opcost *op)
+{
+	int hops = op->hops > 0 ? op->hops : 1;
+	double intra = comm_p2p_s(hw, op->bytes / hops, 1), inter = comm_p2p_s(hw, op->bytes / hops, 0);
+	struct group_shape tp = comm_shape(hw->node.gpus, 0, 1, s->par.tp);
+	switch (op->kind) {
+	case OPK_SIDE_TP_ALLGATHER: return comm_coll_s(hw, COLL_ALL_GATHER, op->bytes, tp);
+	case OPK_SIDE_TP_REDUCESCATTER: return comm_coll_s(hw, COLL_REDUCE_SCATTER, op->bytes, tp);
+	default: return hops * (intra < inter ? intra : inter);
+	}
+}
+
+/* An op list's work: compute-bound and other compute ops, and the waits. A side transfer is waited for at most
+ * max(0, transfer - the compute beside it up to its wait): the compute stream reaches the wait no earlier than
+ * that compute after the transfer's issue, and the transfer ends no earlier than its time after it (each list's
+ * transfers are waited for before the next is issued), so the wait plus the compute counted is a lower bound of
+ * the window whatever the clock and the SM sharing. */
 static void add_ops(const struct scenario *s, const struct hwmodel *hw, const struct opcost *ops, int n,
 		    double *c, double *m, double *t)
 {
+	double side = 0, beside = 0;
 	for (int i = 0; i < n; i++) {
-		if (ops[i].kind != OPK_COMPUTE)
+		if (ops_is_side(ops[i].kind)) {
+			side += side_s(s, hw, &ops[i]);
+			beside = 0;
+		} else if (ops[i].kind == OPK_SIDE_WAIT) {
+			*t += side > beside ? side - beside : 0;
+			side = beside = 0;
+		} else if (ops[i].kind != OPK_COMPUTE) {
 			*t += coll_s(s, hw, &ops[i]);
-		else if (ops[i].compute_bound)
-			*c += ops[i].s;
-		else
-			*m += ops[i].s;
+		} else {
+			*(ops[i].compute_bound ? c : m) += ops[i].s;
+			beside += ops[i].s;
+		}
 	}
 }
 
 static void stage_unit(const struct scenario *s, const struct hwmodel *hw, struct unit_work *u)
 {
-	struct opctx oc = { hw, s, s->par.tp, (double)s->train.micro_batch * s->model.seq };
+	struct opctx oc = { hw, s, s->par.tp, scenario_rank_tokens(s) };
 	struct opcost fw[OPS_MAX], bw[OPS_MAX];
 	memset(u, 0, sizeof *u);
 	if (s->model.type == MODEL_DENSE) {
@@ -567,7 +648,7 @@ double plan_time_lower_bound(const struct scenario *s, const struct hwmodel *hw)
 		/* blocking sends: the last stage's compute stream also waits for its m*(v-1) activation sends (all
 		 * chunks but the model's last) and its m*v gradient sends, each at least a point-to-point transfer
 		 * inside or across nodes, whichever is quicker */
-		double bytes = (double)s->train.micro_batch * s->model.seq * s->model.hidden * dtype_bytes(s->model.dtype);
+		double bytes = scenario_rank_tokens(s) * s->model.hidden * dtype_bytes(s->model.dtype);
 		if (s->par.pp_scatter_gather || s->par.sp)  /* sent split over TP */
 			bytes /= s->par.tp;
 		double intra = comm_p2p_s(hw, bytes, 1), inter = comm_p2p_s(hw, bytes, 0);

@@ -38,6 +38,10 @@ const char *plan_reject_name(enum plan_reject r);
 
 /* One searched option: a scenario key and the values it takes. */
 #define PLAN_MAX_OPTIONS 24
+/* The planner tries context parallelism only where each sequence chunk holds at least this many tokens: one tile
+ * of queries of a fused attention kernel (FlashAttention's 128-row blocks); shorter chunks leave the kernel and
+ * the ring hops mostly idle, and at the sequences where CP pays (8K and more) they allow cp up to 32 and beyond */
+#define PLAN_CP_MIN_CHUNK 128
 int plan_option_count(void);
 const char *plan_option_key(int i);    /* "parallel.tp", "training.micro_batch", ... */
 const char *plan_option_label(int i);  /* column label: "tp", "mb", ... */

@@ -237,7 +237,12 @@ static int write_table(FILE *f, const struct result *r)
 		if (r->origin.note[0])
 			fprintf(f, "  %-14s %s\n", "assumed", r->origin.note);
 	}
-	fprintf(f, "%-16s %d (dp %d x tp %d x pp %d)\n", "gpus", r->gpus, r->dp, r->tp, r->pp);
+	long long mp = (long long)r->dp * r->tp * r->pp;
+	if (mp > 0 && r->gpus > mp)  /* context parallelism: the rest of the GPUs split each sequence */
+		fprintf(f, "%-16s %d (dp %d x tp %d x pp %d x cp %lld)\n", "gpus", r->gpus, r->dp, r->tp, r->pp,
+			r->gpus / mp);
+	else
+		fprintf(f, "%-16s %d (dp %d x tp %d x pp %d)\n", "gpus", r->gpus, r->dp, r->tp, r->pp);
 	fprintf(f, "%-16s %s, micro batch %d, %d micro-batches", "schedule", schedule_name(r->schedule),
 		r->micro_batch, r->num_microbatches);
 	if (r->schedule == SCHED_INTERLEAVED)

@@ -344,7 +344,8 @@ static struct scale_row *new_row(struct scale_table *t, int number, const char *
 	row->gpus = gpus;
 	row->tp = base->par.tp;
 	row->pp = base->par.pp;
-	row->dp = (int)(gpus / ((long long)base->par.tp * base->par.pp));
+	/* context parallelism: its cp ranks of a replica are GPUs too */
+	row->dp = (int)(gpus / ((long long)base->par.tp * base->par.pp * (base->par.cp > 1 ? base->par.cp : 1)));
 	row->global_batch = (int)(gb > INT_MAX ? 0 : gb);
 	row->micro_batch = base->train.micro_batch;
 	return row;
@@ -376,7 +377,7 @@ static int sweep_hardware(const struct scale_spec *sp, int h, char (*names)[64],
 		if (!mine && base_g >= 0)
 			continue;
 		int gpus = sp->gpus[g];
-		long long mp = (long long)base.par.tp * base.par.pp;
+		long long mp = (long long)base.par.tp * base.par.pp * (base.par.cp > 1 ? base.par.cp : 1);
 		long long gb = sp->mode == SCALE_STRONG ? base.train.global_batch : (gpus / mp) * per_replica;
 		struct scenario sc;
 		char why[256] = "";

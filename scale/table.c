@@ -186,9 +186,20 @@ static int write_people(FILE *f, const struct scale_table *t)
 		oom |= t->rows[i].feasible && !t->rows[i].fits_in_memory;
 		host |= t->rows[i].feasible && t->rows[i].breakdown_s.host_wait > 0;
 	}
-	fprintf(f, "%s: %s scaling (%s), tp and pp as in the scenario, dp = GPUs / (tp*pp)\n", t->scenario,
-		scale_mode_name(t->mode),
-		t->mode == SCALE_STRONG ? "global batch kept" : "batch per DP replica kept, global batch grows");
+	/* context parallelism: GPUs beyond dp*tp*pp (a row's cp ranks) */
+	long long cp = 1;
+	for (int i = 0; i < t->n && cp == 1; i++) {
+		long long mp = (long long)t->rows[i].dp * t->rows[i].tp * t->rows[i].pp;
+		if (mp > 0 && t->rows[i].gpus > mp)
+			cp = t->rows[i].gpus / mp;
+	}
+	const char *how = t->mode == SCALE_STRONG ? "global batch kept" : "batch per DP replica kept, global batch grows";
+	if (cp > 1)
+		fprintf(f, "%s: %s scaling (%s), tp, pp and cp %lld as in the scenario, dp = GPUs / (tp*pp*cp)\n",
+			t->scenario, scale_mode_name(t->mode), how, cp);
+	else
+		fprintf(f, "%s: %s scaling (%s), tp and pp as in the scenario, dp = GPUs / (tp*pp)\n", t->scenario,
+			scale_mode_name(t->mode), how);
 	if (t->nshards > 1)
 		fprintf(f, "shard %d of %d: rows %d, %d, ... of %d (join the shards with 'gpusim merge')\n", t->shard,
 			t->nshards, t->shard - 1, t->shard - 1 + t->nshards, t->rows_total);

@@ -110,3 +110,13 @@ int scenario_etp(const struct scenario *s)
 {
 	return s->par.etp > 0 ? s->par.etp : s->par.tp;
 }
+
+double scenario_rank_tokens(const struct scenario *s)
+{
+	return (double)s->train.micro_batch * s->model.seq / (s->par.cp > 1 ? s->par.cp : 1);
+}
+
+int scenario_grad_ranks(const struct scenario *s)
+{
+	return s->par.dp * (s->par.cp > 1 ? s->par.cp : 1);
+}

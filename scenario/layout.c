@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdio.h>
 
+#include "scenario/ctxpar.h"
 #include "scenario/layout_internal.h"
 #include "scenario/recipes.h"
 #include "scenario/scenario.h"
@@ -29,9 +30,22 @@ enum batch_fault scenario_batch_fault(const struct scenario *s, char *why, size_
 	return FAULT_NONE;
 }
 
+long long scenario_model_ranks(const struct scenario *s)
+{
+	return (long long)s->par.tp * s->par.pp * (s->par.cp > 1 ? s->par.cp : 1);
+}
+
+void scenario_model_ranks_text(const struct scenario *s, char *buf, size_t n)
+{
+	if (s->par.cp > 1)
+		snprintf(buf, n, "tp*pp*cp = %d*%d*%d", s->par.tp, s->par.pp, s->par.cp);
+	else
+		snprintf(buf, n, "tp*pp = %d*%d", s->par.tp, s->par.pp);
+}
+
 void scenario_nearest_gpus(const struct scenario *s, int gpus, char *out, size_t n)
 {
-	long long mp = (long long)s->par.tp * s->par.pp, lo = 0, hi = 0;
+	long long mp = scenario_model_ranks(s), lo = 0, hi = 0;
 	int max_dp = s->train.micro_batch > 0 ? s->train.global_batch / s->train.micro_batch : 0;
 	struct scenario t = *s;
 	char why[256];
@@ -51,8 +65,8 @@ void scenario_nearest_gpus(const struct scenario *s, int gpus, char *out, size_t
 	else if (lo || hi)
 		snprintf(out, n, "; nearest valid count: %lld", lo ? lo : hi);
 	else
-		snprintf(out, n, "; no GPU count splits training.global_batch (%d) with tp*pp = %lld",
-			 s->train.global_batch, mp);
+		snprintf(out, n, "; no GPU count splits training.global_batch (%d) with %s = %lld",
+			 s->train.global_batch, s->par.cp > 1 ? "tp*pp*cp" : "tp*pp", mp);
 }
 
 int scenario_check_layout(const struct scenario *s, char *why, size_t n)
@@ -84,11 +98,16 @@ int scenario_check_layout(const struct scenario *s, char *why, size_t n)
 		snprintf(why, n, "the interleaved schedule needs pp >= 2 (pp is %d)", pc->pp);
 		return GS_EINVAL;
 	}
-	if ((long long)pc->dp * pc->tp * pc->pp != pc->gpus) {
-		snprintf(why, n, "gpus (%d) is not dp*tp*pp = %d*%d*%d", pc->gpus, pc->dp, pc->tp, pc->pp);
+	if (pc->cp < 1 || (long long)pc->dp * scenario_model_ranks(s) != pc->gpus) {
+		if (pc->cp > 1)
+			snprintf(why, n, "gpus (%d) is not dp*tp*pp*cp = %d*%d*%d*%d", pc->gpus, pc->dp, pc->tp, pc->pp,
+				 pc->cp);
+		else
+			snprintf(why, n, "gpus (%d) is not dp*tp*pp = %d*%d*%d", pc->gpus, pc->dp, pc->tp, pc->pp);
 		return GS_EINVAL;
 	}
-	if (recipes_check_layout(s, why, n) != 0 || variants_check_layout(s, why, n) != 0)
+	if (recipes_check_layout(s, why, n) != 0 || variants_check_layout(s, why, n) != 0 ||
+	    ctxpar_check_layout(s, why, n) != 0)
 		return GS_EINVAL;
 	return scenario_batch_fault(s, why, n) == FAULT_NONE ? 0 : GS_EINVAL;
 }
@@ -96,11 +115,12 @@ int scenario_check_layout(const struct scenario *s, char *why, size_t n)
 int scenario_relayout(const struct scenario *base, int gpus, int global_batch, struct scenario *out, char *why,
 		      size_t n)
 {
-	long long mp = (long long)base->par.tp * base->par.pp;
+	long long mp = scenario_model_ranks(base);
 	*out = *base;
 	if (gpus <= 0 || gpus % mp != 0) {
-		snprintf(why, n, "%d GPUs is not a multiple of tp*pp = %d*%d = %lld", gpus, base->par.tp,
-			 base->par.pp, mp);
+		char mpt[64];
+		scenario_model_ranks_text(base, mpt, sizeof mpt);
+		snprintf(why, n, "%d GPUs is not a multiple of %s = %lld", gpus, mpt, mp);
 		return GS_EINVAL;
 	}
 	if (global_batch <= 0) {

@@ -103,9 +103,14 @@ static int rule(const struct scenario *s, char *why, size_t n, const char **key)
 		return GS_EINVAL;
 	}
 	*key = "ep";
-	if (((long long)pc->tp * pc->dp) % ((long long)pc->ep * etp) != 0) {
-		snprintf(why, n, "parallel.ep*etp (%d*%d) does not divide the tp*dp = %d*%d ranks of a stage", pc->ep,
-			 etp, pc->tp, pc->dp);
+	if (((long long)pc->tp * scenario_grad_ranks(s)) % ((long long)pc->ep * etp) != 0) {
+		/* with context parallelism the experts spread over the tp*cp*dp ranks (Megatron-Core's expert grid) */
+		if (pc->cp > 1)
+			snprintf(why, n, "parallel.ep*etp (%d*%d) does not divide the tp*cp*dp = %d*%d*%d ranks of a stage",
+				 pc->ep, etp, pc->tp, pc->cp, pc->dp);
+		else
+			snprintf(why, n, "parallel.ep*etp (%d*%d) does not divide the tp*dp = %d*%d ranks of a stage",
+				 pc->ep, etp, pc->tp, pc->dp);
 		return GS_EINVAL;
 	}
 	return 0;

@@ -2,7 +2,7 @@
  *
  * Two passes. The first reads every key with its type and sign checks, so one run reports every bad field.
  * The second, run only when the first found nothing, checks how fields fit together (divisibility, gpus ==
- * dp*tp*pp, schedule rules); by then every number is valid, so no error is a consequence of another. A
+ * dp*tp*pp*cp, schedule rules); by then every number is valid, so no error is a consequence of another. A
  * scenario that comes back with 0 therefore satisfies every invariant scenario.h promises. */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,6 +17,7 @@
 #include "util/ydoc.h"
 #include "scenario/layout_internal.h"
 #include "scenario/recipes.h"
+#include "scenario/ctxpar.h"
 #include "scenario/variants.h"
 
 static const char *const top_keys[] = { "name", "description", "model", "training", "parallel", "hardware", NULL };
@@ -61,6 +62,7 @@ static const struct yrange ranges[] = {
 	{ "training.fp8.amax_history", 1, 1e6 },
 	{ "parallel.ep", 1, 1e7 },
 	{ "parallel.etp", 1, 1e5 },
+	{ "parallel.cp", 1, 1e5 },
 	{ "parallel.first_stage_layers", 1, 1e5 },
 	{ "training.recompute_layers", 1, 1e5 },
 	{ "training.offload_layers", 1, 1e5 },
@@ -74,7 +76,8 @@ static const struct yrange ranges[] = {
 static const char *const par_keys[] = { "gpus", "tp", "pp", "dp", "schedule", "virtual_stages",
 					"dp_bucket_bytes", "dp_overlap", "dp_bucket_copy", "pp_overlap", "pp_scatter_gather", "sp", "overlap_param_gather", "zero",
 					"ep", "etp", "first_stage_layers", "last_stage_layers", "grad_reduce_dtype",
-					"grad_compression", "shard_group", "reshard_after_forward", NULL };
+					"grad_compression", "shard_group", "reshard_after_forward", "cp", "cp_comm", "tp_comm_overlap",
+					NULL };
 
 /* In enum order (scenario.h). */
 static const char *const type_names[] = { "transformer", "mlp", "dense", NULL };
@@ -311,6 +314,7 @@ static void read_parallel(struct ydoc *d, const struct ynode *p, struct scenario
 			   "all-gather of the distributed optimizer needs zero: 1 or 2 (zero is %d)", pc->zero);
 	recipes_read_ep(d, p, s);
 	variants_read_parallel(d, p, s);
+	ctxpar_read(d, p, s);
 }
 
 /* A preset name stays as is; a relative path is taken from the scenario's folder. */
@@ -359,37 +363,43 @@ static int derive_layout(struct ydoc *d, const struct seen *seen, const struct s
 			 struct scenario *s)
 {
 	struct parallel_cfg *pc = &s->par;
-	long long mp = (long long)pc->tp * pc->pp;
+	long long mp = scenario_model_ranks(s);
+	char mpt[64];
+	scenario_model_ranks_text(s, mpt, sizeof mpt);
 	const struct ynode *pmap = seen->par ? seen->par : seen->root;
 	if (ov && ov->gpus > 0) {
 		if (ov->gpus % mp != 0) {
 			char near[96];
 			scenario_nearest_gpus(s, ov->gpus, near, sizeof near);
-			return ydoc_error_arg(d, "--gpus %d is not a multiple of tp*pp = %d*%d = %lld%s", ov->gpus,
-					      pc->tp, pc->pp, mp, near);
+			return ydoc_error_arg(d, "--gpus %d is not a multiple of %s = %lld%s", ov->gpus, mpt, mp, near);
 		}
 		pc->gpus = ov->gpus;
 		pc->dp = (int)(ov->gpus / mp);
 		return 0;
 	}
 	if (seen->gpus && seen->dp) {
-		if ((long long)pc->dp * mp != pc->gpus)
+		if ((long long)pc->dp * mp != pc->gpus) {
+			if (pc->cp > 1)
+				return ydoc_error(d, ynode_get(pmap, "gpus"),
+						  "parallel.gpus (%d) must equal dp*tp*pp*cp = %d*%d*%d*%d = %lld", pc->gpus,
+						  pc->dp, pc->tp, pc->pp, pc->cp, pc->dp * mp);
 			return ydoc_error(d, ynode_get(pmap, "gpus"),
 					  "parallel.gpus (%d) must equal dp*tp*pp = %d*%d*%d = %lld", pc->gpus, pc->dp,
 					  pc->tp, pc->pp, pc->dp * mp);
+		}
 		return 0;
 	}
 	if (seen->gpus) {
 		if (pc->gpus % mp != 0)
-			return ydoc_error(d, ynode_get(pmap, "gpus"),
-					  "parallel.gpus (%d) is not a multiple of tp*pp = %d*%d = %lld", pc->gpus,
-					  pc->tp, pc->pp, mp);
+			return ydoc_error(d, ynode_get(pmap, "gpus"), "parallel.gpus (%d) is not a multiple of %s = %lld",
+					  pc->gpus, mpt, mp);
 		pc->dp = (int)(pc->gpus / mp);
 		return 0;
 	}
 	if (seen->dp) {
 		if (pc->dp * mp > INT_MAX)
-			return ydoc_error(d, ynode_get(pmap, "dp"), "parallel.dp: dp*tp*pp is too large");
+			return ydoc_error(d, ynode_get(pmap, "dp"), "parallel.dp: dp*%s is too large",
+					  s->par.cp > 1 ? "tp*pp*cp" : "tp*pp");
 		pc->gpus = (int)(pc->dp * mp);
 		return 0;
 	}
@@ -458,6 +468,7 @@ static void check_consistency(struct ydoc *d, const struct seen *seen, const str
 	}
 	recipes_check(d, m, t, seen->par, s);
 	variants_check(d, m, t, seen->par, s);
+	ctxpar_check(d, seen->par, s);
 	switch (fault) {
 	case FAULT_NONE: break;
 	case FAULT_BATCH: ydoc_error(d, at(t, "global_batch"), "%s", why); break;

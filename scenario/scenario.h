@@ -1,6 +1,6 @@
 /* scenario: one training job as the user describes it in a scenario YAML file (model, training, parallel layout,
  * hardware reference), loaded and checked with every error reported as file:line:col.
- * A loaded scenario is plain data and always consistent: gpus == dp*tp*pp, tp divides heads and hidden,
+ * A loaded scenario is plain data and always consistent: gpus == dp*tp*pp*cp, tp divides heads and hidden,
  * pp*virtual_stages divides layers, global_batch is a multiple of dp*micro_batch. */
 #ifndef SCENARIO_H
 #define SCENARIO_H
@@ -23,6 +23,8 @@ enum schedule { SCHED_GPIPE, SCHED_1F1B, SCHED_INTERLEAVED };
 enum optimizer { OPT_ADAM, OPT_SGD };
 /* op: torchtitan's per-op selective activation checkpointing (sim/recompute.c) */
 enum recompute { RECOMPUTE_NONE, RECOMPUTE_FULL, RECOMPUTE_SELECTIVE, RECOMPUTE_OP };
+/* How context parallelism exchanges K and V (parallel.cp_comm, Megatron/Transformer Engine cp_comm_type). */
+enum cp_comm { CP_P2P, CP_ALL_GATHER };
 
 
 /* Mixture of experts (model.moe, docs/scenario.md): every layer's MLP is replaced by `experts` routed experts of
@@ -161,6 +163,15 @@ struct parallel_cfg {
 	bool sp;                /* sequence parallelism (Korthikanti et al. 2022): norms, dropout and residuals on
 				 * s/tp tokens, each TP all-reduce a reduce-scatter + all-gather pair, activations
 				 * outside the TP region split over tp; needs tp > 1; default false */
+	int cp;                 /* context parallelism (sim/cp.h): every sequence split over cp ranks, each holding
+				 * seq/cp tokens (two chunks of seq/(2cp) with a causal mask, for balance); the ranks
+				 * lie between TP and DP (rank = t + tp*(c + cp*(d + dp*s))) and reduce gradients with
+				 * their DP peers over dp*cp ranks; default 1 */
+	enum cp_comm cp_comm;   /* p2p (default): K/V passed around a ring, overlapped with the attention blocks;
+				 * all_gather: K/V all-gathered before attention, dK/dV reduce-scattered after */
+	bool tp_comm_overlap;   /* Transformer Engine userbuffers (sim/overlap.h): SP's all-gathers and
+				 * reduce-scatters split in tp chunks and hidden behind the GEMM chunks; needs sp;
+				 * default false */
 };
 
 struct scenario {
@@ -245,5 +256,9 @@ double scenario_params_embedding(const struct scenario *s);  /* input embedding 
                                                                 * (vocab*hidden when tied) */
 /* Model FLOPs for one step (fwd+bwd, no recompute): 6*N*tokens plus attention, used for MFU. */
 double scenario_model_flops(const struct scenario *s);
+/* Tokens of one micro-batch on one rank: micro_batch * seq / cp. */
+double scenario_rank_tokens(const struct scenario *s);
+/* The ranks that hold the same weights and reduce gradients together: dp * cp (Megatron's DP-CP group). */
+int scenario_grad_ranks(const struct scenario *s);
 
 #endif

@@ -88,7 +88,7 @@ void variants_read_parallel(struct ydoc *d, const struct ynode *p, struct scenar
 
 int scenario_shard_group(const struct scenario *s)
 {
-	return s->par.shard_group > 0 ? s->par.shard_group : s->par.dp;
+	return s->par.shard_group > 0 ? s->par.shard_group : scenario_grad_ranks(s);  /* dp*cp: same weights */
 }
 
 bool scenario_uneven_split(const struct scenario *s)
@@ -179,8 +179,13 @@ static int rule(const struct scenario *s, char *why, size_t n, const char **key)
 		return GS_EINVAL;
 	}
 	*key = "shard_group";
-	if (p->shard_group > 0 && (p->dp % p->shard_group != 0 || p->zero < 1)) {
-		snprintf(why, n, "parallel.shard_group (%d) must divide dp (%d), with zero >= 1", p->shard_group, p->dp);
+	if (p->shard_group > 0 && (scenario_grad_ranks(s) % p->shard_group != 0 || p->zero < 1)) {
+		if (p->cp > 1)
+			snprintf(why, n, "parallel.shard_group (%d) must divide dp*cp (%d), with zero >= 1", p->shard_group,
+				 scenario_grad_ranks(s));
+		else
+			snprintf(why, n, "parallel.shard_group (%d) must divide dp (%d), with zero >= 1", p->shard_group,
+				 p->dp);
 		return GS_EINVAL;
 	}
 	return 0;

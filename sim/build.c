@@ -1,17 +1,21 @@
 /* build: stage programs from the scenario (see build.h). Placement is Megatron's: global rank
- * r = t + tp*(d + dp*s) for TP index t, DP replica d and stage s, so TP groups are innermost (inside a node
- * when tp <= GPUs per node), then DP, then PP; a group's collective pays network costs when it spans nodes.
- * All ranks of a stage share one program: times are computed for the stage's first rank (d = t = 0). */
+ * r = t + tp*(c + cp*(d + dp*s)) for TP index t, CP index c, DP replica d and stage s, so TP groups are innermost
+ * (inside a node when tp <= GPUs per node), then CP, then DP, then PP; a group's collective pays network costs
+ * when it spans nodes. All ranks of a stage share one program: times are computed for the stage's first rank
+ * (d = c = t = 0); the CP ranks of a replica do the same work (sim/cp.h), so one stands for all of them and the
+ * gradients are reduced over the dp*cp ranks that hold the same weights. */
 #include "sim/build.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include "sim/comm.h"
+#include "sim/cp.h"
 #include "sim/fp8.h"
 #include "sim/gradcomp.h"
 #include "sim/memory.h"
 #include "sim/moe.h"
 #include "sim/ops.h"
+#include "sim/overlap.h"
 #include "sim/recompute.h"
 #include "sim/schedule.h"
 #include "util/diag.h"
@@ -28,7 +32,12 @@ struct ctx {
 	struct program *prog;
 	struct opctx oc;
 	struct host_cost host;    /* host time per op, collective, bucket and step (ops_host_cost) */
-	struct group_shape tp_shape, dp_shape, ep_shape, fp8_shape;  /* fp8_shape: the TP x DP ranks of a stage */
+	struct group_shape tp_shape, dp_shape, ep_shape, fp8_shape;  /* fp8_shape: the TP x CP x DP ranks of a stage;
+								       * dp_shape: the dp*cp ranks of the gradients */
+	struct group_shape cp_shape;   /* the CP group: cp ranks tp apart */
+	int rdp;                  /* ranks that reduce gradients together: dp*cp (scenario_grad_ranks) */
+	bool side;                /* the layer's op lists hold side-stream transfers (sim/overlap.h): not replayed */
+	int side_ev;              /* the side stream's event after its last transfer */
 	int p, v, m, s, Lv, last_j;
 	int layer0;               /* v == 1: the stage's first global layer (the pipeline split may be uneven) */
 	struct opcost fwd[OPS_MAX], bwd[OPS_MAX], efwd[OPS_MAX], ebwd[OPS_MAX], hfwd[OPS_MAX], hbwd[OPS_MAX];
@@ -87,9 +96,27 @@ static int bound_times(const struct opcost *ops, int n, double *out)
 	return k;
 }
 
+/* Side-stream transfers are collectives of the TP group on STREAM_SIDE (all members symmetric); no TP
+ * collective of the compute stream stands between one and its wait, so the two streams' collectives of a group
+ * never interleave in the engine's arrival count. */
 static void emit_ops(struct ctx *c, const struct opcost *ops, int n, int layer, int mb)
 {
 	for (int i = 0; i < n;) {
+		if (ops_is_side(ops[i].kind)) {
+			/* issued here: the side stream waits for the compute stream so far, then transfers */
+			program_host(c->prog, c->host.coll);
+			int ev = program_record(c->prog, STREAM_COMPUTE);
+			program_wait(c->prog, STREAM_SIDE, ev, CAT_TP);
+			program_coll(c->prog, STREAM_SIDE, GROUP_TP, ops[i].s, ops[i].bytes, CAT_TP, ops[i].name, layer, mb);
+			c->side_ev = program_record(c->prog, STREAM_SIDE);
+			i++;
+			continue;
+		}
+		if (ops[i].kind == OPK_SIDE_WAIT) {
+			program_wait(c->prog, STREAM_COMPUTE, c->side_ev, CAT_TP);
+			i++;
+			continue;
+		}
 		if (ops[i].kind != OPK_COMPUTE) {
 			/* the MoE all-to-all joins the EP ranks, which lie along DP (the group the engine syncs); its
 			 * waits count as model-parallel communication, with TP's */
@@ -125,7 +152,7 @@ static bool stage_list(const struct ctx *c, const struct opcost *ops)
 static void emit(struct ctx *c, const struct opcost *ops, int n, int layer, int mb)
 {
 	count_bound(c, ops, n);
-	if (!stage_list(c, ops)) {
+	if (!stage_list(c, ops) || (c->side && (ops == c->fwd || ops == c->bwd || ops == c->rfwd))) {
 		emit_ops(c, ops, n, layer, mb);
 		return;
 	}
@@ -190,7 +217,7 @@ static void bucket_issue(struct ctx *c, double bytes, double expert, const struc
  * every layer's gradients are reduce-scattered as its backward ends (zero3_*), so no buckets. */
 static void grads_ready(struct ctx *c, double params, int final)
 {
-	if (c->sc->par.dp < 2 || c->sc->par.zero == 3)
+	if (c->rdp < 2 || c->sc->par.zero == 3)
 		return;
 	c->pending_bytes += params * dtype_bytes(c->sc->train.grad_dtype);
 	if (c->pending_bytes < c->sc->par.dp_bucket_bytes && !(final && c->pending_bytes > 0))
@@ -219,7 +246,7 @@ static void send(struct ctx *c, int bwd, int mb, int chunk)
 	const struct scenario *sc = c->sc;
 	int dest = bwd ? (c->s - 1 + c->p) % c->p : (c->s + 1) % c->p;
 	int dchunk = bwd ? (c->s > 0 ? chunk : chunk - 1) : (c->s + 1 < c->p ? chunk : chunk + 1);
-	int stride = sc->par.tp * sc->par.dp, gpn = c->hw->node.gpus;
+	int stride = sc->par.tp * c->rdp, gpn = c->hw->node.gpus;
 	int same = (c->s * stride) / gpn == (dest * stride) / gpn;
 	double bytes = c->oc.tokens * sc->model.hidden * dtype_bytes(sc->model.dtype);
 	if (sc->par.pp_scatter_gather || sc->par.sp)  /* SP: the activation between stages is sequence-split */
@@ -261,7 +288,7 @@ static double layer_params_local(const struct ctx *c, int layer)
 /* A layer's gradients are ready: with experts, note which of them are the routed experts' (their own group). */
 static void layer_grads_ready(struct ctx *c, int layer, int final)
 {
-	if (c->sc->par.dp < 2 || c->sc->par.zero == 3)
+	if (c->rdp < 2 || c->sc->par.zero == 3)
 		return;
 	if (c->sc->model.moe.experts > 0)
 		c->pending_expert += moe_expert_params_local(c->sc) * dtype_bytes(c->sc->train.grad_dtype);
@@ -363,7 +390,7 @@ static bool head_is_embedding(const struct ctx *c)
  * travel with the first and last layer of their chunk. */
 static int zero3(const struct ctx *c)
 {
-	return c->sc->par.zero == 3 && c->sc->par.dp > 1;
+	return c->sc->par.zero == 3 && c->rdp > 1;
 }
 
 static double zero3_layer_params(const struct ctx *c, int j, int l)
@@ -421,7 +448,7 @@ static void grad_accumulate(struct ctx *c, double params, int layer, int mb)
  * then has no gather. In the steady state that is the gather the previous step's optimizer started. */
 static bool param_gather_overlapped(const struct ctx *c)
 {
-	return c->sc->par.overlap_param_gather && c->sc->par.dp > 1 && (c->sc->par.zero == 1 || c->sc->par.zero == 2);
+	return c->sc->par.overlap_param_gather && c->rdp > 1 && (c->sc->par.zero == 1 || c->sc->par.zero == 2);
 }
 
 static void param_gather_issue(struct ctx *c)
@@ -515,7 +542,7 @@ static void unit_forward(struct ctx *c, int mb, int chunk)
 		param_gather_wait(c, chunk, l);
 		if (z)
 			program_wait(c->prog, STREAM_COMPUTE, ag[l % 2], CAT_DP);
-		else if (!dense(c) && !gathering && !fp8_casts_weights(c->sc, mb) && l >= offload_n(c) &&
+		else if (!dense(c) && !c->side && !gathering && !fp8_casts_weights(c->sc, mb) && l >= offload_n(c) &&
 			 program_repeat_more(c->prog, c->fwd, c->Lv - l)) {
 			for (; l < c->Lv; l++)  /* the layers it stands for, in order */
 				count_layer(c, 0);
@@ -573,7 +600,7 @@ static int same_run(const struct ctx *c, int l)
  * stored once, then repeated. */
 static void layer_backward(struct ctx *c, int layer, int l, int mb)
 {
-	int rep = !dense(c);
+	int rep = !dense(c) && !c->side;
 	bool rc = layer_rc(c, l);
 	const void *key = bwd_key(c, l);
 	if (rep && program_repeat_begin(c->prog, key)) {
@@ -616,7 +643,7 @@ static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 		int layer = layer_at(c, j, l);
 		if (g)
 			program_wait(c->prog, STREAM_COMPUTE, ag[l % 2], CAT_DP);
-		else if (!z && !dense(c) && !last_of_chunk) {
+		else if (!z && !dense(c) && !c->side && !last_of_chunk) {
 			int run = same_run(c, l);
 			if (offload_n(c) > 0 && run > l - offload_n(c))
 				run = l - offload_n(c);  /* layer N starts the reloads */
@@ -709,7 +736,7 @@ static void tied_grad_allreduce(struct ctx *c)
 	const struct scenario *sc = c->sc;
 	if (!tied_exchange(c))
 		return;
-	int peer = c->s == 0 ? c->p - 1 : 0, stride = sc->par.tp * sc->par.dp;
+	int peer = c->s == 0 ? c->p - 1 : 0, stride = sc->par.tp * c->rdp;
 	struct group_shape g = comm_shape(c->hw->node.gpus, 0, stride * (c->p - 1), 2);
 	double bytes = vocab_params_local(c) * dtype_bytes(sc->train.grad_dtype);
 	enum stream_kind st = c->s == 0 ? STREAM_SENDF : STREAM_SENDB;
@@ -768,7 +795,7 @@ static void stage_grads_finish(struct ctx *c)
 {
 	for (int i = 0; i < c->ndeferred; i++)
 		bucket_issue(c, c->deferred[i].bytes, c->deferred[i].expert, &c->deferred[i].gcb);
-	if (c->sc->par.dp > 1) {
+	if (c->rdp > 1) {
 		int done = program_record(c->prog, STREAM_DP);
 		program_wait(c->prog, STREAM_COMPUTE, done, CAT_DP);
 	}
@@ -828,8 +855,11 @@ static void stage_memory(const struct ctx *c, struct stage_info *info, int zero,
 			 double peak, int peak_units)
 {
 	const struct scenario *sc = c->sc;
-	int dp = sc->par.dp;
+	int dp = c->rdp;  /* the ranks that hold the same weights: dp*cp */
 	peak += recompute_transient_bytes(sc, c->Lv, sc->par.tp);
+	/* while a layer's attention runs: context parallelism's K/V buffers (sim/cp.h); all the time: the
+	 * userbuffers of TP overlap (sim/overlap.h) */
+	peak += cp_transient_bytes(sc) + overlap_buffer_bytes(sc);
 	if (offload_n(c) > 0)  /* a layer on its way out and one reloaded */
 		peak += 2 * offload_bytes(c);
 	info->weights = params * mem_weight_bytes_per_param(sc);
@@ -870,11 +900,11 @@ static void build_stage(struct ctx *c, struct stage_info *info)
 	stage_grads_finish(c);
 
 	double params = stage_params(c);
-	/* ZeRO >= 1: each replica updates its 1/dp of the parameters; MoE: the routed experts' 1/edp, the share of
-	 * the expert-data-parallel group that holds the same experts */
-	int zero = sc->par.dp > 1 ? sc->par.zero : 0;
+	/* ZeRO >= 1: each of the dp*cp ranks holding the same weights updates its 1/(dp*cp) of the parameters; MoE:
+	 * the routed experts' 1/edp, the share of the expert-data-parallel group that holds the same experts */
+	int zero = c->rdp > 1 ? sc->par.zero : 0;
 	double ex = c->v * c->Lv * moe_expert_params_local(sc);
-	double shard = (params - ex) / scenario_shard_group(sc) + ex / moe_edp(sc);  /* HSDP: the shard group */
+	double shard = (params - ex) / scenario_shard_group(sc) + ex / moe_edp(sc);  /* HSDP: the shard group; else dp*cp */
 	stage_optimizer(c, zero, params, shard);
 	stage_memory(c, info, zero, params, shard, peak, peak_units);
 }
@@ -883,14 +913,39 @@ static void build_stage(struct ctx *c, struct stage_info *info)
 static void time_tp(struct ctx *c, struct opcost *ops, int n)
 {
 	for (int i = 0; i < n; i++)
-		if (ops[i].kind == OPK_TP_ALLREDUCE)
+		switch (ops[i].kind) {
+		case OPK_TP_ALLREDUCE:
 			ops[i].s = comm_coll_s(c->hw, COLL_ALL_REDUCE, ops[i].bytes, c->tp_shape);
-		else if (ops[i].kind == OPK_TP_ALLGATHER)
+			break;
+		case OPK_TP_ALLGATHER:
+		case OPK_SIDE_TP_ALLGATHER:
 			ops[i].s = comm_coll_s(c->hw, COLL_ALL_GATHER, ops[i].bytes, c->tp_shape);
-		else if (ops[i].kind == OPK_TP_REDUCESCATTER)
+			break;
+		case OPK_TP_REDUCESCATTER:
+		case OPK_SIDE_TP_REDUCESCATTER:
 			ops[i].s = comm_coll_s(c->hw, COLL_REDUCE_SCATTER, ops[i].bytes, c->tp_shape);
-		else if (ops[i].kind == OPK_EP_ALLTOALL)
+			break;
+		case OPK_EP_ALLTOALL:
 			ops[i].s = moe_alltoall_s(c->hw, ops[i].bytes, c->ep_shape);
+			break;
+		case OPK_CP_ALLGATHER:
+			ops[i].s = comm_coll_s(c->hw, COLL_ALL_GATHER, ops[i].bytes, c->cp_shape);
+			break;
+		case OPK_CP_REDUCESCATTER:
+			ops[i].s = comm_coll_s(c->hw, COLL_REDUCE_SCATTER, ops[i].bytes, c->cp_shape);
+			break;
+		case OPK_SIDE_TP_P2P:  /* every rank sends to its ring neighbour at once: one hop's time, per hop */
+		case OPK_SIDE_CP_P2P: {  /* a ring that leaves the node waits for its slowest, inter-node hop */
+			int hops = ops[i].hops > 0 ? ops[i].hops : 1;
+			struct group_shape g = ops[i].kind == OPK_SIDE_TP_P2P ? c->tp_shape : c->cp_shape;
+			ops[i].s = hops * comm_p2p_s(c->hw, ops[i].bytes / hops, g.nodes <= 1);
+			break;
+		}
+		case OPK_COMPUTE:
+		case OPK_SIDE_WAIT:
+			break;
+		}
+	overlap_slowdown(ops, n, c->hw->overlap_compute_slowdown, c->hw->overlap_comm_slowdown);
 }
 
 static int count_ar(const struct opcost *ops, int n)
@@ -934,7 +989,8 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 	c.m = scenario_num_microbatches(sc);
 	c.Lv = scenario_chunk_layers(sc, 0);
 	c.last_j = c.p * c.v - 1;
-	c.oc = (struct opctx){ hw, sc, par->tp, (double)sc->train.micro_batch * sc->model.seq };
+	c.oc = (struct opctx){ hw, sc, par->tp, scenario_rank_tokens(sc) };
+	c.rdp = scenario_grad_ranks(sc);
 	ops_host_cost(hw, sc, &c.host);
 	if (sc->model.type != MODEL_DENSE) {
 		c.nfwd = ops_layer_fwd(&c.oc, c.fwd);
@@ -943,6 +999,8 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 			c.nrfwd = recompute_op_list(&c.oc, c.fwd, c.nfwd, c.rfwd);
 		c.nbound_fwd = bound_times(c.fwd, c.nfwd, c.bound_fwd);
 		c.nbound_bwd = bound_times(c.bwd, c.nbwd, c.bound_bwd);
+		c.side = overlap_has_side(c.fwd, c.nfwd) || overlap_has_side(c.bwd, c.nbwd) ||
+			 overlap_has_side(c.rfwd, c.nrfwd);
 	}
 	c.layer_params = sc->model.moe.experts > 0 ? moe_layer_params_local(sc, 0)
 						     : scenario_params_per_layer(sc) / par->tp;
@@ -957,16 +1015,18 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 	c.reload_ev = xcalloc((size_t)scenario_max_chunk_layers(sc), sizeof *c.reload_ev);
 	c.pg_done = xcalloc((size_t)c.v, sizeof *c.pg_done);
 	for (int s = 0; s < par->pp; s++) {
-		int base = par->tp * par->dp * s;
+		int base = par->tp * c.rdp * s;
 		c.s = s;
 		c.Lv = scenario_chunk_layers(sc, s);
 		c.layer0 = scenario_chunk_first_layer(sc, s);
 		c.prog = &out->progs[s];
 		c.tp_shape = comm_shape(gpn, base, 1, par->tp);
-		c.dp_shape = comm_shape(gpn, base, par->tp, par->dp);
+		/* CP ranks sit between TP and DP: the gradient group is every rank tp apart, dp*cp of them */
+		c.dp_shape = comm_shape(gpn, base, par->tp, c.rdp);
+		c.cp_shape = comm_shape(gpn, base, par->tp, par->cp > 1 ? par->cp : 1);
 		/* EP groups: ep ranks etp apart (Megatron's expert groups, TP innermost) */
 		c.ep_shape = comm_shape(gpn, base, scenario_etp(sc), par->ep);
-		c.fp8_shape = comm_shape(gpn, base, 1, par->tp * par->dp);
+		c.fp8_shape = comm_shape(gpn, base, 1, par->tp * c.rdp);
 		c.pending_bytes = 0;
 		c.copied_bytes = 0;
 		c.ndeferred = 0;
@@ -975,11 +1035,12 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 		c.edp_shape = comm_shape(gpn, base, par->ep * scenario_etp(sc), moe_edp(sc));
 		int S = scenario_shard_group(sc);
 		c.shard_shape = comm_shape(gpn, base, par->tp, S);
-		c.repl_shape = comm_shape(gpn, base, par->tp * S, par->dp / S);
+		c.repl_shape = comm_shape(gpn, base, par->tp * S, c.rdp / S);
 		time_tp(&c, c.fwd, c.nfwd);
 		time_tp(&c, c.bwd, c.nbwd);
 		time_tp(&c, c.rfwd, c.nrfwd);
 		time_tp(&c, c.efwd, c.nefwd);
+		time_tp(&c, c.ebwd, c.nebwd);  /* SP: the all-gather of the embedding output's gradient */
 		time_tp(&c, c.hfwd, c.nhfwd);
 		time_tp(&c, c.hbwd, c.nhbwd);
 		program_init(c.prog, 2 * c.m * c.v + tied_exchange(&c), keep_ops);

@@ -41,7 +41,7 @@ static int candidates(const struct scenario *sc, const struct hwmodel *hw, struc
 		t.train.recompute = RECOMPUTE_FULL;
 		add(c, &n, &t, "training.recompute: full");
 	}
-	for (int z = sc->par.zero + 1; z <= 3 && sc->par.dp > 1; z++) {
+	for (int z = sc->par.zero + 1; z <= 3 && scenario_grad_ranks(sc) > 1; z++) {
 		t = *sc;
 		t.par.zero = z;
 		snprintf(what, sizeof what, "parallel.zero: %d", z);
@@ -71,6 +71,15 @@ static int candidates(const struct scenario *sc, const struct hwmodel *hw, struc
 		t.par.dp = sc->par.dp / f;
 		snprintf(what, sizeof what, "parallel.pp: %d (dp %d)", t.par.pp, t.par.dp);
 		add(c, &n, &t, what);
+		/* context parallelism: each rank keeps 1/cp of every sequence (a transformer with fused attention and
+		 * seq in 2*cp chunks; add() drops the rest) */
+		if (sc->model.type == MODEL_TRANSFORMER && sc->model.flash_attention) {
+			t = *sc;
+			t.par.cp = (sc->par.cp > 1 ? sc->par.cp : 1) * f;
+			t.par.dp = sc->par.dp / f;
+			snprintf(what, sizeof what, "parallel.cp: %d (dp %d)", t.par.cp, t.par.dp);
+			add(c, &n, &t, what);
+		}
 	}
 	return n;
 }

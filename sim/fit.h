@@ -1,6 +1,6 @@
 /* fit: what one change to a layout that does not fit in GPU memory would make it fit. Each candidate is a
  * single change a user makes in the scenario (more recompute, a higher ZeRO stage, a smaller micro-batch, more
- * tensor or pipeline parallelism at the same GPU count), checked with scenario_check_layout and simulated with
+ * tensor, pipeline or context parallelism at the same GPU count), checked with scenario_check_layout and simulated with
  * predict_run, so its memory and step time are the simulator's, not a rule of thumb. */
 #ifndef FIT_H
 #define FIT_H

@@ -1,6 +1,7 @@
 /* memory: per-tensor activation and state accounting (see memory.h). */
 #include "sim/memory.h"
 
+#include "sim/cp.h"
 #include "sim/fp8.h"
 #include "sim/moe.h"
 #include "sim/recompute.h"
@@ -8,7 +9,8 @@
 double mem_layer_full_act_bytes(const struct scenario *sc, int tp)
 {
 	const struct model_cfg *m = &sc->model;
-	double T = (double)sc->train.micro_batch * m->seq, h = m->hidden, e = dtype_bytes(m->dtype);
+	/* T: the rank's tokens; with context parallelism seq/cp of each sequence, so every tensor below is 1/cp */
+	double T = scenario_rank_tokens(sc), h = m->hidden, e = dtype_bytes(m->dtype);
 	double f = (double)m->ffn_hidden / tp, f_in = m->ffn == FFN_SWIGLU ? 2 * f : f;
 	if (m->type == MODEL_DENSE)
 		return mem_dense_act_bytes(sc) / m->layers;
@@ -37,7 +39,7 @@ double mem_layer_full_act_bytes(const struct scenario *sc, int tp)
 		    + q * xe             /* attention output = proj input */
 		    + T * h * rep;       /* dropout mask */
 	if (m->flash_attention)
-		attn += T * heads * 4;   /* softmax log-sum-exp, fp32 */
+		attn += T * heads * 4 + cp_saved_bytes(sc);  /* softmax log-sum-exp, fp32 (CP ring: one per step) */
 	else
 		attn += (double)sc->train.micro_batch * heads * m->seq * m->seq * (2 * e + 1);
 	double norms = 2 * T * h * e;   /* each norm's input (and per-row statistics, not counted) */
@@ -49,7 +51,7 @@ double mem_layer_full_act_bytes(const struct scenario *sc, int tp)
 double mem_layer_act_bytes(const struct scenario *sc, int tp)
 {
 	const struct model_cfg *m = &sc->model;
-	double T = (double)sc->train.micro_batch * m->seq;
+	double T = scenario_rank_tokens(sc);
 	switch (sc->train.recompute) {
 	case RECOMPUTE_FULL:  /* the layer's input only; with SP its sequence share */
 		return T * m->hidden * dtype_bytes(m->dtype) / (sc->par.sp && tp > 1 ? tp : 1);

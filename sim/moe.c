@@ -175,7 +175,8 @@ double moe_expert_params_local(const struct scenario *sc)
 int moe_edp(const struct scenario *sc)
 {
 	int g = (sc->par.ep > 1 ? sc->par.ep : 1) * scenario_etp(sc);  /* a scenario built by hand may leave ep 0 */
-	return sc->par.tp * sc->par.dp / g > 0 ? sc->par.tp * sc->par.dp / g : 1;
+	int ranks = sc->par.tp * scenario_grad_ranks(sc);  /* tp*cp*dp: with CP the expert grid spans the CP ranks */
+	return ranks / g > 0 ? ranks / g : 1;
 }
 
 double moe_mlp_act_bytes(const struct scenario *sc, double tokens, double xe)

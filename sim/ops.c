@@ -6,9 +6,11 @@
 #include "sim/ops.h"
 
 #include <math.h>
+#include "sim/cp.h"
 #include "sim/fp8.h"
 #include "sim/memory.h"
 #include "sim/moe.h"
+#include "sim/overlap.h"
 
 double ops_gemm_s(const struct hwmodel *hw, enum dtype dt, double m, double n, double k)
 {
@@ -59,7 +61,7 @@ static enum attn_path attn_path_of(const struct model_cfg *m)
 
 /* Whether the attention core follows the SM clock (gpu.power): not when its entry runs at the maximum clock
  * (clock: max: a kernel that stays under the power cap when held alone). */
-static bool attn_bound(const struct opctx *c)
+bool ops_attn_bound(const struct opctx *c)
 {
 	return !c->hw->gpu.attn[attn_path_of(&c->sc->model)].max_clock;
 }
@@ -92,14 +94,14 @@ double ops_attn_s(const struct opctx *c, int backward)
 
 static int put(struct opcost *out, int n, const char *name, double s)
 {
-	out[n] = (struct opcost){ name, OPK_COMPUTE, s, 0, false };
+	out[n] = (struct opcost){ name, OPK_COMPUTE, s, 0, false, 0, 0 };
 	return n + 1;
 }
 
 /* A compute-bound op (GEMM, attention core): its rate follows the SM clock (gpu.power). */
 static int put_cb(struct opcost *out, int n, const char *name, double s)
 {
-	out[n] = (struct opcost){ name, OPK_COMPUTE, s, 0, true };
+	out[n] = (struct opcost){ name, OPK_COMPUTE, s, 0, true, 0, 0 };
 	return n + 1;
 }
 
@@ -107,7 +109,7 @@ static int put_ar(const struct opctx *c, struct opcost *out, int n, const char *
 {
 	if (c->tp < 2)
 		return n;
-	out[n] = (struct opcost){ name, OPK_TP_ALLREDUCE, 0, bytes, false };
+	out[n] = (struct opcost){ name, OPK_TP_ALLREDUCE, 0, bytes, false, 0, 0 };
 	return n + 1;
 }
 
@@ -136,6 +138,49 @@ static int put_tp_reduce(const struct opctx *c, struct opcost *out, int n, const
 	return sp(c) ? ops_put_coll(c, out, n, OPK_TP_REDUCESCATTER, rs_name, bytes) : put_ar(c, out, n, ar_name, bytes);
 }
 
+/* The GEMM that opens a TP region (QKV, fc1; backward proj's and fc2's dgrad) on its gathered input: SP's
+ * all-gather then the GEMM, or with parallel.tp_comm_overlap the all-gather as a ring exchange behind the GEMM's
+ * chunks (sim/overlap.h). */
+static int gather_gemm(const struct opctx *c, struct opcost *out, int n, const char *ag, const char *xfer,
+		       const char *gemm, double act, double rows, double gn, double gk)
+{
+	if (overlap_tp(c))
+		return overlap_ag_gemm(c, out, n, gemm, xfer, act, rows, gn, gk);
+	n = put_sp_gather(c, out, n, ag, act);
+	return put_cb(out, n, gemm, fp8_linear_gemm_s(c->hw, c->sc, rows, gn, gk));
+}
+
+/* The GEMM that closes a TP region (proj, fc2) and its all-reduce or reduce-scatter; with TP overlap the
+ * reduce-scatter chunk by chunk behind the GEMM's chunks. */
+static int gemm_reduce(const struct opctx *c, struct opcost *out, int n, const char *gemm, const char *ar,
+		       const char *rs, const char *xfer, const char *sum, double act, double rows, double gn, double gk)
+{
+	if (overlap_tp(c))
+		return overlap_gemm_rs(c, out, n, gemm, xfer, sum, act, rows, gn, gk);
+	n = put_cb(out, n, gemm, fp8_linear_gemm_s(c->hw, c->sc, rows, gn, gk));
+	return put_tp_reduce(c, out, n, ar, rs, act);
+}
+
+/* The backward of a region-opening GEMM (QKV, fc1): dgrad and wgrad, then the input gradient's all-reduce or
+ * reduce-scatter. With TP overlap (bulk): the all-gather of the SP-split input the wgrad needs behind the dgrad,
+ * the reduce-scatter of the dgrad output behind the wgrad. */
+static int dgrad_wgrad_reduce(const struct opctx *c, struct opcost *out, int n, const char *dgrad, double dgrad_s,
+			      const char *wgrad, double wgrad_s, const char *ag, const char *ar, const char *rs,
+			      double act)
+{
+	if (!overlap_tp(c)) {
+		n = put_cb(out, n, dgrad, dgrad_s);
+		n = put_cb(out, n, wgrad, wgrad_s);
+		return put_tp_reduce(c, out, n, ar, rs, act);
+	}
+	n = overlap_bulk(c, out, n, OPK_SIDE_TP_ALLGATHER, ag, act);
+	n = put_cb(out, n, dgrad, dgrad_s);
+	n = overlap_put_wait(out, n);
+	n = overlap_bulk(c, out, n, OPK_SIDE_TP_REDUCESCATTER, rs, act);
+	n = put_cb(out, n, wgrad, wgrad_s);
+	return overlap_put_wait(out, n);
+}
+
 /* The rows outside the TP region (norms, residuals, dropout): T, or T/tp with SP. */
 static double outer_rows(const struct opctx *c, double T)
 {
@@ -153,7 +198,7 @@ int ops_put_coll(const struct opctx *c, struct opcost *out, int n, enum opkind k
 {
 	if (kind != OPK_EP_ALLTOALL && c->tp < 2)
 		return n;
-	out[n] = (struct opcost){ name, kind, 0, bytes, false };
+	out[n] = (struct opcost){ name, kind, 0, bytes, false, 0, 0 };
 	return n + 1;
 }
 
@@ -238,27 +283,34 @@ static int mlp_fwd(const struct opctx *c, const struct dims *d, struct opcost *o
 		return moe_mlp_fwd(c, out, n);
 	if (fp8_separate_amax(c->sc))
 		n = ops_quantize(c, out, n, "fc1_quantize", d->T * d->h);
-	n = put_sp_gather(c, out, n, "tp_allgather_mlp", d->T * d->h * d->dtb);
-	n = put_cb(out, n, "fc1", lin(c, d->T, d->f_in, d->h));
+	double act = d->T * d->h * d->dtb;
+	n = gather_gemm(c, out, n, "tp_allgather_mlp", "tp_ag_p2p_mlp", "fc1", act, d->T, d->f_in, d->h);
 	n = ops_ffn_act(c, out, n, d->T, d->f, 0);
 	n = ops_quantize(c, out, n, "fc2_quantize", d->T * d->f);
-	n = put_cb(out, n, "fc2", lin(c, d->T, d->h, d->f));
-	return put_tp_reduce(c, out, n, "tp_allreduce_mlp", "tp_reducescatter_mlp", d->T * d->h * d->dtb);
+	return gemm_reduce(c, out, n, "fc2", "tp_allreduce_mlp", "tp_reducescatter_mlp", "tp_rs_p2p_mlp", "tp_rs_sum_mlp",
+			   act, d->T, d->h, d->f);
 }
 
 static int mlp_bwd(const struct opctx *c, const struct dims *d, struct opcost *out, int n)
 {
 	if (c->sc->model.moe.experts > 0)
 		return moe_mlp_bwd(c, out, n);
-	n = put_sp_gather(c, out, n, "tp_allgather_mlp_bwd", d->T * d->h * d->dtb);
-	n = ops_quantize(c, out, n, "fc2_grad_quantize", d->T * d->h);
-	n = put_cb(out, n, "fc2_dgrad", lin(c, d->T, d->f, d->h));
+	double act = d->T * d->h * d->dtb;
+	if (overlap_tp(c)) {  /* TE quantizes its own chunk of the gradient before the (FP8) exchange */
+		n = ops_quantize(c, out, n, "fc2_grad_quantize", d->T * d->h);
+		n = gather_gemm(c, out, n, "tp_allgather_mlp_bwd", "tp_ag_p2p_mlp_bwd", "fc2_dgrad", act, d->T, d->f,
+				d->h);
+	} else {
+		n = put_sp_gather(c, out, n, "tp_allgather_mlp_bwd", act);
+		n = ops_quantize(c, out, n, "fc2_grad_quantize", d->T * d->h);
+		n = put_cb(out, n, "fc2_dgrad", lin(c, d->T, d->f, d->h));
+	}
 	n = put_cb(out, n, "fc2_wgrad", lin(c, d->h, d->f, d->T));
 	n = ops_ffn_act(c, out, n, d->T, d->f, 1);
 	n = ops_quantize(c, out, n, "fc1_grad_quantize", d->T * d->f_in);
-	n = put_cb(out, n, "fc1_dgrad", lin(c, d->T, d->h, d->f_in));
-	n = put_cb(out, n, "fc1_wgrad", lin(c, d->f_in, d->h, d->T));
-	return put_tp_reduce(c, out, n, "tp_allreduce_mlp_bwd", "tp_reducescatter_mlp_bwd", d->T * d->h * d->dtb);
+	return dgrad_wgrad_reduce(c, out, n, "fc1_dgrad", lin(c, d->T, d->h, d->f_in), "fc1_wgrad",
+				  lin(c, d->f_in, d->h, d->T), "tp_allgather_fc1_input", "tp_allreduce_mlp_bwd",
+				  "tp_reducescatter_mlp_bwd", act);
 }
 
 /* Rotary embeddings on Q and K (p = their bytes, T*(h + kv_heads*hd)/tp*e). Fused (flash-attn's or TE's
@@ -341,13 +393,12 @@ int ops_layer_fwd(const struct opctx *c, struct opcost *out)
 	n = put_norm(c, out, n, "ln1", R, d.h, 0);
 	if (fp8_separate_amax(c->sc))
 		n = ops_quantize(c, out, n, "qkv_quantize", d.T * d.h);
-	n = put_sp_gather(c, out, n, "tp_allgather_attn", act);
-	n = put_cb(out, n, "qkv", lin(c, d.T, d.qkv, d.h));
+	n = gather_gemm(c, out, n, "tp_allgather_attn", "tp_ag_p2p_attn", "qkv", act, d.T, d.qkv, d.h);
 	n = put_rope(c, &d, out, n, 0);
-	n = ops_put(out, n, "attention", ops_attn_s(c, 0), attn_bound(c));
+	n = cp_attn_fwd(c, out, n);
 	n = ops_quantize(c, out, n, "proj_quantize", d.T * d.h / c->tp);
-	n = put_cb(out, n, "proj", lin(c, d.T, d.h, d.h / c->tp));
-	n = put_tp_reduce(c, out, n, "tp_allreduce_attn", "tp_reducescatter_attn", act);
+	n = gemm_reduce(c, out, n, "proj", "tp_allreduce_attn", "tp_reducescatter_attn", "tp_rs_p2p_attn",
+			"tp_rs_sum_attn", act, d.T, d.h, d.h / c->tp);
 	if (fused(c)) {  /* one kernel: read x and the branch, write the sum and its norm */
 		n = put(out, n, "residual1_ln2", ops_mem_s(hw, 4 * ract));
 	} else {
@@ -375,19 +426,22 @@ int ops_layer_bwd(const struct opctx *c, int recompute_attn, struct opcost *out)
 		n = put_norm(c, out, n, "ln2_bwd", R, d.h, 1);
 		n = put(out, n, "residual2_bwd", ops_mem_s(hw, 3 * ract));
 	}
-	n = put_sp_gather(c, out, n, "tp_allgather_attn_bwd", act);
-	n = ops_quantize(c, out, n, "proj_grad_quantize", d.T * d.h);
-	n = put_cb(out, n, "proj_dgrad", lin(c, d.T, d.h / c->tp, d.h));
+	if (overlap_tp(c)) {
+		n = ops_quantize(c, out, n, "proj_grad_quantize", d.T * d.h);
+		n = gather_gemm(c, out, n, "tp_allgather_attn_bwd", "tp_ag_p2p_attn_bwd", "proj_dgrad", act, d.T,
+				d.h / c->tp, d.h);
+	} else {
+		n = put_sp_gather(c, out, n, "tp_allgather_attn_bwd", act);
+		n = ops_quantize(c, out, n, "proj_grad_quantize", d.T * d.h);
+		n = put_cb(out, n, "proj_dgrad", lin(c, d.T, d.h / c->tp, d.h));
+	}
 	n = put_cb(out, n, "proj_wgrad", lin(c, d.h, d.h / c->tp, d.T));
-	if (recompute_attn)
-		n = ops_put(out, n, "attention_recompute", ops_attn_s(c, 0), attn_bound(c));
-	n = ops_put(out, n, "attention_bwd", ops_attn_s(c, 1), attn_bound(c));
+	n = cp_attn_bwd(c, recompute_attn, out, n);
 	n = put_gqa_bwd(c, &d, out, n);
 	n = put_rope(c, &d, out, n, 1);
 	n = ops_quantize(c, out, n, "qkv_grad_quantize", d.T * d.qkv);
-	n = put_cb(out, n, "qkv_dgrad", lin(c, d.T, d.h, d.qkv));
-	n = put_cb(out, n, "qkv_wgrad", lin(c, d.qkv, d.h, d.T));
-	n = put_tp_reduce(c, out, n, "tp_allreduce_attn_bwd", "tp_reducescatter_attn_bwd", act);
+	n = dgrad_wgrad_reduce(c, out, n, "qkv_dgrad", lin(c, d.T, d.h, d.qkv), "qkv_wgrad", lin(c, d.qkv, d.h, d.T),
+			       "tp_allgather_qkv_input", "tp_allreduce_attn_bwd", "tp_reducescatter_attn_bwd", act);
 	n = put_norm(c, out, n, "ln1_bwd", R, d.h, 1);
 	n = put(out, n, "residual1_bwd", ops_mem_s(hw, 3 * ract));
 	return put_cast(c, out, n, scenario_params_per_layer(c->sc) / c->tp, 1);
@@ -527,25 +581,4 @@ int ops_dense_bwd(const struct opctx *c, int l, struct opcost *out)
 	if (l > 0)
 		n = put_cb(out, n, "linear_dgrad", ops_gemm_s(hw, m->dtype, T, in, o));
 	return put_cast(c, out, n, scenario_dense_layer_params(c->sc, l), 1);
-}
-
-/* With a master copy (m bytes, fp32): the gradients are upcast into fp32 master gradients when narrower
- * (read g, write m), the optimizer reads master, master gradients and state and writes master and state, and the
- * master is cast back into the weights (read m, write w). Without one (fp32 or bf16 training, AMP): it reads
- * weights, gradients and state and writes weights and state. State s = 2 (Adam) or 1 (SGD) x its dtype. */
-double ops_optimizer_bytes_per_param(const struct scenario *sc)
-{
-	double w = mem_weight_bytes_per_param(sc), g = dtype_bytes(sc->train.grad_dtype);
-	double s = (sc->train.optimizer == OPT_ADAM ? 2 : 1) * dtype_bytes(sc->train.state_dtype);
-	if (!mem_has_master(sc))
-		return (w + g + s) + (w + s);
-	double m = dtype_bytes(sc->train.master_dtype);
-	double upcast = g < m ? g + m : 0;
-	return upcast + (m + m + s) + (m + s) + (m + w);
-}
-
-double ops_optimizer_s(const struct opctx *c, double params)
-{
-	double bytes = params * ops_optimizer_bytes_per_param(c->sc);
-	return bytes / (hwmodel_mem_gbps(c->hw, bytes) * 1e9) + c->hw->gpu.launch_us * 1e-6;
 }

@@ -11,25 +11,48 @@
 #include "hardware/hwmodel.h"
 
 /* A compute op, or a collective on the compute stream: over the TP group (all-reduce, all-gather) or the EP
- * group (the MoE all-to-all). bytes follow the nccl-tests convention of hwmodel.h. */
-enum opkind { OPK_COMPUTE, OPK_TP_ALLREDUCE, OPK_TP_ALLGATHER, OPK_TP_REDUCESCATTER, OPK_EP_ALLTOALL };
+ * group (the MoE all-to-all), or the CP group (context parallelism's all_gather variant). bytes follow the
+ * nccl-tests convention of hwmodel.h.
+ * OPK_SIDE_*: a transfer on the side stream (STREAM_SIDE), issued where it stands in the list: it starts once
+ * the compute stream has done every op before it and the side stream its earlier transfers; the compute ops
+ * after it overlap it until an OPK_SIDE_WAIT, where the compute stream waits for every side transfer issued so
+ * far (sim/overlap.h). */
+enum opkind {
+	OPK_COMPUTE, OPK_TP_ALLREDUCE, OPK_TP_ALLGATHER, OPK_TP_REDUCESCATTER, OPK_EP_ALLTOALL,
+	OPK_CP_ALLGATHER, OPK_CP_REDUCESCATTER,   /* blocking, over the CP group */
+	OPK_SIDE_TP_P2P,                          /* one hop of a ring over the TP group: bytes to the next rank */
+	OPK_SIDE_TP_ALLGATHER, OPK_SIDE_TP_REDUCESCATTER,  /* bulk overlap: a whole collective over TP */
+	OPK_SIDE_CP_P2P,                          /* one hop of the K/V ring over the CP group */
+	OPK_SIDE_WAIT,                            /* the compute stream waits for the side stream */
+};
 
 struct opcost {
 	const char *name;   /* static */
 	enum opkind kind;
-	double s;           /* OPK_COMPUTE: seconds */
+	double s;           /* OPK_COMPUTE: seconds; a collective or transfer: its time once build.c has timed it */
 	double bytes;       /* collectives: bytes all-reduced / gathered over TP, or each rank's all-to-all buffer */
 	bool compute_bound; /* a GEMM or attention core, whose rate follows the SM clock; else memory-bound */
+	double solo;        /* OPK_COMPUTE inside an overlap window: its time alone, before the SM-sharing slowdown
+			     * build.c adds (0: as s) */
+	int hops;           /* OPK_SIDE_TP_P2P / OPK_SIDE_CP_P2P: ring hops in a row, bytes/hops each (0: one) */
 };
+
+/* Whether an op runs on the side stream (OPK_SIDE_TP_P2P .. OPK_SIDE_CP_P2P). */
+static inline bool ops_is_side(enum opkind k)
+{
+	return k >= OPK_SIDE_TP_P2P && k <= OPK_SIDE_CP_P2P;
+}
 
 struct opctx {
 	const struct hwmodel *hw;
 	const struct scenario *sc;
 	int tp;
-	double tokens;       /* micro_batch * seq */
+	double tokens;       /* micro_batch * seq / cp (scenario_rank_tokens) */
 };
 
-#define OPS_MAX 64
+/* An op list's capacity: TP overlap splits four GEMMs in up to OVERLAP_MAX_CHUNKS chunks with a transfer and a
+ * wait each, the CP ring runs up to 64 steps of four ops (forward, and backward with its recomputed forward) */
+#define OPS_MAX 1024
 
 /* Host time, in seconds, to issue work in the scenario's execution mode (training.execution picks host.<mode> of
  * the hardware model; training.host_us_per_op overrides op and coll):
@@ -50,6 +73,9 @@ double ops_attn_s(const struct opctx *c, int backward);
 /* Building blocks for op lists written outside ops.c (sim/moe.c): append one op at out[n] and return n + 1.
  * ops_put_coll appends nothing for a TP collective when tp < 2. */
 int ops_put(struct opcost *out, int n, const char *name, double s, bool compute_bound);
+/* Whether the attention core's rate follows the SM clock (the power model slows it): false where the hardware
+ * model's attention entry says clock: max (measured: flash attention holds its clock at the power cap). */
+bool ops_attn_bound(const struct opctx *c);
 int ops_put_coll(const struct opctx *c, struct opcost *out, int n, enum opkind kind, const char *name, double bytes);
 /* The FFN activation over rows x f outputs (GeLU, or SwiGLU over the two halves of the fc1 output: eager kernel
  * by kernel or fused when compiled), forward or backward. */

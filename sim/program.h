@@ -15,6 +15,9 @@ enum stream_kind {
 	STREAM_SENDF,    /* pipeline sends of activations to the next stage */
 	STREAM_SENDB,    /* pipeline sends of gradients to the previous stage */
 	STREAM_COPY,     /* copies between GPU and host memory (activation offload) over the host link, beside compute */
+	STREAM_SIDE,     /* model-parallel transfers a layer overlaps with its own compute: the chunks of TP
+	                  * communication overlap (parallel.tp_comm_overlap) and context parallelism's K/V ring
+	                  * (parallel.cp); the compute stream waits for them by event (sim/overlap.h) */
 	NSTREAMS
 };
 

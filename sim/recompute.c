@@ -29,7 +29,7 @@ int recompute_full_layers(const struct scenario *sc, int Lv)
 /* A layer's input, the tensor a full recompute keeps (with SP its sequence share). */
 static double input_bytes(const struct scenario *sc, int tp)
 {
-	double T = (double)sc->train.micro_batch * sc->model.seq;
+	double T = scenario_rank_tokens(sc);  /* context parallelism: seq/cp of each sequence */
 	return T * sc->model.hidden * dtype_bytes(sc->model.dtype) / (sc->par.sp && tp > 1 ? tp : 1);
 }
 
@@ -71,7 +71,7 @@ double recompute_transient_bytes(const struct scenario *sc, int Lv, int tp)
 double recompute_op_saved_bytes(const struct scenario *sc, int tp)
 {
 	const struct model_cfg *m = &sc->model;
-	double T = (double)sc->train.micro_batch * m->seq, h = m->hidden, e = dtype_bytes(m->dtype);
+	double T = scenario_rank_tokens(sc), h = m->hidden, e = dtype_bytes(m->dtype);
 	double kv = (double)m->kv_heads * (h / m->heads), f = (double)m->ffn_hidden / tp;
 	double b = input_bytes(sc, tp) + T * h / tp * e + T * kv / tp * e + T * h / tp * e + T * m->heads / tp * 4;
 	if (m->moe.experts > 0)
@@ -105,6 +105,8 @@ int recompute_op_list(const struct opctx *c, const struct opcost *fwd, int n, st
 		const struct opcost *o = &fwd[i];
 		if (o->kind == OPK_TP_REDUCESCATTER || o->kind == OPK_EP_ALLTOALL)
 			continue;
+		if (ops_is_side(o->kind) || o->kind == OPK_SIDE_WAIT)
+			continue;  /* the CP ring travels with the attention, whose output is saved */
 		if (o->kind != OPK_COMPUTE) {
 			out[k] = *o;
 			k++;

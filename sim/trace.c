@@ -40,7 +40,8 @@ _Static_assert(TRACK_N <= 15, "trace.named holds one bit per track and one for t
 
 static const char *const cat_name[CAT_N] = { "compute", "tp", "pp", "dp", "optimizer" };
 static const char *const track_name[TRACK_N] = {
-	"compute", "dp collectives", "send fwd", "send bwd", "host copies", "link intra-node (out)", "link inter-node (out)",
+	"compute", "dp collectives", "send fwd", "send bwd", "host copies", "tp/cp overlap", "link intra-node (out)",
+	"link inter-node (out)",
 };
 
 struct trace *trace_new(FILE *f, const struct trace_job *job)

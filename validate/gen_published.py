@@ -17,6 +17,11 @@ One rule for all rows (docs/validation.md repeats them); nothing is chosen per r
     frameworks (Megatron-Core, NeMo, Megatron-DeepSpeed), fp16 for the 2020-21 Megatron-LM.
   * attention: fused (flash) for Megatron-Core and NeMo; unfused (2020-22 Megatron, BLOOM, MT-NLG).
   * parallel.sp: on when tp > 1 for Megatron-Core, NeMo and Korthikanti's selective + SP rows.
+  * parallel.cp as given (ring p2p, Megatron's default cp_comm_type); dp = GPUs/(tp*pp*cp).
+  * parallel.tp_comm_overlap (with SP): on for the Megatron-Core README rows (its benchmark configuration lists
+    "TP (--tp-comm-overlap)") and for the NeMo models whose NeMo-Framework-Launcher training config sets
+    ub_tp_comm_overlap: true (TP_OVERLAP below: llama3_70b.yaml); off for the other NeMo rows (llama2_70b.yaml and
+    gpt3/175b.yaml say false; the other configs were not read, so the launcher's default, false, stands).
   * distributed optimizer / ZeRO-1 (Megatron-Core, NeMo, BLOOM): parallel.zero 1; DP overlap on for 2022+;
     overlap_param_gather for Megatron-Core and NeMo (the README's and NeMo's overlap flags).
   * micro-batch 1 where not stated; schedule interleaved with virtual_stages = vp where vp > 1.
@@ -57,6 +62,9 @@ CONFIGS = {
     "Nemotron-22B": (40, 6144, 48, 48, "gelu", 24576, 256000),
     "Nemotron-340B": (96, 18432, 96, 8, "gelu", 73728, 256000),
 }
+# NeMo models whose launcher config (NVIDIA/NeMo-Framework-Launcher, launcher_scripts/conf/training/) enables TE
+# userbuffers TP overlap: llama/llama3_70b.yaml "ub_tp_comm_overlap: true" (TP 4, CP 2, the 24.07 layout)
+TP_OVERLAP = {"LLAMA3-70B"}
 STEP_METRICS = {"iteration_time", "tokens_per_sec_per_gpu"}
 TFLOPS_METRICS = {"achieved_tflops_per_gpu", "model_tflops_per_gpu", "hardware_tflops_per_gpu", "mfu", "pct_of_peak",
                   "aggregate_pflops"}
@@ -99,8 +107,6 @@ def why_not(r):
         return "configuration not given in the text"
     if "LoRA" in r["model"]:
         return "LoRA (frozen base weights, adapter-only gradients and optimizer) not modelled"
-    if ival(r["cp"], 1) > 1:
-        return "context parallelism (cp %s) not modelled" % r["cp"]
     if not r["tp"] and r["source_key"] not in ("MEG_README_2021JAN", "MEG21_T1", "MEG21_T2"):
         return "TP/PP split not stated"
     if r["source_key"] == "NEMO_2407" and r["model"].split()[0] not in CONFIGS:
@@ -134,7 +140,8 @@ def layout(r):
         pp = mp // tp
     else:
         tp, pp = ival(r["tp"], 1), ival(r["pp"], 1)
-    return tp, pp, n // (tp * pp), n
+    cp = ival(r["cp"], 1)
+    return tp, pp, n // (tp * pp * cp), n
 
 
 def model_of(r):
@@ -204,6 +211,11 @@ def scenario_text(r, key):
         lines += ["  schedule: interleaved", "  virtual_stages: %d" % vp]
     if sp:
         lines.append("  sp: true")
+        if r["source_key"] == "MCORE_README" or (r["source_key"] == "NEMO_2407" and
+                                                 r["model"].split()[0] in TP_OVERLAP):
+            lines.append("  tp_comm_overlap: true")
+    if ival(r["cp"], 1) > 1:
+        lines.append("  cp: %d" % ival(r["cp"]))
     if zero:
         lines.append("  zero: %d" % zero)
         if new:  # Megatron-Core / NeMo: --overlap-grad-reduce --overlap-param-gather
