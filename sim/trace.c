@@ -297,8 +297,8 @@ void trace_end(struct trace *t, double step_time_s, int critical_stage)
 		j->gpus, j->dp, j->tp, j->pp);
 	jsonw_put_string(f, j->schedule);
 	static const char *const picked[] = {
-		[TRACE_OVERVIEW] = "one per pipeline stage: dp 0, tp 0; op by op on the critical stage, a slice per layer "
-				   "and micro-batch on the others",
+		[TRACE_OVERVIEW] = ("one per pipeline stage: dp 0, tp 0; op by op on the critical stage, a slice per layer "
+				    "and micro-batch on the others"),
 		[TRACE_STAGES] = "one per pipeline stage: dp 0, tp 0",
 		[TRACE_CRITICAL] = "the critical stage's: dp 0, tp 0",
 		[TRACE_LIST] = "listed",
