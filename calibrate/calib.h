@@ -180,6 +180,7 @@ struct calib {
 	int nseries, series_cap;
 	struct cal_series *series;        /* owned, grown with calib_add_series */
 	struct cal_overlap overlap;
+	struct cal_overlap overlap_ag;  /* GEMMs beside all-gathers (TP-communication overlap's pattern), meta only */
 	struct cal_power power;
 	int nfattn;
 	struct cal_fattn fattn[CAL_MAX_FATTN];

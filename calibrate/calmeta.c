@@ -241,6 +241,22 @@ static void meta_points(struct ybuild *e, const struct calib *c)
 		ybuild_knum(e, "all_reduce_busy_us", o->comm_busy_us);
 		ybuild_end(e);
 	}
+	if (c->overlap_ag.have) {
+		const struct cal_overlap *o = &c->overlap_ag;
+		ybuild_key(e, "overlap_all_gather");
+		ybuild_map(e, true);
+		ybuild_kstr(e, "gemm", cal_dtype_name(o->dt));
+		ybuild_kint(e, "m", o->m);
+		ybuild_kint(e, "n", o->n);
+		ybuild_kint(e, "k", o->k);
+		ybuild_knum(e, "all_gather_bytes", o->comm_bytes);
+		ybuild_kint(e, "ranks", o->ranks);
+		ybuild_knum(e, "gemm_us", o->gemm_us);
+		ybuild_knum(e, "gemm_busy_us", o->gemm_busy_us);
+		ybuild_knum(e, "all_gather_us", o->comm_us);
+		ybuild_knum(e, "all_gather_busy_us", o->comm_busy_us);
+		ybuild_end(e);
+	}
 }
 
 /* each collective series' fit: lines, relative errors per point, the spread of the trials */

@@ -98,18 +98,23 @@ static int overlap(struct run *r, struct group *g, const int *devs, int nlocal)
 	for (int i = 0; i < nlocal && !rc; i++)
 		rc = gb_gemm_new(devs[i], (double)p->ov_m * p->ov_k, (double)p->ov_k * p->ov_n,
 				 (double)p->ov_m * p->ov_n, &gg[i]);
-	if (!rc)
-		rc = gb_overlap_time(gg, g->comm, DT_BF16, p->ov_m, p->ov_n, p->ov_k, p->ov_bytes, agree_max, g, &ov);
+	/* the all-reduce beside GEMMs fills the model's overlap slowdowns; the all-gather beside them (the pattern
+	 * of TP-communication overlap, issue 13) is kept in meta for the multi-GPU validation (issue 18) */
+	static const enum coll_op ops[2] = {COLL_ALL_REDUCE, COLL_ALL_GATHER};
+	struct cal_overlap *dst[2] = {&r->c.overlap, &r->c.overlap_ag};
+	for (int j = 0; j < 2 && !rc; j++) {
+		rc = gb_overlap_time(gg, g->comm, DT_BF16, p->ov_m, p->ov_n, p->ov_k, ops[j], p->ov_bytes, agree_max, g,
+				     &ov);
+		double v[4] = {ov.gemm_us, ov.gemm_busy_us, ov.comm_us, ov.comm_busy_us};
+		if (!rc)
+			rc = group_max(g, v, 4);
+		if (!rc)
+			*dst[j] = (struct cal_overlap){true, DT_BF16, p->ov_m, p->ov_n, p->ov_k,
+						       gb_coll_bytes(ops[j], g->n, p->ov_bytes), g->n,
+						       v[0], v[1], v[2], v[3], 0};
+	}
 	for (int i = 0; i < nlocal; i++)
 		gb_gemm_free(gg[i]);
-	if (!rc) {
-		double v[4] = {ov.gemm_us, ov.gemm_busy_us, ov.comm_us, ov.comm_busy_us};
-		if ((rc = group_max(g, v, 4)))
-			return rc;
-		r->c.overlap = (struct cal_overlap){true, DT_BF16, p->ov_m, p->ov_n, p->ov_k,
-						    gb_coll_bytes(COLL_ALL_REDUCE, g->n, p->ov_bytes), g->n,
-						    v[0], v[1], v[2], v[3], 0};
-	}
 	return rc;
 }
 

@@ -420,7 +420,7 @@ static int gemm_loop(struct gb_gemm *const *g, struct gb_gemm_plan *p, int nloca
 	return 0;
 }
 
-static int comm_loop(struct gb_comm *c, size_t bytes, int count, bool timed, double *us)
+static int comm_loop(struct gb_comm *c, enum coll_op op, size_t bytes, int count, bool timed, double *us)
 {
 	int rc;
 	if (timed)
@@ -429,7 +429,7 @@ static int comm_loop(struct gb_comm *c, size_t bytes, int count, bool timed, dou
 			GB_CUDA(cudaEventRecord(c->e0[i], c->s[i]));
 		}
 	for (int j = 0; j < count; j++)
-		if ((rc = issue(c, COLL_ALL_REDUCE, bytes, false)))
+		if ((rc = issue(c, op, bytes, false)))
 			return rc;
 	if (timed) {
 		double worst = 0;
@@ -458,7 +458,7 @@ static int sync_gemms(struct gb_gemm *const *g, int nlocal)
 }
 
 int gb_overlap_time(struct gb_gemm *const *g, struct gb_comm *c, enum dtype dt, long m, long n, long k,
-		    double comm_bytes, int (*agree)(void *ctx, double *v, int n), void *agree_ctx,
+		    enum coll_op op, double comm_bytes, int (*agree)(void *ctx, double *v, int n), void *agree_ctx,
 		    struct gb_overlap *out)
 {
 	int rc = 0, nl = c->nlocal, ng, nc;
@@ -467,7 +467,7 @@ int gb_overlap_time(struct gb_gemm *const *g, struct gb_comm *c, enum dtype dt, 
 	double dummy;
 	memset(p, 0, sizeof p);
 	memset(out, 0, sizeof *out);
-	comm_bytes = gb_coll_bytes(COLL_ALL_REDUCE, c->nranks, comm_bytes);
+	comm_bytes = gb_coll_bytes(op, c->nranks, comm_bytes);
 	if ((rc = check_size(c, comm_bytes, &b)))
 		return rc;
 	for (int i = 0; i < nl; i++)
@@ -477,8 +477,8 @@ int gb_overlap_time(struct gb_gemm *const *g, struct gb_comm *c, enum dtype dt, 
 	if ((rc = gemm_loop(g, p, nl, 3, false, &dummy)) || (rc = sync_gemms(g, nl)) ||
 	    (rc = gemm_loop(g, p, nl, 20, true, &out->gemm_us)))
 		goto out;
-	if ((rc = comm_loop(c, b, 3, false, &dummy)) || (rc = sync_all(c)) ||
-	    (rc = comm_loop(c, b, 20, true, &out->comm_us)))
+	if ((rc = comm_loop(c, op, b, 3, false, &dummy)) || (rc = sync_all(c)) ||
+	    (rc = comm_loop(c, op, b, 20, true, &out->comm_us)))
 		goto out;
 	if (agree) {
 		double v[2] = {out->gemm_us, out->comm_us};
@@ -490,12 +490,12 @@ int gb_overlap_time(struct gb_gemm *const *g, struct gb_comm *c, enum dtype dt, 
 	/* GEMMs timed inside a window of all-reduces 1.5x as long, and the reverse */
 	ng = 20;
 	nc = (int)ceil(1.5 * ng * out->gemm_us / out->comm_us) + 2;
-	if ((rc = comm_loop(c, b, nc, false, &dummy)) || (rc = gemm_loop(g, p, nl, ng, true, &out->gemm_busy_us)) ||
+	if ((rc = comm_loop(c, op, b, nc, false, &dummy)) || (rc = gemm_loop(g, p, nl, ng, true, &out->gemm_busy_us)) ||
 	    (rc = sync_all(c)))
 		goto out;
 	nc = 20;
 	ng = (int)ceil(1.5 * nc * out->comm_us / out->gemm_us) + 2;
-	if ((rc = gemm_loop(g, p, nl, ng, false, &dummy)) || (rc = comm_loop(c, b, nc, true, &out->comm_busy_us)) ||
+	if ((rc = gemm_loop(g, p, nl, ng, false, &dummy)) || (rc = comm_loop(c, op, b, nc, true, &out->comm_busy_us)) ||
 	    (rc = sync_gemms(g, nl)))
 		goto out;
 out:

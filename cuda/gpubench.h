@@ -158,14 +158,14 @@ int gb_coll_check(struct gb_comm *c);
 /* ---- Overlap: how much a GEMM slows while an all-reduce runs on another stream of the same GPUs, and the reverse.
  * g[i] is a GEMM context on the device of local rank i of c. Each time is the max over local ranks. */
 struct gb_overlap {
-	double gemm_us, gemm_busy_us;  /* one GEMM alone, and while all-reduces run beside it */
-	double comm_us, comm_busy_us;  /* one all-reduce alone, and while GEMMs run beside it */
+	double gemm_us, gemm_busy_us;  /* one GEMM alone, and while the collectives run beside it */
+	double comm_us, comm_busy_us;  /* one collective alone, and while GEMMs run beside it */
 };
 /* agree (may be NULL in one process): called with the times measured alone, {gemm_us, comm_us}, to replace
  * them with values every rank shares (the max over the ranks, under MPI), because the loop counts of the
  * measurement beside each other follow from them and every rank must launch the same number of collectives. */
 int gb_overlap_time(struct gb_gemm *const *g, struct gb_comm *c, enum dtype dt, long m, long n, long k,
-		    double comm_bytes, int (*agree)(void *ctx, double *v, int n), void *agree_ctx,
+		    enum coll_op op, double comm_bytes, int (*agree)(void *ctx, double *v, int n), void *agree_ctx,
 		    struct gb_overlap *out);
 
 #ifdef __cplusplus
