@@ -13,30 +13,14 @@
 #   gpusim calibrate --refit hardware/NAME-measured -o hardware/NAME-measured.yaml --base PRESET
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-OUT=${OUT:-$PWD/device-out}
-mkdir -p "$OUT"
 SUSTAIN=${SUSTAIN:-150}
 ROWS=${ROWS:-t07-single,t08-single,t12-single}
 SCEN=${SCEN:-scenarios/validate/t07-single.yaml}
 STAGES=${STAGES:-build,profile,calibrate}
-work=/tmp/gpusim-fid
-rm -rf "$work"
-mkdir -p "$work"
-log=$OUT/log.txt
-summary=$OUT/summary.txt
-: >"$log"
-: >"$summary"
-say() { echo "$*" | tee -a "$summary"; }
-step() { echo "=== $* ($(date -u +%H:%M:%S))" | tee -a "$log"; }
+. calibrate/device-lib.sh
+device_begin /tmp/gpusim-fid
+export PYTHONUNBUFFERED=1
 has() { case ",$STAGES," in *",$1,"*) return 0 ;; esac; return 1; }
-t0=$(date +%s)
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
-[ -d /usr/local/cuda/bin ] && export PATH=/usr/local/cuda/bin:$PATH
-
-ngpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | wc -l)
-gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr '[:upper:]' '[:lower:]' |
-	sed 's/^nvidia //; s/[^a-z0-9].*//')
-name=${NAME:-${gpu:-gpu}x${ngpu}}
 case $gpu in h100) base=h100-dgx ;; *) base=h200-sxm ;; esac
 step "machine"
 {
@@ -49,18 +33,12 @@ say "$(date -u +%Y-%m-%dT%H:%MZ) $name: $(nvidia-smi --query-gpu=name,power.limi
 build=build-dev
 if has build || [ ! -x $build/gpusim ]; then
 	step "dependencies (.debs -> /opt/deps) and build"
-	deps=/opt/deps
-	for f in .debs/*.deb; do [ -f "$f" ] && dpkg -x "$f" $deps; done
-	cmake_extra=(-DCMAKE_PREFIX_PATH=$deps/usr -DCMAKE_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu -DGSL_ROOT_DIR=$deps/usr)
-	if [ ! -e /usr/include/nccl.h ] && [ ! -e /usr/local/cuda/include/nccl.h ]; then
-		ncclroot=$(python3 -c 'import nvidia.nccl, os; print(os.path.dirname(nvidia.nccl.__file__))' 2>/dev/null)
-		[ -n "$ncclroot" ] && cmake_extra+=(-DNCCL_ROOT="$ncclroot") && export LD_LIBRARY_PATH=$ncclroot/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-	fi
+	device_deps
 	cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release "${cmake_extra[@]}" >>"$log" 2>&1
 	cmake --build $build -j "$(nproc)" >>"$log" 2>&1
 	say "build: exit $? ($(( $(date +%s) - t0 )) s)"
 fi
-export LD_LIBRARY_PATH=/opt/deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+has build || device_deps  # the libraries for a binary built by an earlier call
 if [ ! -x $build/gpusim ]; then
 	tail -30 "$log"
 	exit 1

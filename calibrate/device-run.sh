@@ -23,27 +23,11 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 mode=${1:-full}
-OUT=${OUT:-$PWD/device-out}
-mkdir -p "$OUT"
-work=/tmp/gpusim-run
-rm -rf "$work"
+. calibrate/device-lib.sh
+device_begin /tmp/gpusim-run
 mkdir -p "$work/raw"
-log=$OUT/log.txt
-summary=$OUT/summary.txt
-: >"$log"
-: >"$summary"
-say() { echo "$*" | tee -a "$summary"; }
-step() { echo "=== $* ($(date -u +%H:%M:%S))" | tee -a "$log"; }
-t0=$(date +%s)
 
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-[ -d /usr/local/cuda/bin ] && export PATH=/usr/local/cuda/bin:$PATH
-
-# the model is named after the machine: h200x2-measured on two H200s, h100x1-measured on one H100
-ngpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | wc -l)
-gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr '[:upper:]' '[:lower:]' |
-	sed 's/^nvidia //; s/[^a-z0-9].*//')
-name=${NAME:-${gpu:-gpu}x${ngpu}}
+# the model is named after the machine (device_begin): h200x2-measured on two H200s, h100x1-measured on one H100
 step "machine"
 {
 	nvidia-smi --query-gpu=index,name,memory.total,clocks.max.sm,clocks.sm,power.limit,driver_version --format=csv
@@ -56,17 +40,7 @@ step "machine"
 } >>"$log" 2>&1
 
 step "dependencies (.debs -> /opt/deps)"
-deps=/opt/deps
-if [ -d .debs ]; then
-	for f in .debs/*.deb; do dpkg -x "$f" $deps; done
-fi
-cmake_extra=(-DCMAKE_PREFIX_PATH=$deps/usr -DCMAKE_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu -DGSL_ROOT_DIR=$deps/usr)
-export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-# NCCL: system, toolkit, or the pip wheel PyTorch brings
-if [ ! -e /usr/include/nccl.h ] && [ ! -e /usr/local/cuda/include/nccl.h ]; then
-	ncclroot=$(python3 -c 'import nvidia.nccl, os; print(os.path.dirname(nvidia.nccl.__file__))' 2>/dev/null)
-	[ -n "$ncclroot" ] && cmake_extra+=(-DNCCL_ROOT="$ncclroot") && export LD_LIBRARY_PATH=$ncclroot/lib:$LD_LIBRARY_PATH
-fi
+device_deps
 
 step "build"
 build=build-dev

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""validate/score_tables.py: every validation table scored by one or more gpusim binaries, side by side.
+
+For each CSV under validate/ that `gpusim validate` reads (all but published-other.csv, the list of rows that
+cannot be expressed), each binary predicts every row with the hardware each scenario names (and, for the measured
+tables, also with the datasheet preset of that GPU: --hw), and this prints per table and binary: rows predicted,
+rows that failed, the median |error|, the max |error| and the signed median (negative: predicted faster than
+measured). Errors follow `gpusim validate`: (predicted - measured) / measured for step times, measured/predicted - 1
+for TFLOP/s rows.
+
+usage: validate/score_tables.py NAME=GPUSIM[@TREE] ...    (run from the repository root)
+TREE (default: this one) is the checkout whose validate/ tables, scenarios and hardware files that binary scores, so
+an older commit is scored on its own tables and models:
+e.g.   validate/score_tables.py before=/tmp/base/build/gpusim@/tmp/base after=build/gpusim
+A binary that cannot read a table (a scenario key or hardware file it does not know) scores none of its rows; the
+statistics are over the rows predicted, so compare the "rows" column before comparing errors.
+"""
+import csv
+import glob
+import io
+import os
+import statistics
+import subprocess
+import sys
+
+# the hardware models each measured table is scored with (docs/validation.md): its calibration(s), then the
+# datasheet preset of its GPU; other tables: the hardware each scenario names
+MODELS = {
+    "measured-h100x1.csv": [["--hw", "hardware/h100x1-measured.yaml"], ["--hw", "h100-dgx"]],
+    "measured-h200x2.csv": [["--hw", "hardware/h200x2-measured.yaml"],
+                            ["--hw", "hardware/h200x2-measured.yaml", "--gpu", "hardware/h200x1-measured.yaml"],
+                            ["--hw", "h200-sxm"]],
+}
+
+
+def score(gpusim, tree, table, hw):
+    cmd = [gpusim, "validate", table, "--format", "csv"] + hw
+    p = subprocess.run(cmd, capture_output=True, text=True, cwd=tree)
+    rows = [r for r in csv.DictReader(io.StringIO(p.stdout)) if r.get("rel_error") not in (None, "")]
+    errs = []
+    for r in rows:
+        try:
+            errs.append(float(r["rel_error"]))
+        except ValueError:
+            pass
+    return errs
+
+
+def main():
+    bins = []
+    for a in sys.argv[1:]:
+        name, _, rest = a.partition("=")
+        gpusim, _, tree = rest.partition("@")
+        if not name or not gpusim:
+            sys.exit(__doc__)
+        bins.append((name, os.path.abspath(gpusim), os.path.abspath(tree or ".")))
+    if not bins:
+        sys.exit(__doc__)
+    print("| table | hardware | binary | rows | median abs | max abs | signed median |")
+    print("| --- | --- | --- | ---: | ---: | ---: | ---: |")
+    for table in sorted(glob.glob("validate/*.csv")):
+        name = table.split("/")[-1]
+        if name == "published-other.csv":
+            continue
+        for hw in MODELS.get(name, [[]]):
+            for label, gpusim, tree in bins:
+                path = os.path.join(tree, table)
+                if not os.path.exists(path):
+                    continue
+                with open(path) as f:
+                    total = sum(1 for line in f if line.strip() and not line.startswith("#")) - 1
+                e = score(gpusim, tree, table, hw)
+                what = " ".join(x.replace("hardware/", "") for x in hw if not x.startswith("--")) or "scenario's"
+                if not e:
+                    print(f"| {name} | {what} | {label} | 0 of {total} | | | |")
+                    continue
+                a = [abs(x) for x in e]
+                print(f"| {name} | {what} | {label} | {len(e)} of {total} | "
+                      f"{100 * statistics.median(a):.1f} % | {100 * max(a):.1f} % | "
+                      f"{100 * statistics.median(e):+.1f} % |")
+
+
+if __name__ == "__main__":
+    main()
