@@ -45,7 +45,8 @@ static void test_other(void)
 	CHECK_INT(gb_attn_check(0, &err), 0);
 	printf("attention check: rel err %.2e\n", err);
 	CHECK(err >= 0 && err < 2e-2);
-	CHECK_INT(gb_attn_time(0, 8, 1024, 128, 3, &f, &b), 0);
+	/* a median of 11: of 3, a GPU still clocking up right after the build twice timed the forward slower */
+	CHECK_INT(gb_attn_time(0, 8, 1024, 128, 11, &f, &b), 0);
 	CHECK(f > 0 && b > f);
 	CHECK_INT(gb_mem_time(0, GB_MEM_COPY, bytes, 2, 3, st), 0);
 	printf("copy 1 GiB: %.0f GB/s\n", bytes[1] / (st[1].median_us * 1e3));
