@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/trace.h"
 #include "util/diag.h"
 #include "util/gserr.h"
 #include "util/jsonr.h"
@@ -45,19 +46,6 @@ struct tl {
 	int shown;          /* stages drawn: 1 for one, else the count */
 	bool dense;         /* too many passes to tell apart: drawn in one colour, busy against idle */
 };
-
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t a = strlen(s), b = strlen(suffix);
-	return a >= b && strcmp(s + a - b, suffix) == 0;
-}
-
-static bool backward(const char *name)
-{
-	return ends_with(name, "_bwd") || ends_with(name, "_dgrad") || ends_with(name, "_wgrad") ||
-	       ends_with(name, "_recompute") || strcmp(name, "grad_accumulate") == 0 ||
-	       strcmp(name, "ddp_bucket_copy") == 0 || strcmp(name, "ddp_copy_back") == 0;
-}
 
 static void add_track(struct track **v, int *n, int *cap, int pid, int tid, const char *name)
 {
@@ -93,7 +81,7 @@ static void event(struct tl *t, const struct jv *e)
 	const char *cat = jv_str(e, "cat", "compute"), *name = jv_str(e, "name", "");
 	double ts = jv_num(e, "ts", 0), dur = jv_num(e, "dur", 0);
 	int colour = strcmp(cat, "tp") == 0 ? C_TP : strcmp(cat, "pp") == 0 ? C_PP : strcmp(cat, "dp") == 0 ? C_DP :
-		     strcmp(cat, "optimizer") == 0 ? C_OPT : backward(name) ? C_BWD : C_FWD;
+		     strcmp(cat, "optimizer") == 0 ? C_OPT : trace_op_backward(name) ? C_BWD : C_FWD;
 	t->s[t->n++] = (struct slice){ pid, tid, ts / 1e3, (ts + dur) / 1e3, colour,
 				       (int)jv_num(jv_get(e, "args"), "mb", -1), 0 };
 }

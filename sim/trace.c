@@ -181,8 +181,7 @@ static void name_track(struct trace *t, int stage, int dp, int tp, int track)
 	}
 }
 
-/* The op names the timeline plot reads as backward (plots/timeline.c). */
-static bool backward_op(const char *name)
+bool trace_op_backward(const char *name)
 {
 	size_t n = strlen(name);
 	static const char *const ends[] = { "_bwd", "_dgrad", "_wgrad", "_recompute" };
@@ -191,7 +190,8 @@ static bool backward_op(const char *name)
 		if (n >= k && strcmp(name + n - k, ends[i]) == 0)
 			return true;
 	}
-	return strcmp(name, "grad_accumulate") == 0;
+	return strcmp(name, "grad_accumulate") == 0 || strcmp(name, "ddp_bucket_copy") == 0 ||
+	       strcmp(name, "ddp_copy_back") == 0;
 }
 
 /* Writes stage's gathered layer slice (TRACE_OVERVIEW), if any. */
@@ -241,7 +241,7 @@ void trace_slice(struct trace *t, const struct trace_span *sp)
 			if (l->nops == 0)
 				*l = (struct layer_slice){ op->mb, op->layer, 0, level, false, sp->t0_s, sp->t0_s };
 			l->nops++;
-			l->bwd = l->bwd || backward_op(op->name);
+			l->bwd = l->bwd || trace_op_backward(op->name);
 			if (sp->t0_s + sp->dur_s > l->t1)
 				l->t1 = sp->t0_s + sp->dur_s;
 			return;

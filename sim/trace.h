@@ -58,6 +58,9 @@ void trace_set_critical(struct trace *t, int stage);
 void trace_slice(struct trace *t, const struct trace_span *sp);
 /* trace_over: the trace passed job.max_bytes (events after that were not written). */
 bool trace_over(const struct trace *t);
+/* trace_op_backward: whether an op's name is one of a backward pass (the builder's names: ..._bwd, _dgrad, _wgrad,
+ * _recompute, the gradient accumulation and DDP's bucket copies); the overview's slices and plot timeline's colours. */
+bool trace_op_backward(const char *name);
 /* trace_end: closes the event list and writes otherData (the job, step_time_s, critical_stage). */
 void trace_end(struct trace *t, double step_time_s, int critical_stage);
 
