@@ -34,9 +34,6 @@ struct sim {
 	uint64_t *ev_done;     /* [rank*evwords + e/64] bit e%64: event e recorded (a bit, not a time: the waits
 	                        * of a large --all-ranks run read it from cache) */
 	size_t evwords;
-	uint16_t *ctr;         /* [rank*maxctr + c]: records of counting event c not yet waited for (INSF_COUNTER) */
-	int maxctr;
-	int ctr_overflow;      /* a counting event was recorded 65,536 times more than it was waited for */
 	int64_t *mb_start, *mb_end;  /* [rank*maxslot + slot], transfer into the slot, -1 until landed */
 	int64_t *acc;          /* [rank*ACC_N + i], ticks */
 	int64_t *idle_since;   /* compute stream: since when it is not busy */
@@ -98,8 +95,6 @@ struct sim *sim_new(const struct sim_config *cfg)
 	for (int i = 0; i < cfg->pp; i++) {
 		if (cfg->progs[i].nevents > s->maxev)
 			s->maxev = cfg->progs[i].nevents;
-		if (cfg->progs[i].ncounters > s->maxctr)
-			s->maxctr = cfg->progs[i].ncounters;
 		if (cfg->progs[i].nslots > s->maxslot)
 			s->maxslot = cfg->progs[i].nslots;
 	}
@@ -123,7 +118,6 @@ struct sim *sim_new(const struct sim_config *cfg)
 	s->end_t = xcalloc(rk, sizeof(int64_t));
 	s->evwords = ((size_t)s->maxev + 63) / 64;
 	s->ev_done = xcalloc((size_t)s->nranks * s->evwords + 1, sizeof *s->ev_done);
-	s->ctr = xcalloc((size_t)s->nranks * s->maxctr + 1, sizeof *s->ctr);
 	s->mb_start = xmalloc(((size_t)s->nranks * s->maxslot + 1) * sizeof(int64_t));
 	s->mb_end = xmalloc(((size_t)s->nranks * s->maxslot + 1) * sizeof(int64_t));
 	s->acc = xcalloc((size_t)s->nranks * ACC_N, sizeof(int64_t));
@@ -153,7 +147,7 @@ void sim_free(struct sim *s)
 		return;
 	free(s->stage_of); free(s->d_of); free(s->t_of);
 	free(s->pc); free(s->state); free(s->busy_from); free(s->busy_until); free(s->arrive);
-	free(s->end_t); free(s->ev_done); free(s->ctr); free(s->mb_start); free(s->mb_end); free(s->acc);
+	free(s->end_t); free(s->ev_done); free(s->mb_start); free(s->mb_end); free(s->acc);
 	free(s->idle_since); free(s->host_t); free(s->block_cat); free(s->block_slot); free(s->link_busy);
 	free(s->link_nwait); free(s->link_wait); free(s->link_start); free(s->tp_arrived);
 	free(s->dp_arrived); free(s->work); free(s->batch);
@@ -480,15 +474,11 @@ static void run(struct sim *s, int r, int k, int64_t now)
 			return;
 		}
 		case INS_RECORD: {
-			int counting = in->flags & INSF_COUNTER;
-			if (counting)
-				s->ctr_overflow |= ++s->ctr[(size_t)r * s->maxctr + in->arg] == 0;
-			else
-				s->ev_done[(size_t)r * s->evwords + (uint32_t)in->arg / 64] |= 1ull << ((uint32_t)in->arg % 64);
+			s->ev_done[(size_t)r * s->evwords + (uint32_t)in->arg / 64] |= 1ull << ((uint32_t)in->arg % 64);
 			for (int k2 = 0; k2 < NSTREAMS; k2++) {
 				const struct instr *w = cur(s, r, k2);
 				if (k2 != k && s->state[r * NSTREAMS + k2] == ST_BLOCKED && w && w->kind == INS_WAIT &&
-				    w->arg == in->arg && (w->flags & INSF_COUNTER) == counting)
+				    w->arg == in->arg)
 					wake(s, r, k2, now);
 			}
 			step(s, r, k);
@@ -506,16 +496,6 @@ static void run(struct sim *s, int r, int k, int64_t now)
 			step(s, r, k);
 			continue;
 		case INS_WAIT:
-			if (in->flags & INSF_COUNTER) {
-				uint16_t *c = &s->ctr[(size_t)r * s->maxctr + in->arg];
-				if (*c) {
-					--*c;  /* this wait takes the record it was waiting for */
-					step(s, r, k);
-					continue;
-				}
-				block(s, r, k, in->cat, -1);
-				return;
-			}
 			if (s->ev_done[(size_t)r * s->evwords + (uint32_t)in->arg / 64] >> ((uint32_t)in->arg % 64) & 1) {
 				step(s, r, k);
 				continue;
@@ -684,9 +664,6 @@ int sim_run(struct sim *s)
 			break;
 		}
 	}
-	if (s->ctr_overflow)
-		return diag_errorf("internal error: a counting event was recorded 65,536 times more than it was "
-				   "waited for");
 	s->step_time = 0;
 	for (int r = 0; r < s->nranks; r++)
 		for (int k = 0; k < NSTREAMS; k++) {
