@@ -339,6 +339,19 @@ void program_side_op(struct program *p, enum stream_kind st, const char *name, d
 	push_timed(p, st, INS_COMPUTE, name, dur_s, bytes, cat, layer, mb);
 }
 
+void program_side(struct program *p, const char *name, double dur_s, double bytes, int layer, int mb)
+{
+	push_timed(p, STREAM_COMPUTE, INS_SIDE, name, dur_s, bytes, CAT_TP, layer, mb)->group = GROUP_TP;
+}
+
+void program_side_wait(struct program *p)
+{
+	program_flush(p);
+	struct instr *in = push(p, STREAM_COMPUTE);
+	in->kind = INS_SIDE_WAIT;
+	in->cat = CAT_TP;
+}
+
 void program_send(struct program *p, enum stream_kind st, int dest_stage, int slot, enum link_scope scope,
 		  double dur_s, double bytes, const char *name, int mb)
 {

@@ -15,9 +15,6 @@ enum stream_kind {
 	STREAM_SENDF,    /* pipeline sends of activations to the next stage */
 	STREAM_SENDB,    /* pipeline sends of gradients to the previous stage */
 	STREAM_COPY,     /* copies between GPU and host memory (activation offload) over the host link, beside compute */
-	STREAM_SIDE,     /* model-parallel transfers a layer overlaps with its own compute: the chunks of TP
-	                  * communication overlap (parallel.tp_comm_overlap) and context parallelism's K/V ring
-	                  * (parallel.cp); the compute stream waits for them by event (sim/overlap.h) */
 	NSTREAMS
 };
 
@@ -30,6 +27,11 @@ enum instr_kind {
 	INS_WAIT,     /* wait until event arg of the same rank has been recorded */
 	INS_HOST,     /* compute stream: the host works for dur (a collective call, a DDP hook) with no GPU work;
 	               * the stream goes on once the host has issued everything up to here */
+	INS_SIDE,     /* compute stream: issue a transfer of dur on the rank's side channel, the model-parallel
+	               * transfers a layer overlaps with its own compute (TP communication overlap's chunks, context
+	               * parallelism's K/V ring: sim/overlap.h). It starts when the compute stream reaches it and the
+	               * channel has finished the transfers issued before it; the stream goes on at once */
+	INS_SIDE_WAIT, /* compute stream: wait until the side channel has finished every transfer issued so far */
 };
 
 enum cat { CAT_COMPUTE, CAT_TP, CAT_PP, CAT_DP, CAT_OPTIMIZER, CAT_N };
@@ -176,6 +178,12 @@ void program_coll(struct program *p, enum stream_kind st, enum group_kind g, dou
  * (bytes: what it moves, 0 for compute). */
 void program_side_op(struct program *p, enum stream_kind st, const char *name, double dur_s, double bytes,
 		     enum cat cat, int layer, int mb);
+/* A side-channel transfer (INS_SIDE) of dur_s moving bytes over the TP group (the CP group's ring hops, whose
+ * ranks one CP rank stands for, are timed as such), and the compute stream's wait for every one issued so far.
+ * Members of the group run them in step (they are symmetric), so each rank's channel is its own: no group
+ * synchronisation, and a layer's instructions stay on the compute stream, replayed like any other. */
+void program_side(struct program *p, const char *name, double dur_s, double bytes, int layer, int mb);
+void program_side_wait(struct program *p);
 void program_send(struct program *p, enum stream_kind st, int dest_stage, int slot, enum link_scope scope,
 		  double dur_s, double bytes, const char *name, int mb);
 void program_recv(struct program *p, enum stream_kind st, int slot, enum cat cat);
