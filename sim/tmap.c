@@ -174,3 +174,24 @@ void tmap_stage_release(struct tmap_stage *st)
 	free(st->maps);
 	memset(st, 0, sizeof *st);
 }
+
+int64_t tmap_host_work(const struct program *p, double hop)
+{
+	int64_t h = 0;
+	for (size_t i = 0; i < p->npieces[STREAM_COMPUTE]; i++) {
+		const struct piece *pc = &p->pieces[STREAM_COMPUTE][i];
+		int64_t pass = 0;
+		for (uint32_t j = 0; j < pc->n; j++) {
+			const struct instr *in = &pc->ins[j];
+			if (in->kind == INS_HOST) {
+				pass += tk(in->dur);
+			} else if (in->kind == INS_COMPUTE && hop > 0) {
+				int64_t B, C;
+				tmap_host_terms(hop, in->dur, in, &B, &C);  /* C does not depend on the duration */
+				pass += C;
+			}
+		}
+		h += pass * pc->reps;
+	}
+	return h;
+}

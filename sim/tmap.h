@@ -100,5 +100,9 @@ struct tmap_stage {
 void tmap_stage_prepare(const struct program *p, double sp, double hop, int tp_fuses, int maps,
 			struct tmap_stage *out);
 void tmap_stage_release(struct tmap_stage *st);
+/* The host's work on a program's compute stream, in ticks, with host time hop per op: the host time h the
+ * engine reaches at its end (every compute segment's C and every INS_HOST). The compute stream cannot end before
+ * its host has issued it all, so this is a lower bound of the step whatever the clocks (sim/fit.c). */
+int64_t tmap_host_work(const struct program *p, double hop);
 
 #endif
