@@ -101,8 +101,32 @@ static void side_random(void)
 	CHECK(same);
 }
 
+/* The host work of a program: a segment of 3 ops (host 1 us each: 3 us), host work of 5 us, stored once and run
+ * 4 times: 4 * (3 + 5) = 32 us; a TP collective adds nothing. */
+static void host_work(void)
+{
+	static const char key = 0;
+	struct program p;
+	program_init(&p, 0, 0);
+	for (int i = 0; i < 4; i++) {
+		if (program_repeat_begin(&p, &key))
+			continue;
+		program_op(&p, NULL, 0, CAT_COMPUTE, 0, 0);
+		program_add_time(&p, 3, 1e-3);
+		program_host(&p, 5e-6);
+		program_coll(&p, STREAM_COMPUTE, GROUP_TP, 1e-3, 1e6, CAT_TP, "ar", 0, 0);
+		program_repeat_end(&p, &key);
+	}
+	program_seal(&p);
+	CHECK_INT(p.n[STREAM_COMPUTE], 3);
+	CHECK_INT(tmap_host_work(&p, 1e-6), 4 * (tk(3e-6) + tk(5e-6)));
+	CHECK_INT(tmap_host_work(&p, 0), 4 * tk(5e-6));
+	program_release(&p);
+}
+
 int main(void)
 {
+	host_work();
 	/* ticks: 2^40 a second, rounded to the nearest */
 	CHECK_INT(tk(1.0), 1LL << 40);
 	CHECK_INT(tk(0.5 / TICKS_PER_S), 1);
