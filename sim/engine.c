@@ -490,21 +490,41 @@ static void run_fused(struct sim *s, int r, int64_t now)
 	start_until(s, r, STREAM_COMPUTE, now, fused(s, r, now, 0), EV_STREAM, (uint32_t)si);
 }
 
-/* Whether rank r's TP group is in step: every member runnable now at the same instruction with the same host and
- * side clocks. Then each would run the same fused run and arrive at its TP collectives together, so the group's
- * collectives fuse (start at once, as the engine would start them with the last arrival) and one run stands for
- * every member: tp_sim times fewer runs and events, the same times to the tick. */
+/* Whether cursor a is before cursor b in the same program. */
+static int cursor_before(const struct program_cursor *a, const struct program_cursor *b)
+{
+	if (a->piece != b->piece)
+		return a->piece < b->piece;
+	if (a->rep != b->rep)
+		return a->rep < b->rep;
+	return a->in < b->in;
+}
+
+/* Whether rank r's TP group is in step (1): every member runnable now at the same instruction with the same
+ * host and side clocks. Then each would run the same fused run and arrive at its TP collectives together, so the
+ * group's collectives fuse (start at once, as the engine would start them with the last arrival) and one run
+ * stands for every member: tp_sim times fewer runs and events, the same times to the tick. -1: a member is
+ * runnable now but behind r (it has yet to pass a receive or a wait that r passed in this batch): r waits for it
+ * (run_compute). 0: neither. */
 static int in_step(const struct sim *s, int r)
 {
-	int r0 = r - rank_t(s, r);
+	int tp = s->cfg.tp_sim, t = rank_t(s, r), r0 = r - t, same = 1;
 	size_t i = (size_t)r * NSTREAMS + STREAM_COMPUTE;
-	for (int q = r0; q < r0 + s->cfg.tp_sim; q++) {
+	/* the members after r first: woken in rank order, the next one is the one still behind */
+	for (int n = 1; n < tp; n++) {
+		int q = r0 + (t + n) % tp;
 		size_t j = (size_t)q * NSTREAMS + STREAM_COMPUTE;
-		if (q != r && (s->state[j] != ST_RUN || s->pc[j].in != s->pc[i].in || s->pc[j].piece != s->pc[i].piece ||
-			       s->pc[j].rep != s->pc[i].rep || s->host_t[q] != s->host_t[r] || s->side_t[q] != s->side_t[r]))
+		if (s->state[j] != ST_RUN)
 			return 0;
+		if (s->pc[j].in != s->pc[i].in || s->pc[j].piece != s->pc[i].piece || s->pc[j].rep != s->pc[i].rep) {
+			if (cursor_before(&s->pc[j], &s->pc[i]))
+				return -1;
+			same = 0;
+		} else if (s->host_t[q] != s->host_t[r] || s->side_t[q] != s->side_t[r]) {
+			same = 0;
+		}
 	}
-	return 1;
+	return same;
 }
 
 /* The fused run of a TP group in step (in_step): computed for r, copied to the other members (their own idle time
@@ -534,12 +554,22 @@ static void run_group(struct sim *s, int r, int64_t now)
 	eventq_push(&s->q, t, EV_GROUP, (uint32_t)(r0 / tp));
 }
 
-/* A fused run of rank r's compute stream, with its TP group when the group is in step. */
+/* A fused run of rank r's compute stream, with its TP group when the group is in step, after the members behind
+ * it at this time: r runs again later in this batch's turn (make_runnable), when they have caught up or blocked.
+ * The member furthest behind never waits, so the batch ends. Returns 0 when the caller runs r alone. */
+static int run_with_group(struct sim *s, int r, int64_t now)
+{
+	int step_state = s->group ? in_step(s, r) : 0;
+	if (step_state > 0)
+		run_group(s, r, now);
+	else if (step_state < 0)
+		make_runnable(s, r, STREAM_COMPUTE);
+	return step_state != 0;
+}
+
 static void run_compute(struct sim *s, int r, int64_t now)
 {
-	if (s->group && in_step(s, r))
-		run_group(s, r, now);
-	else
+	if (!run_with_group(s, r, now))
 		run_fused(s, r, now);
 }
 
@@ -613,6 +643,10 @@ static void run(struct sim *s, int r, int k, int64_t now)
 			step(s, r, k);
 			continue;
 		case INS_HOST:
+			if (s->fuse && s->host_t[r] + tk(in->dur) > now) {
+				run_compute(s, r, now);  /* the GPU waits for the host: a run from here */
+				return;
+			}
 			/* the host's own work; the GPU waits only when the host is behind it */
 			s->host_t[r] += tk(in->dur);
 			if (s->host_t[r] > now) {
@@ -642,10 +676,8 @@ static void run(struct sim *s, int r, int k, int64_t now)
 				run_fused(s, r, now);
 				return;
 			}
-			if (s->group && k == STREAM_COMPUTE && in->group == GROUP_TP && in_step(s, r)) {
-				run_group(s, r, now);
+			if (k == STREAM_COMPUTE && in->group == GROUP_TP && run_with_group(s, r, now))
 				return;
-			}
 			if (k == STREAM_COMPUTE)
 				account_idle(s, r, now);
 			s->arrive[si] = now;
