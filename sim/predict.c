@@ -98,6 +98,50 @@ static void model_step(const struct hw_gpu *g, const struct clock_obs *o, int pp
 	}
 }
 
+/* The first iterate, from the programs alone: each stage's compute-stream work at the sustained rates, compute
+ * (W) and the collectives it waits for, the step as model_step sees it (the busiest stage's work plus one pass
+ * of each other's), each stage's waits the rest of the step, and the speeds that model asks for (model_step from
+ * 1). Pipeline transfers, exposed DP and host time are left out: the first simulation measures them. Closer to
+ * the fixed point than 1, the model step after it lands closer too (70b_64gpu: 2 simulations instead of 3). */
+static void first_guess(const struct hw_gpu *g, const struct build *b, int passes, struct clock_obs *o, double *f,
+			double *speed)
+{
+	int pp = b->pp, bn = 0;
+	double *busy = o->P;  /* scratch */
+	for (int i = 0; i < pp; i++) {
+		const struct program *p = &b->progs[i];
+		double w = 0, coll = 0;
+		for (size_t k = 0; k < p->npieces[STREAM_COMPUTE]; k++) {
+			const struct piece *pc = &p->pieces[STREAM_COMPUTE][k];
+			double pw = 0, pcoll = 0;
+			for (uint32_t j = 0; j < pc->n; j++)
+				if (pc->ins[j].kind == INS_COMPUTE)
+					pw += pc->ins[j].dur;
+				else if (pc->ins[j].kind == INS_COLL)
+					pcoll += pc->ins[j].dur;
+			w += pw * pc->reps;
+			coll += pcoll * pc->reps;
+		}
+		o->W[i] = o->C[i] = w;
+		o->Wc[i] = fmin(b->stages[i].compute_bound_s, w);
+		o->H[i] = 0;
+		busy[i] = w + coll;
+		if (busy[i] > busy[bn])
+			bn = i;
+		speed[i] = 1;
+		f[i] = 0;
+	}
+	double T = 0;
+	for (int j = 0; j < pp; j++)
+		T += step_share(j, bn, passes, 1) * busy[j];
+	for (int i = 0; i < pp; i++)
+		o->Tc[i] = fmax(0, T - o->C[i]);
+	double *y = o->P;  /* busy is no longer needed */
+	model_step(g, o, pp, bn, passes, 1, speed, f, y);
+	for (int i = 0; i < pp; i++)
+		speed[i] = y[i];
+}
+
 /* The stages' speeds at the power cap: a fixed point over whole simulations of one rank per stage (the ranks of
  * a stage run one program in symmetric groups, so with --all-ranks each comes out as this one does; bench/
  * same-output compares --all-ranks reports), each next iterate from model_step. Returns the last simulation, run
@@ -113,8 +157,7 @@ static int stage_clocks(const struct hwmodel *hw, const struct build *b, const s
 	double *mem = xcalloc(9 * (size_t)pp, sizeof *mem), *f = mem, *y = mem + pp, *prev_C = mem + 8 * pp;
 	struct clock_obs o = { .W = mem + 2 * pp, .Wc = mem + 3 * pp, .C = mem + 4 * pp, .H = mem + 5 * pp,
 			       .Tc = mem + 6 * pp, .P = mem + 7 * pp };
-	for (int i = 0; i < pp; i++)
-		speed[i] = 1;
+	first_guess(&hw->gpu, b, passes, &o, f, speed);
 	double alpha = 1, last_change = INFINITY, scale = 1, prev_T = 0;
 	int prev_b = -1;
 	*last = NULL;
