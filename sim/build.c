@@ -48,9 +48,10 @@ struct ctx {
 	int rdp;                  /* ranks that reduce gradients together: dp*cp (scenario_grad_ranks) */
 	int p, v, m, s, Lv, last_j;
 	int layer0;               /* v == 1: the stage's first global layer (the pipeline split may be uneven) */
-	struct opcost fwd[OPS_MAX], bwd[OPS_MAX], efwd[OPS_MAX], ebwd[OPS_MAX], hfwd[OPS_MAX], hbwd[OPS_MAX];
+	/* OPS_MAX each, in one block (lists): zeroing 400 kB of ctx on the stack cost more than a build's own work */
+	struct opcost *fwd, *bwd, *efwd, *ebwd, *hfwd, *hbwd;
 	int nfwd, nbwd, nefwd, nebwd, nhfwd, nhbwd;
-	struct opcost rfwd[OPS_MAX];  /* training.recompute op: the forward ops a layer's backward reruns first */
+	struct opcost *rfwd;      /* training.recompute op: the forward ops a layer's backward reruns first */
 	int nrfwd;
 	double pending_bytes;     /* gradients produced but not yet in a bucket */
 	double copied_bytes;      /* gradients copied into DDP buckets (dp_bucket_copy), to copy back */
@@ -1048,6 +1049,9 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 	memset(&c, 0, sizeof c);
 	c.sc = sc;
 	c.hw = hw;
+	struct opcost *lists = xmalloc(7 * OPS_MAX * sizeof *lists);  /* only what the ops fill is read */
+	c.fwd = lists, c.bwd = lists + OPS_MAX, c.efwd = lists + 2 * OPS_MAX, c.ebwd = lists + 3 * OPS_MAX;
+	c.hfwd = lists + 4 * OPS_MAX, c.hbwd = lists + 5 * OPS_MAX, c.rfwd = lists + 6 * OPS_MAX;
 	c.p = par->pp;
 	c.v = par->schedule == SCHED_INTERLEAVED ? par->virtual_stages : 1;
 	c.m = scenario_num_microbatches(sc);
@@ -1126,6 +1130,7 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 	free(c.pg_ev);
 	free(c.reload_ev);
 	free(c.pg_done);
+	free(lists);
 	free(c.rc);
 	free(c.run);
 	free(c.act);
