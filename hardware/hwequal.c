@@ -117,6 +117,16 @@ static void gpu(struct cmp *c, const struct hw_gpu *a, const struct hw_gpu *b)
 	num(c, "gpu.power.comm", a->power_comm_frac, b->power_comm_frac);
 	num(c, "gpu.power.idle", a->power_idle_frac, b->power_idle_frac);
 	str(c, "gpu.power.source", a->power_source, b->power_source);
+	num(c, "gpu.kernels", a->kern.present, b->kern.present);
+	num(c, "gpu.kernels.gap_us", a->kern.gap_us, b->kern.gap_us);
+	for (int f = 0; f < KF_N; f++) {
+		char w[64];
+		snprintf(w, sizeof w, "gpu.kernels.%s.gbps", hw_kern_family_names[f]);
+		num(c, w, a->kern.fam[f].gbps, b->kern.fam[f].gbps);
+		snprintf(w, sizeof w, "gpu.kernels.%s.latency_us", hw_kern_family_names[f]);
+		num(c, w, a->kern.fam[f].latency_us, b->kern.fam[f].latency_us);
+	}
+	str(c, "gpu.kernels.source", a->kern.source, b->kern.source);
 	str(c, "gpu.source", a->source, b->source);
 }
 

@@ -143,6 +143,10 @@ double hwmodel_gemm_fp4_s(const struct hwmodel *hw, double m, double n, double k
 	return 2 * m * n * k / (g->peak_fp4_tflops * 1e12 * eff);
 }
 
+const char *const hw_kern_family_names[KF_N] = { "elementwise", "upcast", "downcast", "fill", "layernorm",
+						 "layernorm_bwd", "rmsnorm", "rmsnorm_bwd", "softmax", "softmax_bwd",
+						 "adam" };
+
 double hwmodel_mem_gbps(const struct hwmodel *hw, double bytes)
 {
 	const struct hw_gpu *g = &hw->gpu;

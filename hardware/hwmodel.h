@@ -91,6 +91,26 @@ struct hw_attn {
 	char source[160];
 };
 
+/* What an eager framework launches besides GEMMs and attention (docs/hardware-model.md, gpu.kernels; measured by
+ * `gpusim calibrate --kernels torch`): each family of memory-bound kernels takes latency_us + bytes/gbps (the
+ * bytes sim/ops.c counts for its op), and the GPU idles gap_us between two kernels of a full stream. A family
+ * with gbps 0 (not given) is priced by memory_bound and launch_us, as without the section. */
+enum kern_family {
+	KF_ELEMENTWISE, KF_UPCAST, KF_DOWNCAST, KF_FILL, KF_LAYERNORM, KF_LAYERNORM_BWD, KF_RMSNORM, KF_RMSNORM_BWD,
+	KF_SOFTMAX, KF_SOFTMAX_BWD, KF_ADAM, KF_N, KF_COPY = KF_N  /* KF_COPY: the memory_bound copy rate */
+};
+extern const char *const hw_kern_family_names[KF_N];
+struct hw_kern {
+	double gbps;         /* asymptotic rate over the bytes the op model counts (0: not measured) */
+	double latency_us;   /* the kernel's time at the smallest size: its fixed cost */
+};
+struct hw_kernels {
+	bool present;
+	double gap_us;       /* GPU idle between two back-to-back kernels of a stream the host keeps full */
+	struct hw_kern fam[KF_N];
+	char source[200];
+};
+
 struct hw_gpu {
 	char name[96];
 	int sm_count;
@@ -116,6 +136,7 @@ struct hw_gpu {
 	bool gemm_burst;                    /* gemm.rates: burst, the model and tables are a short run's rates,
 	                                     * divided by burst_speedup to give sustained ones */
 	struct hw_attn attn[ATTN_PATHS];    /* fused (flash), unfused and cuDNN fused attention cores */
+	struct hw_kernels kern;             /* gpu.kernels: the framework's memory-bound kernels by family */
 	/* power cap: the rates above are sustained (GPU busy all the time at its power limit); a GPU busy a fraction
 	 * u of the step runs its compute min(burst_speedup, u^(-1/power_exponent)) times faster. 1 = not modelled */
 	double burst_speedup;

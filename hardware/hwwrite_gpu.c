@@ -86,6 +86,23 @@ static void write_power(FILE *f, const struct hw_gpu *g)
 	hww_kv_own_source(f, 4, g->power_source, g->source);
 }
 
+static void write_kernels(FILE *f, const struct hw_gpu *g)
+{
+	if (!g->kern.present)
+		return;
+	fputs("  kernels:\n", f);
+	hww_kv_num(f, 4, "gap_us", g->kern.gap_us);
+	for (int k = 0; k < KF_N; k++)
+		if (g->kern.fam[k].gbps > 0) {
+			fprintf(f, "    %s: {gbps: ", hw_kern_family_names[k]);
+			hww_num(f, g->kern.fam[k].gbps);
+			fputs(", latency_us: ", f);
+			hww_num(f, g->kern.fam[k].latency_us);
+			fputs("}\n", f);
+		}
+	hww_kv_own_source(f, 4, g->kern.source, g->source);
+}
+
 void hwwrite_gpu(FILE *f, const struct hw_gpu *g, unsigned parts)
 {
 	fputs("gpu:\n", f);
@@ -119,5 +136,6 @@ void hwwrite_gpu(FILE *f, const struct hw_gpu *g, unsigned parts)
 		write_attn(f, "unfused", &g->attn[ATTN_UNFUSED]);
 		write_attn(f, "cudnn", &g->attn[ATTN_CUDNN]);
 	}
+	write_kernels(f, g);
 	hww_kv_str(f, 2, "source", g->source);
 }
