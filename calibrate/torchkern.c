@@ -147,10 +147,18 @@ bool torchkern_fill(const struct calib *c, double l2_bytes, struct hw_kernels *k
 		any |= fit_family(c, (enum kern_family)f, floor, &m.fam[f]);
 	if (!any)
 		return false;
-	m.gap_us = -1;
-	for (int i = 0; i < c->ntkern; i++)
-		if (strcmp(c->tkern[i].section, "gap") == 0 && (m.gap_us < 0 || c->tkern[i].us < m.gap_us))
-			m.gap_us = c->tkern[i].us;
+	m.gap_us = -1;  /* the mixed stream's (GEMMs and elementwise kernels, as a step issues), else the smallest */
+	for (int i = 0; i < c->ntkern; i++) {
+		const struct cal_tkern *t = &c->tkern[i];
+		if (strcmp(t->section, "gap") != 0)
+			continue;
+		if (strcmp(t->name, "mixed") == 0) {
+			m.gap_us = t->us;
+			break;
+		}
+		if (m.gap_us < 0 || t->us < m.gap_us)
+			m.gap_us = t->us;
+	}
 	if (m.gap_us < 0)
 		m.gap_us = 0;
 	m.present = true;

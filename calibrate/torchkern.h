@@ -25,8 +25,8 @@ void torchkern_write(FILE *f, const struct calib *c);
 /* torchkern_fill: gpu.kernels from the rows. A family's gbps is the inverse slope of a least-squares line of time
  * against bytes over its rows of at least 2 x the L2 cache (l2_bytes; 0: 50 MiB), so that the rate is HBM's and not
  * the cache's (the probe repeats each op on the same tensors); latency_us is the median time of its rows at its
- * smallest size, the kernel's fixed cost; gap_us the smallest of the gap rows (a stream the host kept full; a
- * stream whose kernels are shorter than the host's issue time measures the host instead). False (k untouched)
+ * smallest size, the kernel's fixed cost; gap_us the `mixed` gap row's (GEMMs and elementwise kernels
+ * alternating, as a step issues them, on a stream the host kept full), else the smallest gap row. False (k untouched)
  * when no family has two sizes above that bound. */
 bool torchkern_fill(const struct calib *c, double l2_bytes, struct hw_kernels *k);
 /* torchkern_coll_us: the enqueue of one collective beyond an eager op's dispatch, in us: the median host time of
