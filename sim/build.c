@@ -36,9 +36,6 @@ struct ctx {
 								       * dp_shape: the dp*cp ranks of the gradients */
 	struct group_shape cp_shape;   /* the CP group: cp ranks tp apart */
 	int rdp;                  /* ranks that reduce gradients together: dp*cp (scenario_grad_ranks) */
-	bool side_open;           /* a layer's op list ends with a side transfer it does not wait for: its instructions
-	                           * are not replayed (the next list's wait needs side_ev, which a replay leaves) */
-	int side_ev;              /* the side stream's event after its last transfer */
 	int p, v, m, s, Lv, last_j;
 	int layer0;               /* v == 1: the stage's first global layer (the pipeline split may be uneven) */
 	struct opcost fwd[OPS_MAX], bwd[OPS_MAX], efwd[OPS_MAX], ebwd[OPS_MAX], hfwd[OPS_MAX], hbwd[OPS_MAX];
@@ -97,38 +94,20 @@ static int bound_times(const struct opcost *ops, int n, double *out)
 	return k;
 }
 
-/* Whether the compute stream waits for side transfer i before the next one is issued: only then does the side
- * stream record an event after it (a counting event in a stored run is waited for once: sim/program.h). A list
- * that ends with transfers not waited for records after its last one (ctx.side_open). */
-static bool side_waited(const struct opcost *ops, int n, int i)
-{
-	for (int j = i + 1; j < n; j++)
-		if (ops[j].kind == OPK_SIDE_WAIT)
-			return true;
-		else if (ops_is_side(ops[j].kind))
-			return false;
-	return true;
-}
-
-/* Side-stream transfers are collectives of the TP group on STREAM_SIDE (all members symmetric); no TP
- * collective of the compute stream stands between one and its wait, so the two streams' collectives of a group
- * never interleave in the engine's arrival count. */
+/* Side transfers go to the rank's side channel (program_side), so a layer's list is compute-stream instructions
+ * only and is replayed like any other. */
 static void emit_ops(struct ctx *c, const struct opcost *ops, int n, int layer, int mb)
 {
 	for (int i = 0; i < n;) {
 		if (ops_is_side(ops[i].kind)) {
-			/* issued here: the side stream waits for the compute stream so far, then transfers */
+			/* issued here, after the compute so far, on the side channel */
 			program_host(c->prog, c->host.coll);
-			int ev = program_record(c->prog, STREAM_COMPUTE);
-			program_wait(c->prog, STREAM_SIDE, ev, CAT_TP);
-			program_coll(c->prog, STREAM_SIDE, GROUP_TP, ops[i].s, ops[i].bytes, CAT_TP, ops[i].name, layer, mb);
-			if (side_waited(ops, n, i))
-				c->side_ev = program_record(c->prog, STREAM_SIDE);
+			program_side(c->prog, ops[i].name, ops[i].s, ops[i].bytes, layer, mb);
 			i++;
 			continue;
 		}
 		if (ops[i].kind == OPK_SIDE_WAIT) {
-			program_wait(c->prog, STREAM_COMPUTE, c->side_ev, CAT_TP);
+			program_side_wait(c->prog);
 			i++;
 			continue;
 		}
@@ -167,7 +146,7 @@ static bool stage_list(const struct ctx *c, const struct opcost *ops)
 static void emit(struct ctx *c, const struct opcost *ops, int n, int layer, int mb)
 {
 	count_bound(c, ops, n);
-	if (!stage_list(c, ops) || (c->side_open && (ops == c->fwd || ops == c->bwd || ops == c->rfwd))) {
+	if (!stage_list(c, ops)) {
 		emit_ops(c, ops, n, layer, mb);
 		return;
 	}
@@ -557,7 +536,7 @@ static void unit_forward(struct ctx *c, int mb, int chunk)
 		param_gather_wait(c, chunk, l);
 		if (z)
 			program_wait(c->prog, STREAM_COMPUTE, ag[l % 2], CAT_DP);
-		else if (!dense(c) && !c->side_open && !gathering && !fp8_casts_weights(c->sc, mb) && l >= offload_n(c) &&
+		else if (!dense(c) && !gathering && !fp8_casts_weights(c->sc, mb) && l >= offload_n(c) &&
 			 program_repeat_more(c->prog, c->fwd, c->Lv - l)) {
 			for (; l < c->Lv; l++)  /* the layers it stands for, in order */
 				count_layer(c, 0);
@@ -615,7 +594,7 @@ static int same_run(const struct ctx *c, int l)
  * stored once, then repeated. */
 static void layer_backward(struct ctx *c, int layer, int l, int mb)
 {
-	int rep = !dense(c) && !c->side_open;
+	int rep = !dense(c);
 	bool rc = layer_rc(c, l);
 	const void *key = bwd_key(c, l);
 	if (rep && program_repeat_begin(c->prog, key)) {
@@ -658,7 +637,7 @@ static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 		int layer = layer_at(c, j, l);
 		if (g)
 			program_wait(c->prog, STREAM_COMPUTE, ag[l % 2], CAT_DP);
-		else if (!z && !dense(c) && !c->side_open && !last_of_chunk) {
+		else if (!z && !dense(c) && !last_of_chunk) {
 			int run = same_run(c, l);
 			if (offload_n(c) > 0 && run > l - offload_n(c))
 				run = l - offload_n(c);  /* layer N starts the reloads */
@@ -1019,8 +998,6 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 			c.nrfwd = recompute_op_list(&c.oc, c.fwd, c.nfwd, c.rfwd);
 		c.nbound_fwd = bound_times(c.fwd, c.nfwd, c.bound_fwd);
 		c.nbound_bwd = bound_times(c.bwd, c.nbwd, c.bound_bwd);
-		c.side_open = !overlap_side_closed(c.fwd, c.nfwd) || !overlap_side_closed(c.bwd, c.nbwd) ||
-			      !overlap_side_closed(c.rfwd, c.nrfwd);
 	}
 	c.layer_params = sc->model.moe.experts > 0 ? moe_layer_params_local(sc, 0)
 						     : scenario_params_per_layer(sc) / par->tp;

@@ -20,7 +20,7 @@
 enum { ST_RUN, ST_BUSY, ST_BLOCKED, ST_DONE };
 /* EV_SEGMENT: the end of an unfused compute segment when tracing, written to the timeline then, when
  * interference can no longer lengthen it; a kind of its own keeps that test off the untraced path */
-enum { EV_STREAM, EV_COLL_TP, EV_COLL_DP, EV_LINK, EV_SEGMENT };
+enum { EV_STREAM, EV_COLL_TP, EV_COLL_DP, EV_LINK, EV_SEGMENT, EV_GROUP };
 
 struct sim {
 	struct sim_config cfg;
@@ -34,13 +34,11 @@ struct sim {
 	uint64_t *ev_done;     /* [rank*evwords + e/64] bit e%64: event e recorded (a bit, not a time: the waits
 	                        * of a large --all-ranks run read it from cache) */
 	size_t evwords;
-	uint16_t *ctr;         /* [rank*maxctr + c]: records of counting event c not yet waited for (INSF_COUNTER) */
-	int maxctr;
-	int ctr_overflow;      /* a counting event was recorded 65,536 times more than it was waited for */
 	int64_t *mb_start, *mb_end;  /* [rank*maxslot + slot], transfer into the slot, -1 until landed */
 	int64_t *acc;          /* [rank*ACC_N + i], ticks */
 	int64_t *idle_since;   /* compute stream: since when it is not busy */
 	int64_t *host_t;       /* when the rank's host has issued everything up to the current instruction */
+	int64_t *side_t;       /* when the rank's side channel finishes the transfers issued so far (INS_SIDE) */
 	int64_t *arrive;       /* [rank*NSTREAMS + k]: when the stream arrived at its collective or send, or (traced
 	                        * without fusion) when the GPU began its compute segment */
 	int8_t *block_cat;     /* compute stream: why it is blocked (-1 none) */
@@ -60,7 +58,9 @@ struct sim {
 	long long events;
 	int64_t step_time;
 	int fuse;              /* see run_fused */
+	int group;             /* fused runs of a TP group in step (run_group): fuse, tp_sim > 1, no timeline */
 	struct tmap_stage *stmap;    /* per stage: the maps of the compute-stream pieces a run crosses whole */
+	struct tmap_stage *gmap;     /* the same for a TP group in step (run_group), whose TP collectives fuse */
 	double work_s;               /* the stages' work, a bound of the step (fx_prepare) */
 	uint32_t seg_ev;       /* event kind that ends an unfused compute segment: EV_STREAM, or EV_SEGMENT */
 };
@@ -98,8 +98,6 @@ struct sim *sim_new(const struct sim_config *cfg)
 	for (int i = 0; i < cfg->pp; i++) {
 		if (cfg->progs[i].nevents > s->maxev)
 			s->maxev = cfg->progs[i].nevents;
-		if (cfg->progs[i].ncounters > s->maxctr)
-			s->maxctr = cfg->progs[i].ncounters;
 		if (cfg->progs[i].nslots > s->maxslot)
 			s->maxslot = cfg->progs[i].nslots;
 	}
@@ -123,12 +121,12 @@ struct sim *sim_new(const struct sim_config *cfg)
 	s->end_t = xcalloc(rk, sizeof(int64_t));
 	s->evwords = ((size_t)s->maxev + 63) / 64;
 	s->ev_done = xcalloc((size_t)s->nranks * s->evwords + 1, sizeof *s->ev_done);
-	s->ctr = xcalloc((size_t)s->nranks * s->maxctr + 1, sizeof *s->ctr);
 	s->mb_start = xmalloc(((size_t)s->nranks * s->maxslot + 1) * sizeof(int64_t));
 	s->mb_end = xmalloc(((size_t)s->nranks * s->maxslot + 1) * sizeof(int64_t));
 	s->acc = xcalloc((size_t)s->nranks * ACC_N, sizeof(int64_t));
 	s->idle_since = xcalloc(s->nranks, sizeof(int64_t));
 	s->host_t = xcalloc(s->nranks, sizeof(int64_t));
+	s->side_t = xcalloc(s->nranks, sizeof(int64_t));
 	s->block_cat = xmalloc(s->nranks);
 	s->block_slot = xcalloc(s->nranks, sizeof(int32_t));
 	s->link_busy = xcalloc(nl, 1);
@@ -142,6 +140,7 @@ struct sim *sim_new(const struct sim_config *cfg)
 	memset(s->block_cat, -1, s->nranks);
 	s->fuse = cfg->compute_slowdown == 0 && cfg->comm_slowdown == 0;
 	s->seg_ev = cfg->trace ? EV_SEGMENT : EV_STREAM;
+	s->group = s->fuse && cfg->tp_sim > 1 && !cfg->trace;
 	fx_prepare(s);
 	eventq_init(&s->q);
 	return s;
@@ -153,13 +152,16 @@ void sim_free(struct sim *s)
 		return;
 	free(s->stage_of); free(s->d_of); free(s->t_of);
 	free(s->pc); free(s->state); free(s->busy_from); free(s->busy_until); free(s->arrive);
-	free(s->end_t); free(s->ev_done); free(s->ctr); free(s->mb_start); free(s->mb_end); free(s->acc);
-	free(s->idle_since); free(s->host_t); free(s->block_cat); free(s->block_slot); free(s->link_busy);
+	free(s->end_t); free(s->ev_done); free(s->mb_start); free(s->mb_end); free(s->acc);
+	free(s->idle_since); free(s->host_t); free(s->side_t); free(s->block_cat); free(s->block_slot); free(s->link_busy);
 	free(s->link_nwait); free(s->link_wait); free(s->link_start); free(s->tp_arrived);
 	free(s->dp_arrived); free(s->work); free(s->batch);
 	for (int i = 0; s->stmap && i < s->cfg.pp; i++)
 		tmap_stage_release(&s->stmap[i]);
+	for (int i = 0; s->gmap && i < s->cfg.pp; i++)
+		tmap_stage_release(&s->gmap[i]);
 	free(s->stmap);
+	free(s->gmap);
 	eventq_release(&s->q);
 	free(s);
 }
@@ -349,28 +351,85 @@ static void trace_segment(struct sim *s, int r, int k, const struct instr *in, i
  * same result to the tick as instruction by instruction. */
 static void fx_prepare(struct sim *s)
 {
-	int tp_fuses = s->cfg.tp_sim == 1;
+	int tp_fuses = s->cfg.tp_sim == 1, maps = s->fuse && !s->cfg.trace;
 	s->stmap = xcalloc((size_t)s->cfg.pp, sizeof *s->stmap);
+	if (s->group)
+		s->gmap = xcalloc((size_t)s->cfg.pp, sizeof *s->gmap);
 	for (int st = 0; st < s->cfg.pp; st++) {
 		double sp = s->cfg.stage_speed ? s->cfg.stage_speed[st] : 1;
-		tmap_stage_prepare(&s->cfg.progs[st], sp, s->cfg.host_op_s, tp_fuses, s->fuse && !s->cfg.trace,
-				   &s->stmap[st]);
+		tmap_stage_prepare(&s->cfg.progs[st], sp, s->cfg.host_op_s, tp_fuses, maps, &s->stmap[st]);
+		if (s->group)
+			tmap_stage_prepare(&s->cfg.progs[st], sp, s->cfg.host_op_s, 1, maps, &s->gmap[st]);
 		s->work_s += s->stmap[st].work_s * (1 + s->cfg.compute_slowdown) * (1 + s->cfg.comm_slowdown);
 	}
 }
 
-static void run_fused(struct sim *s, int r, int64_t now)
+/* The clocks of a fused run: GPU, host and side channel, and the ticks it adds to each account. */
+struct clocks {
+	int64_t t, h, side, sum[SUM_N];
+};
+
+/* One instruction of a fused run, by itself (tmap_instr's map, applied, with the side channel's wait accounted):
+ * the compute stream of rank r at stage speed sp, host time hop per op. */
+static inline void fused_one(struct sim *s, int r, const struct instr *in, double sp, double hop, struct clocks *c)
+{
+	struct trace *trace = s->cfg.trace;
+	switch (in->kind) {
+	case INS_COMPUTE: {
+		double d = in->dur / sp;
+		int64_t a = tk(d), t1 = c->t + a;
+		if (hop > 0) {
+			int64_t B, C;
+			tmap_host_terms(hop, d, in, &B, &C);
+			t1 = imax(t1, c->h + B);
+			c->h += C;
+		}
+		c->sum[in->cat == CAT_OPTIMIZER ? SUM_OPT : SUM_COMP] += a;
+		if (trace)
+			trace_segment(s, r, STREAM_COMPUTE, in, t1 - a, a);
+		c->t = t1;
+		break;
+	}
+	case INS_HOST:
+		c->h += tk(in->dur);
+		c->t = imax(c->t, c->h);
+		break;
+	case INS_SIDE: {
+		int64_t a = tk(in->dur), t0 = imax(c->side, c->t);
+		c->side = t0 + a;
+		if (trace)
+			trace_instr(s, r, STREAM_COMPUTE, TRACK_SIDE, in, t0, a);
+		break;
+	}
+	case INS_SIDE_WAIT:
+		c->sum[SUM_TP] += imax(c->side - c->t, 0);  /* the GPU waits for the side channel */
+		c->t = imax(c->t, c->side);
+		break;
+	default: {  /* a TP collective that fuses */
+		int64_t a = tk(in->dur);
+		c->sum[in->cat == CAT_PP ? SUM_PP : SUM_TP] += a;
+		if (trace)
+			trace_instr(s, r, STREAM_COMPUTE, STREAM_COMPUTE, in, c->t, a);
+		c->t += a;
+		break;
+	}
+	}
+}
+
+/* The fused run of rank r's compute stream from now (group: its TP group in step, so TP collectives fuse too):
+ * advances its cursor, host and side clocks and accounts, and returns when the run ends; the caller marks the
+ * stream busy until then. */
+static int64_t fused(struct sim *s, int r, int64_t now, int group)
 {
 	size_t si = (size_t)r * NSTREAMS + STREAM_COMPUTE;
 	int st = rank_stage(s, r);
 	const struct program *p = &s->cfg.progs[st];
 	int64_t *acc = &s->acc[(size_t)r * ACC_N];
 	account_idle(s, r, now);
-	int tp_fuses = s->cfg.tp_sim == 1;
+	int tp_fuses = s->cfg.tp_sim == 1 || group;
 	double hop = s->cfg.host_op_s, sp = s->cfg.stage_speed ? s->cfg.stage_speed[st] : 1;
-	struct trace *trace = s->cfg.trace;
-	const struct tmap *const *pmap = s->stmap[st].piece;
-	int64_t t = now, h = s->host_t[r], sum[SUM_N] = { 0 };
+	const struct tmap *const *pmap = (group ? s->gmap : s->stmap)[st].piece;
+	struct clocks c = { now, s->host_t[r], s->side_t[r], { 0 } };
 	/* the cursor, unpacked: instruction in of piece pi, repetition rep */
 	const struct piece *pcs = p->pieces[STREAM_COMPUTE];
 	uint32_t pi = s->pc[si].piece, rep = s->pc[si].rep, npcs = (uint32_t)p->npieces[STREAM_COMPUTE];
@@ -381,35 +440,16 @@ static void run_fused(struct sim *s, int r, int64_t now)
 			/* the rest of a piece at once: reps - rep passes */
 			struct tmap m = *pmap[pi];
 			tmap_pow(&m, pcs[pi].reps - rep);
-			t = imax(t + m.A, m.B == TMAP_NEG ? t : h + m.B);
-			h += m.C;
+			int64_t t0 = c.t;
+			tmap_apply(&m, &c.t, &c.h, &c.side);
 			for (int i = 0; i < SUM_N; i++)
-				sum[i] += m.sum[i];
+				c.sum[i] += m.sum[i];
+			if (m.waits)  /* no host term (tmap_stage_prepare): what it waited beyond its work was the side */
+				c.sum[SUM_TP] += c.t - t0 - m.sum[SUM_COMP] - m.sum[SUM_OPT] - m.sum[SUM_TP] - m.sum[SUM_PP];
 			last = pcs[pi].ins + pcs[pi].n - 1;
 			rep = pcs[pi].reps - 1;
-		} else if (in->kind == INS_COMPUTE) {
-			/* tmap_instr's map, applied */
-			double d = in->dur / sp;
-			int64_t a = tk(d), t1 = t + a;
-			if (hop > 0) {
-				int64_t B, C;
-				tmap_host_terms(hop, d, in, &B, &C);
-				t1 = imax(t1, h + B);
-				h += C;
-			}
-			sum[in->cat == CAT_OPTIMIZER ? SUM_OPT : SUM_COMP] += a;
-			if (trace)
-				trace_segment(s, r, STREAM_COMPUTE, in, t1 - a, a);
-			t = t1;
-		} else if (in->kind == INS_HOST) {
-			h += tk(in->dur);
-			t = imax(t, h);
 		} else {
-			int64_t a = tk(in->dur);
-			sum[in->cat == CAT_PP ? SUM_PP : SUM_TP] += a;
-			if (trace)
-				trace_instr(s, r, STREAM_COMPUTE, STREAM_COMPUTE, in, t, a);
-			t += a;
+			fused_one(s, r, in, sp, hop, &c);
 		}
 		/* the next instruction (program_cursor_next, unpacked), and whether it joins the run */
 		in = last;
@@ -434,16 +474,103 @@ static void run_fused(struct sim *s, int r, int64_t now)
 	/* the event ends the last instruction of the run; finish() steps past it. What is not an account's is the
 	 * GPU waiting for the host. */
 	s->pc[si] = (struct program_cursor){ in, pi, rep };
-	s->host_t[r] = h;
-	acc[ACC_COMPUTE] += sum[SUM_COMP];
-	acc[ACC_OPTIMIZER] += sum[SUM_OPT];
-	acc[ACC_TP] += sum[SUM_TP];
-	acc[ACC_PP] += sum[SUM_PP];
-	acc[ACC_HOST] += t - now - sum[SUM_COMP] - sum[SUM_OPT] - sum[SUM_TP] - sum[SUM_PP];
-	s->state[si] = ST_BUSY;
-	s->busy_from[si] = now;
-	s->busy_until[si] = t;
-	eventq_push(&s->q, t, EV_STREAM, (uint32_t)si);
+	s->host_t[r] = c.h;
+	s->side_t[r] = c.side;
+	acc[ACC_COMPUTE] += c.sum[SUM_COMP];
+	acc[ACC_OPTIMIZER] += c.sum[SUM_OPT];
+	acc[ACC_TP] += c.sum[SUM_TP];
+	acc[ACC_PP] += c.sum[SUM_PP];
+	acc[ACC_HOST] += c.t - now - c.sum[SUM_COMP] - c.sum[SUM_OPT] - c.sum[SUM_TP] - c.sum[SUM_PP];
+	return c.t;
+}
+
+static void run_fused(struct sim *s, int r, int64_t now)
+{
+	size_t si = (size_t)r * NSTREAMS + STREAM_COMPUTE;
+	start_until(s, r, STREAM_COMPUTE, now, fused(s, r, now, 0), EV_STREAM, (uint32_t)si);
+}
+
+/* Whether cursor a is before cursor b in the same program. */
+static int cursor_before(const struct program_cursor *a, const struct program_cursor *b)
+{
+	if (a->piece != b->piece)
+		return a->piece < b->piece;
+	if (a->rep != b->rep)
+		return a->rep < b->rep;
+	return a->in < b->in;
+}
+
+/* Whether rank r's TP group is in step (1): every member runnable now at the same instruction with the same
+ * host and side clocks. Then each would run the same fused run and arrive at its TP collectives together, so the
+ * group's collectives fuse (start at once, as the engine would start them with the last arrival) and one run
+ * stands for every member: tp_sim times fewer runs and events, the same times to the tick. -1: a member is
+ * runnable now but behind r (it has yet to pass a receive or a wait that r passed in this batch): r waits for it
+ * (run_compute). 0: neither. */
+static int in_step(const struct sim *s, int r)
+{
+	int tp = s->cfg.tp_sim, t = rank_t(s, r), r0 = r - t, same = 1;
+	size_t i = (size_t)r * NSTREAMS + STREAM_COMPUTE;
+	/* the members after r first: woken in rank order, the next one is the one still behind */
+	for (int n = 1; n < tp; n++) {
+		int q = r0 + (t + n) % tp;
+		size_t j = (size_t)q * NSTREAMS + STREAM_COMPUTE;
+		if (s->state[j] != ST_RUN)
+			return 0;
+		if (s->pc[j].in != s->pc[i].in || s->pc[j].piece != s->pc[i].piece || s->pc[j].rep != s->pc[i].rep) {
+			if (cursor_before(&s->pc[j], &s->pc[i]))
+				return -1;
+			same = 0;
+		} else if (s->host_t[q] != s->host_t[r] || s->side_t[q] != s->side_t[r]) {
+			same = 0;
+		}
+	}
+	return same;
+}
+
+/* The fused run of a TP group in step (in_step): computed for r, copied to the other members (their own idle time
+ * accounted first), one event ends it for all. */
+static void run_group(struct sim *s, int r, int64_t now)
+{
+	int r0 = r - rank_t(s, r), tp = s->cfg.tp_sim;
+	int64_t before[ACC_N], *acc = &s->acc[(size_t)r * ACC_N];
+	for (int q = r0; q < r0 + tp; q++)
+		account_idle(s, q, now);
+	memcpy(before, acc, sizeof before);
+	int64_t t = fused(s, r, now, 1);
+	size_t i = (size_t)r * NSTREAMS + STREAM_COMPUTE;
+	for (int q = r0; q < r0 + tp; q++) {
+		size_t j = (size_t)q * NSTREAMS + STREAM_COMPUTE;
+		if (q != r) {
+			s->pc[j] = s->pc[i];
+			s->host_t[q] = s->host_t[r];
+			s->side_t[q] = s->side_t[r];
+			for (int a = 0; a < ACC_N; a++)
+				s->acc[(size_t)q * ACC_N + a] += acc[a] - before[a];
+		}
+		s->state[j] = ST_BUSY;
+		s->busy_from[j] = now;
+		s->busy_until[j] = t;
+	}
+	eventq_push(&s->q, t, EV_GROUP, (uint32_t)(r0 / tp));
+}
+
+/* A fused run of rank r's compute stream, with its TP group when the group is in step, after the members behind
+ * it at this time: r runs again later in this batch's turn (make_runnable), when they have caught up or blocked.
+ * The member furthest behind never waits, so the batch ends. Returns 0 when the caller runs r alone. */
+static int run_with_group(struct sim *s, int r, int64_t now)
+{
+	int step_state = s->group ? in_step(s, r) : 0;
+	if (step_state > 0)
+		run_group(s, r, now);
+	else if (step_state < 0)
+		make_runnable(s, r, STREAM_COMPUTE);
+	return step_state != 0;
+}
+
+static void run_compute(struct sim *s, int r, int64_t now)
+{
+	if (!run_with_group(s, r, now))
+		run_fused(s, r, now);
 }
 
 /* Advance stream k of rank r from the current time until it is busy, blocked or done. */
@@ -460,7 +587,7 @@ static void run(struct sim *s, int r, int k, int64_t now)
 		switch (in->kind) {
 		case INS_COMPUTE: {
 			if (s->fuse && k == STREAM_COMPUTE) {
-				run_fused(s, r, now);
+				run_compute(s, r, now);
 				return;
 			}
 			double d = k == STREAM_COMPUTE ? seg_s(s, rank_stage(s, r), in) : in->dur;
@@ -480,21 +607,46 @@ static void run(struct sim *s, int r, int k, int64_t now)
 			return;
 		}
 		case INS_RECORD: {
-			int counting = in->flags & INSF_COUNTER;
-			if (counting)
-				s->ctr_overflow |= ++s->ctr[(size_t)r * s->maxctr + in->arg] == 0;
-			else
-				s->ev_done[(size_t)r * s->evwords + (uint32_t)in->arg / 64] |= 1ull << ((uint32_t)in->arg % 64);
+			s->ev_done[(size_t)r * s->evwords + (uint32_t)in->arg / 64] |= 1ull << ((uint32_t)in->arg % 64);
 			for (int k2 = 0; k2 < NSTREAMS; k2++) {
 				const struct instr *w = cur(s, r, k2);
 				if (k2 != k && s->state[r * NSTREAMS + k2] == ST_BLOCKED && w && w->kind == INS_WAIT &&
-				    w->arg == in->arg && (w->flags & INSF_COUNTER) == counting)
+				    w->arg == in->arg)
 					wake(s, r, k2, now);
 			}
 			step(s, r, k);
 			continue;
 		}
+		case INS_SIDE: {
+			if (s->fuse) {
+				run_compute(s, r, now);
+				return;
+			}
+			int64_t a = tk(in->dur), t0 = imax(s->side_t[r], now);
+			s->side_t[r] = t0 + a;
+			if (s->cfg.trace)
+				trace_instr(s, r, k, TRACK_SIDE, in, t0, a);
+			step(s, r, k);
+			continue;
+		}
+		case INS_SIDE_WAIT:
+			if (s->fuse) {
+				run_compute(s, r, now);
+				return;
+			}
+			if (s->side_t[r] > now) {
+				account_idle(s, r, now);
+				s->acc[(size_t)r * ACC_N + ACC_TP] += s->side_t[r] - now;
+				start_until(s, r, k, now, s->side_t[r], EV_STREAM, (uint32_t)si);
+				return;
+			}
+			step(s, r, k);
+			continue;
 		case INS_HOST:
+			if (s->fuse && s->host_t[r] + tk(in->dur) > now) {
+				run_compute(s, r, now);  /* the GPU waits for the host: a run from here */
+				return;
+			}
 			/* the host's own work; the GPU waits only when the host is behind it */
 			s->host_t[r] += tk(in->dur);
 			if (s->host_t[r] > now) {
@@ -506,16 +658,6 @@ static void run(struct sim *s, int r, int k, int64_t now)
 			step(s, r, k);
 			continue;
 		case INS_WAIT:
-			if (in->flags & INSF_COUNTER) {
-				uint16_t *c = &s->ctr[(size_t)r * s->maxctr + in->arg];
-				if (*c) {
-					--*c;  /* this wait takes the record it was waiting for */
-					step(s, r, k);
-					continue;
-				}
-				block(s, r, k, in->cat, -1);
-				return;
-			}
 			if (s->ev_done[(size_t)r * s->evwords + (uint32_t)in->arg / 64] >> ((uint32_t)in->arg % 64) & 1) {
 				step(s, r, k);
 				continue;
@@ -534,6 +676,8 @@ static void run(struct sim *s, int r, int k, int64_t now)
 				run_fused(s, r, now);
 				return;
 			}
+			if (k == STREAM_COMPUTE && in->group == GROUP_TP && run_with_group(s, r, now))
+				return;
 			if (k == STREAM_COMPUTE)
 				account_idle(s, r, now);
 			s->arrive[si] = now;
@@ -628,6 +772,43 @@ static void link_done(struct sim *s, const struct event *e)
 	finish(s, r, k, e->t);
 }
 
+static void handle(struct sim *s, const struct event *e)
+{
+	int64_t now = e->t;
+	s->events++;
+	switch (e->kind) {
+	case EV_STREAM:
+		if (s->state[e->what] != ST_BUSY || s->busy_until[e->what] != now) {
+			s->events--;  /* superseded by a later end (interference): not an event */
+			break;
+		}
+		finish(s, (int)(e->what / NSTREAMS), (int)(e->what % NSTREAMS), now);
+		break;
+	case EV_SEGMENT: {
+		if (s->state[e->what] != ST_BUSY || s->busy_until[e->what] != now) {
+			s->events--;  /* superseded, as above */
+			break;
+		}
+		int r = (int)(e->what / NSTREAMS), k = (int)(e->what % NSTREAMS);
+		int64_t t0 = s->arrive[e->what];
+		trace_segment(s, r, k, cur(s, r, k), t0, now - t0);
+		finish(s, r, k, now);
+		break;
+	}
+	case EV_COLL_TP:
+	case EV_COLL_DP:
+		coll_done(s, e);
+		break;
+	case EV_GROUP:  /* a TP group's fused run (run_group) */
+		for (int q = (int)e->what * s->cfg.tp_sim; q < ((int)e->what + 1) * s->cfg.tp_sim; q++)
+			finish(s, q, STREAM_COMPUTE, now);
+		break;
+	case EV_LINK:
+		link_done(s, e);
+		break;
+	}
+}
+
 int sim_run(struct sim *s)
 {
 	for (int r = 0; r < s->nranks; r++)
@@ -649,44 +830,21 @@ int sim_run(struct sim *s)
 			s->capbatch = cap;
 			s->nwork = 0;
 			for (size_t i = 0; i < n; i++)
-				run(s, (int)(batch[i] / NSTREAMS), (int)(batch[i] % NSTREAMS), now);
+				if (s->state[batch[i]] == ST_RUN)  /* not already advanced with its group (run_group) */
+					run(s, (int)(batch[i] / NSTREAMS), (int)(batch[i] % NSTREAMS), now);
 		}
+		/* every event of this time, then the streams they woke: the members of a group woken by separate
+		 * events (their transfers landing, their DP groups' collectives ending) are then runnable together */
 		struct event e;
 		if (!eventq_pop(&s->q, &e))
 			break;
-		s->events++;
 		now = e.t;
-		switch (e.kind) {
-		case EV_STREAM:
-			if (s->state[e.what] != ST_BUSY || s->busy_until[e.what] != now) {
-				s->events--;  /* superseded by a later end (interference): not an event */
-				break;
-			}
-			finish(s, (int)(e.what / NSTREAMS), (int)(e.what % NSTREAMS), now);
-			break;
-		case EV_SEGMENT: {
-			if (s->state[e.what] != ST_BUSY || s->busy_until[e.what] != now) {
-				s->events--;  /* superseded, as above */
-				break;
-			}
-			int r = (int)(e.what / NSTREAMS), k = (int)(e.what % NSTREAMS);
-			int64_t t0 = s->arrive[e.what];
-			trace_segment(s, r, k, cur(s, r, k), t0, now - t0);
-			finish(s, r, k, now);
-			break;
-		}
-		case EV_COLL_TP:
-		case EV_COLL_DP:
-			coll_done(s, &e);
-			break;
-		case EV_LINK:
-			link_done(s, &e);
-			break;
+		handle(s, &e);
+		while (eventq_len(&s->q) && eventq_next_time(&s->q) == now) {
+			eventq_pop(&s->q, &e);
+			handle(s, &e);
 		}
 	}
-	if (s->ctr_overflow)
-		return diag_errorf("internal error: a counting event was recorded 65,536 times more than it was "
-				   "waited for");
 	s->step_time = 0;
 	for (int r = 0; r < s->nranks; r++)
 		for (int k = 0; k < NSTREAMS; k++) {

@@ -198,6 +198,11 @@ void eventq_push(struct eventq *q, int64_t t, uint32_t kind, uint32_t what)
 	q->len++;
 }
 
+int64_t eventq_next_time(const struct eventq *q)
+{
+	return (int64_t)q->buckets[q->heap[0]].tbits;
+}
+
 int eventq_pop(struct eventq *q, struct event *out)
 {
 	if (q->len == 0)

@@ -40,5 +40,7 @@ void eventq_push(struct eventq *q, int64_t t, uint32_t kind, uint32_t what);
 /* eventq_pop: 1 and *out filled, or 0 when empty. */
 int eventq_pop(struct eventq *q, struct event *out);
 static inline size_t eventq_len(const struct eventq *q) { return q->len; }
+/* The time of the event eventq_pop would return next; the queue must not be empty. */
+int64_t eventq_next_time(const struct eventq *q);
 
 #endif

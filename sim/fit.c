@@ -1,11 +1,15 @@
 /* fit: single changes that make a layout fit in memory (see fit.h). */
 #include "sim/fit.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/build.h"
+#include "sim/ops.h"
 #include "sim/predict.h"
+#include "sim/tmap.h"
 #include "util/xalloc.h"
 
 #define MAX_CANDIDATES 32
@@ -13,6 +17,8 @@
 struct cand {
 	struct scenario s;
 	char change[96];
+	int64_t bound;  /* a lower bound of its step, ticks (host_bound) */
+	int order;      /* its place in the list (ties in bound keep it) */
 };
 
 static void add(struct cand *c, int *n, const struct scenario *s, const char *change)
@@ -92,12 +98,71 @@ static int by_step(const void *a, const void *b)
 	return strcmp(x->change, y->change);
 }
 
+/* The busiest stage's host work (tmap_host_work): no stage's compute stream, hence no step, ends before it. A
+ * change that makes each GPU's host issue far more ops (context parallelism's ring: a call per hop) shows here
+ * without a simulation. */
+static int host_bound(const struct scenario *s, const struct hwmodel *hw, int64_t *out)
+{
+	struct build b;
+	int rc = build_programs(s, hw, 0, &b);
+	if (rc < 0)
+		return rc;
+	struct host_cost hc;
+	ops_host_cost(hw, s, &hc);
+	*out = 0;
+	for (int i = 0; i < b.pp; i++) {
+		int64_t h = tmap_host_work(&b.progs[i], hc.op);
+		*out = h > *out ? h : *out;
+	}
+	build_release(&b);
+	return 0;
+}
+
+static int by_bound(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	if (x->bound != y->bound)
+		return x->bound < y->bound ? -1 : 1;
+	return x->order - y->order;
+}
+
+/* The max-th fastest step found so far, or +inf while fewer fit. */
+static double kth_step(const struct fit_hint *h, int k, int max)
+{
+	if (k < max)
+		return INFINITY;
+	double *v = xcalloc((size_t)k, sizeof *v);
+	for (int i = 0; i < k; i++)
+		v[i] = h[i].step_time_s;
+	for (int i = 0; i < max; i++)  /* partial selection: v[0..max-1] the smallest, in order */
+		for (int j = i + 1; j < k; j++)
+			if (v[j] < v[i]) {
+				double x = v[i];
+				v[i] = v[j];
+				v[j] = x;
+			}
+	double r = v[max - 1];
+	free(v);
+	return r;
+}
+
 int fit_suggest(const struct scenario *sc, const struct hwmodel *hw, struct fit_hint *out, int max)
 {
 	struct cand *c = xcalloc(MAX_CANDIDATES, sizeof *c);
 	struct fit_hint *h = xcalloc(MAX_CANDIDATES, sizeof *h);
 	int n = candidates(sc, hw, c), k = 0, rc = 0;
-	for (int i = 0; i < n; i++) {
+	/* simulated in the order of their bound: once the next one's bound is above the max-th fastest step found,
+	 * neither it nor any after it can be among the max fastest (a tie in step is still simulated: names break
+	 * it) */
+	for (int i = 0; i < n && rc == 0; i++) {
+		c[i].order = i;
+		rc = host_bound(&c[i].s, hw, &c[i].bound);
+	}
+	if (rc == 0)
+		qsort(c, (size_t)n, sizeof *c, by_bound);
+	for (int i = 0; i < n && rc == 0 && max > 0; i++) {
+		if (tk_s(c[i].bound) > kth_step(h, k, max))
+			break;
 		struct result r;
 		if ((rc = predict_run(&c[i].s, hw, NULL, &r)) != 0)
 			break;

@@ -1,7 +1,9 @@
 /* fit: what one change to a layout that does not fit in GPU memory would make it fit. Each candidate is a
  * single change a user makes in the scenario (more recompute, a higher ZeRO stage, a smaller micro-batch, more
  * tensor, pipeline or context parallelism at the same GPU count), checked with scenario_check_layout and simulated with
- * predict_run, so its memory and step time are the simulator's, not a rule of thumb. */
+ * predict_run, so its memory and step time are the simulator's, not a rule of thumb. Candidates are simulated
+ * in the order of a lower bound of their step (their busiest GPU's host work), and those whose bound shows they
+ * cannot be among the fastest shown are not simulated. */
 #ifndef FIT_H
 #define FIT_H
 

@@ -122,17 +122,6 @@ bool overlap_has_side(const struct opcost *ops, int n)
 	return false;
 }
 
-bool overlap_side_closed(const struct opcost *ops, int n)
-{
-	bool open = false;
-	for (int i = 0; i < n; i++)
-		if (ops_is_side(ops[i].kind))
-			open = true;
-		else if (ops[i].kind == OPK_SIDE_WAIT)
-			open = false;
-	return !open;
-}
-
 double overlap_buffer_bytes(const struct scenario *sc)
 {
 	if (!(sc->par.tp_comm_overlap && sc->par.sp && sc->par.tp > 1) || sc->model.type != MODEL_TRANSFORMER)

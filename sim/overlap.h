@@ -1,4 +1,4 @@
-/* overlap: communication a layer hides behind its own compute on the side stream (STREAM_SIDE), and TP
+/* overlap: communication a layer hides behind its own compute on the side channel (INS_SIDE), and TP
  * communication overlap (parallel.tp_comm_overlap) as Transformer Engine's userbuffers run it with sequence
  * parallelism (docs/simulation.md "TP communication overlap"):
  *   forward   the all-gather before QKV and fc1 as a ring exchange: the GEMM is split in tp chunks of T/tp
@@ -58,11 +58,8 @@ int overlap_dgrad_wgrad(const struct opctx *c, struct opcost *out, int n, const 
  * next transfer or wait (W seconds alone); over ov = min(its time, W) the compute ops grow by ov*cs in
  * proportion to their time and the transfer by ov*ms. Idempotent (the compute ops keep their time alone). */
 void overlap_slowdown(struct opcost *ops, int n, double cs, double ms);
-/* Whether a list holds side-stream transfers. */
+/* Whether a list holds side-channel transfers. */
 bool overlap_has_side(const struct opcost *ops, int n);
-/* Whether the compute stream waits, within the list, for every side transfer the list issues (the lists ops.c
- * and cp.c build do; sim/build.c replays a layer's instructions only then). */
-bool overlap_side_closed(const struct opcost *ops, int n);
 /* Bytes of the userbuffers TP overlap allocates once per GPU: one T x h buffer (model dtype) for each of the
  * ten overlapped GEMMs (qkv/proj/fc1/fc2 forward, proj/fc2 dgrad, qkv/fc1 dgrad and wgrad); 0 without. */
 double overlap_buffer_bytes(const struct scenario *sc);

@@ -55,8 +55,8 @@ static struct instr *push(struct program *p, enum stream_kind st)
 		program_reserve(p, st, p->cap[st] ? p->cap[st] : 64);
 	if (p->keep_ops)
 		p->ranges[st][p->n[st]] = (struct op_range){ 0, 0 };
-	if (st != STREAM_COMPUTE && st != STREAM_SIDE)
-		p->rec_on = 0;  /* a run being recorded is compute- and side-stream instructions only: not a template */
+	if (st != STREAM_COMPUTE)
+		p->rec_on = 0;  /* a run being recorded is compute-stream instructions only: not a template */
 	uint32_t off = (uint32_t)p->n[st];
 	struct piece *last = p->npieces[st] ? &p->pieces[st][p->npieces[st] - 1] : NULL;
 	if (last && last->reps == 1 && last->off + last->n == off)
@@ -122,9 +122,6 @@ static void open_tail(struct program *p, const struct program_template *t)
  * piece of many repetitions. */
 static void replay(struct program *p, struct program_template *t)
 {
-	for (int o = 0; o < NSTREAMS; o++)
-		if (o != STREAM_COMPUTE && t->sn[o])
-			append_run(p, (enum stream_kind)o, t->soff[o], t->sn[o]);
 	enum stream_kind st = STREAM_COMPUTE;
 	if (t->merged)
 		program_add_time(p, t->merge_nops, t->merge_s);
@@ -172,9 +169,6 @@ int program_repeat_begin(struct program *p, const void *key)
 		p->rec_on = 1;
 		p->rec_key = key;
 		p->rec_off = (uint32_t)p->n[STREAM_COMPUTE];
-		for (int o = 0; o < NSTREAMS; o++)
-			p->rec_soff[o] = (uint32_t)p->n[o];
-		p->rec_ctr0 = p->ncounters;
 		p->rec_unit = p->unit_pending;
 		p->rec_open = p->open;
 		p->rec_merged = 0;
@@ -198,11 +192,6 @@ void program_repeat_end(struct program *p, const void *key)
 	t->merge_nops = p->rec_merge_nops;
 	t->merge_s = p->rec_merge_s;
 	t->off = p->rec_off;
-	for (int o = 0; o < NSTREAMS; o++)
-		if (o != STREAM_COMPUTE) {
-			t->soff[o] = p->rec_soff[o];
-			t->sn[o] = (uint32_t)p->n[o] - p->rec_soff[o];
-		}
 	t->tail = p->open && end > p->rec_off;
 	t->n = end - p->rec_off - (uint32_t)t->tail;
 	if (t->tail)
@@ -233,17 +222,6 @@ int program_repeat_more(struct program *p, const void *key, int k)
 		}
 		if (!instr_same(&next, &p->ins[st][t->period]))
 			return 0;
-		/* the side stream's run: its last piece, repeated as often */
-		for (int o = 0; o < NSTREAMS; o++) {
-			const struct piece *sl = p->npieces[o] ? &p->pieces[o][p->npieces[o] - 1] : NULL;
-			if (o != STREAM_COMPUTE && t->sn[o] && (!sl || sl->off != t->soff[o] || sl->n != t->sn[o]))
-				return 0;
-		}
-		for (int o = 0; o < NSTREAMS; o++)
-			if (o != STREAM_COMPUTE && t->sn[o]) {
-				p->pieces[o][p->npieces[o] - 1].reps += (uint32_t)k;
-				p->count[o] += (size_t)k * t->sn[o];
-			}
 		run->reps += (uint32_t)k;
 		p->count[st] += (size_t)k * run->n;
 		return k;
@@ -316,15 +294,10 @@ void program_add_time(struct program *p, int nops, double dur_s)
 
 int program_record(struct program *p, enum stream_kind st)
 {
+	p->rec_on = 0;  /* a new event each time: a run that records one is not a template */
 	program_flush(p);
 	struct instr *in = push(p, st);
 	in->kind = INS_RECORD;
-	if (p->rec_on) {
-		/* in a run stored for replay (push left it on): each replay records it again */
-		in->flags |= INSF_COUNTER;
-		in->arg = p->ncounters++;
-		return ~in->arg;
-	}
 	in->arg = p->nevents++;
 	return in->arg;
 }
@@ -332,13 +305,9 @@ int program_record(struct program *p, enum stream_kind st)
 void program_wait(struct program *p, enum stream_kind st, int ev, enum cat cat)
 {
 	program_flush(p);
-	/* a run that waits for what was recorded before it cannot be replayed: the replay would wait again */
-	if (ev >= 0 || ~ev < p->rec_ctr0)
-		p->rec_on = 0;
 	struct instr *in = push(p, st);
 	in->kind = INS_WAIT;
-	in->arg = ev >= 0 ? ev : ~ev;
-	in->flags |= ev >= 0 ? 0 : INSF_COUNTER;
+	in->arg = ev;
 	in->cat = (uint8_t)cat;
 }
 
@@ -368,6 +337,19 @@ void program_side_op(struct program *p, enum stream_kind st, const char *name, d
 		     enum cat cat, int layer, int mb)
 {
 	push_timed(p, st, INS_COMPUTE, name, dur_s, bytes, cat, layer, mb);
+}
+
+void program_side(struct program *p, const char *name, double dur_s, double bytes, int layer, int mb)
+{
+	push_timed(p, STREAM_COMPUTE, INS_SIDE, name, dur_s, bytes, CAT_TP, layer, mb)->group = GROUP_TP;
+}
+
+void program_side_wait(struct program *p)
+{
+	program_flush(p);
+	struct instr *in = push(p, STREAM_COMPUTE);
+	in->kind = INS_SIDE_WAIT;
+	in->cat = CAT_TP;
 }
 
 void program_send(struct program *p, enum stream_kind st, int dest_stage, int slot, enum link_scope scope,

@@ -15,9 +15,6 @@ enum stream_kind {
 	STREAM_SENDF,    /* pipeline sends of activations to the next stage */
 	STREAM_SENDB,    /* pipeline sends of gradients to the previous stage */
 	STREAM_COPY,     /* copies between GPU and host memory (activation offload) over the host link, beside compute */
-	STREAM_SIDE,     /* model-parallel transfers a layer overlaps with its own compute: the chunks of TP
-	                  * communication overlap (parallel.tp_comm_overlap) and context parallelism's K/V ring
-	                  * (parallel.cp); the compute stream waits for them by event (sim/overlap.h) */
 	NSTREAMS
 };
 
@@ -30,23 +27,24 @@ enum instr_kind {
 	INS_WAIT,     /* wait until event arg of the same rank has been recorded */
 	INS_HOST,     /* compute stream: the host works for dur (a collective call, a DDP hook) with no GPU work;
 	               * the stream goes on once the host has issued everything up to here */
+	INS_SIDE,     /* compute stream: issue a transfer of dur on the rank's side channel, the model-parallel
+	               * transfers a layer overlaps with its own compute (TP communication overlap's chunks, context
+	               * parallelism's K/V ring: sim/overlap.h). It starts when the compute stream reaches it and the
+	               * channel has finished the transfers issued before it; the stream goes on at once */
+	INS_SIDE_WAIT, /* compute stream: wait until the side channel has finished every transfer issued so far */
 };
 
 enum cat { CAT_COMPUTE, CAT_TP, CAT_PP, CAT_DP, CAT_OPTIMIZER, CAT_N };
 enum group_kind { GROUP_TP, GROUP_DP };
 enum link_scope { LINK_INTRA, LINK_INTER, LINK_N };
 
-enum {
-	INSF_UNIT_START = 1,  /* first instruction of a micro-batch's forward or backward on the stage */
-	INSF_COUNTER = 2,     /* RECORD/WAIT: arg is a counting event (program_record), not a one-shot one */
-};
+enum { INSF_UNIT_START = 1 };  /* first instruction of a micro-batch's forward or backward on the stage */
 
 /* 24 bytes: a long schedule holds hundreds of thousands of these per stage, so what only a timeline needs
  * (which ops an instruction holds) lives in program.ranges, kept only with keep_ops */
 struct instr {
 	double dur;         /* seconds */
-	int32_t arg;        /* RECORD/WAIT: event or counter id (INSF_COUNTER); RECV/SEND: mailbox slot (at the
-	                     * receiver) */
+	int32_t arg;        /* RECORD/WAIT: event id; RECV/SEND: mailbox slot (at the receiver) */
 	uint16_t dest;      /* SEND: destination stage */
 	uint16_t nops;      /* ops the host issues for this instruction (saturates) */
 	uint8_t kind, cat, group, scope;
@@ -86,7 +84,6 @@ struct program_template {
 	int merge_nops;
 	double merge_s;
 	uint32_t off, n;         /* the run, in program.ins[STREAM_COMPUTE] */
-	uint32_t soff[NSTREAMS], sn[NSTREAMS];  /* the run of the side stream (the only other one a run may hold) */
 	int tail;                /* it ended in an open segment, kept apart as tail_in (later ops may join it) */
 	struct instr tail_in;
 	int has_period;          /* period: where [finished segment, body] is stored in a row (sim/program.c) */
@@ -102,8 +99,7 @@ struct program {
 	size_t count[NSTREAMS];             /* instructions the stream executes: sum of n * reps over its pieces */
 	struct op *ops;
 	size_t nops, opcap;
-	int nevents;        /* one-shot RECORD ids are 0..nevents-1 */
-	int ncounters;      /* counting RECORD ids (INSF_COUNTER) are 0..ncounters-1 */
+	int nevents;        /* RECORD ids are 0..nevents-1 */
 	int nslots;         /* mailbox slots 0..nslots-1 */
 	int keep_ops;       /* record ops (names for a timeline); off, segments only keep their duration */
 	int unit_pending;   /* the next compute-stream instruction starts a unit */
@@ -115,8 +111,6 @@ struct program {
 	int rec_on;                 /* recording a template (program_repeat_begin returned 0) */
 	const void *rec_key;
 	uint32_t rec_off;
-	uint32_t rec_soff[NSTREAMS];
-	int rec_ctr0;               /* counters the run being recorded allocated start here */
 	int rec_unit, rec_open, rec_merged, rec_merge_nops;
 	double rec_merge_s;
 };
@@ -128,13 +122,10 @@ static inline const struct op_range *program_ops_of(const struct program *p, int
 {
 	return p->ranges[st] ? &p->ranges[st][in - p->ins[st]] : NULL;
 }
-/* Replaying a stored run: program_repeat_begin(p, key) appends the compute- and side-stream instructions
- * recorded under key (with the same unit-start state) and returns 1; else returns 0 and the caller emits them,
- * then calls program_repeat_end(p, key) to record them. key names what the caller emits (e.g. its op list),
- * which must come out the same every time within this program; nothing is replayed with keep_ops or an open
- * segment. A run is not stored when it puts an instruction on another stream (a DP bucket, a send) or waits
- * for an event recorded before it: a replay could not repeat those. Events it records are counting events,
- * so every replay reuses them (see program_record). */
+/* Replaying a stored run: program_repeat_begin(p, key) appends the compute-stream instructions recorded under
+ * key (with the same unit-start state) and returns 1; else returns 0 and the caller emits them, then calls
+ * program_repeat_end(p, key) to record them. key names what the caller emits (e.g. its op list), which must
+ * come out the same every time within this program; nothing is replayed with keep_ops or an open segment. */
 int program_repeat_begin(struct program *p, const void *key);
 void program_repeat_end(struct program *p, const void *key);
 /* program_repeat_more: the same as k more replays of key in a row (0 < k), at the cost of one, when the program
@@ -177,11 +168,7 @@ void program_add_time(struct program *p, int nops, double dur_s);
 void program_flush(struct program *p);
 /* Start a micro-batch's forward or backward: closes the segment and flags the next compute-stream instruction. */
 void program_unit_begin(struct program *p);
-/* Record an event on stream st and return its id for program_wait. One recorded while a run is being stored
- * for replay is a counting event (INSF_COUNTER, a negative id here): each record adds one, each wait takes
- * one, so the k-th wait for it is satisfied by its k-th record; every record must be waited for at most once,
- * by one stream. Any other is recorded once and may be waited for by any number of waits. */
-int program_record(struct program *p, enum stream_kind st);
+int program_record(struct program *p, enum stream_kind st);  /* returns the event id */
 void program_wait(struct program *p, enum stream_kind st, int ev, enum cat cat);
 /* bytes: what the collective or transfer moves, kept only for timelines (the time is dur_s) */
 void program_coll(struct program *p, enum stream_kind st, enum group_kind g, double dur_s, double bytes,
@@ -191,6 +178,12 @@ void program_coll(struct program *p, enum stream_kind st, enum group_kind g, dou
  * (bytes: what it moves, 0 for compute). */
 void program_side_op(struct program *p, enum stream_kind st, const char *name, double dur_s, double bytes,
 		     enum cat cat, int layer, int mb);
+/* A side-channel transfer (INS_SIDE) of dur_s moving bytes over the TP group (the CP group's ring hops, whose
+ * ranks one CP rank stands for, are timed as such), and the compute stream's wait for every one issued so far.
+ * Members of the group run them in step (they are symmetric), so each rank's channel is its own: no group
+ * synchronisation, and a layer's instructions stay on the compute stream, replayed like any other. */
+void program_side(struct program *p, const char *name, double dur_s, double bytes, int layer, int mb);
+void program_side_wait(struct program *p);
 void program_send(struct program *p, enum stream_kind st, int dest_stage, int slot, enum link_scope scope,
 		  double dur_s, double bytes, const char *name, int mb);
 void program_recv(struct program *p, enum stream_kind st, int slot, enum cat cat);

@@ -17,25 +17,73 @@ void tmap_instr(const struct instr *in, double sp, double hop, struct tmap *m)
 		m->sum[in->cat == CAT_OPTIMIZER ? SUM_OPT : SUM_COMP] = m->A;
 	} else if (in->kind == INS_HOST) {
 		m->B = m->C = tk(in->dur);
+	} else if (in->kind == INS_SIDE) {
+		/* s' = max(s, t) + a; t' = t */
+		m->has_side = 1;
+		m->D = m->F = TMAP_NEG;
+		m->E = m->G = tk(in->dur);
+	} else if (in->kind == INS_SIDE_WAIT) {
+		/* t' = max(t, s); s' = s */
+		m->has_side = m->waits = 1;
+		m->E = m->F = TMAP_NEG;
 	} else {
 		m->A = tk(in->dur);
 		m->sum[in->cat == CAT_PP ? SUM_PP : SUM_TP] = m->A;
 	}
 }
 
+/* A map without the side channel as one with it: s' = s. */
+static struct tmap with_side(const struct tmap *m)
+{
+	struct tmap x = *m;
+	if (!x.has_side) {
+		x.has_side = 1;
+		x.D = x.E = x.F = TMAP_NEG;
+		x.G = 0;
+	}
+	return x;
+}
+
 void tmap_then(struct tmap *m, const struct tmap *n)
 {
-	int64_t b = imax(m->B == TMAP_NEG ? TMAP_NEG : m->B + n->A, n->B == TMAP_NEG ? TMAP_NEG : m->C + n->B);
-	m->A += n->A;
-	m->B = b;
-	m->C += n->C;
 	for (int i = 0; i < SUM_N; i++)
 		m->sum[i] += n->sum[i];
+	if (!m->has_side && !n->has_side) {
+		m->B = imax(tmap_add(m->B, n->A), tmap_add(m->C, n->B));
+		m->A += n->A;
+		m->C += n->C;
+		return;
+	}
+	/* the matrix product, written out (m first): t2 = max(t1 + A2, h1 + B2, s1 + D2), s2 likewise */
+	struct tmap a = with_side(m), b = with_side(n);
+	m->A = imax(a.A + b.A, tmap_add(a.E, b.D));
+	m->B = imax(imax(tmap_add(a.B, b.A), tmap_add(a.C, b.B)), tmap_add(a.F, b.D));
+	m->D = imax(tmap_add(a.D, b.A), tmap_add(a.G, b.D));
+	m->E = imax(tmap_add(a.A, b.E), tmap_add(a.E, b.G));
+	m->F = imax(imax(tmap_add(a.B, b.E), tmap_add(a.C, b.F)), tmap_add(a.F, b.G));
+	m->G = imax(tmap_add(a.D, b.E), tmap_add(a.G, b.G));
+	m->C = a.C + b.C;
+	m->has_side = 1;
+	m->waits = a.waits || b.waits;
 }
 
 /* the latest of B + j·A + (k-1-j)·C over j, linear in j: at j = 0 or j = k-1 */
 void tmap_pow(struct tmap *m, uint32_t k)
 {
+	if (m->has_side) {
+		/* by squaring: the sums scale with k, the matrix is m's k-th power */
+		struct tmap sq = *m, acc = *m;
+		for (uint32_t e = k - 1; e; e >>= 1) {
+			if (e & 1)
+				tmap_then(&acc, &sq);
+			if (e > 1)
+				tmap_then(&sq, &sq);
+		}
+		for (int i = 0; i < SUM_N; i++)
+			acc.sum[i] = m->sum[i] * k;
+		*m = acc;
+		return;
+	}
 	if (m->B != TMAP_NEG)
 		m->B += (int64_t)(k - 1) * imax(m->A, m->C);
 	m->A *= k;
@@ -91,13 +139,17 @@ void tmap_stage_prepare(const struct program *p, double sp, double hop, int tp_f
 			tpass[i] = t;
 			map_of[i] = -1;
 			if (maps && (pc->n > 1 || pc->reps > 1) && piece_fusable(pc, tp_fuses)) {
-				struct tmap m = { 0, TMAP_NEG, 0, { 0 } }, one;
+				struct tmap m = { .B = TMAP_NEG }, one;
 				for (uint32_t j = 0; j < pc->n; j++) {
 					tmap_instr(&pc->ins[j], sp, hop, &one);
 					tmap_then(&m, &one);
 				}
-				out->maps[nmaps] = m;
-				map_of[i] = (int32_t)nmaps++;
+				/* a wait for the side channel where the host also holds the GPU back: which of the two it
+				 * waited for is known only instruction by instruction */
+				if (!m.waits || (m.B == TMAP_NEG && m.C == 0 && m.F == TMAP_NEG)) {
+					out->maps[nmaps] = m;
+					map_of[i] = (int32_t)nmaps++;
+				}
 			}
 		}
 		total += tpass[i] * pc->reps;
@@ -121,4 +173,25 @@ void tmap_stage_release(struct tmap_stage *st)
 	free((void *)st->piece);
 	free(st->maps);
 	memset(st, 0, sizeof *st);
+}
+
+int64_t tmap_host_work(const struct program *p, double hop)
+{
+	int64_t h = 0;
+	for (size_t i = 0; i < p->npieces[STREAM_COMPUTE]; i++) {
+		const struct piece *pc = &p->pieces[STREAM_COMPUTE][i];
+		int64_t pass = 0;
+		for (uint32_t j = 0; j < pc->n; j++) {
+			const struct instr *in = &pc->ins[j];
+			if (in->kind == INS_HOST) {
+				pass += tk(in->dur);
+			} else if (in->kind == INS_COMPUTE && hop > 0) {
+				int64_t B, C;
+				tmap_host_terms(hop, in->dur, in, &B, &C);  /* C does not depend on the duration */
+				pass += C;
+			}
+		}
+		h += pass * pc->reps;
+	}
+	return h;
 }

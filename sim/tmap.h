@@ -5,7 +5,11 @@
  * instruction. Each instruction's duration is rounded to a tick once (tk), always from the same seconds.
  * Maps. A fusable instruction (a compute segment, host work, a TP collective of one simulated member) maps the
  * pair (GPU time t, host time h) to (max(t + A, h + B), h + C); maps compose exactly (A and C add,
- * B = max(B1 + A2, C1 + B2)), and k passes of one are A·k, C·k, B + (k-1)·max(A, C) (docs/simulation.md). */
+ * B = max(B1 + A2, C1 + B2)), and k passes of one are A·k, C·k, B + (k-1)·max(A, C) (docs/simulation.md).
+ * The side channel's transfers and waits (INS_SIDE, INS_SIDE_WAIT) add a third clock, the side time s: a map
+ * that holds them (has_side) sends (t, h, s) to (max(t + A, h + B, s + D), h + C, max(t + E, h + F, s + G)),
+ * a 3x3 max-plus matrix whose host row is (-, C, -); these compose as matrices and k passes are taken by
+ * squaring. */
 #ifndef TMAP_H
 #define TMAP_H
 
@@ -47,13 +51,22 @@ enum { SUM_COMP, SUM_OPT, SUM_TP, SUM_PP, SUM_N };
 struct tmap {
 	int64_t A, B, C;      /* t' = max(t + A, host + B), host' = host + C */
 	int64_t sum[SUM_N];   /* ticks the instructions add to each account (compute, optimizer, TP, PP) */
+	int has_side;         /* also t' >= s + D, s' = max(t + E, host + F, s + G); else s' = s */
+	int waits;            /* holds a side wait: what the GPU waits in it beyond sum is side time (tmap_stage
+	                       * maps such a piece only when it has no host term, B, C and F empty) */
+	int64_t D, E, F, G;
 };
+/* TMAP_NEG plus a tick count, staying TMAP_NEG (no constraint) */
+static inline int64_t tmap_add(int64_t a, int64_t b)
+{
+	return a <= TMAP_NEG || b <= TMAP_NEG ? TMAP_NEG : a + b;
+}
 
-/* Whether an instruction joins a fused run: compute, host work, or a TP collective when its group has one
- * simulated member (tp_fuses). */
+/* Whether an instruction joins a fused run: compute, host work, the side channel's transfers and waits, or a TP
+ * collective when its group has one simulated member (tp_fuses). */
 static inline int tmap_fusable(const struct instr *in, int tp_fuses)
 {
-	return in->kind == INS_COMPUTE || in->kind == INS_HOST ||
+	return in->kind == INS_COMPUTE || in->kind == INS_HOST || in->kind == INS_SIDE || in->kind == INS_SIDE_WAIT ||
 	       (in->kind == INS_COLL && in->group == GROUP_TP && tp_fuses);
 }
 /* The map of one fusable instruction at stage speed sp (compute runs dur/sp) and host time hop per op. */
@@ -62,6 +75,18 @@ void tmap_instr(const struct instr *in, double sp, double hop, struct tmap *m);
 void tmap_then(struct tmap *m, const struct tmap *n);
 /* m applied k >= 1 times in a row */
 void tmap_pow(struct tmap *m, uint32_t k);
+/* Apply m to (t, h, s). */
+static inline void tmap_apply(const struct tmap *m, int64_t *t, int64_t *h, int64_t *s)
+{
+	int64_t t1 = imax(*t + m->A, tmap_add(*h, m->B));
+	if (m->has_side) {
+		int64_t s1 = imax(tmap_add(*t, m->E), imax(tmap_add(*h, m->F), tmap_add(*s, m->G)));
+		t1 = imax(t1, tmap_add(*s, m->D));
+		*s = s1;
+	}
+	*h += m->C;
+	*t = t1;
+}
 
 /* A stage's maps: piece[i] the map of one pass over compute-stream piece i when a run can cross it whole (every
  * instruction fusable, none starting a unit but the first of a piece run once), else NULL; one map per distinct
@@ -75,5 +100,9 @@ struct tmap_stage {
 void tmap_stage_prepare(const struct program *p, double sp, double hop, int tp_fuses, int maps,
 			struct tmap_stage *out);
 void tmap_stage_release(struct tmap_stage *st);
+/* The host's work on a program's compute stream, in ticks, with host time hop per op: the host time h the
+ * engine reaches at its end (every compute segment's C and every INS_HOST). The compute stream cannot end before
+ * its host has issued it all, so this is a lower bound of the step whatever the clocks (sim/fit.c). */
+int64_t tmap_host_work(const struct program *p, double hop);
 
 #endif

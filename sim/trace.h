@@ -12,8 +12,9 @@
 #include <stdio.h>
 #include "sim/program.h"
 
-/* A traced rank's tracks: its streams (enum stream_kind), then its outgoing links (enum link_scope). */
-enum { TRACK_LINK = NSTREAMS, TRACK_N = NSTREAMS + LINK_N };
+/* A traced rank's tracks: its streams (enum stream_kind), its side channel (INS_SIDE transfers), then its outgoing
+ * links (enum link_scope). */
+enum { TRACK_SIDE = NSTREAMS, TRACK_LINK, TRACK_N = TRACK_LINK + LINK_N };
 
 /* Which ranks a timeline holds (predict --trace-ranks). */
 enum trace_pick {

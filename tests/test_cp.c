@@ -330,6 +330,15 @@ static void test_fit(struct hwmodel *hw)
 			CHECK_NEAR(h[i].mem_total, r2.mem.total, 1e-12);
 		}
 	CHECK(found);
+	/* the bound that spares simulations (fit.c) never changes what is shown: the two fastest of all candidates
+	 * (32: every one simulated) are the two fit_suggest(2) gives */
+	struct fit_hint every[32], two[2];
+	int na = fit_suggest(&s, hw, every, 32), n2 = fit_suggest(&s, hw, two, 2);
+	CHECK_INT(n2, na < 2 ? na : 2);
+	for (int i = 0; i < n2; i++) {
+		CHECK_STR(two[i].change, every[i].change);
+		CHECK(two[i].step_time_s == every[i].step_time_s);
+	}
 	hw->gpu.memory_bytes = keep;
 }
 

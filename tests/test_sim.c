@@ -158,9 +158,53 @@ static void side_op_by_hand(void)
 	program_release(&p);
 }
 
+/* The side channel by hand, on one rank, a block repeated `reps` times (stored once, replayed): 1 s compute, a
+ * 3 s side transfer A, 1 s compute, a 0.5 s transfer B, 1 s compute, the wait, 0.5 s compute. A runs 1-4 s; B is
+ * issued at 2 s but starts when A ends, 4-4.5 s; the third compute ends at 3 s and waits 1.5 s (TP); the last
+ * runs 4.5-5 s. Each block: 5 s, 3.5 s of it compute and 1.5 s TP; the next block starts with the channel idle.
+ * The same with interference on (compute_slowdown > 0 turns fusion off, nothing runs on the DP stream to slow). */
+static void side_channel_by_hand(int reps, double slowdown)
+{
+	static const char key = 0;
+	struct program p;
+	program_init(&p, 0, 0);
+	for (int i = 0; i < reps; i++) {
+		if (program_repeat_begin(&p, &key))
+			continue;
+		static const double comp[] = { 1.0, 1.0, 1.0, 0.5 };
+		for (int j = 0; j < 4; j++) {
+			if (j == 3)
+				program_side_wait(&p);
+			program_op(&p, NULL, 0, CAT_COMPUTE, 0, 0);
+			program_add_time(&p, 1, comp[j]);
+			if (j < 2)
+				program_side(&p, j == 0 ? "A" : "B", j == 0 ? 3.0 : 0.5, 1e6, 0, 0);
+		}
+		program_flush(&p);  /* a closed block: replays append it whole */
+		program_repeat_end(&p, &key);
+	}
+	program_seal(&p);
+	CHECK_INT(p.n[STREAM_COMPUTE], 7);  /* stored once: 4 segments, 2 transfers and the wait */
+	CHECK_INT(p.count[STREAM_COMPUTE], 7 * reps);
+	struct sim_config cfg = { .progs = &p, .pp = 1, .dp_sim = 1, .tp_sim = 1, .compute_slowdown = slowdown };
+	struct sim *sm = sim_new(&cfg);
+	CHECK_INT(sim_run(sm), 0);
+	double acc[ACC_N];
+	sim_rank_breakdown(sm, 0, acc);
+	CHECK_NEAR(sim_step_time(sm), 5.0 * reps, TICK_REL);
+	CHECK_NEAR(acc[ACC_COMPUTE], 3.5 * reps, TICK_REL);
+	CHECK_NEAR(acc[ACC_TP], 1.5 * reps, TICK_REL);
+	CHECK_NEAR(acc[ACC_HOST] + acc[ACC_BUBBLE], 0, TICK_REL);
+	sim_free(sm);
+	program_release(&p);
+}
+
 int main(void)
 {
 	side_op_by_hand();
+	side_channel_by_hand(1, 0);
+	side_channel_by_hand(3, 0);
+	side_channel_by_hand(3, 0.25);
 	struct hwmodel hw;
 	struct scenario s;
 	struct result r, r2;

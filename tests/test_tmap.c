@@ -1,5 +1,5 @@
 /* test_tmap: ticks and the max-plus maps of fused runs (sim/tmap.h), by hand on small integers. A map
- * (A, B, C) sends (t, h) to (max(t + A, h + B), h + C). */
+ * (A, B, C) sends (t, h) to (max(t + A, h + B), h + C); one with the side channel also sends the side time s. */
 #include "sim/tmap.h"
 #include "check.h"
 
@@ -10,8 +10,123 @@ static void apply(const struct tmap *m, int64_t *t, int64_t *h)
 	*t = t1;
 }
 
+static struct tmap compute(int64_t a)
+{
+	return (struct tmap){ .A = a, .B = TMAP_NEG, .sum = { a, 0, 0, 0 } };
+}
+
+static struct tmap side(int64_t a)
+{
+	struct instr in = { .dur = tk_s(a), .kind = INS_SIDE, .cat = CAT_TP };
+	struct tmap m;
+	tmap_instr(&in, 1, 0, &m);
+	return m;
+}
+
+static struct tmap side_wait(void)
+{
+	struct instr in = { .kind = INS_SIDE_WAIT, .cat = CAT_TP };
+	struct tmap m;
+	tmap_instr(&in, 1, 0, &m);
+	return m;
+}
+
+/* compute 2, side transfer 6, compute 2, transfer 1, compute 2, wait, compute 1, from (t, s) = (0, 0): the first
+ * transfer runs 2-8, the second 8-9 (issued at 4), the GPU reaches the wait at 6 and goes on at 9, ends at 10.
+ * In general: s' = max(max(s, t + 2) + 6, t + 4) + 1 = max(s + 7, t + 9), and the wait takes t to
+ * max(t + 6, s') then + 1: t' = max(t + 10, s + 8). */
+static void side_by_hand(void)
+{
+	struct tmap seq[] = { compute(2), side(6), compute(2), side(1), compute(2), side_wait(), compute(1) };
+	struct tmap m = seq[0];
+	for (int i = 1; i < 7; i++)
+		tmap_then(&m, &seq[i]);
+	CHECK(m.has_side && m.waits);
+	CHECK_INT(m.A, 10);
+	CHECK_INT(m.D, 8);
+	CHECK_INT(m.E, 9);
+	CHECK_INT(m.G, 7);
+	CHECK(m.B == TMAP_NEG && m.F == TMAP_NEG && m.C == 0);
+	CHECK_INT(m.sum[SUM_COMP], 7);
+	int64_t t = 0, h = 0, s = 0;
+	tmap_apply(&m, &t, &h, &s);
+	CHECK_INT(t, 10);
+	CHECK_INT(s, 9);
+	/* twice: the second block starts at t 10, s 9 (the channel idle): (20, 19); the map squared agrees */
+	struct tmap m2 = m;
+	tmap_pow(&m2, 2);
+	CHECK_INT(m2.A, 20);
+	CHECK_INT(m2.sum[SUM_COMP], 14);
+	t = h = s = 0;
+	tmap_apply(&m2, &t, &h, &s);
+	CHECK_INT(t, 20);
+	CHECK_INT(s, 19);
+}
+
+/* k passes by squaring = k compositions = k applications, for random runs of compute, host work, side transfers
+ * and waits, from random (t, h, s) */
+static void side_random(void)
+{
+	unsigned x = 11;
+	int same = 1;
+	for (int i = 0; i < 2000; i++) {
+		struct tmap one = { .B = TMAP_NEG }, in;
+		int n = 1 + (int)((x >> 5) % 6);
+		for (int j = 0; j < n; j++) {
+			x = x * 1103515245u + 12345u;
+			int64_t a = (x >> 8) % 40;
+			switch ((x >> 20) % 4) {
+			case 0: in = compute(a); break;
+			case 1: in = (struct tmap){ .B = a, .C = a }; break;  /* host work */
+			case 2: in = side(a); break;
+			default: in = side_wait(); break;
+			}
+			tmap_then(&one, &in);
+		}
+		x = x * 1103515245u + 12345u;
+		uint32_t k = 1 + (x >> 26) % 20;
+		struct tmap pw = one, seq = one;
+		tmap_pow(&pw, k);
+		for (uint32_t j = 1; j < k; j++)
+			tmap_then(&seq, &one);
+		int64_t t0 = (x >> 3) % 100, h0 = (x >> 9) % 100, s0 = (x >> 15) % 100;
+		int64_t t1 = t0, h1 = h0, s1 = s0, t2 = t0, h2 = h0, s2 = s0, t3 = t0, h3 = h0, s3 = s0;
+		tmap_apply(&pw, &t1, &h1, &s1);
+		tmap_apply(&seq, &t3, &h3, &s3);
+		for (uint32_t j = 0; j < k; j++)
+			tmap_apply(&one, &t2, &h2, &s2);
+		if (t1 != t2 || h1 != h2 || s1 != s2 || t3 != t2 || h3 != h2 || s3 != s2 || pw.sum[0] != seq.sum[0])
+			same = 0;
+	}
+	CHECK(same);
+}
+
+/* The host work of a program: a segment of 3 ops (host 1 us each: 3 us), host work of 5 us, stored once and run
+ * 4 times: 4 * (3 + 5) = 32 us; a TP collective adds nothing. */
+static void host_work(void)
+{
+	static const char key = 0;
+	struct program p;
+	program_init(&p, 0, 0);
+	for (int i = 0; i < 4; i++) {
+		if (program_repeat_begin(&p, &key))
+			continue;
+		program_op(&p, NULL, 0, CAT_COMPUTE, 0, 0);
+		program_add_time(&p, 3, 1e-3);
+		program_host(&p, 5e-6);
+		program_coll(&p, STREAM_COMPUTE, GROUP_TP, 1e-3, 1e6, CAT_TP, "ar", 0, 0);
+		program_repeat_end(&p, &key);
+	}
+	program_seal(&p);
+	CHECK_INT(p.n[STREAM_COMPUTE], 3);
+	CHECK_INT(tmap_host_work(&p, 1e-6), 4 * (tk(3e-6) + tk(5e-6)));
+	CHECK_INT(tmap_host_work(&p, 0), 4 * tk(5e-6));
+	program_release(&p);
+}
+
 int main(void)
 {
+	host_work();
 	/* ticks: 2^40 a second, rounded to the nearest */
 	CHECK_INT(tk(1.0), 1LL << 40);
 	CHECK_INT(tk(0.5 / TICKS_PER_S), 1);
@@ -49,7 +164,7 @@ int main(void)
 
 	/* compose, in ticks: compute (3, -, 0) then host (0, 5, 5): A 3, B max(-, 0 + 5) = 5, C 5; from (0, 0) the GPU
 	 * computes to 3, the host works to 5, the GPU waits for it: (5, 5) */
-	struct tmap a = { 3, TMAP_NEG, 0, { 3, 0, 0, 0 } }, b = { 0, 5, 5, { 0 } }, ab = a;
+	struct tmap a = { .A = 3, .B = TMAP_NEG, .sum = { 3, 0, 0, 0 } }, b = { .B = 5, .C = 5 }, ab = a;
 	tmap_then(&ab, &b);
 	CHECK_INT(ab.A, 3);
 	CHECK_INT(ab.B, 5);
@@ -60,7 +175,7 @@ int main(void)
 	CHECK_INT(h, 5);
 	/* (3, 4, 2) three times: A 9, C 6, B = 4 + 2*max(3, 2) = 10 (the host's first constraint, then two GPU
 	 * steps); from (0, 0): step by step (4, 2), (7, 4), (10, 6) */
-	struct tmap p = { 3, 4, 2, { 3, 0, 0, 0 } };
+	struct tmap p = { .A = 3, .B = 4, .C = 2, .sum = { 3, 0, 0, 0 } };
 	tmap_pow(&p, 3);
 	CHECK_INT(p.A, 9);
 	CHECK_INT(p.B, 10);
@@ -76,8 +191,8 @@ int main(void)
 	int same = 1;
 	for (int i = 0; i < 2000; i++) {
 		x = x * 1103515245u + 12345u;
-		struct tmap one = { (x >> 4) % 50, (x >> 12) % 3 ? (int64_t)((x >> 16) % 80) : TMAP_NEG, (x >> 20) % 40,
-				    { (x >> 4) % 50, 0, 0, 0 } };
+		struct tmap one = { .A = (x >> 4) % 50, .B = (x >> 12) % 3 ? (int64_t)((x >> 16) % 80) : TMAP_NEG,
+				    .C = (x >> 20) % 40, .sum = { (x >> 4) % 50, 0, 0, 0 } };
 		uint32_t k = 1 + (x >> 26) % 20;
 		struct tmap pw = one, seq = one;
 		tmap_pow(&pw, k);
@@ -91,5 +206,7 @@ int main(void)
 			same = 0;
 	}
 	CHECK(same);
+	side_by_hand();
+	side_random();
 	return check_result();
 }
