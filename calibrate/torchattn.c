@@ -129,9 +129,20 @@ bool torchattn_fill(const struct calib *c, const char *backend, struct hw_attn *
 		const struct cal_fattn *x = &c->fattn[i];
 		if (strcmp(x->backend, backend) != 0 || x->gqa)
 			continue;
+		double bh = (double)x->batch * x->heads;
+		bool seen = false;  /* a shape measured twice (the 16K-token pass and a --tokens pass): the first */
+		for (int j = 0; j < a->nrows && !seen; j++)
+			seen = a->row[j].head_dim == x->head_dim && a->row[j].causal == x->causal &&
+			       a->row[j].seq == x->seq && a->row[j].bh == bh;
+		if (seen)
+			continue;
+		/* the kernels' GPU time where the probe profiled them: a step keeps the GPU fed, while the events of one
+		 * call from an idle GPU add its launch (up to half the time of a short call) */
+		double fwd = x->fwd_kernel_ms > 0 ? x->fwd_kernel_ms : x->fwd_ms;
+		double bwd = x->bwd_kernel_ms > 0 ? x->bwd_kernel_ms : x->bwd_ms;
 		double fl = fwd_flops(x);
-		a->row[a->nrows++] = (struct attn_row){x->head_dim, x->causal, x->seq, round(fl / x->fwd_ms / 1e8) / 10,
-						       round(2.5 * fl / x->bwd_ms / 1e8) / 10};
+		a->row[a->nrows++] = (struct attn_row){x->head_dim, x->causal, x->seq, bh, round(fl / fwd / 1e8) / 10,
+						       round(2.5 * fl / bwd / 1e8) / 10};
 	}
 	snprintf(a->source, sizeof a->source, "measured: torch SDPA %s backend (calibrate/torch_attention.py), bf16, "
 		 "%.80s", backend, c->fattn_source);

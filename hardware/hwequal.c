@@ -61,6 +61,7 @@ static void attn(struct cmp *c, const char *what, const struct hw_attn *a, const
 		num(c, w, a->row[i].head_dim, b->row[i].head_dim);
 		num(c, w, a->row[i].causal, b->row[i].causal);
 		num(c, w, a->row[i].seq, b->row[i].seq);
+		num(c, w, a->row[i].bh, b->row[i].bh);
 		num(c, w, a->row[i].fwd_tflops, b->row[i].fwd_tflops);
 		num(c, w, a->row[i].bwd_tflops, b->row[i].bwd_tflops);
 	}

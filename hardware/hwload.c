@@ -41,6 +41,7 @@ static const struct yrange ranges[] = {
 	{ "gpu.attention.*.bwd_eff", 1e-3, 2 },
 	{ "gpu.attention.*.rows[].seq", 1, 1e8 },
 	{ "gpu.attention.*.rows[].head_dim", 1, 1e5 },
+	{ "gpu.attention.*.rows[].bh", 1, 1e9 },
 	{ "gpu.attention.*.rows[].fwd_tflops", 1e-3, 1e5 },
 	{ "gpu.attention.*.rows[].bwd_tflops", 1e-3, 1e5 },
 	{ "gpu.kernels.gap_us", 0, 1e4 },

@@ -22,7 +22,7 @@ static const char *const attn_keys[] = { "fwd_eff", "bwd_eff", "impl", "source",
 					 NULL };
 static const char *const attn_entry_keys[] = { "impl", "fwd_eff", "bwd_eff", "rows", "rates", "clock", "source",
 					       NULL };
-static const char *const attn_row_keys[] = { "seq", "head_dim", "causal", "fwd_tflops", "bwd_tflops", NULL };
+static const char *const attn_row_keys[] = { "seq", "head_dim", "causal", "bh", "fwd_tflops", "bwd_tflops", NULL };
 
 /* gpu.kernels, when given: gap_us and one {gbps, latency_us} per family (any subset); a based file's section
  * replaces the base's whole. */
@@ -162,12 +162,15 @@ static void read_attn_entry(struct ydoc *d, const struct ynode *e, struct hw_att
 		ydoc_int(d, r, "head_dim", YD_REQUIRED | YD_POSITIVE, &ar->head_dim);
 		ar->causal = false;
 		ydoc_bool(d, r, "causal", 0, &ar->causal);
+		ar->bh = 0;
+		ydoc_double(d, r, "bh", YD_POSITIVE, &ar->bh);
 		ydoc_double(d, r, "fwd_tflops", YD_REQUIRED | YD_POSITIVE, &ar->fwd_tflops);
 		ydoc_double(d, r, "bwd_tflops", YD_REQUIRED | YD_POSITIVE, &ar->bwd_tflops);
 		for (int j = 0; j + 1 < a->nrows; j++)
-			if (a->row[j].head_dim == ar->head_dim && a->row[j].causal == ar->causal && a->row[j].seq == ar->seq)
-				ydoc_error(d, r, "%s: a second row for seq %g, head_dim %d, causal %s", ynode_path(r), ar->seq,
-					   ar->head_dim, ar->causal ? "true" : "false");
+			if (a->row[j].head_dim == ar->head_dim && a->row[j].causal == ar->causal && a->row[j].seq == ar->seq &&
+			    a->row[j].bh == ar->bh)
+				ydoc_error(d, r, "%s: a second row for seq %g, head_dim %d, causal %s%s", ynode_path(r),
+					   ar->seq, ar->head_dim, ar->causal ? "true" : "false", ar->bh > 0 ? " at that bh" : "");
 	}
 }
 

@@ -68,11 +68,13 @@ struct gemm_table {
  * 2.5 times that backward, the FlashAttention benchmarks' convention. */
 enum attn_path { ATTN_FUSED, ATTN_UNFUSED, ATTN_CUDNN, ATTN_PATHS };  /* ATTN_CUDNN: a second fused family, cuDNN's
                                                                        * fused SDPA (gpu.attention.cudnn) */
-#define HW_ATTN_ROWS 64
+#define HW_ATTN_ROWS 160
 struct attn_row {
 	int head_dim;
 	bool causal;
 	double seq;
+	double bh;                    /* batch x query heads of the measured call (0: not given): the kernel's thread
+	                               * blocks scale with it, and a small batch leaves SMs idle */
 	double fwd_tflops, bwd_tflops;
 };
 struct hw_attn {
@@ -273,6 +275,10 @@ double hwmodel_gemm_fp4_s(const struct hwmodel *hw, double m, double n, double k
 /* Achieved TFLOP/s of an attention core on path p for sequence seq and head dimension hd (dtype dt's peak
  * scales the eff fallback): the rows of the nearest head dimension, same mask preferred, interpolated in
  * log2(seq) and clamped at their ends; with no rows, eff * peak. 0 when the path has no entry. */
+/* hwmodel_attn_tflops_bh: the same for a call of bh = batch x query heads (rows that give bh: log2-interpolated
+ * between the bh measured at each seq, clamped; bh <= 0 or rows without it: the largest bh measured at each seq). */
+double hwmodel_attn_tflops_bh(const struct hwmodel *hw, enum attn_path p, enum dtype dt, double seq, int hd,
+			      bool causal, bool backward, double bh);
 double hwmodel_attn_tflops(const struct hwmodel *hw, enum attn_path p, enum dtype dt, double seq, int hd, bool causal,
 			   bool backward);
 /* Memory-bound kernel bandwidth in GB/s for a kernel that moves bytes. */

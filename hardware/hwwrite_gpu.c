@@ -23,7 +23,12 @@ static void write_attn(FILE *f, const char *key, const struct hw_attn *a)
 			const struct attn_row *r = &a->row[i];
 			fputs("        - {seq: ", f);
 			hww_num(f, r->seq);
-			fprintf(f, ", head_dim: %d, causal: %s, fwd_tflops: ", r->head_dim, r->causal ? "true" : "false");
+			fprintf(f, ", head_dim: %d, causal: %s", r->head_dim, r->causal ? "true" : "false");
+			if (r->bh > 0) {
+				fputs(", bh: ", f);
+				hww_num(f, r->bh);
+			}
+			fputs(", fwd_tflops: ", f);
 			hww_num(f, r->fwd_tflops);
 			fputs(", bwd_tflops: ", f);
 			hww_num(f, r->bwd_tflops);

@@ -92,7 +92,8 @@ double ops_attn_s(const struct opctx *c, int backward)
 	enum attn_path path = attn_path_of(m);
 	if (m->flash_attention || hw->gpu.attn[ATTN_UNFUSED].nrows > 0) {
 		bool causal = m->flash_attention && m->causal;
-		double tf = hwmodel_attn_tflops(hw, path, m->dtype, s, (int)hd, causal, backward);
+		/* at this call's batch x heads: a small one leaves SMs idle (rows that give bh) */
+		double tf = hwmodel_attn_tflops_bh(hw, path, m->dtype, s, (int)hd, causal, backward, b * heads);
 		double f8 = m->flash_attention ? fp8_attention_factor(hw, c->sc) : 1;
 		return f8 * flops * (causal ? 0.5 : 1.0) / (tf * 1e12) + hw->gpu.launch_us * 1e-6;
 	}
