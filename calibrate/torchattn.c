@@ -151,8 +151,10 @@ bool torchattn_fill(const struct calib *c, const char *backend, struct hw_attn *
 
 int torchattn_run(struct calib *c, bool quick)
 {
-	static const char *const quick_args[] = { "--seqs", "512,1024,2048,4096", "--hold", "3", NULL };
-	static const char *const full_args[] = { "--hold", "8", NULL };
+	/* the 16K-token rows first (the entries' reference), then other batch x heads (the rows' bh) */
+	static const char *const quick_args[] = { "--seqs", "512,1024,2048,4096", "--hold", "3", "--tokens",
+						  "16384,4096", NULL };
+	static const char *const full_args[] = { "--hold", "8", "--tokens", "16384,4096,8192,32768", NULL };
 	int rc = torchprobe_run(torchattn_script, "--attention torch", "calibrate/torch_attention.py",
 				quick ? quick_args : full_args, torchattn_parse, c);
 	if (rc)

@@ -134,6 +134,41 @@ static bool fit_family(const struct calib *c, enum kern_family fam, double floor
 	}
 	out->gbps = round(1e-3 / slope * 10) / 10;   /* bytes/us = MB/s */
 	out->latency_us = round(median(lat, nl) * 1000) / 1000;
+	/* the points: every size of at least `floor` bytes, when one kernel defines the family (norms, softmax, casts,
+	 * fill, Adam); a family of several ops (elementwise: unary ones at 4 bytes an element run slower than binary
+	 * ones at 6) keeps its least-squares line, which points pooled over the ops would zig-zag around */
+	out->npoints = 0;
+	const char *op = NULL;
+	for (int i = 0; i < c->ntkern; i++) {
+		const struct cal_tkern *t = &c->tkern[i];
+		if (strcmp(t->section, "kernel") != 0 || family_of(t->name) != (int)fam)
+			continue;
+		if (op && strcmp(op, t->name) != 0)
+			return true;
+		op = t->name;
+	}
+	double prev = 0;
+	for (;;) {
+		double next = -1;
+		for (int i = 0; i < c->ntkern; i++) {
+			const struct cal_tkern *t = &c->tkern[i];
+			if (strcmp(t->section, "kernel") == 0 && family_of(t->name) == (int)fam && t->bytes >= floor &&
+			    t->bytes > prev && (next < 0 || t->bytes < next))
+				next = t->bytes;
+		}
+		if (next < 0 || out->npoints == HW_KERN_POINTS)
+			break;
+		double v[CAL_MAX_TKERN];
+		int nv = 0;
+		for (int i = 0; i < c->ntkern; i++) {
+			const struct cal_tkern *t = &c->tkern[i];
+			if (strcmp(t->section, "kernel") == 0 && family_of(t->name) == (int)fam && t->bytes == next)
+				v[nv++] = t->us;
+		}
+		out->bytes[out->npoints] = next;
+		out->us[out->npoints++] = round(median(v, nv) * 1000) / 1000;
+		prev = next;
+	}
 	return true;
 }
 

@@ -22,10 +22,11 @@ int torchkern_run(struct calib *c, bool quick);
 int torchkern_parse(FILE *f, const char *name, struct calib *c);
 /* torchkern_write: the rows back as the probe's CSV (raw/kernels_torch.csv). */
 void torchkern_write(FILE *f, const struct calib *c);
-/* torchkern_fill: gpu.kernels from the rows. A family's gbps is the inverse slope of a least-squares line of time
- * against bytes over its rows of at least 2 x the L2 cache (l2_bytes; 0: 50 MiB), so that the rate is HBM's and not
- * the cache's (the probe repeats each op on the same tensors); latency_us is the median time of its rows at its
- * smallest size, the kernel's fixed cost; gap_us the `mixed` gap row's (GEMMs and elementwise kernels
+/* torchkern_fill: gpu.kernels from the rows. A family that one op measures has points: its times at every size of
+ * at least 2 x the L2 cache (l2_bytes; 0: 50 MiB), so that they are HBM's and not the cache's (the probe repeats
+ * each op on the same tensors); a family of several ops (elementwise) has none; gbps (the growth beyond the last point)
+ * is the inverse slope of a least-squares line of time against bytes over those rows; latency_us is the median
+ * time of its rows at its smallest size, the kernel's fixed cost; gap_us the `mixed` gap row's (GEMMs and elementwise kernels
  * alternating, as a step issues them, on a stream the host kept full), else the smallest gap row. False (k untouched)
  * when no family has two sizes above that bound. */
 bool torchkern_fill(const struct calib *c, double l2_bytes, struct hw_kernels *k);

@@ -126,6 +126,11 @@ static void gpu(struct cmp *c, const struct hw_gpu *a, const struct hw_gpu *b)
 		num(c, w, a->kern.fam[f].gbps, b->kern.fam[f].gbps);
 		snprintf(w, sizeof w, "gpu.kernels.%s.latency_us", hw_kern_family_names[f]);
 		num(c, w, a->kern.fam[f].latency_us, b->kern.fam[f].latency_us);
+		snprintf(w, sizeof w, "gpu.kernels.%s.bytes", hw_kern_family_names[f]);
+		num(c, w, a->kern.fam[f].npoints, b->kern.fam[f].npoints);
+		nums(c, w, a->kern.fam[f].bytes, b->kern.fam[f].bytes, a->kern.fam[f].npoints);
+		snprintf(w, sizeof w, "gpu.kernels.%s.us", hw_kern_family_names[f]);
+		nums(c, w, a->kern.fam[f].us, b->kern.fam[f].us, a->kern.fam[f].npoints);
 	}
 	str(c, "gpu.kernels.source", a->kern.source, b->kern.source);
 	str(c, "gpu.source", a->source, b->source);

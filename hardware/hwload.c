@@ -47,6 +47,8 @@ static const struct yrange ranges[] = {
 	{ "gpu.kernels.gap_us", 0, 1e4 },
 	{ "gpu.kernels.*.gbps", 1e-3, 1e6 },
 	{ "gpu.kernels.*.latency_us", 0, 1e5 },
+	{ "gpu.kernels.*.bytes[]", 1, 1e13 },
+	{ "gpu.kernels.*.us[]", 1e-3, 1e9 },
 	{ "gpu.power.burst_speedup", 0, 10 },
 	{ "gpu.power.exponent", 0, 10 },
 	{ "gpu.power.*", 0, 10 },

@@ -13,7 +13,7 @@ static const char *const gpu_keys[] = { "name", "sm_count", "memory_bytes", "hbm
 static const char *const power_keys[] = { "burst_speedup", "exponent", "memory_bound", "comm", "idle", "source",
 					  NULL };
 static const char *const membound_keys[] = { "eff", "half_bytes", "source", NULL };
-static const char *const kern_fam_keys[] = { "gbps", "latency_us", NULL };
+static const char *const kern_fam_keys[] = { "gbps", "latency_us", "bytes", "us", NULL };
 static const char *const gemm_keys[] = { "model", "tables", "rates", "source", NULL };
 static const char *const gemm_model_keys[] = { "max_eff", "dtype_eff", "tile_m", "tile_n", "k_half", "source",
 						NULL };
@@ -23,6 +23,29 @@ static const char *const attn_keys[] = { "fwd_eff", "bwd_eff", "impl", "source",
 static const char *const attn_entry_keys[] = { "impl", "fwd_eff", "bwd_eff", "rows", "rates", "clock", "source",
 					       NULL };
 static const char *const attn_row_keys[] = { "seq", "head_dim", "causal", "bh", "fwd_tflops", "bwd_tflops", NULL };
+
+/* A family's measured points: bytes (ascending) and us, of one length (at most HW_KERN_POINTS), or neither. */
+static void read_kern_points(struct ydoc *d, const struct ynode *fam, struct hw_kern *k)
+{
+	double *b = NULL, *u = NULL;
+	int nb = 0, nu = 0;
+	int hb = ydoc_doubles(d, fam, "bytes", YD_POSITIVE, &b, &nb), hu = ydoc_doubles(d, fam, "us", YD_POSITIVE, &u, &nu);
+	if (hb == 1 || hu == 1) {
+		bool ok = hb == 1 && hu == 1 && nb == nu && nb <= HW_KERN_POINTS;
+		for (int i = 1; ok && i < nb; i++)
+			ok = b[i] > b[i - 1];
+		if (!ok)
+			ydoc_error(d, fam, "%s: bytes and us: lists of one length (at most %d), bytes ascending",
+				   ynode_path(fam), HW_KERN_POINTS);
+		else {
+			k->npoints = nb;
+			memcpy(k->bytes, b, nb * sizeof *b);
+			memcpy(k->us, u, nb * sizeof *u);
+		}
+	}
+	free(b);
+	free(u);
+}
 
 /* gpu.kernels, when given: gap_us and one {gbps, latency_us} per family (any subset); a based file's section
  * replaces the base's whole. */
@@ -50,6 +73,7 @@ static void read_kernels(struct ydoc *d, const struct ynode *gpu, struct hw_gpu 
 		ydoc_check_keys(d, fam, kern_fam_keys);
 		ydoc_double(d, fam, "gbps", YD_REQUIRED | YD_POSITIVE, &g->kern.fam[f].gbps);
 		ydoc_double(d, fam, "latency_us", YD_REQUIRED | YD_NONNEG, &g->kern.fam[f].latency_us);
+		read_kern_points(d, fam, &g->kern.fam[f]);
 	}
 }
 

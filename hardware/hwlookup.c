@@ -175,6 +175,22 @@ const char *const hw_kern_family_names[KF_N] = { "elementwise", "upcast", "downc
 						 "layernorm_bwd", "rmsnorm", "rmsnorm_bwd", "softmax", "softmax_bwd",
 						 "adam" };
 
+double hwmodel_kern_us(const struct hw_kern *k, double bytes)
+{
+	int n = k->npoints;
+	if (n == 0)
+		return k->latency_us + bytes / (k->gbps * 1e3);
+	if (bytes <= k->bytes[0])
+		return k->latency_us + bytes / k->bytes[0] * (k->us[0] - k->latency_us);
+	if (bytes >= k->bytes[n - 1])
+		return k->us[n - 1] + (bytes - k->bytes[n - 1]) / (k->gbps * 1e3);
+	int i = 0;
+	while (k->bytes[i + 1] < bytes)
+		i++;
+	double w = (bytes - k->bytes[i]) / (k->bytes[i + 1] - k->bytes[i]);
+	return k->us[i] + w * (k->us[i + 1] - k->us[i]);
+}
+
 double hwmodel_mem_gbps(const struct hwmodel *hw, double bytes)
 {
 	const struct hw_gpu *g = &hw->gpu;

@@ -102,9 +102,14 @@ enum kern_family {
 	KF_SOFTMAX, KF_SOFTMAX_BWD, KF_ADAM, KF_N, KF_COPY = KF_N  /* KF_COPY: the memory_bound copy rate */
 };
 extern const char *const hw_kern_family_names[KF_N];
+#define HW_KERN_POINTS 16
 struct hw_kern {
 	double gbps;         /* asymptotic rate over the bytes the op model counts (0: not measured) */
 	double latency_us;   /* the kernel's time at the smallest size: its fixed cost */
+	int npoints;         /* measured times at sizes beyond the L2 cache (bytes ascending), 0: none; between two
+	                      * the time is interpolated, below the first it runs from latency_us to it, beyond the
+	                      * last it grows at gbps */
+	double bytes[HW_KERN_POINTS], us[HW_KERN_POINTS];
 };
 struct hw_kernels {
 	bool present;
@@ -283,6 +288,9 @@ double hwmodel_attn_tflops(const struct hwmodel *hw, enum attn_path p, enum dtyp
 			   bool backward);
 /* Memory-bound kernel bandwidth in GB/s for a kernel that moves bytes. */
 double hwmodel_mem_gbps(const struct hwmodel *hw, double bytes);
+/* hwmodel_kern_us: the time in us of a kernel of a measured family (gpu.kernels, gbps > 0) moving `bytes`, without
+ * the gap after it. */
+double hwmodel_kern_us(const struct hw_kern *k, double bytes);
 /* Time in us of one collective inside one scope, for a group of n ranks (0 for n < 2): the table for exactly n
  * when bytes lies in its range, else the fastest line that applies, else a ring formula from node.link_gbps
  * (intra) or the network (inter); rules in docs/hardware-model.md. */

@@ -103,6 +103,15 @@ static void write_kernels(FILE *f, const struct hw_gpu *g)
 			hww_num(f, g->kern.fam[k].gbps);
 			fputs(", latency_us: ", f);
 			hww_num(f, g->kern.fam[k].latency_us);
+			for (int l = 0; l < 2 && g->kern.fam[k].npoints > 0; l++) {
+				const double *v = l ? g->kern.fam[k].us : g->kern.fam[k].bytes;
+				fputs(l ? ", us: [" : ", bytes: [", f);
+				for (int i = 0; i < g->kern.fam[k].npoints; i++) {
+					fputs(i ? ", " : "", f);
+					hww_num(f, v[i]);
+				}
+				fputs("]", f);
+			}
 			fputs("}\n", f);
 		}
 	hww_kv_own_source(f, 4, g->kern.source, g->source);

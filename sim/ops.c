@@ -42,7 +42,7 @@ double ops_kern_s(const struct hwmodel *hw, enum kern_family f, double bytes)
 	const struct hw_kernels *k = &hw->gpu.kern;
 	if (f >= KF_N || !k->present || !(k->fam[f].gbps > 0))
 		return ops_mem_s(hw, bytes);
-	return bytes / (k->fam[f].gbps * 1e9) + (k->fam[f].latency_us + k->gap_us) * 1e-6;
+	return (hwmodel_kern_us(&k->fam[f], bytes) + k->gap_us) * 1e-6;
 }
 
 /* Batched GEMM of `count` independent m x n x k products in one launch. The tiles of all of them fill the GPU
@@ -359,6 +359,17 @@ static int put_norm(const struct opctx *c, struct opcost *out, int n, const char
 	return n;
 }
 
+/* The fused QKV projection's output is split into Q, K and V (views) for the attention kernel; in eager autograd
+ * the split's backward is a cat of dQ, dK and dV into the projection's output gradient: read and write T*qkv*e
+ * (PyTorch's CatArrayBatchedCopy: on an H100, 67.6 us for t07's 8192 x 6144 bf16, kernel_profile.py). Compiled:
+ * inductor writes the three gradients into one buffer, no kernel of its own. */
+static int put_qkv_split_bwd(const struct opctx *c, const struct dims *d, struct opcost *out, int n)
+{
+	if (fused(c))
+		return n;
+	return put(out, n, "qkv_split_bwd", ops_kern_s(c->hw, KF_ELEMENTWISE, 2 * d->T * d->qkv * d->dtb));
+}
+
 /* Grouped-query attention's backward in FlashAttention-2 (flash_api.cpp mha_bwd, PyTorch's flash backend): the
  * kernel writes dK and dV for every query head, as for multi-head attention (inside the attention rows), and a
  * sum over each group of heads/kv_heads query heads then reads them and writes the kv_heads gradients:
@@ -430,6 +441,7 @@ int ops_layer_bwd(const struct opctx *c, int recompute_attn, struct opcost *out)
 	n = cp_attn_bwd(c, recompute_attn, out, n);
 	n = put_gqa_bwd(c, &d, out, n);
 	n = put_rope(c, &d, out, n, 1);
+	n = put_qkv_split_bwd(c, &d, out, n);
 	n = ops_quantize(c, out, n, "qkv_grad_quantize", d.T * d.qkv);
 	n = overlap_dgrad_wgrad(c, out, n, "qkv_dgrad", lin(c, d.T, d.h, d.qkv), "qkv_wgrad", lin(c, d.qkv, d.h, d.T),
 			       "tp_allgather_qkv_input", "tp_allreduce_attn_bwd", "tp_reducescatter_attn_bwd", act);

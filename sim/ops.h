@@ -68,8 +68,8 @@ void ops_host_cost(const struct hwmodel *hw, const struct scenario *sc, struct h
 double ops_gemm_s(const struct hwmodel *hw, enum dtype dt, double m, double n, double k);
 double ops_mem_s(const struct hwmodel *hw, double bytes);
 /* A memory-bound kernel of family f (gpu.kernels) moving `bytes` as the op model counts them: the family's
- * latency, the bytes at its rate and the GPU's gap before the next kernel; a family the model does not measure
- * (or KF_COPY) costs ops_mem_s. */
+ * measured time at that size (hwmodel_kern_us) and the GPU's gap before the next kernel; a family the model does
+ * not measure (or KF_COPY) costs ops_mem_s. */
 double ops_kern_s(const struct hwmodel *hw, enum kern_family f, double bytes);
 /* Attention core (scores, softmax, weighted sum) of one micro-batch on one TP rank. */
 double ops_attn_s(const struct opctx *c, int backward);
