@@ -20,6 +20,7 @@
 #define CAL_MAX_HOLD 512   /* samples of the sustained warm-up */
 #define CAL_MAX_MIX 4
 #define CAL_MAX_FATTN 512  /* fused attention rows measured through PyTorch (both families) */
+#define CAL_MAX_TKERN 256  /* rows of the PyTorch kernel probe (calibrate/torch_kernels.py) */
 
 /* What was found about the machine. */
 struct cal_identity {
@@ -138,6 +139,16 @@ struct cal_power {
 	struct cal_mix mix[CAL_MAX_MIX];
 };
 
+/* A row of the PyTorch kernel probe (calibrate/torchkern.c, calibrate/torch_kernels.py): section kernel (an op's
+ * kernels at `size` elements moving `bytes` as gpusim counts them, `us` of GPU time), gap (the idle time between
+ * kernels of a full stream), host (host time per call of an eager op or a collective of `size` bytes) or memory
+ * (DDP's own bytes). */
+struct cal_tkern {
+	char section[8];
+	char name[40];
+	double size, bytes, kernels, us;
+};
+
 /* A fused attention row measured through PyTorch (calibrate/torchattn.c): one backend, shape and mask. */
 struct cal_fattn {
 	char backend[16];         /* "flash", "cudnn" */
@@ -191,6 +202,9 @@ struct calib {
 		double power_w, limit_w, tflops;
 	} fhold[4];
 	char fattn_source[160];           /* torch and cuDNN versions, device: the probe's first comment line */
+	int ntkern;
+	struct cal_tkern tkern[CAL_MAX_TKERN];
+	char tkern_source[160];           /* torch version, device: the kernel probe's first comment line */
 	int nclocks;
 	struct cal_clock clocks[CAL_MAX_CLOCKS];
 

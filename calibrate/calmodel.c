@@ -9,6 +9,7 @@
 #include "calibrate/calmodel.h"
 #include "calibrate/sustain.h"
 #include "calibrate/torchattn.h"
+#include "calibrate/torchkern.h"
 #include "calibrate/gemmtab.h"
 #include "util/diag.h"
 #include "util/gserr.h"
@@ -244,6 +245,7 @@ static void build_gpu(const struct calib *c, const struct cal_base *b, struct hw
 	gpu_memory_bound(c, b, g);
 	gpu_gemm(c, b, g);
 	gpu_attention(c, b, g);
+	torchkern_fill(c, c->id.l2_bytes, &g->kern);  /* --kernels torch: gpu.kernels */
 	char src[512];
 	snprintf(src, sizeof src, "measured: gpusim calibrate on %.100s, %.40s; peaks %.200s", c->id.host, c->id.date,
 		 c->peak_source);
@@ -475,6 +477,15 @@ int calmodel_build(const struct calib *c, const struct calmodel_opts *o, struct 
 	m->wo.parts = build_rest(c, b, bp != NULL, hw, &host);
 	if (sustain_power(c, b, &hw->gpu))  /* the power phase (--sustain): gpu.power is measured */
 		m->wo.parts |= HWW_POWER;
+	double coll_us, op_us, call_us;
+	if (torchkern_coll_us(c, &coll_us, &op_us, &call_us)) {  /* --kernels torch: a collective call's enqueue */
+		hw->host.mode[EXEC_EAGER].coll_us = hw->host.mode[EXEC_COMPILED].coll_us = coll_us;
+		char src[400];
+		snprintf(src, sizeof src, "coll_us measured (NCCL all_reduce %.1f - eager op %.1f us); %.200s", call_us, op_us,
+			 hw->host.source[0] ? hw->host.source : "the rest not measured");
+		set_str(hw->host.source, sizeof hw->host.source, src);
+		m->wo.parts |= HWW_HOST;
+	}
 	if (bp) {
 		snprintf(m->base, sizeof m->base, "%s", bp);
 		m->wo.base = m->base;

@@ -13,7 +13,7 @@
 
 static const char help[] =
 "usage: gpusim calibrate [-o FILE] [--quick] [--base PRESET|FILE] [--scenario FILE] [--gpus N] [--raw DIR] [-v]\n"
-"                        [--sustain SECONDS] [--attention torch]\n"
+"                        [--sustain SECONDS] [--attention torch] [--kernels torch]\n"
 "       gpusim calibrate --refit DIR [-o FILE] [--base PRESET|FILE] [--raw DIR]\n"
 "\n"
 "Measures this machine's NVIDIA GPUs and writes a hardware model (schema gpusim-hw/1, docs/hardware-model.md)\n"
@@ -48,7 +48,13 @@ static const char help[] =
 "                       settled GPU (sustained rates) and gpu.power.burst_speedup = peak / sustained\n"
 "  --attention torch    also measure fused attention through PyTorch's SDPA (python3 with torch on PATH): the\n"
 "                       flash backend (FlashAttention-2) -> gpu.attention.fused, the cuDNN backend ->\n"
-"                       gpu.attention.cudnn; head dim 64/128, causal and not, 512-32K tokens (--quick: to 4K)\n"
+"                       gpu.attention.cudnn; head dim 64/128, causal and not, 512-32K tokens (--quick: to 4K),\n"
+"                       at 16K tokens a call and at 4K, 8K, 32K (rows by batch x heads, `bh`; --quick: 4K)\n"
+"  --kernels torch      also measure what eager PyTorch launches besides GEMMs and attention (python3 with torch):\n"
+"                       its elementwise, cast, fill, norm, softmax and fused-Adam kernels by size -> gpu.kernels\n"
+"                       (a rate and a fixed cost per family), the GPU's idle time between the kernels of a full\n"
+"                       stream -> gpu.kernels.gap_us, and a collective call's host cost beyond an eager op's ->\n"
+"                       host.eager.coll_us and host.compiled.coll_us (about 1 minute; --quick: to 64 Mi elements)\n"
 "  -v, --verbose        print each phase and series as a line (also when stderr is no terminal, and from\n"
 "                       every MPI rank)\n"
 "  -h, --help           show this help\n"
@@ -59,7 +65,8 @@ static const char help[] =
 "\n"
 "examples:\n"
 "  gpusim calibrate --quick -o /tmp/quick.yaml\n"
-"  gpusim calibrate --attention torch --scenario scenarios/validate/t07-single.yaml -o h100x1-measured.yaml\n"
+"  gpusim calibrate --attention torch --kernels torch --scenario scenarios/validate/t07-single.yaml \\\n"
+"      -o h100x1-measured.yaml\n"
 "  gpusim calibrate -o hardware/h200x2-measured.yaml --raw hardware/h200x2-measured\n"
 "  gpusim calibrate --refit hardware/h200x2-measured -o hardware/h200x2-measured.yaml\n"
 "  gpusim predict scenarios/70b_64gpu.yaml --hw hardware/h200x2-measured.yaml\n"
@@ -140,6 +147,12 @@ int cmd_calibrate(int argc, char **argv)
 					     i + 1 < argc ? argv[i + 1] : "");
 			o.attention = argv[++i];
 			continue;
+		} else if (strcmp(a, "--kernels") == 0) {
+			if (i + 1 >= argc || strcmp(argv[i + 1], "torch") != 0)
+				return usage("--kernels takes 'torch' (PyTorch's memory-bound kernels), not '%s'",
+					     i + 1 < argc ? argv[i + 1] : "");
+			o.kernels = argv[++i];
+			continue;
 		} else if (a[0] == '-')
 			return usage("unknown option '%s'", a);
 		else
@@ -150,9 +163,9 @@ int cmd_calibrate(int argc, char **argv)
 	}
 	o.progress = isatty(2);
 	if (o.refit_dir) {
-		if (o.quick || o.scenario || o.gpus || o.sustain_s >= 0 || o.attention)
-			return usage("%s: --refit measures nothing (no --quick, --scenario, --gpus, --sustain or "
-				     "--attention)", "--refit");
+		if (o.quick || o.scenario || o.gpus || o.sustain_s >= 0 || o.attention || o.kernels)
+			return usage("%s: --refit measures nothing (no --quick, --scenario, --gpus, --sustain, "
+				     "--attention or --kernels)", "--refit");
 		return exit_code(calibrate_refit(&o));
 	}
 	return exit_code(calibrate_measure(&o));

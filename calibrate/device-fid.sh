@@ -6,6 +6,9 @@
 #
 #   SUSTAIN=150 ROWS=t07-single,t08-single,t12-single SCEN=scenarios/validate/t07-single.yaml calibrate/device-fid.sh
 #   STAGES=build,ctest,calibrate QUICK=1 SUSTAIN=20 calibrate/device-fid.sh    # a check of the whole path
+#   STAGES=kernels calibrate/device-fid.sh    # PyTorch's memory-bound kernels, gaps, host costs, DDP memory
+#                                             # (calibrate/torch_kernels.py) and flash attention by batch; no build
+#   ATTN_TOKENS=0 STAGES=kernels,profile,build,calibrate QUICK=1 SUSTAIN=0 CAL_TIMEOUT=240 calibrate/device-fid.sh
 #
 # Files in $OUT: summary.txt, log.txt, NAME-measured.yaml (NAME: h100x1 on one H100, h200x1 on one H200),
 # kernels.csv and kprof.csv (the profiles), calibrate.txt, raw.tar.gz (the raw CSVs, for --refit).
@@ -30,8 +33,22 @@ step "machine"
 } >>"$log" 2>&1
 say "$(date -u +%Y-%m-%dT%H:%MZ) $name: $(nvidia-smi --query-gpu=name,power.limit,clocks.max.sm --format=csv,noheader | head -1)"
 
+if has kernels; then
+	step "PyTorch kernels (calibrate/torch_kernels.py) and flash attention by tokens per batch"
+	timeout 240 python3 calibrate/torch_kernels.py >"$OUT/kernels_torch.csv" 2>>"$log"
+	say "torch_kernels: exit $? ($(grep -c . "$OUT/kernels_torch.csv") lines)"
+	grep -E "^(gap|host|memory)," "$OUT/kernels_torch.csv" | tee -a "$summary"
+	if [ "${ATTN_TOKENS:-1}" = 1 ]; then
+		timeout 200 python3 calibrate/torch_attention.py --backends flash --no-gqa --seqs 1024,2048,4096,8192 \
+			--tokens 4096,8192,16384,32768 >"$OUT/attention_tokens.csv" 2>>"$log"
+		say "torch_attention --tokens: exit $? ($(grep -c . "$OUT/attention_tokens.csv") lines)"
+	fi
+fi
+
 build=build-dev
-if has build || [ ! -x $build/gpusim ]; then
+need_gpusim=false
+{ has calibrate || has ctest; } && need_gpusim=true
+if has build || { $need_gpusim && [ ! -x $build/gpusim ]; }; then
 	step "dependencies (.debs -> /opt/deps) and build"
 	device_deps
 	cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release "${cmake_extra[@]}" >>"$log" 2>&1
@@ -39,7 +56,7 @@ if has build || [ ! -x $build/gpusim ]; then
 	say "build: exit $? ($(( $(date +%s) - t0 )) s)"
 fi
 has build || device_deps  # the libraries for a binary built by an earlier call
-if [ ! -x $build/gpusim ]; then
+if $need_gpusim && [ ! -x $build/gpusim ]; then
 	tail -30 "$log"
 	exit 1
 fi
@@ -59,15 +76,15 @@ fi
 if has profile; then
 	step "kernel profiles of $ROWS"
 	timeout 200 python3 validate/runner/kernel_profile.py --rows "$ROWS" --out "$OUT/kprof.csv" \
-		--kernels "$OUT/kernels.csv" >>"$log" 2>&1
+		--kernels "$OUT/kernels.csv" --gaps "$OUT/gaps.csv" >>"$log" 2>&1
 	say "kernel_profile: exit $?"
 	tail -n +2 "$OUT/kprof.csv" 2>/dev/null | head -40 >>"$summary"
 fi
 
 if has calibrate; then
-	step "calibrate --sustain $SUSTAIN --attention torch --scenario $SCEN"
+	step "calibrate --sustain $SUSTAIN --attention torch --kernels torch --scenario $SCEN"
 	yaml=$work/$name-measured.yaml
-	( time timeout 480 $build/gpusim calibrate -v ${QUICK:+--quick} --sustain "$SUSTAIN" --attention torch \
+	( time timeout ${CAL_TIMEOUT:-480} $build/gpusim calibrate -v ${QUICK:+--quick} --sustain "$SUSTAIN" --attention torch --kernels torch \
 		--scenario "$SCEN" --base $base -o "$yaml" --raw "$work/raw" ) >"$OUT/calibrate.txt" 2>&1
 	say "calibrate: exit $?"
 	grep -E "^calibrate: (bf16|power|attention|copy|kernel|phases|wrote)|^gpusim:|^real" "$OUT/calibrate.txt" |

@@ -10,6 +10,7 @@
 #include "calibrate/gemmtab.h"
 #include "calibrate/rawio.h"
 #include "calibrate/torchattn.h"
+#include "calibrate/torchkern.h"
 #include "util/csvr.h"
 #include "util/csvw.h"
 #include "util/diag.h"
@@ -200,6 +201,7 @@ static bool has_topology(const struct calib *c) { return c->id.topo_text[0] != 0
 static bool has_shapes(const struct calib *c) { return c->nshapes > 0; }
 static bool has_power(const struct calib *c) { return c->power.have; }
 static bool has_fattn(const struct calib *c) { return c->nfattn > 0; }
+static bool has_tkern(const struct calib *c) { return c->ntkern > 0; }
 
 /* The raw files, in the order they are written: name, header line (NULL: none), rows, and when it is written
  * (NULL: always; topology and shapes only when there are some). */
@@ -220,6 +222,7 @@ static const struct raw_file {
 	{ "misc.csv", "what,value,unit", write_misc, NULL },
 	{ "sustain.csv", SUSTAIN_HEADER, write_sustain, has_power },
 	{ "attention_torch.csv", NULL, torchattn_write, has_fattn },  /* the probe's own CSV, its header inside */
+	{ "kernels_torch.csv", NULL, torchkern_write, has_tkern },    /* likewise */
 };
 
 int rawio_write(const struct calib *c, const char *dir)
@@ -664,14 +667,16 @@ static int read_sustain(struct calib *c, const char *dir)
 	return 0;
 }
 
-static int read_attention_torch(struct calib *c, const char *dir)
+/* A PyTorch probe's own CSV (attention_torch.csv, kernels_torch.csv), when the run measured it. */
+static int read_probe(struct calib *c, const char *dir, const char *file, int (*parse)(FILE *, const char *,
+										struct calib *))
 {
 	char path[1100];
-	snprintf(path, sizeof path, "%s/attention_torch.csv", dir);
+	snprintf(path, sizeof path, "%s/%s", dir, file);
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return errno == ENOENT ? 0 : diag_error(path, 0, 0, "%s", strerror(errno));
-	int rc = torchattn_parse(f, path, c);
+	int rc = parse(f, path, c);
 	fclose(f);
 	return rc;
 }
@@ -694,7 +699,8 @@ int rawio_read(struct calib *c, const char *dir)
 	if ((rc = read_identity(c, dir)) || (rc = read_gemm(c, dir)) || (rc = read_collectives(c, dir)) ||
 	    (rc = read_memory(c, dir)) || (rc = read_attention(c, dir)) || (rc = read_clocks(c, dir)) ||
 	    (rc = read_misc(c, dir)) || (rc = read_shapes(c, dir)) || (rc = read_sustain(c, dir)) ||
-	    (rc = read_attention_torch(c, dir)))
+	    (rc = read_probe(c, dir, "attention_torch.csv", torchattn_parse)) ||
+	    (rc = read_probe(c, dir, "kernels_torch.csv", torchkern_parse)))
 		return rc;
 	read_topology(c, dir);
 	return 0;

@@ -25,6 +25,7 @@
 #include "calibrate/scenshapes.h"
 #include "calibrate/sustain.h"
 #include "calibrate/torchattn.h"
+#include "calibrate/torchkern.h"
 #include "calibrate/topo.h"
 #include "cuda/gpubench.h"
 #include "util/gserr.h"
@@ -395,6 +396,11 @@ static int phase_attention_torch(struct run *r)
 	return torchattn_run(&r->c, r->o->quick);
 }
 
+static int phase_kernels_torch(struct run *r)
+{
+	return torchkern_run(&r->c, r->o->quick);
+}
+
 /* ---- setup and the end */
 
 static int setup(struct run *r)
@@ -594,11 +600,13 @@ int calibrate_run(const struct cal_opts *o)
 			int (*fn)(struct run *);
 		} phases[] = {{"launch", phase_launch}, {"memory", phase_memory}, {"power", phase_power},
 			      {"gemm", phase_gemm}, {"attention", phase_attention},
-			      {"attention_torch", phase_attention_torch}};
+			      {"attention_torch", phase_attention_torch}, {"kernels_torch", phase_kernels_torch}};
 		for (size_t i = 0; i < sizeof phases / sizeof phases[0] && !rc; i++) {
 			if (phases[i].fn == phase_power && !(sustain_seconds(&r) > 0))
 				continue;
 			if (phases[i].fn == phase_attention_torch && !r.o->attention)
+				continue;
+			if (phases[i].fn == phase_kernels_torch && !r.o->kernels)
 				continue;
 			phase_begin(&r, phases[i].name);
 			rc = phases[i].fn(&r);

@@ -18,6 +18,7 @@ struct cal_opts {
 	double sustain_s;       /* --sustain S: the power phase's warm-up in seconds; 0 off; < 0 the default
 	                         * (CAL_SUSTAIN_DEFAULT_S in a full run, off with --quick) */
 	const char *attention;  /* --attention torch: fused attention rows through PyTorch; NULL: not measured */
+	const char *kernels;    /* --kernels torch: PyTorch's memory-bound kernels, gaps, host costs; NULL: not */
 };
 
 /* The default warm-up of the power phase: long enough for an H100 and an H200 to settle (docs/calibration.md). */

@@ -20,7 +20,12 @@ S seconds with NVML's SM clock and power sampled: one comment line per backend,
 (medians of the second half). A kernel that held alone stays at the maximum clock under the cap runs at its
 measured rates in any step (gpu.attention.<entry>.clock: max); one that meets the cap slows with the GEMMs.
 
+--tokens T1,T2,...: tokens per batch (batch = T / seq, at least 1); default 16384, the rows a hardware model's
+attention entries are built from. Other token counts show how the kernel's rate depends on the batch (fewer
+thread blocks for the GPU's SMs at small batch x heads): calibrate keeps those rows as the entries' `tokens` axis.
+
 usage: torch_attention.py [--seqs 512,1024,...] [--backends flash,cudnn] [--head-dims 64,128] [--no-gqa] [--hold S]
+       [--tokens 4096,16384]
 Output CSV on stdout:
 backend,head_dim,causal,gqa,seq,batch,heads,fwd_ms,bwd_ms,fwd_tflops,bwd_tflops,fwd_kernel_ms,bwd_kernel_ms
 """
@@ -69,8 +74,10 @@ def main():
     ap.add_argument("--no-gqa", action="store_true")
     ap.add_argument("--no-profile", action="store_true")
     ap.add_argument("--hold", type=float, default=0)
+    ap.add_argument("--tokens", default="16384")
     a = ap.parse_args()
     seqs = [int(x) for x in a.seqs.split(",")]
+    toks = [int(x) for x in a.tokens.split(",")]
     backends = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION}
     print("# torch %s, cuda %s, cudnn %s, %s" % (torch.__version__, torch.version.cuda,
           torch.backends.cudnn.version(), torch.cuda.get_device_name(0)), flush=True)
@@ -81,8 +88,10 @@ def main():
         for d in (int(x) for x in a.head_dims.split(",")):
             for causal in (False, True):
                 for gqa in ((False,) if a.no_gqa else (False, True)):
-                    for s in seqs:
-                        b, h = max(1, 16384 // s), 2048 // d
+                    for s, tok in ((s, t) for t in toks for s in seqs):
+                        if tok < s and tok != max(toks):
+                            continue  # batch 1 at this sequence: measured once, at the largest token count
+                        b, h = max(1, tok // s), 2048 // d
                         hk = 8 if gqa else h
                         q = torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16, requires_grad=True)
                         k = torch.randn(b, hk, s, d, device="cuda", dtype=torch.bfloat16, requires_grad=True)

@@ -1,12 +1,9 @@
 /* torchattn: run the PyTorch attention probe and read its rows (see torchattn.h). */
-#define _POSIX_C_SOURCE 200809L  /* mkstemp, fdopen, fork */
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include "calibrate/torchattn.h"
+#include "calibrate/torchprobe.h"
 #include "hardware/hwmodel.h"
 #include "util/diag.h"
 #include "util/gserr.h"
@@ -132,9 +129,20 @@ bool torchattn_fill(const struct calib *c, const char *backend, struct hw_attn *
 		const struct cal_fattn *x = &c->fattn[i];
 		if (strcmp(x->backend, backend) != 0 || x->gqa)
 			continue;
+		double bh = (double)x->batch * x->heads;
+		bool seen = false;  /* a shape measured twice (the 16K-token pass and a --tokens pass): the first */
+		for (int j = 0; j < a->nrows && !seen; j++)
+			seen = a->row[j].head_dim == x->head_dim && a->row[j].causal == x->causal &&
+			       a->row[j].seq == x->seq && a->row[j].bh == bh;
+		if (seen)
+			continue;
+		/* the kernels' GPU time where the probe profiled them: a step keeps the GPU fed, while the events of one
+		 * call from an idle GPU add its launch (up to half the time of a short call) */
+		double fwd = x->fwd_kernel_ms > 0 ? x->fwd_kernel_ms : x->fwd_ms;
+		double bwd = x->bwd_kernel_ms > 0 ? x->bwd_kernel_ms : x->bwd_ms;
 		double fl = fwd_flops(x);
-		a->row[a->nrows++] = (struct attn_row){x->head_dim, x->causal, x->seq, round(fl / x->fwd_ms / 1e8) / 10,
-						       round(2.5 * fl / x->bwd_ms / 1e8) / 10};
+		a->row[a->nrows++] = (struct attn_row){x->head_dim, x->causal, x->seq, bh, round(fl / fwd / 1e8) / 10,
+						       round(2.5 * fl / bwd / 1e8) / 10};
 	}
 	snprintf(a->source, sizeof a->source, "measured: torch SDPA %s backend (calibrate/torch_attention.py), bf16, "
 		 "%.80s", backend, c->fattn_source);
@@ -143,65 +151,14 @@ bool torchattn_fill(const struct calib *c, const char *backend, struct hw_attn *
 
 int torchattn_run(struct calib *c, bool quick)
 {
-	char path[] = "/tmp/gpusim-attn-XXXXXX";
-	const char *py = "python3";
-	int fd = mkstemp(path), pfd[2] = {-1, -1}, rc = 0, status = 0;
-	if (fd < 0) {
-		diag_errorf("--attention torch: cannot create a temporary file: %s", strerror(errno));
-		return GS_EENV;
-	}
-	size_t len = strlen(torchattn_script);
-	if (write(fd, torchattn_script, len) != (ssize_t)len) {
-		diag_errorf("--attention torch: cannot write %s: %s", path, strerror(errno));
-		close(fd);
-		unlink(path);
-		return GS_EENV;
-	}
-	close(fd);
-	if (pipe(pfd) != 0) {
-		diag_errorf("--attention torch: pipe: %s", strerror(errno));
-		unlink(path);
-		return GS_EENV;
-	}
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		diag_errorf("--attention torch: fork: %s", strerror(errno));
-		close(pfd[0]);
-		close(pfd[1]);
-		unlink(path);
-		return GS_EENV;
-	}
-	if (pid == 0) {
-		dup2(pfd[1], 1);
-		close(pfd[0]);
-		close(pfd[1]);
-		if (quick)
-			execlp(py, py, path, "--seqs", "512,1024,2048,4096", "--hold", "3", (char *)NULL);
-		else
-			execlp(py, py, path, "--hold", "8", (char *)NULL);
-		fprintf(stderr, "gpusim: --attention torch: cannot run '%s': %s\n", py, strerror(errno));
-		_exit(127);
-	}
-	close(pfd[1]);
-	FILE *f = fdopen(pfd[0], "r");
-	if (!f) {
-		close(pfd[0]);
-		rc = GS_EENV;
-	} else {
-		rc = torchattn_parse(f, "torch_attention.py output", c);
-		fclose(f);
-	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	unlink(path);
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		diag_errorf("--attention torch: '%s calibrate/torch_attention.py' failed (exit %d): it needs PyTorch "
-			    "with CUDA", py, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-		return GS_EENV;
-	}
+	/* the 16K-token rows first (the entries' reference), then other batch x heads (the rows' bh) */
+	static const char *const quick_args[] = { "--seqs", "512,1024,2048,4096", "--hold", "3", "--tokens",
+						  "16384,4096", NULL };
+	static const char *const full_args[] = { "--hold", "8", "--tokens", "16384,4096,8192,32768", NULL };
+	int rc = torchprobe_run(torchattn_script, "--attention torch", "calibrate/torch_attention.py",
+				quick ? quick_args : full_args, torchattn_parse, c);
 	if (rc)
-		return rc == GS_EINVAL ? GS_EENV : rc;
+		return rc;
 	if (!c->nfattn) {
 		diag_errorf("--attention torch: the probe measured no row");
 		return GS_EENV;

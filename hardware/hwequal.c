@@ -61,6 +61,7 @@ static void attn(struct cmp *c, const char *what, const struct hw_attn *a, const
 		num(c, w, a->row[i].head_dim, b->row[i].head_dim);
 		num(c, w, a->row[i].causal, b->row[i].causal);
 		num(c, w, a->row[i].seq, b->row[i].seq);
+		num(c, w, a->row[i].bh, b->row[i].bh);
 		num(c, w, a->row[i].fwd_tflops, b->row[i].fwd_tflops);
 		num(c, w, a->row[i].bwd_tflops, b->row[i].bwd_tflops);
 	}
@@ -117,6 +118,21 @@ static void gpu(struct cmp *c, const struct hw_gpu *a, const struct hw_gpu *b)
 	num(c, "gpu.power.comm", a->power_comm_frac, b->power_comm_frac);
 	num(c, "gpu.power.idle", a->power_idle_frac, b->power_idle_frac);
 	str(c, "gpu.power.source", a->power_source, b->power_source);
+	num(c, "gpu.kernels", a->kern.present, b->kern.present);
+	num(c, "gpu.kernels.gap_us", a->kern.gap_us, b->kern.gap_us);
+	for (int f = 0; f < KF_N; f++) {
+		char w[64];
+		snprintf(w, sizeof w, "gpu.kernels.%s.gbps", hw_kern_family_names[f]);
+		num(c, w, a->kern.fam[f].gbps, b->kern.fam[f].gbps);
+		snprintf(w, sizeof w, "gpu.kernels.%s.latency_us", hw_kern_family_names[f]);
+		num(c, w, a->kern.fam[f].latency_us, b->kern.fam[f].latency_us);
+		snprintf(w, sizeof w, "gpu.kernels.%s.bytes", hw_kern_family_names[f]);
+		num(c, w, a->kern.fam[f].npoints, b->kern.fam[f].npoints);
+		nums(c, w, a->kern.fam[f].bytes, b->kern.fam[f].bytes, a->kern.fam[f].npoints);
+		snprintf(w, sizeof w, "gpu.kernels.%s.us", hw_kern_family_names[f]);
+		nums(c, w, a->kern.fam[f].us, b->kern.fam[f].us, a->kern.fam[f].npoints);
+	}
+	str(c, "gpu.kernels.source", a->kern.source, b->kern.source);
 	str(c, "gpu.source", a->source, b->source);
 }
 

@@ -8,11 +8,12 @@
 #include "util/ydoc.h"
 
 static const char *const gpu_keys[] = { "name", "sm_count", "memory_bytes", "hbm_gbps", "peak_tflops", "launch_us",
-					"memory_bound", "gemm", "attention", "power", "workspace_bytes", "source",
-					NULL };
+					"memory_bound", "gemm", "attention", "power", "workspace_bytes", "kernels",
+					"source", NULL };
 static const char *const power_keys[] = { "burst_speedup", "exponent", "memory_bound", "comm", "idle", "source",
 					  NULL };
 static const char *const membound_keys[] = { "eff", "half_bytes", "source", NULL };
+static const char *const kern_fam_keys[] = { "gbps", "latency_us", "bytes", "us", NULL };
 static const char *const gemm_keys[] = { "model", "tables", "rates", "source", NULL };
 static const char *const gemm_model_keys[] = { "max_eff", "dtype_eff", "tile_m", "tile_n", "k_half", "source",
 						NULL };
@@ -21,7 +22,60 @@ static const char *const attn_keys[] = { "fwd_eff", "bwd_eff", "impl", "source",
 					 NULL };
 static const char *const attn_entry_keys[] = { "impl", "fwd_eff", "bwd_eff", "rows", "rates", "clock", "source",
 					       NULL };
-static const char *const attn_row_keys[] = { "seq", "head_dim", "causal", "fwd_tflops", "bwd_tflops", NULL };
+static const char *const attn_row_keys[] = { "seq", "head_dim", "causal", "bh", "fwd_tflops", "bwd_tflops", NULL };
+
+/* A family's measured points: bytes (ascending) and us, of one length (at most HW_KERN_POINTS), or neither. */
+static void read_kern_points(struct ydoc *d, const struct ynode *fam, struct hw_kern *k)
+{
+	double *b = NULL, *u = NULL;
+	int nb = 0, nu = 0;
+	int hb = ydoc_doubles(d, fam, "bytes", YD_POSITIVE, &b, &nb), hu = ydoc_doubles(d, fam, "us", YD_POSITIVE, &u, &nu);
+	if (hb == 1 || hu == 1) {
+		bool ok = hb == 1 && hu == 1 && nb == nu && nb <= HW_KERN_POINTS;
+		for (int i = 1; ok && i < nb; i++)
+			ok = b[i] > b[i - 1];
+		if (!ok)
+			ydoc_error(d, fam, "%s: bytes and us: lists of one length (at most %d), bytes ascending",
+				   ynode_path(fam), HW_KERN_POINTS);
+		else {
+			k->npoints = nb;
+			memcpy(k->bytes, b, nb * sizeof *b);
+			memcpy(k->us, u, nb * sizeof *u);
+		}
+	}
+	free(b);
+	free(u);
+}
+
+/* gpu.kernels, when given: gap_us and one {gbps, latency_us} per family (any subset); a based file's section
+ * replaces the base's whole. */
+static void read_kernels(struct ydoc *d, const struct ynode *gpu, struct hw_gpu *g)
+{
+	const struct ynode *kern = NULL;
+	if (ydoc_map(d, gpu, "kernels", 0, &kern) != 1)
+		return;
+	const char *keys[KF_N + 3];
+	int nk = 0;
+	for (int f = 0; f < KF_N; f++)
+		keys[nk++] = hw_kern_family_names[f];
+	keys[nk++] = "gap_us";
+	keys[nk++] = "source";
+	keys[nk] = NULL;
+	ydoc_check_keys(d, kern, keys);
+	memset(&g->kern, 0, sizeof g->kern);
+	g->kern.present = true;
+	hwload_source(d, kern, g->kern.source, sizeof g->kern.source, g->source);
+	ydoc_double(d, kern, "gap_us", YD_REQUIRED | YD_NONNEG, &g->kern.gap_us);
+	for (int f = 0; f < KF_N; f++) {
+		const struct ynode *fam = NULL;
+		if (ydoc_map(d, kern, hw_kern_family_names[f], 0, &fam) != 1)
+			continue;
+		ydoc_check_keys(d, fam, kern_fam_keys);
+		ydoc_double(d, fam, "gbps", YD_REQUIRED | YD_POSITIVE, &g->kern.fam[f].gbps);
+		ydoc_double(d, fam, "latency_us", YD_REQUIRED | YD_NONNEG, &g->kern.fam[f].latency_us);
+		read_kern_points(d, fam, &g->kern.fam[f]);
+	}
+}
 
 /* The keys of a per-dtype mapping (peak_tflops, gemm.model.dtype_eff): the dtype names and fp4, the 4-bit
  * tensor format of Blackwell (NVFP4), which is a GEMM rate only, never a tensor dtype of a scenario. */
@@ -132,12 +186,15 @@ static void read_attn_entry(struct ydoc *d, const struct ynode *e, struct hw_att
 		ydoc_int(d, r, "head_dim", YD_REQUIRED | YD_POSITIVE, &ar->head_dim);
 		ar->causal = false;
 		ydoc_bool(d, r, "causal", 0, &ar->causal);
+		ar->bh = 0;
+		ydoc_double(d, r, "bh", YD_POSITIVE, &ar->bh);
 		ydoc_double(d, r, "fwd_tflops", YD_REQUIRED | YD_POSITIVE, &ar->fwd_tflops);
 		ydoc_double(d, r, "bwd_tflops", YD_REQUIRED | YD_POSITIVE, &ar->bwd_tflops);
 		for (int j = 0; j + 1 < a->nrows; j++)
-			if (a->row[j].head_dim == ar->head_dim && a->row[j].causal == ar->causal && a->row[j].seq == ar->seq)
-				ydoc_error(d, r, "%s: a second row for seq %g, head_dim %d, causal %s", ynode_path(r), ar->seq,
-					   ar->head_dim, ar->causal ? "true" : "false");
+			if (a->row[j].head_dim == ar->head_dim && a->row[j].causal == ar->causal && a->row[j].seq == ar->seq &&
+			    a->row[j].bh == ar->bh)
+				ydoc_error(d, r, "%s: a second row for seq %g, head_dim %d, causal %s%s", ynode_path(r),
+					   ar->seq, ar->head_dim, ar->causal ? "true" : "false", ar->bh > 0 ? " at that bh" : "");
 	}
 }
 
@@ -265,4 +322,5 @@ void hwload_gpu(struct ydoc *d, const struct ynode *gpu, struct hw_gpu *g, const
 
 	if (ydoc_map(d, gpu, "attention", req, &attn) == 1)
 		read_attention(d, attn, g);
+	read_kernels(d, gpu, g);
 }

@@ -32,41 +32,69 @@ static void axis_locate(const double *a, int n, double x, int *i, double *w)
 	*w = (log2(x) - log2(a[j])) / (log2(a[j + 1]) - log2(a[j]));
 }
 
-/* The rate at seq over rows idx[0..n) of one head dimension and mask, sorted by seq: log2-interpolated between
- * neighbours, clamped at both ends. */
-static double attn_rows_rate(const struct attn_row *rows, const int *idx, int n, double seq, bool backward)
+/* The rate at (seq, bh) from the rows of head dimension hd and mask causal, or -1 when there are none: at each
+ * seq measured, the rate at bh log2-interpolated between its rows' bh (clamped; bh <= 0 or rows without bh: the
+ * row of the largest bh), then log2-interpolated between the seqs (clamped). */
+static double attn_rate(const struct hw_attn *a, int hd, bool causal, double seq, bool backward, double bh)
 {
-	double a[HW_ATTN_ROWS];
-	for (int i = 0; i < n; i++)
-		a[i] = rows[idx[i]].seq;
+	double seqs[HW_ATTN_ROWS], rate[HW_ATTN_ROWS];
+	int ns = 0;
+	for (int i = 0; i < a->nrows; i++) {
+		const struct attn_row *r = &a->row[i];
+		if (r->head_dim != hd || r->causal != causal)
+			continue;
+		int k = 0;
+		while (k < ns && seqs[k] < r->seq)
+			k++;
+		if (k < ns && seqs[k] == r->seq)
+			continue;  /* this seq is done */
+		/* the rows of this seq, sorted by bh */
+		double b[HW_ATTN_ROWS], v[HW_ATTN_ROWS];
+		int nb = 0;
+		for (int j = i; j < a->nrows; j++) {
+			const struct attn_row *q = &a->row[j];
+			if (q->head_dim != hd || q->causal != causal || q->seq != r->seq)
+				continue;
+			int at = nb++;
+			while (at > 0 && b[at - 1] > q->bh) {
+				b[at] = b[at - 1];
+				v[at] = v[at - 1];
+				at--;
+			}
+			b[at] = q->bh;
+			v[at] = backward ? q->bwd_tflops : q->fwd_tflops;
+		}
+		double x = v[nb - 1];
+		if (bh > 0 && b[0] > 0) {
+			int ib;
+			double wb;
+			axis_locate(b, nb, bh, &ib, &wb);
+			x = v[ib] + wb * (v[ib + (wb > 0)] - v[ib]);
+		}
+		for (int m = ns; m > k; m--) {
+			seqs[m] = seqs[m - 1];
+			rate[m] = rate[m - 1];
+		}
+		seqs[k] = r->seq;
+		rate[k] = x;
+		ns++;
+	}
+	if (ns == 0)
+		return -1;
 	int i;
 	double w;
-	axis_locate(a, n, seq, &i, &w);
-	const struct attn_row *lo = &rows[idx[i]], *hi = &rows[idx[i + (w > 0)]];
-	double rl = backward ? lo->bwd_tflops : lo->fwd_tflops, rh = backward ? hi->bwd_tflops : hi->fwd_tflops;
-	return rl + w * (rh - rl);
-}
-
-/* The rate at seq from the rows of head dimension hd and mask causal, or -1 when there are none. */
-static double attn_rate(const struct hw_attn *a, int hd, bool causal, double seq, bool backward)
-{
-	int idx[HW_ATTN_ROWS], n = 0;
-	for (int i = 0; i < a->nrows; i++)
-		if (a->row[i].head_dim == hd && a->row[i].causal == causal)
-			idx[n++] = i;
-	if (n == 0)
-		return -1;
-	for (int i = 1; i < n; i++)  /* sort by seq (few rows: insertion sort) */
-		for (int j = i; j > 0 && a->row[idx[j]].seq < a->row[idx[j - 1]].seq; j--) {
-			int x = idx[j];
-			idx[j] = idx[j - 1];
-			idx[j - 1] = x;
-		}
-	return attn_rows_rate(a->row, idx, n, seq, backward);
+	axis_locate(seqs, ns, seq, &i, &w);
+	return rate[i] + w * (rate[i + (w > 0)] - rate[i]);
 }
 
 double hwmodel_attn_tflops(const struct hwmodel *hw, enum attn_path p, enum dtype dt, double seq, int hd, bool causal,
 			   bool backward)
+{
+	return hwmodel_attn_tflops_bh(hw, p, dt, seq, hd, causal, backward, 0);
+}
+
+double hwmodel_attn_tflops_bh(const struct hwmodel *hw, enum attn_path p, enum dtype dt, double seq, int hd,
+			      bool causal, bool backward, double bh)
 {
 	const struct hw_attn *a = &hw->gpu.attn[p];
 	if (!a->present)
@@ -81,15 +109,15 @@ double hwmodel_attn_tflops(const struct hwmodel *hw, enum attn_path p, enum dtyp
 		if (dn < db || (dn == db && a->row[i].head_dim < best))
 			best = a->row[i].head_dim;
 	}
-	double r = attn_rate(a, best, causal, seq, backward);
+	double r = attn_rate(a, best, causal, seq, backward, bh);
 	if (r > 0)
 		return scale * r;
 	/* only the other mask at that head dimension: take it times the mask's ratio at a head dimension that has
 	 * both (the first in the file), else as it is */
-	r = attn_rate(a, best, !causal, seq, backward);
+	r = attn_rate(a, best, !causal, seq, backward, bh);
 	for (int i = 0; i < a->nrows; i++) {
-		double num = attn_rate(a, a->row[i].head_dim, causal, seq, backward);
-		double den = attn_rate(a, a->row[i].head_dim, !causal, seq, backward);
+		double num = attn_rate(a, a->row[i].head_dim, causal, seq, backward, bh);
+		double den = attn_rate(a, a->row[i].head_dim, !causal, seq, backward, bh);
 		if (num > 0 && den > 0)
 			return scale * r * num / den;
 	}
@@ -141,6 +169,26 @@ double hwmodel_gemm_fp4_s(const struct hwmodel *hw, double m, double n, double k
 	double ceiling = g->gemm_fp4_eff > 0 ? g->gemm_fp4_eff : g->gemm_max_eff;
 	double eff = scale * ceiling * analytic_shape_eff(g, fmax(m, 1), fmax(n, 1), fmax(k, 1));
 	return 2 * m * n * k / (g->peak_fp4_tflops * 1e12 * eff);
+}
+
+const char *const hw_kern_family_names[KF_N] = { "elementwise", "upcast", "downcast", "fill", "layernorm",
+						 "layernorm_bwd", "rmsnorm", "rmsnorm_bwd", "softmax", "softmax_bwd",
+						 "adam" };
+
+double hwmodel_kern_us(const struct hw_kern *k, double bytes)
+{
+	int n = k->npoints;
+	if (n == 0)
+		return k->latency_us + bytes / (k->gbps * 1e3);
+	if (bytes <= k->bytes[0])
+		return k->latency_us + bytes / k->bytes[0] * (k->us[0] - k->latency_us);
+	if (bytes >= k->bytes[n - 1])
+		return k->us[n - 1] + (bytes - k->bytes[n - 1]) / (k->gbps * 1e3);
+	int i = 0;
+	while (k->bytes[i + 1] < bytes)
+		i++;
+	double w = (bytes - k->bytes[i]) / (k->bytes[i + 1] - k->bytes[i]);
+	return k->us[i] + w * (k->us[i + 1] - k->us[i]);
 }
 
 double hwmodel_mem_gbps(const struct hwmodel *hw, double bytes)

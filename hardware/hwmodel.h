@@ -68,11 +68,13 @@ struct gemm_table {
  * 2.5 times that backward, the FlashAttention benchmarks' convention. */
 enum attn_path { ATTN_FUSED, ATTN_UNFUSED, ATTN_CUDNN, ATTN_PATHS };  /* ATTN_CUDNN: a second fused family, cuDNN's
                                                                        * fused SDPA (gpu.attention.cudnn) */
-#define HW_ATTN_ROWS 64
+#define HW_ATTN_ROWS 160
 struct attn_row {
 	int head_dim;
 	bool causal;
 	double seq;
+	double bh;                    /* batch x query heads of the measured call (0: not given): the kernel's thread
+	                               * blocks scale with it, and a small batch leaves SMs idle */
 	double fwd_tflops, bwd_tflops;
 };
 struct hw_attn {
@@ -89,6 +91,31 @@ struct hw_attn {
 	int nrows;
 	struct attn_row row[HW_ATTN_ROWS];
 	char source[160];
+};
+
+/* What an eager framework launches besides GEMMs and attention (docs/hardware-model.md, gpu.kernels; measured by
+ * `gpusim calibrate --kernels torch`): each family of memory-bound kernels takes latency_us + bytes/gbps (the
+ * bytes sim/ops.c counts for its op), and the GPU idles gap_us between two kernels of a full stream. A family
+ * with gbps 0 (not given) is priced by memory_bound and launch_us, as without the section. */
+enum kern_family {
+	KF_ELEMENTWISE, KF_UPCAST, KF_DOWNCAST, KF_FILL, KF_LAYERNORM, KF_LAYERNORM_BWD, KF_RMSNORM, KF_RMSNORM_BWD,
+	KF_SOFTMAX, KF_SOFTMAX_BWD, KF_ADAM, KF_N, KF_COPY = KF_N  /* KF_COPY: the memory_bound copy rate */
+};
+extern const char *const hw_kern_family_names[KF_N];
+#define HW_KERN_POINTS 16
+struct hw_kern {
+	double gbps;         /* asymptotic rate over the bytes the op model counts (0: not measured) */
+	double latency_us;   /* the kernel's time at the smallest size: its fixed cost */
+	int npoints;         /* measured times at sizes beyond the L2 cache (bytes ascending), 0: none; between two
+	                      * the time is interpolated, below the first it runs from latency_us to it, beyond the
+	                      * last it grows at gbps */
+	double bytes[HW_KERN_POINTS], us[HW_KERN_POINTS];
+};
+struct hw_kernels {
+	bool present;
+	double gap_us;       /* GPU idle between two back-to-back kernels of a stream the host keeps full */
+	struct hw_kern fam[KF_N];
+	char source[200];
 };
 
 struct hw_gpu {
@@ -116,6 +143,7 @@ struct hw_gpu {
 	bool gemm_burst;                    /* gemm.rates: burst, the model and tables are a short run's rates,
 	                                     * divided by burst_speedup to give sustained ones */
 	struct hw_attn attn[ATTN_PATHS];    /* fused (flash), unfused and cuDNN fused attention cores */
+	struct hw_kernels kern;             /* gpu.kernels: the framework's memory-bound kernels by family */
 	/* power cap: the rates above are sustained (GPU busy all the time at its power limit); a GPU busy a fraction
 	 * u of the step runs its compute min(burst_speedup, u^(-1/power_exponent)) times faster. 1 = not modelled */
 	double burst_speedup;
@@ -252,10 +280,17 @@ double hwmodel_gemm_fp4_s(const struct hwmodel *hw, double m, double n, double k
 /* Achieved TFLOP/s of an attention core on path p for sequence seq and head dimension hd (dtype dt's peak
  * scales the eff fallback): the rows of the nearest head dimension, same mask preferred, interpolated in
  * log2(seq) and clamped at their ends; with no rows, eff * peak. 0 when the path has no entry. */
+/* hwmodel_attn_tflops_bh: the same for a call of bh = batch x query heads (rows that give bh: log2-interpolated
+ * between the bh measured at each seq, clamped; bh <= 0 or rows without it: the largest bh measured at each seq). */
+double hwmodel_attn_tflops_bh(const struct hwmodel *hw, enum attn_path p, enum dtype dt, double seq, int hd,
+			      bool causal, bool backward, double bh);
 double hwmodel_attn_tflops(const struct hwmodel *hw, enum attn_path p, enum dtype dt, double seq, int hd, bool causal,
 			   bool backward);
 /* Memory-bound kernel bandwidth in GB/s for a kernel that moves bytes. */
 double hwmodel_mem_gbps(const struct hwmodel *hw, double bytes);
+/* hwmodel_kern_us: the time in us of a kernel of a measured family (gpu.kernels, gbps > 0) moving `bytes`, without
+ * the gap after it. */
+double hwmodel_kern_us(const struct hw_kern *k, double bytes);
 /* Time in us of one collective inside one scope, for a group of n ranks (0 for n < 2): the table for exactly n
  * when bytes lies in its range, else the fastest line that applies, else a ring formula from node.link_gbps
  * (intra) or the network (inter); rules in docs/hardware-model.md. */

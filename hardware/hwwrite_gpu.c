@@ -23,7 +23,12 @@ static void write_attn(FILE *f, const char *key, const struct hw_attn *a)
 			const struct attn_row *r = &a->row[i];
 			fputs("        - {seq: ", f);
 			hww_num(f, r->seq);
-			fprintf(f, ", head_dim: %d, causal: %s, fwd_tflops: ", r->head_dim, r->causal ? "true" : "false");
+			fprintf(f, ", head_dim: %d, causal: %s", r->head_dim, r->causal ? "true" : "false");
+			if (r->bh > 0) {
+				fputs(", bh: ", f);
+				hww_num(f, r->bh);
+			}
+			fputs(", fwd_tflops: ", f);
 			hww_num(f, r->fwd_tflops);
 			fputs(", bwd_tflops: ", f);
 			hww_num(f, r->bwd_tflops);
@@ -86,6 +91,32 @@ static void write_power(FILE *f, const struct hw_gpu *g)
 	hww_kv_own_source(f, 4, g->power_source, g->source);
 }
 
+static void write_kernels(FILE *f, const struct hw_gpu *g)
+{
+	if (!g->kern.present)
+		return;
+	fputs("  kernels:\n", f);
+	hww_kv_num(f, 4, "gap_us", g->kern.gap_us);
+	for (int k = 0; k < KF_N; k++)
+		if (g->kern.fam[k].gbps > 0) {
+			fprintf(f, "    %s: {gbps: ", hw_kern_family_names[k]);
+			hww_num(f, g->kern.fam[k].gbps);
+			fputs(", latency_us: ", f);
+			hww_num(f, g->kern.fam[k].latency_us);
+			for (int l = 0; l < 2 && g->kern.fam[k].npoints > 0; l++) {
+				const double *v = l ? g->kern.fam[k].us : g->kern.fam[k].bytes;
+				fputs(l ? ", us: [" : ", bytes: [", f);
+				for (int i = 0; i < g->kern.fam[k].npoints; i++) {
+					fputs(i ? ", " : "", f);
+					hww_num(f, v[i]);
+				}
+				fputs("]", f);
+			}
+			fputs("}\n", f);
+		}
+	hww_kv_own_source(f, 4, g->kern.source, g->source);
+}
+
 void hwwrite_gpu(FILE *f, const struct hw_gpu *g, unsigned parts)
 {
 	fputs("gpu:\n", f);
@@ -119,5 +150,6 @@ void hwwrite_gpu(FILE *f, const struct hw_gpu *g, unsigned parts)
 		write_attn(f, "unfused", &g->attn[ATTN_UNFUSED]);
 		write_attn(f, "cudnn", &g->attn[ATTN_CUDNN]);
 	}
+	write_kernels(f, g);
 	hww_kv_str(f, 2, "source", g->source);
 }

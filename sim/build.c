@@ -940,8 +940,13 @@ static void stage_memory(const struct ctx *c, struct stage_info *info, int zero,
 			gradcomp_add_matrix(sc, c->hw, (double)sc->model.vocab / sc->par.tp, sc->model.hidden, &all);
 		info->gradients += gradcomp_state_bytes(sc, params, all.q);
 	}
-	if (dp > 1 && sc->par.dp_bucket_copy && zero < 2)  /* PyTorch DDP's buckets: a second gradient buffer */
-		info->gradients *= 2;
+	/* PyTorch DDP's buckets: a second gradient buffer. And a run's peak holds a third: on the second step the
+	 * reducer rebuilds its buckets in the order the first step's gradients became ready, and the old set stays
+	 * allocated through that step's backward (a 1-rank DDP of 268M bf16 parameters on an H100, 2026-11-25,
+	 * calibrate/torch_kernels.py: step 2's peak = the other steps' + 2.00 bytes per parameter, with
+	 * gradient_as_bucket_view False and True alike; torch.cuda.max_memory_allocated() counts it) */
+	if (dp > 1 && sc->par.dp_bucket_copy && zero < 2)
+		info->gradients *= 3;
 	info->optimizer = (zero >= 1 ? shard : params) * mem_optimizer_bytes_per_param(sc);
 	if (zero >= 2 && params > 0)
 		info->gradients *= shard / params;

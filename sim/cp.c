@@ -26,8 +26,8 @@ static double block_s(const struct opctx *c, double pairs, bool causal, int bwd)
 	const struct hwmodel *hw = c->hw;
 	double heads = (double)m->heads / c->tp, hd = (double)m->hidden / m->heads;
 	double flops = 4 * c->sc->train.micro_batch * heads * pairs * hd * (bwd ? 2.5 : 1.0);
-	double tf = hwmodel_attn_tflops(hw, ops_attn_path(m), m->dtype, (double)m->seq / cp_of(c->sc), (int)hd, causal,
-					bwd);
+	double tf = hwmodel_attn_tflops_bh(hw, ops_attn_path(m), m->dtype, (double)m->seq / cp_of(c->sc), (int)hd,
+					   causal, bwd, c->sc->train.micro_batch * heads);
 	return fp8_attention_factor(hw, c->sc) * flops / (tf * 1e12) + hw->gpu.launch_us * 1e-6;
 }
 

@@ -37,6 +37,14 @@ double ops_mem_s(const struct hwmodel *hw, double bytes)
 	return bytes / (hwmodel_mem_gbps(hw, bytes) * 1e9) + hw->gpu.launch_us * 1e-6;
 }
 
+double ops_kern_s(const struct hwmodel *hw, enum kern_family f, double bytes)
+{
+	const struct hw_kernels *k = &hw->gpu.kern;
+	if (f >= KF_N || !k->present || !(k->fam[f].gbps > 0))
+		return ops_mem_s(hw, bytes);
+	return (hwmodel_kern_us(&k->fam[f], bytes) + k->gap_us) * 1e-6;
+}
+
 /* Batched GEMM of `count` independent m x n x k products in one launch. The tiles of all of them fill the GPU
  * together, so its efficiency is that of the products stacked along m: (count*m) x n x k. */
 static double batched_gemm_s(const struct hwmodel *hw, enum dtype dt, double count, double m, double n, double k)
@@ -84,7 +92,8 @@ double ops_attn_s(const struct opctx *c, int backward)
 	enum attn_path path = attn_path_of(m);
 	if (m->flash_attention || hw->gpu.attn[ATTN_UNFUSED].nrows > 0) {
 		bool causal = m->flash_attention && m->causal;
-		double tf = hwmodel_attn_tflops(hw, path, m->dtype, s, (int)hd, causal, backward);
+		/* at this call's batch x heads: a small one leaves SMs idle (rows that give bh) */
+		double tf = hwmodel_attn_tflops_bh(hw, path, m->dtype, s, (int)hd, causal, backward, b * heads);
 		double f8 = m->flash_attention ? fp8_attention_factor(hw, c->sc) : 1;
 		return f8 * flops * (causal ? 0.5 : 1.0) / (tf * 1e12) + hw->gpu.launch_us * 1e-6;
 	}
@@ -181,12 +190,15 @@ static double lin(const struct opctx *c, double m, double n, double k)
 	return fp8_linear_gemm_s(c->hw, c->sc, m, n, k);
 }
 
+static enum kern_family eager_family(const struct opctx *c, enum kern_family f);
+
 static int put_cast(const struct opctx *c, struct opcost *out, int n, double params, int bwd)
 {
 	if (!c->sc->train.amp)
 		return n;
 	double bytes = params * (4 + dtype_bytes(c->sc->model.dtype));
-	return put(out, n, bwd ? "amp_grad_cast" : "amp_weight_cast", ops_mem_s(c->hw, bytes));
+	return put(out, n, bwd ? "amp_grad_cast" : "amp_weight_cast", ops_kern_s(c->hw,
+				   eager_family(c, bwd ? KF_UPCAST : KF_DOWNCAST), bytes));
 }
 
 struct dims { double T, h, qkv, f_in, f, dtb; enum dtype dt; };
@@ -213,6 +225,13 @@ static int fused(const struct opctx *c)
 	return c->sc->train.exec == EXEC_COMPILED;
 }
 
+/* The kernel family of an eager op (gpu.kernels, measured on PyTorch's own kernels); compiled steps run
+ * inductor's generated kernels, which no family measures: the copy rate of memory_bound. */
+static enum kern_family eager_family(const struct opctx *c, enum kern_family f)
+{
+	return fused(c) ? KF_COPY : f;
+}
+
 /* SwiGLU y = silu(gate) * up over the fc1 output's two halves (T*f each, p = T*f*e bytes a pass).
  * Eager: silu (read gate, write s: 2p), mul (read s, up, write: 3p); backward: mul's two products (read g and
  * up or s, write: 6p), silu backward (read grad, gate, write: 3p) and chunk's backward, a cat of the two halves
@@ -222,17 +241,18 @@ int ops_ffn_act(const struct opctx *c, struct opcost *out, int n, double rows, d
 {
 	const struct hwmodel *hw = c->hw;
 	double p = rows * f * dtype_bytes(c->sc->model.dtype);
+	enum kern_family ew = eager_family(c, KF_ELEMENTWISE);
 	if (c->sc->model.ffn != FFN_SWIGLU)
-		return put(out, n, bwd ? "gelu_bwd" : "gelu", ops_mem_s(hw, (bwd ? 3 : 2) * p));
+		return put(out, n, bwd ? "gelu_bwd" : "gelu", ops_kern_s(hw, ew, (bwd ? 3 : 2) * p));
 	if (fused(c))
 		return put(out, n, bwd ? "swiglu_bwd" : "swiglu", ops_mem_s(hw, (bwd ? 5 : 3) * p));
 	if (!bwd) {
-		n = put(out, n, "silu", ops_mem_s(hw, 2 * p));
-		return put(out, n, "swiglu_mul", ops_mem_s(hw, 3 * p));
+		n = put(out, n, "silu", ops_kern_s(hw, ew, 2 * p));
+		return put(out, n, "swiglu_mul", ops_kern_s(hw, ew, 3 * p));
 	}
-	n = put(out, n, "swiglu_mul_bwd", ops_mem_s(hw, 6 * p));
-	n = put(out, n, "silu_bwd", ops_mem_s(hw, 3 * p));
-	return put(out, n, "swiglu_cat_bwd", ops_mem_s(hw, 4 * p));
+	n = put(out, n, "swiglu_mul_bwd", ops_kern_s(hw, ew, 6 * p));
+	n = put(out, n, "silu_bwd", ops_kern_s(hw, ew, 3 * p));
+	return put(out, n, "swiglu_cat_bwd", ops_kern_s(hw, ew, 4 * p));
 }
 
 /* FP8 (training.fp8): fc1's input comes quantized from the norm before it (Transformer Engine's
@@ -288,7 +308,7 @@ static int put_rope(const struct opctx *c, const struct dims *d, struct opcost *
 	double hd = (double)c->sc->model.hidden / c->sc->model.heads;
 	double p = d->T * (d->h + (double)c->sc->model.kv_heads * hd) / c->tp * d->dtb;
 	double passes = r == ROPE_FUSED || fused(c) ? 2 : bwd ? 12 : 10;
-	return put(out, n, bwd ? "rope_bwd" : "rope", ops_mem_s(c->hw, passes * p));
+	return put(out, n, bwd ? "rope_bwd" : "rope", ops_kern_s(c->hw, eager_family(c, KF_ELEMENTWISE), passes * p));
 }
 
 /* A norm over N = rows*h elements of e bytes. LayerNorm (F.layer_norm) and a fused RMSNorm (Apex, Transformer
@@ -304,31 +324,50 @@ static int put_rope(const struct opctx *c, const struct dims *d, struct opcost *
 struct norm_kernel {
 	const char *name;
 	double b_e, b_4;   /* bytes per element: b_e * e + b_4 (0, 0: a per-row kernel) */
+	enum kern_family fam;
 };
+#define EW KF_ELEMENTWISE
 static const struct norm_kernel rms_fwd[] = {
-	{ "rmsnorm_to_fp32", 1, 4 }, { "rmsnorm_pow", 0, 8 }, { "rmsnorm_mean", 0, 4 }, { "rmsnorm_add_eps", 0, 0 },
-	{ "rmsnorm_rsqrt", 0, 0 }, { "rmsnorm_mul", 0, 8 }, { "rmsnorm_to_dtype", 1, 4 }, { "rmsnorm_weight_mul", 2, 0 },
+	{ "rmsnorm_to_fp32", 1, 4, KF_UPCAST }, { "rmsnorm_pow", 0, 8, EW }, { "rmsnorm_mean", 0, 4, EW },
+	{ "rmsnorm_add_eps", 0, 0, EW }, { "rmsnorm_rsqrt", 0, 0, EW }, { "rmsnorm_mul", 0, 8, EW },
+	{ "rmsnorm_to_dtype", 1, 4, KF_DOWNCAST }, { "rmsnorm_weight_mul", 2, 0, EW },
 };
 static const struct norm_kernel rms_bwd[] = {
-	{ "rmsnorm_weight_mul_bwd", 2, 0 }, { "rmsnorm_weight_grad_mul", 3, 0 }, { "rmsnorm_weight_grad_sum", 1, 0 },
-	{ "rmsnorm_to_dtype_bwd", 1, 4 }, { "rmsnorm_mul_bwd", 0, 8 }, { "rmsnorm_r_grad_mul", 0, 12 },
-	{ "rmsnorm_r_grad_sum", 0, 4 }, { "rmsnorm_rsqrt_bwd", 0, 0 }, { "rmsnorm_mean_bwd", 0, 4 },
-	{ "rmsnorm_pow_bwd", 0, 12 }, { "rmsnorm_grad_add", 0, 12 }, { "rmsnorm_to_fp32_bwd", 1, 4 },
+	{ "rmsnorm_weight_mul_bwd", 2, 0, EW }, { "rmsnorm_weight_grad_mul", 3, 0, EW },
+	{ "rmsnorm_weight_grad_sum", 1, 0, EW }, { "rmsnorm_to_dtype_bwd", 1, 4, KF_UPCAST },
+	{ "rmsnorm_mul_bwd", 0, 8, EW }, { "rmsnorm_r_grad_mul", 0, 12, EW }, { "rmsnorm_r_grad_sum", 0, 4, EW },
+	{ "rmsnorm_rsqrt_bwd", 0, 0, EW }, { "rmsnorm_mean_bwd", 0, 4, EW }, { "rmsnorm_pow_bwd", 0, 12, EW },
+	{ "rmsnorm_grad_add", 0, 12, EW }, { "rmsnorm_to_fp32_bwd", 1, 4, KF_DOWNCAST },
 };
+#undef EW
 
 static int put_norm(const struct opctx *c, struct opcost *out, int n, const char *name, double rows, double h,
 		    int bwd)
 {
 	double e = dtype_bytes(c->sc->model.dtype), N = rows * h;
-	if (c->sc->model.norm != NORM_RMSNORM_UNFUSED || fused(c))
-		return put(out, n, name, ops_mem_s(c->hw, (bwd ? 4 : 2) * N * e));
+	if (c->sc->model.norm != NORM_RMSNORM_UNFUSED || fused(c)) {
+		enum kern_family f = c->sc->model.norm == NORM_LAYERNORM ? (bwd ? KF_LAYERNORM_BWD : KF_LAYERNORM)
+								     : (bwd ? KF_RMSNORM_BWD : KF_RMSNORM);
+		return put(out, n, name, ops_kern_s(c->hw, eager_family(c, f), (bwd ? 4 : 2) * N * e));
+	}
 	const struct norm_kernel *k = bwd ? rms_bwd : rms_fwd;
 	int nk = bwd ? (int)(sizeof rms_bwd / sizeof *rms_bwd) : (int)(sizeof rms_fwd / sizeof *rms_fwd);
 	for (int i = 0; i < nk; i++) {
 		double b = k[i].b_e == 0 && k[i].b_4 == 0 ? rows * 8 : N * (k[i].b_e * e + k[i].b_4);
-		n = put(out, n, k[i].name, ops_mem_s(c->hw, b));
+		n = put(out, n, k[i].name, ops_kern_s(c->hw, k[i].fam, b));
 	}
 	return n;
+}
+
+/* The fused QKV projection's output is split into Q, K and V (views) for the attention kernel; in eager autograd
+ * the split's backward is a cat of dQ, dK and dV into the projection's output gradient: read and write T*qkv*e
+ * (PyTorch's CatArrayBatchedCopy: on an H100, 67.6 us for t07's 8192 x 6144 bf16, kernel_profile.py). Compiled:
+ * inductor writes the three gradients into one buffer, no kernel of its own. */
+static int put_qkv_split_bwd(const struct opctx *c, const struct dims *d, struct opcost *out, int n)
+{
+	if (fused(c))
+		return n;
+	return put(out, n, "qkv_split_bwd", ops_kern_s(c->hw, KF_ELEMENTWISE, 2 * d->T * d->qkv * d->dtb));
 }
 
 /* Grouped-query attention's backward in FlashAttention-2 (flash_api.cpp mha_bwd, PyTorch's flash backend): the
@@ -341,7 +380,8 @@ static int put_gqa_bwd(const struct opctx *c, const struct dims *d, struct opcos
 	if (!m->flash_attention || m->kv_heads == m->heads)
 		return n;
 	double hd = (double)m->hidden / m->heads, hq = (double)m->heads / c->tp, hkv = (double)m->kv_heads / c->tp;
-	return put(out, n, "gqa_dkv_sum", ops_mem_s(c->hw, 2 * d->T * hd * (hq + hkv) * d->dtb));
+	return put(out, n, "gqa_dkv_sum", ops_kern_s(c->hw, eager_family(c, KF_ELEMENTWISE),
+						     2 * d->T * hd * (hq + hkv) * d->dtb));
 }
 
 int ops_layer_fwd(const struct opctx *c, struct opcost *out)
@@ -364,11 +404,11 @@ int ops_layer_fwd(const struct opctx *c, struct opcost *out)
 	if (fused(c)) {  /* one kernel: read x and the branch, write the sum and its norm */
 		n = put(out, n, "residual1_ln2", ops_mem_s(hw, 4 * ract));
 	} else {
-		n = put(out, n, "residual1", ops_mem_s(hw, 3 * ract));
+		n = put(out, n, "residual1", ops_kern_s(hw, KF_ELEMENTWISE, 3 * ract));
 		n = put_norm(c, out, n, "ln2", R, d.h, 0);
 	}
 	n = mlp_fwd(c, &d, out, n);
-	return put(out, n, "residual2", ops_mem_s(hw, 3 * ract));
+	return put(out, n, "residual2", ops_kern_s(hw, eager_family(c, KF_ELEMENTWISE), 3 * ract));
 }
 
 int ops_layer_bwd(const struct opctx *c, int recompute_attn, struct opcost *out)
@@ -386,7 +426,7 @@ int ops_layer_bwd(const struct opctx *c, int recompute_attn, struct opcost *out)
 		n = put(out, n, "ln2_residual_bwd", ops_mem_s(hw, 5 * ract));
 	} else {
 		n = put_norm(c, out, n, "ln2_bwd", R, d.h, 1);
-		n = put(out, n, "residual2_bwd", ops_mem_s(hw, 3 * ract));
+		n = put(out, n, "residual2_bwd", ops_kern_s(hw, KF_ELEMENTWISE, 3 * ract));
 	}
 	if (overlap_tp(c)) {
 		n = ops_quantize(c, out, n, "proj_grad_quantize", d.T * d.h);
@@ -401,11 +441,12 @@ int ops_layer_bwd(const struct opctx *c, int recompute_attn, struct opcost *out)
 	n = cp_attn_bwd(c, recompute_attn, out, n);
 	n = put_gqa_bwd(c, &d, out, n);
 	n = put_rope(c, &d, out, n, 1);
+	n = put_qkv_split_bwd(c, &d, out, n);
 	n = ops_quantize(c, out, n, "qkv_grad_quantize", d.T * d.qkv);
 	n = overlap_dgrad_wgrad(c, out, n, "qkv_dgrad", lin(c, d.T, d.h, d.qkv), "qkv_wgrad", lin(c, d.qkv, d.h, d.T),
 			       "tp_allgather_qkv_input", "tp_allreduce_attn_bwd", "tp_reducescatter_attn_bwd", act);
 	n = put_norm(c, out, n, "ln1_bwd", R, d.h, 1);
-	n = put(out, n, "residual1_bwd", ops_mem_s(hw, 3 * ract));
+	n = put(out, n, "residual1_bwd", ops_kern_s(hw, eager_family(c, KF_ELEMENTWISE), 3 * ract));
 	return put_cast(c, out, n, scenario_params_per_layer(c->sc) / c->tp, 1);
 }
 
@@ -442,14 +483,14 @@ static int put_ce(const struct opctx *c, struct opcost *out, int n, double T, do
 		return put(out, n, bwd ? "cross_entropy_bwd" : "cross_entropy", ops_mem_s(hw, 2 * L * ei + T * 4));
 	if (!bwd) {
 		if (el > ei)
-			n = put(out, n, "logits_upcast", ops_mem_s(hw, L * (ei + el)));
-		n = put(out, n, "log_softmax", ops_mem_s(hw, 2 * L * el));
-		return put(out, n, "nll_loss", ops_mem_s(hw, T * (8 + el)));
+			n = put(out, n, "logits_upcast", ops_kern_s(hw, KF_UPCAST, L * (ei + el)));
+		n = put(out, n, "log_softmax", ops_kern_s(hw, KF_SOFTMAX, 2 * L * el));
+		return put(out, n, "nll_loss", ops_kern_s(hw, KF_ELEMENTWISE, T * (8 + el)));
 	}
-	n = put(out, n, "nll_loss_bwd", ops_mem_s(hw, L * el));
-	n = put(out, n, "log_softmax_bwd", ops_mem_s(hw, 3 * L * el));
+	n = put(out, n, "nll_loss_bwd", ops_kern_s(hw, KF_FILL, L * el));
+	n = put(out, n, "log_softmax_bwd", ops_kern_s(hw, KF_SOFTMAX_BWD, 3 * L * el));
 	if (el > ei)
-		n = put(out, n, "logits_grad_downcast", ops_mem_s(hw, L * (ei + el)));
+		n = put(out, n, "logits_grad_downcast", ops_kern_s(hw, KF_DOWNCAST, L * (ei + el)));
 	return n;
 }
 
@@ -497,19 +538,20 @@ int ops_dense_fwd(const struct opctx *c, int l, struct opcost *out)
 	const struct model_cfg *m = &c->sc->model;
 	const struct hwmodel *hw = c->hw;
 	double T = c->tokens, in = m->widths[l], o = m->widths[l + 1], e = dtype_bytes(m->dtype);
+	enum kern_family ew = eager_family(c, KF_ELEMENTWISE);
 	int n = put_cast(c, out, 0, scenario_dense_layer_params(c->sc, l), 0);
 	n = put_cb(out, n, "linear", ops_gemm_s(hw, m->dtype, T, o, in));
 	if (l + 1 < m->layers) {
 		if (m->act != ACT_NONE)
-			n = put(out, n, act_op[m->act], ops_mem_s(hw, 2 * T * o * e));
+			n = put(out, n, act_op[m->act], ops_kern_s(hw, ew, 2 * T * o * e));
 		if (m->dropout > 0)
-			n = put(out, n, "dropout", ops_mem_s(hw, T * o * (2 * e + 1)));
+			n = put(out, n, "dropout", ops_kern_s(hw, ew, T * o * (2 * e + 1)));
 		return n;
 	}
 	if (m->loss == LOSS_CROSS_ENTROPY) {
 		n = put_ce(c, out, n, T, o, e, e, 0);
 	} else if (m->loss == LOSS_MSE) {
-		n = put(out, n, "mse_loss", ops_mem_s(hw, 2 * T * o * e));
+		n = put(out, n, "mse_loss", ops_kern_s(hw, ew, 2 * T * o * e));
 	}
 	return n;
 }
@@ -524,22 +566,23 @@ int ops_dense_bwd(const struct opctx *c, int l, struct opcost *out)
 	const struct model_cfg *m = &c->sc->model;
 	const struct hwmodel *hw = c->hw;
 	double T = c->tokens, in = m->widths[l], o = m->widths[l + 1], e = dtype_bytes(m->dtype);
+	enum kern_family ew = eager_family(c, KF_ELEMENTWISE);
 	int n = 0;
 	if (l + 1 == m->layers) {
 		if (m->loss == LOSS_CROSS_ENTROPY) {
 			n = put_ce(c, out, n, T, o, e, e, 1);
 		} else if (m->loss == LOSS_MSE) {
-			n = put(out, n, "mse_loss_bwd", ops_mem_s(hw, 3 * T * o * e));
+			n = put(out, n, "mse_loss_bwd", ops_kern_s(hw, ew, 3 * T * o * e));
 		}
 	} else {
 		if (m->dropout > 0)
-			n = put(out, n, "dropout_bwd", ops_mem_s(hw, T * o * (2 * e + 1)));
+			n = put(out, n, "dropout_bwd", ops_kern_s(hw, ew, T * o * (2 * e + 1)));
 		if (m->act != ACT_NONE)
-			n = put(out, n, act_bwd_op[m->act], ops_mem_s(hw, 3 * T * o * e));
+			n = put(out, n, act_bwd_op[m->act], ops_kern_s(hw, ew, 3 * T * o * e));
 	}
 	n = put_cb(out, n, "linear_wgrad", ops_gemm_s(hw, m->dtype, o, in, T));
 	if (m->bias)
-		n = put(out, n, "bias_grad", ops_mem_s(hw, T * o * e));
+		n = put(out, n, "bias_grad", ops_kern_s(hw, ew, T * o * e));
 	if (l > 0)
 		n = put_cb(out, n, "linear_dgrad", ops_gemm_s(hw, m->dtype, T, in, o));
 	return put_cast(c, out, n, scenario_dense_layer_params(c->sc, l), 1);

@@ -67,6 +67,10 @@ void ops_host_cost(const struct hwmodel *hw, const struct scenario *sc, struct h
 
 double ops_gemm_s(const struct hwmodel *hw, enum dtype dt, double m, double n, double k);
 double ops_mem_s(const struct hwmodel *hw, double bytes);
+/* A memory-bound kernel of family f (gpu.kernels) moving `bytes` as the op model counts them: the family's
+ * measured time at that size (hwmodel_kern_us) and the GPU's gap before the next kernel; a family the model does
+ * not measure (or KF_COPY) costs ops_mem_s. */
+double ops_kern_s(const struct hwmodel *hw, enum kern_family f, double bytes);
 /* Attention core (scores, softmax, weighted sum) of one micro-batch on one TP rank. */
 double ops_attn_s(const struct opctx *c, int backward);
 /* The hardware model's attention entry the model runs (unfused, fused flash, or cuDNN's), and whether its core

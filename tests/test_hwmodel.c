@@ -357,6 +357,29 @@ static void test_attention(void)
 	CHECK_NEAR(hwmodel_attn_tflops(hw, ATTN_FUSED, DT_BF16, 32768, 64, false, false), 300, 1e-12);
 	/* no rows: eff * peak = 0.3 * 100 */
 	CHECK_NEAR(hwmodel_attn_tflops(hw, ATTN_UNFUSED, DT_BF16, 2048, 128, false, true), 30, 1e-12);
+	/* rows without bh: any bh gives the same rates */
+	CHECK_NEAR(hwmodel_attn_tflops_bh(hw, ATTN_FUSED, DT_BF16, 2048, 128, true, false, 7), 200, 1e-12);
+	hwmodel_free(hw);
+
+	/* rows with bh (batch x heads): at seq 1024 bh 64 -> 100, bh 256 -> 200; at seq 4096 one row, bh 64 -> 300.
+	 * seq 1024, bh 128 (halfway in log2): 150; bh 32 and 1024 clamp to 100 and 200; no bh: the largest, 200.
+	 * seq 2048 (halfway between 1024 and 4096), bh 128: (150 + 300)/2 = 225 */
+	const char *bh = "  attention:\n"
+			 "    fused:\n"
+			 "      rows:\n"
+			 "        - {head_dim: 128, causal: true, seq: 1024, bh: 64, fwd_tflops: 100, bwd_tflops: 50}\n"
+			 "        - {head_dim: 128, causal: true, seq: 1024, bh: 256, fwd_tflops: 200, bwd_tflops: 100}\n"
+			 "        - {head_dim: 128, causal: true, seq: 4096, bh: 64, fwd_tflops: 300, bwd_tflops: 150}\n";
+	hw = hwmodel_load_string("b.yaml", replace(HW_HEAD, "  attention: {fwd_eff: 0.5, bwd_eff: 0.4}\n", bh), &err);
+	CHECK(hw != NULL);
+	if (!hw)
+		return;
+	CHECK_NEAR(hwmodel_attn_tflops_bh(hw, ATTN_FUSED, DT_BF16, 1024, 128, true, false, 128), 150, 1e-12);
+	CHECK_NEAR(hwmodel_attn_tflops_bh(hw, ATTN_FUSED, DT_BF16, 1024, 128, true, false, 32), 100, 1e-12);
+	CHECK_NEAR(hwmodel_attn_tflops_bh(hw, ATTN_FUSED, DT_BF16, 1024, 128, true, false, 1024), 200, 1e-12);
+	CHECK_NEAR(hwmodel_attn_tflops(hw, ATTN_FUSED, DT_BF16, 1024, 128, true, false), 200, 1e-12);
+	CHECK_NEAR(hwmodel_attn_tflops_bh(hw, ATTN_FUSED, DT_BF16, 2048, 128, true, false, 128), 225, 1e-12);
+	CHECK_NEAR(hwmodel_attn_tflops_bh(hw, ATTN_FUSED, DT_BF16, 1024, 128, true, true, 128), 75, 1e-12);
 	hwmodel_free(hw);
 
 	/* the power section's bounds, and a row given twice */

@@ -6,8 +6,13 @@ CSV line per (row, kernel class): GPU time summed over the step. A diagnostic fo
 `gpusim predict --trace` of the same scenario to see which op the model gets wrong. Runs on the GPU machine only.
 
 usage: validate/runner/kernel_profile.py --rows t07-single,t12-single --out FILE.csv [--host HOST.csv] [--kernels K.csv]
+       [--gaps G.csv]
   --kernels  also one line per kernel name (label,kernel_class,kernel,calls,gpu_us): which attention, GEMM or
           elementwise kernel the time is in, to compare with the ops of `gpusim predict --trace`
+  --gaps  also the GPU's idle time between consecutive kernels of the profiled step, by the class of the kernel
+          after the gap (label,next_class,gaps,total_us,median_us,over_10us,over_10us_total_us; a line `span` with
+          the first kernel's start to the last one's end and the kernels' sum): what the model's gap_us and host
+          costs must account for
   --host  also profile the host side of the same step: self CPU time of the top operators, and the step's wall
           time against the sum of its kernels (where a host-bound step's time goes)
 """
@@ -44,13 +49,32 @@ def kernel_class(name):
     return "other"
 
 
+def write_gaps(f, label, prof):
+    import statistics
+    ev = sorted((e.time_range.start, e.time_range.end, kernel_class(e.name)) for e in prof.events()
+                if str(e.device_type).endswith("CUDA"))
+    by = collections.defaultdict(list)
+    for i in range(len(ev) - 1):
+        by[ev[i + 1][2]].append(max(0.0, ev[i + 1][0] - ev[i][1]))
+    for cls, g in sorted(by.items(), key=lambda kv: -sum(kv[1])):
+        big = [x for x in g if x > 10]
+        f.write("%s,%s,%d,%.1f,%.2f,%d,%.1f\n" % (label, cls, len(g), sum(g), statistics.median(g), len(big), sum(big)))
+    busy = sum(e[1] - e[0] for e in ev)
+    f.write("%s,span,%d,%.1f,%.1f,0,0\n" % (label, len(ev), ev[-1][1] - ev[0][0], busy))
+    f.flush()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rows", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--host")
     ap.add_argument("--kernels")
+    ap.add_argument("--gaps")
     a = ap.parse_args()
+    gapf = open(a.gaps, "w") if a.gaps else None
+    if gapf:
+        gapf.write("label,next_class,gaps,total_us,median_us,over_10us,over_10us_total_us\n")
     hostf = open(a.host, "w") if a.host else None
     kernf = open(a.kernels, "w") if a.kernels else None
     if kernf:
@@ -102,6 +126,8 @@ def main():
                 kcalls[kname] += 1
                 if dt > top.get(cls, ("", 0))[1]:
                     top[cls] = (e.name[:80].replace(",", ";"), dt)
+            if gapf:
+                write_gaps(gapf, r["label"], prof)
             if kernf:
                 for kname, t in kus.most_common():
                     kernf.write("%s,%s,%s,%d,%.1f\n" % (r["label"], kernel_class(kname), kname, kcalls[kname], t))

@@ -1,0 +1,38 @@
+/* torchkern: what an eager PyTorch step launches besides GEMMs and attention, measured through PyTorch
+ * (`gpusim calibrate --kernels torch`): the probe calibrate/torch_kernels.py (compiled into gpusim as text, run with
+ * python3, calibrate/torchprobe.h) times its memory-bound kernels by family at sizes from 64 Ki to 256 Mi elements,
+ * the GPU's idle time between the kernels of a full stream, and the host's cost of an eager op and of a collective
+ * call. The rows become gpu.kernels and host.<mode>.coll_us; the CSV is kept as raw/kernels_torch.csv, which
+ * --refit reads back. */
+#ifndef TORCHKERN_H
+#define TORCHKERN_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "calibrate/calib.h"
+#include "hardware/hwmodel.h"
+
+/* The probe's text (generated from calibrate/torch_kernels.py at build time). */
+extern const char torchkern_script[];
+
+/* torchkern_run: run the probe (--quick: sizes up to 64 Mi elements); 0 or GS_EENV after a line saying why. */
+int torchkern_run(struct calib *c, bool quick);
+/* torchkern_parse: the probe's CSV (header `section,name,size,bytes,kernels,us`; '#' lines are comments, the first
+ * one the source) into c->tkern; 0 or GS_EINVAL at the bad line. */
+int torchkern_parse(FILE *f, const char *name, struct calib *c);
+/* torchkern_write: the rows back as the probe's CSV (raw/kernels_torch.csv). */
+void torchkern_write(FILE *f, const struct calib *c);
+/* torchkern_fill: gpu.kernels from the rows. A family that one op measures has points: its times at every size of
+ * at least 2 x the L2 cache (l2_bytes; 0: 50 MiB), so that they are HBM's and not the cache's (the probe repeats
+ * each op on the same tensors); a family of several ops (elementwise) has none; gbps (the growth beyond the last point)
+ * is the inverse slope of a least-squares line of time against bytes over those rows; latency_us is the median
+ * time of its rows at its smallest size, the kernel's fixed cost; gap_us the `mixed` gap row's (GEMMs and elementwise kernels
+ * alternating, as a step issues them, on a stream the host kept full), else the smallest gap row. False (k untouched)
+ * when no family has two sizes above that bound. */
+bool torchkern_fill(const struct calib *c, double l2_bytes, struct hw_kernels *k);
+/* torchkern_coll_us: the enqueue of one collective beyond an eager op's dispatch, in us: the median host time of
+ * the probe's all_reduce calls less that of its eager op (both measured in one process, one after the other),
+ * at least 0; false when the probe has no host rows. */
+bool torchkern_coll_us(const struct calib *c, double *coll_us, double *op_us, double *call_us);
+
+#endif
