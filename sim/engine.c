@@ -90,6 +90,19 @@ static inline void step(struct sim *s, int r, int k)
 
 static void fx_prepare(struct sim *s);
 
+/* The state at the step's start (on zeroed or reset tables): cursors at each program's start, no transfer landed,
+ * nothing blocked; the maps at the stage speeds now in cfg. */
+static void start(struct sim *s)
+{
+	for (int r = 0; r < s->nranks; r++)
+		for (int k = 0; k < NSTREAMS; k++)
+			program_cursor_start(&s->cfg.progs[rank_stage(s, r)], k, &s->pc[(size_t)r * NSTREAMS + k]);
+	for (size_t i = 0; i < (size_t)s->nranks * s->maxslot; i++)
+		s->mb_start[i] = s->mb_end[i] = -1;
+	memset(s->block_cat, -1, s->nranks);
+	fx_prepare(s);
+}
+
 struct sim *sim_new(const struct sim_config *cfg)
 {
 	struct sim *s = xcalloc(1, sizeof *s);
@@ -111,9 +124,6 @@ struct sim *sim_new(const struct sim_config *cfg)
 		s->t_of[r] = r % cfg->tp_sim;
 	}
 	s->pc = xcalloc(rk, sizeof *s->pc);
-	for (int r = 0; r < s->nranks; r++)
-		for (int k = 0; k < NSTREAMS; k++)
-			program_cursor_start(&cfg->progs[rank_stage(s, r)], k, &s->pc[(size_t)r * NSTREAMS + k]);
 	s->state = xcalloc(rk, 1);
 	s->busy_from = xcalloc(rk, sizeof(int64_t));
 	s->busy_until = xcalloc(rk, sizeof(int64_t));
@@ -135,15 +145,43 @@ struct sim *sim_new(const struct sim_config *cfg)
 	s->link_start = xcalloc(nl, sizeof(int64_t));
 	s->tp_arrived = xcalloc((size_t)cfg->pp * cfg->dp_sim * NSTREAMS, sizeof(int32_t));
 	s->dp_arrived = xcalloc((size_t)cfg->pp * cfg->tp_sim * NSTREAMS, sizeof(int32_t));
-	for (size_t i = 0; i < (size_t)s->nranks * s->maxslot; i++)
-		s->mb_start[i] = s->mb_end[i] = -1;
-	memset(s->block_cat, -1, s->nranks);
 	s->fuse = cfg->compute_slowdown == 0 && cfg->comm_slowdown == 0;
 	s->seg_ev = cfg->trace ? EV_SEGMENT : EV_STREAM;
 	s->group = s->fuse && cfg->tp_sim > 1 && !cfg->trace;
-	fx_prepare(s);
+	s->stmap = xcalloc((size_t)s->cfg.pp, sizeof *s->stmap);
+	if (s->group)
+		s->gmap = xcalloc((size_t)s->cfg.pp, sizeof *s->gmap);
 	eventq_init(&s->q);
+	start(s);
 	return s;
+}
+
+void sim_reset(struct sim *s)
+{
+	size_t rk = (size_t)s->nranks * NSTREAMS, nl = (size_t)s->nranks * LINK_N;
+	memset(s->state, 0, rk);
+	memset(s->busy_from, 0, rk * sizeof(int64_t));
+	memset(s->busy_until, 0, rk * sizeof(int64_t));
+	memset(s->arrive, 0, rk * sizeof(int64_t));
+	memset(s->end_t, 0, rk * sizeof(int64_t));
+	memset(s->ev_done, 0, ((size_t)s->nranks * s->evwords + 1) * sizeof *s->ev_done);
+	memset(s->acc, 0, (size_t)s->nranks * ACC_N * sizeof(int64_t));
+	memset(s->idle_since, 0, (size_t)s->nranks * sizeof(int64_t));
+	memset(s->host_t, 0, (size_t)s->nranks * sizeof(int64_t));
+	memset(s->side_t, 0, (size_t)s->nranks * sizeof(int64_t));
+	memset(s->block_slot, 0, (size_t)s->nranks * sizeof(int32_t));
+	memset(s->link_busy, 0, nl);
+	memset(s->link_nwait, 0, nl);
+	memset(s->link_wait, 0, nl * 2);
+	memset(s->link_start, 0, nl * sizeof(int64_t));
+	memset(s->tp_arrived, 0, (size_t)s->cfg.pp * s->cfg.dp_sim * NSTREAMS * sizeof(int32_t));
+	memset(s->dp_arrived, 0, (size_t)s->cfg.pp * s->cfg.tp_sim * NSTREAMS * sizeof(int32_t));
+	eventq_clear(&s->q);
+	s->nwork = 0;
+	s->events = 0;
+	s->step_time = 0;
+	s->work_s = 0;
+	start(s);
 }
 
 void sim_free(struct sim *s)
@@ -352,9 +390,6 @@ static void trace_segment(struct sim *s, int r, int k, const struct instr *in, i
 static void fx_prepare(struct sim *s)
 {
 	int tp_fuses = s->cfg.tp_sim == 1, maps = s->fuse && !s->cfg.trace;
-	s->stmap = xcalloc((size_t)s->cfg.pp, sizeof *s->stmap);
-	if (s->group)
-		s->gmap = xcalloc((size_t)s->cfg.pp, sizeof *s->gmap);
 	for (int st = 0; st < s->cfg.pp; st++) {
 		double sp = s->cfg.stage_speed ? s->cfg.stage_speed[st] : 1;
 		tmap_stage_prepare(&s->cfg.progs[st], sp, s->cfg.host_op_s, tp_fuses, maps, &s->stmap[st]);

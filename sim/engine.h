@@ -28,6 +28,9 @@ enum { ACC_COMPUTE, ACC_TP, ACC_PP, ACC_DP, ACC_OPTIMIZER, ACC_BUBBLE, ACC_HOST,
 
 struct sim *sim_new(const struct sim_config *cfg);
 void sim_free(struct sim *s);
+/* Make s ready to run the step again from its start, at the stage speeds cfg.stage_speed points to now (the
+ * stage clocks' next iteration): the programs and everything derived from them alone are kept. */
+void sim_reset(struct sim *s);
 /* sim_run: 0, or GS_EINVAL (printed) when the programs deadlock, which is a builder bug. */
 int sim_run(struct sim *s);
 double sim_step_time(const struct sim *s);

@@ -41,6 +41,16 @@ void eventq_init(struct eventq *q)
 	q->free_node = q->free_bucket = NIL;
 }
 
+void eventq_clear(struct eventq *q)
+{
+	q->nnodes = q->nbuckets = q->heaplen = q->hashlen = 0;
+	q->free_node = q->free_bucket = NIL;
+	if (q->hash)
+		memset(q->hash, 0, q->hashcap * sizeof *q->hash);
+	q->len = 0;
+	q->next_seq = 0;
+}
+
 void eventq_release(struct eventq *q)
 {
 	free(q->nodes);

@@ -36,6 +36,8 @@ struct eventq {
 
 void eventq_init(struct eventq *q);
 void eventq_release(struct eventq *q);
+/* Empty the queue, keeping its memory for the next run. */
+void eventq_clear(struct eventq *q);
 void eventq_push(struct eventq *q, int64_t t, uint32_t kind, uint32_t what);
 /* eventq_pop: 1 and *out filled, or 0 when empty. */
 int eventq_pop(struct eventq *q, struct event *out);

@@ -164,8 +164,10 @@ static int stage_clocks(const struct hwmodel *hw, const struct build *b, const s
 	double alpha = 1, last_change = INFINITY, scale = 1, prev_T = 0;
 	int prev_b = -1;
 	*last = NULL;
+	struct sim *s = sim_new(&c);  /* one for every iteration: reset at each new speed[] (sim_reset) */
 	for (int it = 0; it < 40; it++) {
-		struct sim *s = sim_new(&c);
+		if (it > 0)
+			sim_reset(s);
 		int rc = sim_run(s);
 		if (rc < 0) {
 			sim_free(s);
@@ -197,7 +199,6 @@ static int stage_clocks(const struct hwmodel *hw, const struct build *b, const s
 			*last = s;  /* run at speed[], within 1e-6 of what it asks for */
 			break;
 		}
-		sim_free(s);
 		if (change > last_change)
 			alpha = 0.5;  /* oscillating: damp, and plain steps from now on */
 		/* how the step followed the stages' compute between the last two simulations */

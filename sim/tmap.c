@@ -103,18 +103,21 @@ static int piece_fusable(const struct piece *pc, int tp_fuses)
 }
 
 /* A stage's pieces replay a few stored runs (a layer's forward or backward) a thousand times: each distinct run
- * is mapped once, found again through a hash on its offset. */
-void tmap_stage_prepare(const struct program *p, double sp, double hop, int tp_fuses, int maps,
-			struct tmap_stage *out)
+ * is found once, through a hash on its offset. */
+static void stage_index(const struct program *p, double hop, int tp_fuses, struct tmap_stage *out)
 {
-	size_t np = p->npieces[STREAM_COMPUTE], hsize = 16, nmaps = 0;
+	size_t np = p->npieces[STREAM_COMPUTE], hsize = 16, n1 = np ? np : 1;
 	while (hsize < 2 * np)
 		hsize *= 2;
-	double total = 0;
-	uint32_t *hash = xcalloc(hsize, sizeof *hash);              /* slot -> 1 + first piece of that run */
-	int32_t *map_of = xmalloc((np ? np : 1) * sizeof *map_of);  /* piece -> map index, -1 none */
-	double *tpass = xmalloc((np ? np : 1) * sizeof *tpass);     /* one pass's work, seconds */
-	out->maps = xmalloc((np ? np : 1) * sizeof *out->maps);
+	uint32_t *hash = xcalloc(hsize, sizeof *hash);  /* slot -> 1 + first piece of that run */
+	out->run_of = xmalloc(n1 * sizeof *out->run_of);
+	out->first = xmalloc(n1 * sizeof *out->first);
+	out->fusable = xmalloc(n1);
+	out->comp = xmalloc(n1 * sizeof *out->comp);
+	out->rest = xmalloc(n1 * sizeof *out->rest);
+	out->maps = xmalloc(n1 * sizeof *out->maps);
+	out->piece = xcalloc(n1, sizeof *out->piece);
+	out->nruns = 0;
 	for (size_t i = 0; i < np; i++) {
 		const struct piece *pc = &p->pieces[STREAM_COMPUTE][i];
 		size_t h = ((size_t)pc->off * 0x9e3779b1u + pc->n) & (hsize - 1);
@@ -125,53 +128,79 @@ void tmap_stage_prepare(const struct program *p, double sp, double hop, int tp_f
 			h = (h + 1) & (hsize - 1);
 		}
 		if (hash[h]) {
-			size_t q = hash[h] - 1;
-			map_of[i] = map_of[q];
-			tpass[i] = tpass[q];
-		} else {
-			hash[h] = (uint32_t)i + 1;
-			double t = 0;
-			for (uint32_t j = 0; j < pc->n; j++) {
-				const struct instr *in = &pc->ins[j];
-				double n = in->nops ? in->nops : 1;
-				t += in->kind == INS_COMPUTE ? in->dur / sp + 2 * n * hop : in->dur;
-			}
-			tpass[i] = t;
-			map_of[i] = -1;
-			if (maps && (pc->n > 1 || pc->reps > 1) && piece_fusable(pc, tp_fuses)) {
-				struct tmap m = { .B = TMAP_NEG }, one;
-				for (uint32_t j = 0; j < pc->n; j++) {
-					tmap_instr(&pc->ins[j], sp, hop, &one);
-					tmap_then(&m, &one);
-				}
-				/* a wait for the side channel where the host also holds the GPU back: which of the two it
-				 * waited for is known only instruction by instruction */
-				if (!m.waits || (m.B == TMAP_NEG && m.C == 0 && m.F == TMAP_NEG)) {
-					out->maps[nmaps] = m;
-					map_of[i] = (int32_t)nmaps++;
-				}
+			out->run_of[i] = out->run_of[hash[h] - 1];
+			continue;
+		}
+		hash[h] = (uint32_t)i + 1;
+		size_t r = out->nruns++;
+		out->run_of[i] = (int32_t)r;
+		out->first[r] = (uint32_t)i;
+		out->fusable[r] = (pc->n > 1 || pc->reps > 1) && piece_fusable(pc, tp_fuses);
+		double comp = 0, rest = 0;
+		for (uint32_t j = 0; j < pc->n; j++) {
+			const struct instr *in = &pc->ins[j];
+			double n = in->nops ? in->nops : 1;
+			if (in->kind == INS_COMPUTE) {
+				comp += in->dur;
+				rest += 2 * n * hop;
+			} else {
+				rest += in->dur;
 			}
 		}
-		total += tpass[i] * pc->reps;
+		out->comp[r] = comp;
+		out->rest[r] = rest;
 	}
-	out->piece = xcalloc(np ? np : 1, sizeof *out->piece);
-	for (size_t i = 0; i < np; i++)
-		out->piece[i] = map_of[i] >= 0 ? &out->maps[map_of[i]] : NULL;
 	free(hash);
-	free(map_of);
-	free(tpass);
 	/* the other streams' work: collectives, transfers, copies */
+	out->other_streams = 0;
 	for (int k = 1; k < NSTREAMS; k++)
 		for (size_t i = 0; i < p->npieces[k]; i++)
 			for (uint32_t j = 0; j < p->pieces[k][i].n; j++)
-				total += p->pieces[k][i].ins[j].dur * p->pieces[k][i].reps;
+				out->other_streams += p->pieces[k][i].ins[j].dur * p->pieces[k][i].reps;
+}
+
+void tmap_stage_prepare(const struct program *p, double sp, double hop, int tp_fuses, int maps,
+			struct tmap_stage *out)
+{
+	if (!out->run_of)
+		stage_index(p, hop, tp_fuses, out);
+	const struct piece *pcs = p->pieces[STREAM_COMPUTE];
+	uint8_t *ok = xcalloc(out->nruns ? out->nruns : 1, 1);  /* run: maps[run] holds its map */
+	for (size_t r = 0; maps && r < out->nruns; r++) {
+		if (!out->fusable[r])
+			continue;
+		const struct piece *pc = &pcs[out->first[r]];
+		struct tmap m = { .B = TMAP_NEG }, one;
+		for (uint32_t j = 0; j < pc->n; j++) {
+			tmap_instr(&pc->ins[j], sp, hop, &one);
+			tmap_then(&m, &one);
+		}
+		/* a wait for the side channel where the host also holds the GPU back: which of the two it waited for is
+		 * known only instruction by instruction */
+		if (!m.waits || (m.B == TMAP_NEG && m.C == 0 && m.F == TMAP_NEG)) {
+			out->maps[r] = m;
+			ok[r] = 1;
+		}
+	}
+	double total = out->other_streams;
+	for (size_t i = 0; i < p->npieces[STREAM_COMPUTE]; i++) {
+		int32_t r = out->run_of[i];
+		out->piece[i] = ok[r] ? &out->maps[r] : NULL;
+		total += (out->comp[r] / sp + out->rest[r]) * pcs[i].reps;
+	}
 	out->work_s = total;
+	free(ok);
 }
 
 void tmap_stage_release(struct tmap_stage *st)
 {
 	free((void *)st->piece);
 	free(st->maps);
+	free(st->run_of);
+	free(st->first);
+	free(st->fusable);
+	free(st->comp);
+	free(st->rest);
 	memset(st, 0, sizeof *st);
 }
 

@@ -90,13 +90,23 @@ static inline void tmap_apply(const struct tmap *m, int64_t *t, int64_t *h, int6
 
 /* A stage's maps: piece[i] the map of one pass over compute-stream piece i when a run can cross it whole (every
  * instruction fusable, none starting a unit but the first of a piece run once), else NULL; one map per distinct
- * stored run (off, n). work_s: every stream's work in seconds (a bound of the step's length). */
+ * stored run (off, n). work_s: every stream's work in seconds (a bound of the step's length). Which pieces run
+ * the same stored run depends on the program only: that index is made by the first tmap_stage_prepare and kept,
+ * so preparing again at other speeds (the stage clocks' iterations) only remakes the maps. */
 struct tmap_stage {
 	const struct tmap **piece;
-	struct tmap *maps;
+	struct tmap *maps;         /* per distinct run */
 	double work_s;
+	/* the index */
+	size_t nruns;
+	int32_t *run_of;           /* piece -> its distinct run */
+	uint32_t *first;           /* run -> its first piece */
+	uint8_t *fusable;          /* run: every instruction fusable (piece_fusable) */
+	double *comp, *rest;       /* run: one pass's compute seconds at speed 1, and the rest (host, collectives) */
+	double other_streams;      /* the other streams' work, seconds */
 };
-/* maps 0: only work_s (the engine does not fuse: interference, or a timeline that needs every instruction). */
+/* maps 0: only work_s (the engine does not fuse: interference, or a timeline that needs every instruction).
+ * out zeroed the first time; tp_fuses and hop must be the same on every call with the same out. */
 void tmap_stage_prepare(const struct program *p, double sp, double hop, int tp_fuses, int maps,
 			struct tmap_stage *out);
 void tmap_stage_release(struct tmap_stage *st);
