@@ -3,7 +3,7 @@
  * two chunks of seq/(2cp), chunk c and chunk 2cp-1-c, so every rank does the same attention work. All
  * token-wise ops (norms, GEMMs, MLP) run on those tokens alone; attention needs every rank's K and V:
  *   p2p (default, TE AttnFuncWithCPAndKVP2P): cp steps per layer; at step i the rank computes its queries
- *     against the K/V chunk it holds, while on the side stream it passes that chunk to the next rank of the
+ *     against the K/V chunk it holds, while on the side channel it passes that chunk to the next rank of the
  *     ring and receives the next one (cp-1 hops of the rank's K+V bytes forward). With a causal mask step 0
  *     is the causal diagonal block over the rank's seq/cp tokens and every other step half a block
  *     (seq/cp x seq/(2cp) query-key pairs): each step is 1/cp of the rank's share, so the work is even.

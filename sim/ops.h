@@ -13,8 +13,8 @@
 /* A compute op, or a collective on the compute stream: over the TP group (all-reduce, all-gather) or the EP
  * group (the MoE all-to-all), or the CP group (context parallelism's all_gather variant). bytes follow the
  * nccl-tests convention of hwmodel.h.
- * OPK_SIDE_*: a transfer on the side stream (STREAM_SIDE), issued where it stands in the list: it starts once
- * the compute stream has done every op before it and the side stream its earlier transfers; the compute ops
+ * OPK_SIDE_*: a transfer on the rank's side channel (INS_SIDE), issued where it stands in the list: it starts once
+ * the compute stream has done every op before it and the side channel its earlier transfers; the compute ops
  * after it overlap it until an OPK_SIDE_WAIT, where the compute stream waits for every side transfer issued so
  * far (sim/overlap.h). */
 enum opkind {
@@ -23,7 +23,7 @@ enum opkind {
 	OPK_SIDE_TP_P2P,                          /* one hop of a ring over the TP group: bytes to the next rank */
 	OPK_SIDE_TP_ALLGATHER, OPK_SIDE_TP_REDUCESCATTER,  /* bulk overlap: a whole collective over TP */
 	OPK_SIDE_CP_P2P,                          /* one hop of the K/V ring over the CP group */
-	OPK_SIDE_WAIT,                            /* the compute stream waits for the side stream */
+	OPK_SIDE_WAIT,                            /* the compute stream waits for the side channel */
 };
 
 struct opcost {
@@ -37,7 +37,7 @@ struct opcost {
 	int hops;           /* OPK_SIDE_TP_P2P / OPK_SIDE_CP_P2P: ring hops in a row, bytes/hops each (0: one) */
 };
 
-/* Whether an op runs on the side stream (OPK_SIDE_TP_P2P .. OPK_SIDE_CP_P2P). */
+/* Whether an op runs on the side channel (OPK_SIDE_TP_P2P .. OPK_SIDE_CP_P2P). */
 static inline bool ops_is_side(enum opkind k)
 {
 	return k >= OPK_SIDE_TP_P2P && k <= OPK_SIDE_CP_P2P;

@@ -1,4 +1,4 @@
-/* overlap: side-stream transfers and TP communication overlap (see overlap.h). */
+/* overlap: side-channel transfers and TP communication overlap (see overlap.h). */
 #include "sim/overlap.h"
 
 #include "sim/fp8.h"

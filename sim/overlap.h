@@ -21,7 +21,7 @@
 /* At most this many chunks per overlapped GEMM (tp beyond it: chunks of tp/OVERLAP_MAX_CHUNKS ranks' rows). */
 #define OVERLAP_MAX_CHUNKS 32
 
-/* Append a side-stream transfer of `bytes` (kind: an OPK_SIDE_* transfer), or the compute stream's wait. */
+/* Append a side-channel transfer of `bytes` (kind: an OPK_SIDE_* transfer), or the compute stream's wait. */
 int overlap_put_side(struct opcost *out, int n, enum opkind kind, const char *name, double bytes);
 int overlap_put_wait(struct opcost *out, int n);
 
