@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "cli/cli.h"
 #include "util/diag.h"
@@ -157,5 +160,12 @@ int main(int argc, char **argv)
 	const struct command *c = find(name);
 	if (!c)
 		return unknown_command(name);
+#ifdef __GLIBC__
+	/* A prediction allocates and frees each simulation's tables (a few MB) several times over: from the heap,
+	 * kept there, instead of mmap'd and unmapped each time, the pages are not faulted in again (70b_64gpu:
+	 * 683 -> 494 page faults; docs/performance.md). Freed memory above 64 MB still goes back to the system. */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 64 << 20);
+#endif
 	return finish(c->fn(argc - 1, argv + 1));
 }

@@ -26,6 +26,16 @@ struct deferred {
 	struct gradcomp_bucket gcb;
 };
 
+/* The stage's own op lists (stage_list) and the two repeated layer passes, whose compute-bound time is counted
+ * by passes (a tally) instead of added op by op: 70b_64gpu's stages pass ~100,000 layers each. */
+enum { TALLY_FWD, TALLY_BWD, TALLY_EFWD, TALLY_EBWD, TALLY_HFWD, TALLY_HBWD, TALLY_RFWD, TALLY_LFWD, TALLY_LBWD,
+       TALLY_N };
+struct tally {
+	double s;                 /* one pass's compute-bound seconds, in list order */
+	long long n;              /* passes */
+	bool set;                 /* s is this stage's (the lists are timed per stage: time_tp) */
+};
+
 struct ctx {
 	const struct scenario *sc;
 	const struct hwmodel *hw;
@@ -38,9 +48,10 @@ struct ctx {
 	int rdp;                  /* ranks that reduce gradients together: dp*cp (scenario_grad_ranks) */
 	int p, v, m, s, Lv, last_j;
 	int layer0;               /* v == 1: the stage's first global layer (the pipeline split may be uneven) */
-	struct opcost fwd[OPS_MAX], bwd[OPS_MAX], efwd[OPS_MAX], ebwd[OPS_MAX], hfwd[OPS_MAX], hbwd[OPS_MAX];
+	/* OPS_MAX each, in one block (lists): zeroing 400 kB of ctx on the stack cost more than a build's own work */
+	struct opcost *fwd, *bwd, *efwd, *ebwd, *hfwd, *hbwd;
 	int nfwd, nbwd, nefwd, nebwd, nhfwd, nhbwd;
-	struct opcost rfwd[OPS_MAX];  /* training.recompute op: the forward ops a layer's backward reruns first */
+	struct opcost *rfwd;      /* training.recompute op: the forward ops a layer's backward reruns first */
 	int nrfwd;
 	double pending_bytes;     /* gradients produced but not yet in a bucket */
 	double copied_bytes;      /* gradients copied into DDP buckets (dp_bucket_copy), to copy back */
@@ -51,10 +62,16 @@ struct ctx {
 	struct gradcomp_bucket gcb;  /* the open bucket's make-up, for a reduce dtype or compression hook */
 	struct deferred *deferred;   /* buckets held back when dp_overlap is off */
 	int ndeferred, capdeferred;
-	double compute_bound_s;   /* this stage's compute-bound op time per step (GEMMs, attention cores) */
+	double compute_bound_s;   /* this stage's compute-bound op time per step (GEMMs, attention cores): the
+	                           * lists built on the stack, in order; the stage's own lists are tallied */
+	struct tally tally[TALLY_N];  /* passes over each of the stage's own lists (count_bound, count_layer) */
 	double layer_params;      /* parameters of one layer on one GPU (layer_params_local) */
-	double bound_fwd[OPS_MAX], bound_bwd[OPS_MAX];  /* a layer's compute-bound op times, in list order */
-	int nbound_fwd, nbound_bwd;
+	double pass_fwd, pass_bwd;  /* a layer's compute-bound seconds, forward and backward, as the lists were made
+	                             * (count_layer) */
+	bool *rc;                 /* per local layer of the stage's chunks: its backward reruns its forward */
+	int *run;                 /* per local layer l: layers l, l-1, ... whose backward is the same as l's */
+	double *act, *transient;  /* per chunk: unit_act_bytes and loss_transient_bytes */
+	double send_s[2];         /* a pipeline send's time forward and backward (send); 0: not yet timed */
 	char key_layer_bwd;       /* its address names a layer's backward (program_repeat_*) */
 	char key_layer_bwd_rc;    /* ... and one with its forward rerun first (full recompute) */
 	int *reload_ev;           /* training.offload_layers: copy-stream event of each offloaded layer's reload */
@@ -68,30 +85,72 @@ static int dense(const struct ctx *c)
 	return c->sc->model.type == MODEL_DENSE;
 }
 
-/* The stage's compute-bound time gains the list's compute-bound ops, one by one in list order: the same sum
- * whether the list's instructions are emitted or repeated. */
-static void count_bound(struct ctx *c, const struct opcost *ops, int n)
+static double bound_sum(const struct opcost *ops, int n)
 {
+	double t = 0;
 	for (int i = 0; i < n; i++)
 		if (ops[i].kind == OPK_COMPUTE && ops[i].compute_bound)
-			c->compute_bound_s += ops[i].s;
+			t += ops[i].s;
+	return t;
+}
+
+/* Which tally counts a list's passes: one of the stage's own lists, or -1. */
+static int tally_of(const struct ctx *c, const struct opcost *ops)
+{
+	const struct opcost *own[] = { c->fwd, c->bwd, c->efwd, c->ebwd, c->hfwd, c->hbwd, c->rfwd };
+	for (int k = 0; k < (int)(sizeof own / sizeof own[0]); k++)
+		if (ops == own[k])
+			return k;
+	return -1;
+}
+
+static void tally_add(struct ctx *c, int k, double pass_s)
+{
+	if (!c->tally[k].set) {
+		c->tally[k].s = pass_s;
+		c->tally[k].set = true;
+	}
+	c->tally[k].n++;
+}
+
+/* The stage's compute-bound time gains the list's compute-bound ops (one pass's sum, in list order): a list on
+ * the stack at once, one of the stage's own lists as a pass in its tally. */
+static void count_bound(struct ctx *c, const struct opcost *ops, int n)
+{
+	int k = tally_of(c, ops);
+	if (k < 0)
+		c->compute_bound_s += bound_sum(ops, n);
+	else if (c->tally[k].set)
+		c->tally[k].n++;
+	else
+		tally_add(c, k, bound_sum(ops, n));
 }
 
 /* count_bound for a layer's forward or backward that is repeated, from its compute-bound times alone. */
 static void count_layer(struct ctx *c, int bwd)
 {
-	const double *v = bwd ? c->bound_bwd : c->bound_fwd;
-	for (int i = 0, n = bwd ? c->nbound_bwd : c->nbound_fwd; i < n; i++)
-		c->compute_bound_s += v[i];
+	tally_add(c, bwd ? TALLY_LBWD : TALLY_LFWD, bwd ? c->pass_bwd : c->pass_fwd);
 }
 
-static int bound_times(const struct opcost *ops, int n, double *out)
+/* The stage's compute-bound time: what was added at once, then each tally's passes times its pass (a repeated
+ * layer's tally joins its list's when the two passes are the same seconds, so the total does not depend on
+ * which passes were stored and which repeated, e.g. with --trace). */
+static double tally_total(struct ctx *c)
 {
-	int k = 0;
-	for (int i = 0; i < n; i++)
-		if (ops[i].kind == OPK_COMPUTE && ops[i].compute_bound)
-			out[k++] = ops[i].s;
-	return k;
+	for (int k = TALLY_LFWD; k <= TALLY_LBWD; k++) {
+		struct tally *t = &c->tally[k], *l = &c->tally[k == TALLY_LFWD ? TALLY_FWD : TALLY_BWD];
+		if (t->n > 0 && (!l->set || l->s == t->s)) {
+			l->s = t->s;
+			l->set = true;
+			l->n += t->n;
+			t->n = 0;
+		}
+	}
+	double total = c->compute_bound_s;
+	for (int k = 0; k < TALLY_N; k++)
+		if (c->tally[k].n > 0)
+			total += (double)c->tally[k].n * c->tally[k].s;
+	return total;
 }
 
 /* Side transfers go to the rank's side channel (program_side), so a layer's list is compute-stream instructions
@@ -249,8 +308,10 @@ static void send(struct ctx *c, int bwd, int mb, int chunk)
 	program_host(c->prog, c->host.coll);
 	int ev = program_record(c->prog, STREAM_COMPUTE);
 	program_wait(c->prog, st, ev, CAT_PP);
-	program_send(c->prog, st, dest, slot(c, mb, dchunk, bwd), same ? LINK_INTRA : LINK_INTER,
-		     comm_p2p_s(c->hw, bytes, same), bytes, bwd ? "send_grad" : "send_activation", mb);
+	if (!(c->send_s[bwd] > 0))  /* the same for every unit of the stage */
+		c->send_s[bwd] = comm_p2p_s(c->hw, bytes, same);
+	program_send(c->prog, st, dest, slot(c, mb, dchunk, bwd), same ? LINK_INTRA : LINK_INTER, c->send_s[bwd], bytes,
+		     bwd ? "send_grad" : "send_activation", mb);
 	if (!sc->par.pp_overlap) {
 		/* blocking p2p: the compute stream goes on only once its send has finished */
 		int done = program_record(c->prog, st);
@@ -571,7 +632,7 @@ static void count_layer_backward(struct ctx *c, bool rc)
 /* Whether local layer l's backward reruns its forward, and the key its instructions are stored under. */
 static bool layer_rc(const struct ctx *c, int l)
 {
-	return recompute_layer_full(c->sc, l, c->Lv);
+	return c->rc[l];
 }
 
 static const void *bwd_key(const struct ctx *c, int l)
@@ -583,10 +644,16 @@ static const void *bwd_key(const struct ctx *c, int l)
  * reruns only the first recompute_layers). */
 static int same_run(const struct ctx *c, int l)
 {
-	int k = 1;
-	while (l - k >= 0 && layer_rc(c, l - k) == layer_rc(c, l))
-		k++;
-	return k;
+	return c->run[l];
+}
+
+/* The stage's layers' rc and run (recompute_layer_full, same_run), once per stage: units ask per layer. */
+static void layers_prepare(struct ctx *c)
+{
+	for (int l = 0; l < c->Lv; l++) {
+		c->rc[l] = recompute_layer_full(c->sc, l, c->Lv);
+		c->run[l] = l > 0 && c->rc[l] == c->rc[l - 1] ? c->run[l - 1] + 1 : 1;
+	}
 }
 
 /* A layer's backward on the compute stream (with full recompute its forward first; with op recompute the ops
@@ -757,6 +824,10 @@ static void stage_units(struct ctx *c, double *peak, int *peak_units)
 		if (order[i].bwd)
 			last_b[order[i].chunk] = i;
 
+	for (int k = 0; k < c->v; k++) {  /* the same for every micro-batch of a chunk */
+		c->act[k] = unit_act_bytes(c, k);
+		c->transient[k] = loss_transient_bytes(c, k);
+	}
 	double live = 0;
 	int live_units = 0;
 	*peak = 0;
@@ -765,7 +836,7 @@ static void stage_units(struct ctx *c, double *peak, int *peak_units)
 		const struct unit *u = &order[i];
 		if (!u->bwd) {
 			unit_forward(c, u->mb, u->chunk);
-			live += unit_act_bytes(c, u->chunk);
+			live += c->act[u->chunk];
 			live_units++;
 			if (live > *peak)
 				*peak = live;
@@ -773,9 +844,9 @@ static void stage_units(struct ctx *c, double *peak, int *peak_units)
 				*peak_units = live_units;
 		} else {
 			unit_backward(c, u->mb, u->chunk, i == last_b[u->chunk]);
-			if (live + loss_transient_bytes(c, u->chunk) > *peak)
-				*peak = live + loss_transient_bytes(c, u->chunk);
-			live -= unit_act_bytes(c, u->chunk);
+			if (live + c->transient[u->chunk] > *peak)
+				*peak = live + c->transient[u->chunk];
+			live -= c->act[u->chunk];
 			live_units--;
 		}
 	}
@@ -983,6 +1054,9 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 	memset(&c, 0, sizeof c);
 	c.sc = sc;
 	c.hw = hw;
+	struct opcost *lists = xmalloc(7 * OPS_MAX * sizeof *lists);  /* only what the ops fill is read */
+	c.fwd = lists, c.bwd = lists + OPS_MAX, c.efwd = lists + 2 * OPS_MAX, c.ebwd = lists + 3 * OPS_MAX;
+	c.hfwd = lists + 4 * OPS_MAX, c.hbwd = lists + 5 * OPS_MAX, c.rfwd = lists + 6 * OPS_MAX;
 	c.p = par->pp;
 	c.v = par->schedule == SCHED_INTERLEAVED ? par->virtual_stages : 1;
 	c.m = scenario_num_microbatches(sc);
@@ -996,8 +1070,8 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 		c.nbwd = ops_layer_bwd(&c.oc, sc->train.recompute == RECOMPUTE_SELECTIVE, c.bwd);
 		if (sc->train.recompute == RECOMPUTE_OP)
 			c.nrfwd = recompute_op_list(&c.oc, c.fwd, c.nfwd, c.rfwd);
-		c.nbound_fwd = bound_times(c.fwd, c.nfwd, c.bound_fwd);
-		c.nbound_bwd = bound_times(c.bwd, c.nbwd, c.bound_bwd);
+		c.pass_fwd = bound_sum(c.fwd, c.nfwd);
+		c.pass_bwd = bound_sum(c.bwd, c.nbwd);
 	}
 	c.layer_params = sc->model.moe.experts > 0 ? moe_layer_params_local(sc, 0)
 						     : scenario_params_per_layer(sc) / par->tp;
@@ -1011,6 +1085,10 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 	c.pg_ev = xcalloc((size_t)c.v * scenario_max_chunk_layers(sc), sizeof *c.pg_ev);
 	c.reload_ev = xcalloc((size_t)scenario_max_chunk_layers(sc), sizeof *c.reload_ev);
 	c.pg_done = xcalloc((size_t)c.v, sizeof *c.pg_done);
+	c.rc = xcalloc((size_t)scenario_max_chunk_layers(sc) + 1, sizeof *c.rc);
+	c.run = xcalloc((size_t)scenario_max_chunk_layers(sc) + 1, sizeof *c.run);
+	c.act = xcalloc(2 * (size_t)c.v, sizeof *c.act);
+	c.transient = c.act + c.v;
 	for (int s = 0; s < par->pp; s++) {
 		int base = par->tp * c.rdp * s;
 		c.s = s;
@@ -1044,16 +1122,23 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 		program_reserve(c.prog, STREAM_COMPUTE, compute_instr_estimate(&c));
 		program_host(c.prog, c.host.step);
 		c.compute_bound_s = 0;
+		memset(c.tally, 0, sizeof c.tally);
+		c.send_s[0] = c.send_s[1] = 0;
+		layers_prepare(&c);
 		for (int k = 0; k < c.v; k++)
 			c.pg_done[k] = false;
 		build_stage(&c, &out->stages[s]);
-		out->stages[s].compute_bound_s = c.compute_bound_s;
+		out->stages[s].compute_bound_s = tally_total(&c);
 		program_seal(c.prog);
 	}
 	free(c.deferred);
 	free(c.pg_ev);
 	free(c.reload_ev);
 	free(c.pg_done);
+	free(lists);
+	free(c.rc);
+	free(c.run);
+	free(c.act);
 	return 0;
 }
 

@@ -438,14 +438,19 @@ static int64_t fused(struct sim *s, int r, int64_t now, int group)
 		const struct instr *last = in;
 		if (in == pcs[pi].ins && pmap[pi]) {
 			/* the rest of a piece at once: reps - rep passes */
-			struct tmap m = *pmap[pi];
-			tmap_pow(&m, pcs[pi].reps - rep);
+			const struct tmap *m = pmap[pi];
+			struct tmap mk;
+			if (pcs[pi].reps - rep > 1) {
+				mk = *m;
+				tmap_pow(&mk, pcs[pi].reps - rep);
+				m = &mk;
+			}
 			int64_t t0 = c.t;
-			tmap_apply(&m, &c.t, &c.h, &c.side);
+			tmap_apply(m, &c.t, &c.h, &c.side);
 			for (int i = 0; i < SUM_N; i++)
-				c.sum[i] += m.sum[i];
-			if (m.waits)  /* no host term (tmap_stage_prepare): what it waited beyond its work was the side */
-				c.sum[SUM_TP] += c.t - t0 - m.sum[SUM_COMP] - m.sum[SUM_OPT] - m.sum[SUM_TP] - m.sum[SUM_PP];
+				c.sum[i] += m->sum[i];
+			if (m->waits)  /* no host term (tmap_stage_prepare): what it waited beyond its work was the side */
+				c.sum[SUM_TP] += c.t - t0 - m->sum[SUM_COMP] - m->sum[SUM_OPT] - m->sum[SUM_TP] - m->sum[SUM_PP];
 			last = pcs[pi].ins + pcs[pi].n - 1;
 			rep = pcs[pi].reps - 1;
 		} else {
@@ -835,15 +840,14 @@ int sim_run(struct sim *s)
 		}
 		/* every event of this time, then the streams they woke: the members of a group woken by separate
 		 * events (their transfers landing, their DP groups' collectives ending) are then runnable together */
-		struct event e;
-		if (!eventq_pop(&s->q, &e))
+		if (!eventq_len(&s->q))
 			break;
-		now = e.t;
-		handle(s, &e);
-		while (eventq_len(&s->q) && eventq_next_time(&s->q) == now) {
+		now = eventq_next_time(&s->q);
+		do {
+			struct event e;
 			eventq_pop(&s->q, &e);
 			handle(s, &e);
-		}
+		} while (eventq_len(&s->q) && eventq_next_time(&s->q) == now);
 	}
 	s->step_time = 0;
 	for (int r = 0; r < s->nranks; r++)

@@ -55,57 +55,142 @@ static double stage_target(const struct hw_gpu *g, double Wc, double Wm, double 
 	return (Wc + Wm) / (Wc / lo + Wm);
 }
 
-/* A secant step per stage on f(x) = g(x) - x, the gap between a stage's speed x and the speed its simulation
- * asks for g(x), through the last two iterates (x0, f0) and (x1, f1): the fixed point's slow mode (each stage's
- * speed feeds back on itself through the step time) is near linear, so this lands close to it. Taken only
- * where it moves the same way as the plain step and at most 10 times as far. */
-static double secant(double x0, double f0, double x1, double f1)
+/* What one simulation of the stage clocks' fixed point says about each stage i at the speeds x_i it ran at:
+ * W its compute and optimizer work at the sustained rates (seconds), Wc the compute-bound part of it, C = W/x its
+ * compute time, H its host time, Tc its communication waits and tail (stage_target), P its pipeline waits
+ * (pipeline transfers, bubble, tail), and the step time T. */
+struct clock_obs {
+	double *W, *Wc, *C, *H, *Tc, *P;
+	double T;
+};
+
+/* How the step time follows stage j's compute time (model_step): a pipeline's step is its bottleneck stage b's
+ * work (the stage with the least pipeline waiting) plus the fill and drain, in which each other stage computes
+ * one micro-batch pass of its n (micro-batches times model chunks); times scale, the ratio the last two
+ * simulations showed. */
+static double step_share(int j, int b, int n, double scale)
 {
-	double df = f1 - f0, step = f1;
-	if (df != 0 && (x1 - x0) != 0) {
-		double sx = -f1 * (x1 - x0) / df;
-		if (sx * f1 > 0 && fabs(sx) <= 10 * fabs(f1))
-			step = sx;
+	return (j == b ? 1.0 : 1.0 / n) * scale;
+}
+
+/* The next speeds from one simulation, by a model of how the step responds to them: a stage's time is its
+ * compute, its waits and its host time, C + Tc + H = T; when the speeds move to y, each stage's compute moves by
+ * W_i/y_i - C_i, T by those moves weighted by step_share, and each stage's waits by the difference. The speeds y
+ * at which that model asks for themselves are found by plain iteration (no simulation), from x + f: within the
+ * model's error of the fixed point; the simulation at y then measures what is left. */
+static void model_step(const struct hw_gpu *g, const struct clock_obs *o, int pp, int b, int n, double scale,
+		       const double *x, const double *f, double *y)
+{
+	for (int i = 0; i < pp; i++)
+		y[i] = x[i] + f[i];
+	for (int it = 0; it < 30; it++) {
+		double dT = 0, d = 0;
+		for (int j = 0; j < pp; j++)
+			dT += step_share(j, b, n, scale) * (o->W[j] / y[j] - o->C[j]);
+		for (int i = 0; i < pp; i++) {
+			double Tc = fmax(0, o->Tc[i] + dT - (o->W[i] / y[i] - o->C[i]));
+			double v = stage_target(g, o->Wc[i], o->W[i] - o->Wc[i], Tc, o->H[i]);
+			d = fmax(d, fabs(v - y[i]));
+			y[i] = v;
+		}
+		if (d < 1e-12)
+			break;
 	}
-	return x1 + step;
+}
+
+/* The first iterate, from the programs alone: each stage's compute-stream work at the sustained rates, compute
+ * (W) and the collectives it waits for, the step as model_step sees it (the busiest stage's work plus one pass
+ * of each other's), each stage's waits the rest of the step, and the speeds that model asks for (model_step from
+ * 1). Pipeline transfers, exposed DP and host time are left out: the first simulation measures them. Closer to
+ * the fixed point than 1, the model step after it lands closer too (70b_64gpu: 2 simulations instead of 3). */
+static void first_guess(const struct hw_gpu *g, const struct build *b, int passes, struct clock_obs *o, double *f,
+			double *speed)
+{
+	int pp = b->pp, bn = 0;
+	double *busy = o->P;  /* scratch */
+	for (int i = 0; i < pp; i++) {
+		/* prefix sums over the stored instructions: a piece's work is a difference, however often it repeats */
+		const struct program *p = &b->progs[i];
+		size_t ns = p->n[STREAM_COMPUTE];
+		double *pw = xmalloc(2 * (ns + 1) * sizeof *pw), *pc = pw + ns + 1, w = 0, coll = 0;
+		pw[0] = pc[0] = 0;
+		for (size_t k = 0; k < ns; k++) {
+			const struct instr *in = &p->ins[STREAM_COMPUTE][k];
+			pw[k + 1] = pw[k] + (in->kind == INS_COMPUTE ? in->dur : 0);
+			pc[k + 1] = pc[k] + (in->kind == INS_COLL ? in->dur : 0);
+		}
+		for (size_t k = 0; k < p->npieces[STREAM_COMPUTE]; k++) {
+			const struct piece *q = &p->pieces[STREAM_COMPUTE][k];
+			w += (pw[q->off + q->n] - pw[q->off]) * q->reps;
+			coll += (pc[q->off + q->n] - pc[q->off]) * q->reps;
+		}
+		free(pw);
+		o->W[i] = o->C[i] = w;
+		o->Wc[i] = fmin(b->stages[i].compute_bound_s, w);
+		o->H[i] = 0;
+		busy[i] = w + coll;
+		if (busy[i] > busy[bn])
+			bn = i;
+		speed[i] = 1;
+		f[i] = 0;
+	}
+	double T = 0;
+	for (int j = 0; j < pp; j++)
+		T += step_share(j, bn, passes, 1) * busy[j];
+	for (int i = 0; i < pp; i++)
+		o->Tc[i] = fmax(0, T - o->C[i]);
+	double *y = o->P;  /* busy is no longer needed */
+	model_step(g, o, pp, bn, passes, 1, speed, f, y);
+	for (int i = 0; i < pp; i++)
+		speed[i] = y[i];
 }
 
 /* The stages' speeds at the power cap: a fixed point over whole simulations of one rank per stage (the ranks of
  * a stage run one program in symmetric groups, so with --all-ranks each comes out as this one does; bench/
- * same-output compares --all-ranks reports), accelerated by Aitken steps. Returns the last simulation, run at
- * the speeds left in speed (its change to the next iterate below 1e-6), for the caller to use or free. */
-static int stage_clocks(const struct hwmodel *hw, const struct build *b, const struct sim_config *cfg, double *speed,
-			struct sim **last)
+ * same-output compares --all-ranks reports), each next iterate from model_step. Returns the last simulation, run
+ * at the speeds left in speed (its change to the next iterate below 1e-6), for the caller to use or free. */
+static int stage_clocks(const struct hwmodel *hw, const struct build *b, const struct sim_config *cfg, int passes,
+			double *speed, struct sim **last)
 {
 	struct sim_config c = *cfg;
 	c.trace = NULL;
 	c.stage_speed = speed;
 	c.dp_sim = c.tp_sim = 1;
 	int pp = cfg->pp;
-	double *px = xcalloc(2 * (size_t)pp, sizeof *px), *pf = px + pp;  /* the previous iterate, for secant */
-	for (int i = 0; i < pp; i++)
-		speed[i] = 1;
-	double alpha = 1, last_change = INFINITY;
+	double *mem = xcalloc(9 * (size_t)pp, sizeof *mem), *f = mem, *y = mem + pp, *prev_C = mem + 8 * pp;
+	struct clock_obs o = { .W = mem + 2 * pp, .Wc = mem + 3 * pp, .C = mem + 4 * pp, .H = mem + 5 * pp,
+			       .Tc = mem + 6 * pp, .P = mem + 7 * pp };
+	first_guess(&hw->gpu, b, passes, &o, f, speed);
+	double alpha = 1, last_change = INFINITY, scale = 1, prev_T = 0;
+	int prev_b = -1;
 	*last = NULL;
 	for (int it = 0; it < 40; it++) {
 		struct sim *s = sim_new(&c);
 		int rc = sim_run(s);
 		if (rc < 0) {
 			sim_free(s);
-			free(px);
+			free(mem);
 			return rc;
 		}
-		double change = 0, T = sim_step_time(s), f[pp];
+		double change = 0;
+		o.T = sim_step_time(s);
+		int bn = 0;
 		for (int i = 0; i < pp; i++) {
 			double acc[ACC_N], busy = 0;
 			sim_rank_breakdown(s, i, acc);
 			for (int k = 0; k < ACC_N; k++)
 				busy += acc[k];
-			double W = (acc[ACC_COMPUTE] + acc[ACC_OPTIMIZER]) * speed[i];  /* at the sustained rates */
-			double Wc = fmin(b->stages[i].compute_bound_s, W);
+			o.C[i] = acc[ACC_COMPUTE] + acc[ACC_OPTIMIZER];
+			o.W[i] = o.C[i] * speed[i];  /* at the sustained rates */
+			o.Wc[i] = fmin(b->stages[i].compute_bound_s, o.W[i]);
+			o.H[i] = acc[ACC_HOST];
 			/* waits, and the rank's tail until the step ends (at the step's closing barrier) */
-			double Tc = acc[ACC_TP] + acc[ACC_PP] + acc[ACC_DP] + acc[ACC_BUBBLE] + fmax(0, T - busy);
-			f[i] = stage_target(&hw->gpu, Wc, W - Wc, Tc, acc[ACC_HOST]) - speed[i];
+			double tail = fmax(0, o.T - busy);
+			o.Tc[i] = acc[ACC_TP] + acc[ACC_PP] + acc[ACC_DP] + acc[ACC_BUBBLE] + tail;
+			o.P[i] = acc[ACC_PP] + acc[ACC_BUBBLE] + tail;
+			if (o.P[i] < o.P[bn])
+				bn = i;
+			f[i] = stage_target(&hw->gpu, o.Wc[i], o.W[i] - o.Wc[i], o.Tc[i], o.H[i]) - speed[i];
 			change = fmax(change, fabs(f[i]));
 		}
 		if (change < 1e-6 || it == 39) {
@@ -115,16 +200,29 @@ static int stage_clocks(const struct hwmodel *hw, const struct build *b, const s
 		sim_free(s);
 		if (change > last_change)
 			alpha = 0.5;  /* oscillating: damp, and plain steps from now on */
-		for (int i = 0; i < pp; i++) {
-			double x = speed[i];
-			/* the first iterate jumps from 1, far from the slow mode: secant steps from the third on */
-			speed[i] = it >= 1 && alpha == 1 ? secant(px[i], pf[i], x, f[i]) : x + alpha * f[i];
-			px[i] = x;
-			pf[i] = f[i];
+		/* how the step followed the stages' compute between the last two simulations */
+		if (bn == prev_b) {
+			double dC = 0;
+			for (int j = 0; j < pp; j++)
+				dC += step_share(j, bn, passes, 1) * (o.C[j] - prev_C[j]);
+			double r = (o.T - prev_T) / dC;
+			if (fabs(dC) > 1e-6 * o.T)
+				scale = r > 0.5 && r < 2 ? r : 1;
+		}
+		prev_b = bn;
+		prev_T = o.T;
+		memcpy(prev_C, o.C, pp * sizeof *prev_C);
+		if (alpha == 1) {
+			model_step(&hw->gpu, &o, pp, bn, passes, scale, speed, f, y);
+			for (int i = 0; i < pp; i++)
+				speed[i] = y[i];
+		} else {
+			for (int i = 0; i < pp; i++)
+				speed[i] += alpha * f[i];
 		}
 		last_change = change;
 	}
-	free(px);
+	free(mem);
 	return 0;
 }
 
@@ -173,7 +271,7 @@ static struct trace *open_trace(const struct scenario *sc, const struct hwmodel 
 /* Runs the step: the stage clocks' fixed point when the GPU has a power model (its last simulation is the
  * report, unless the report needs every rank or a timeline), the critical stage for a timeline that needs it,
  * then the simulation the report reads (*out), at the speeds left in cfg->stage_speed (*speed, owned). */
-static int simulate(const struct hwmodel *hw, const struct build *b, struct sim_config *cfg, bool all,
+static int simulate(const struct hwmodel *hw, const struct build *b, struct sim_config *cfg, int passes, bool all,
 		    enum trace_pick pick, double **speed, struct sim **out)
 {
 	struct trace *trace = cfg->trace;
@@ -183,7 +281,7 @@ static int simulate(const struct hwmodel *hw, const struct build *b, struct sim_
 	*speed = NULL;
 	if (hw->gpu.burst_speedup > 1) {
 		*speed = xcalloc(cfg->pp, sizeof **speed);
-		rc = stage_clocks(hw, b, cfg, *speed, &s);
+		rc = stage_clocks(hw, b, cfg, passes, *speed, &s);
 		cfg->stage_speed = *speed;
 		if (rc == 0 && (trace || all)) {
 			/* the same speeds on every rank or traced: the same times (symmetry; fixed-point runs) */
@@ -324,7 +422,8 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 	};
 	double *speed;
 	struct sim *s;
-	rc = simulate(hw, &b, &cfg, all, pick, &speed, &s);
+	int passes = scenario_num_microbatches(sc) * (par->schedule == SCHED_INTERLEAVED ? par->virtual_stages : 1);
+	rc = simulate(hw, &b, &cfg, passes, all, pick, &speed, &s);
 	if (rc == 0) {
 		fill_timing(sc, hw, &b, &cfg, s, out);
 		fill_memory_origin(sc, hw, &b, out);

@@ -177,21 +177,26 @@ void tmap_stage_release(struct tmap_stage *st)
 
 int64_t tmap_host_work(const struct program *p, double hop)
 {
-	int64_t h = 0;
+	/* over the stored instructions once: pre[i] the host work of instructions 0..i-1; a piece runs a stored
+	 * range, so its pass is a difference */
+	size_t n = p->n[STREAM_COMPUTE];
+	int64_t *pre = xmalloc((n + 1) * sizeof *pre), h = 0;
+	pre[0] = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct instr *in = &p->ins[STREAM_COMPUTE][i];
+		int64_t w = 0;
+		if (in->kind == INS_HOST) {
+			w = tk(in->dur);
+		} else if (in->kind == INS_COMPUTE && hop > 0) {
+			int64_t B;
+			tmap_host_terms(hop, in->dur, in, &B, &w);  /* C does not depend on the duration */
+		}
+		pre[i + 1] = pre[i] + w;
+	}
 	for (size_t i = 0; i < p->npieces[STREAM_COMPUTE]; i++) {
 		const struct piece *pc = &p->pieces[STREAM_COMPUTE][i];
-		int64_t pass = 0;
-		for (uint32_t j = 0; j < pc->n; j++) {
-			const struct instr *in = &pc->ins[j];
-			if (in->kind == INS_HOST) {
-				pass += tk(in->dur);
-			} else if (in->kind == INS_COMPUTE && hop > 0) {
-				int64_t B, C;
-				tmap_host_terms(hop, in->dur, in, &B, &C);  /* C does not depend on the duration */
-				pass += C;
-			}
-		}
-		h += pass * pc->reps;
+		h += (pre[pc->off + pc->n] - pre[pc->off]) * pc->reps;
 	}
+	free(pre);
 	return h;
 }

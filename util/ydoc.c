@@ -76,14 +76,21 @@ static void node_append(struct ynode *n, struct ynode *child, const char *key, i
 	n->n++;
 }
 
+/* "path.key", or "path[index]" (joined by hand: every node of a preset gets one, and snprintf was a tenth of
+ * loading it) */
 static char *child_path(const char *path, const char *key, int index)
 {
-	size_t len = strlen(path) + (key ? strlen(key) : 24) + 4;
-	char *p = xmalloc(len);
-	if (key)
-		snprintf(p, len, "%s%s%s", path, path[0] ? "." : "", key);
-	else
-		snprintf(p, len, "%s[%d]", path, index);
+	size_t lp = strlen(path), lk = key ? strlen(key) : 0;
+	char *p = xmalloc(lp + (key ? lk : 24) + 4);
+	memcpy(p, path, lp);
+	if (key) {
+		size_t at = lp;
+		if (lp)
+			p[at++] = '.';
+		memcpy(p + at, key, lk + 1);
+	} else {
+		snprintf(p + lp, 28, "[%d]", index);
+	}
 	return p;
 }
 

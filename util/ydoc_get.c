@@ -96,7 +96,7 @@ static bool path_matches(const char *pat, const char *path)
 struct yrange ydoc_range_of(const struct ydoc *d, const char *path)
 {
 	for (const struct yrange *r = d ? d->ranges : NULL; r && r->path; r++)
-		if (path_matches(r->path, path))
+		if ((r->path[0] == path[0] || r->path[0] == '*' || r->path[0] == '[') && path_matches(r->path, path))
 			return *r;
 	return (struct yrange){ path, -YDOC_DEFAULT_MAX, YDOC_DEFAULT_MAX };
 }
