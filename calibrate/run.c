@@ -511,9 +511,16 @@ static void summary(struct run *r)
 		if (a->gqa || a->seq != 4096)
 			continue;
 		double f = 4.0 * a->batch * a->heads * (double)a->seq * a->seq * a->head_dim * (a->causal ? 0.5 : 1);
-		fprintf(stderr, "calibrate: attention %s hd %d %s seq %d: fwd %.0f TFLOP/s, bwd %.0f TFLOP/s\n", a->backend,
-			a->head_dim, a->causal ? "causal" : "full", a->seq, f / a->fwd_ms / 1e9, 2.5 * f / a->bwd_ms / 1e9);
+		fprintf(stderr, "calibrate: attention %s hd %d %s seq %d batch %d: fwd %.0f TFLOP/s, bwd %.0f TFLOP/s (events)"
+			"\n", a->backend, a->head_dim, a->causal ? "causal" : "full", a->seq, a->batch, f / a->fwd_ms / 1e9,
+			2.5 * f / a->bwd_ms / 1e9);
 	}
+	struct hw_kernels k;
+	if (c->ntkern && torchkern_fill(c, c->id.l2_bytes, &k))
+		for (int f = 0; f < KF_N; f++)
+			if (k.fam[f].gbps > 0)
+				fprintf(stderr, "calibrate: kernels %s: %.0f GB/s, %.2f us fixed; gap %.2f us\n",
+					hw_kern_family_names[f], k.fam[f].gbps, k.fam[f].latency_us, k.gap_us);
 	for (int i = 0; i < c->nmem; i++)
 		if (c->mem[i].kind == CAL_MEM_COPY && i + 1 < c->nmem && c->mem[i + 1].kind != CAL_MEM_COPY)
 			fprintf(stderr, "calibrate: copy kernel %.0f GB/s at %.0f B moved\n",

@@ -28,7 +28,7 @@ static double block_s(const struct opctx *c, double pairs, bool causal, int bwd)
 	double flops = 4 * c->sc->train.micro_batch * heads * pairs * hd * (bwd ? 2.5 : 1.0);
 	double tf = hwmodel_attn_tflops_bh(hw, ops_attn_path(m), m->dtype, (double)m->seq / cp_of(c->sc), (int)hd,
 					   causal, bwd, c->sc->train.micro_batch * heads);
-	return fp8_attention_factor(hw, c->sc) * flops / (tf * 1e12) + hw->gpu.launch_us * 1e-6;
+	return fp8_attention_factor(hw, c->sc) * flops / (tf * 1e12) + ops_kernel_overhead_s(hw);
 }
 
 /* Query-key pairs of ring step i (per sequence and head): the causal diagonal (sl^2/2, sl = seq/cp) or half

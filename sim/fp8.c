@@ -2,6 +2,7 @@
 #include "sim/fp8.h"
 
 #include <math.h>
+#include "sim/ops.h"
 
 bool fp8_on(const struct scenario *sc)
 {
@@ -39,7 +40,7 @@ static double gemm_s(const struct hwmodel *hw, const struct scenario *sc, double
 	}
 	double bytes = count * ((m * k + k * n) * q + m * n * e);
 	double t_mem = bytes / (hwmodel_mem_gbps(hw, bytes) * 1e9);
-	return fmax(t_math, t_mem) + hw->gpu.launch_us * 1e-6;
+	return fmax(t_math, t_mem) + ops_gemm_overhead_s(hw);
 }
 
 static double plain_gemm_s(const struct hwmodel *hw, enum dtype dt, double count, double m, double n, double k)
@@ -48,7 +49,7 @@ static double plain_gemm_s(const struct hwmodel *hw, enum dtype dt, double count
 	double t_math = count * 2 * m * n * k / (hw->gpu.peak_tflops[dt] * 1e12 * eff);
 	double bytes = count * (m * k + k * n + m * n) * dtype_bytes(dt);
 	double t_mem = bytes / (hwmodel_mem_gbps(hw, bytes) * 1e9);
-	return fmax(t_math, t_mem) + hw->gpu.launch_us * 1e-6;
+	return fmax(t_math, t_mem) + ops_gemm_overhead_s(hw);
 }
 
 double fp8_linear_gemm_s(const struct hwmodel *hw, const struct scenario *sc, double m, double n, double k)

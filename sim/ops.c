@@ -19,7 +19,7 @@ double ops_gemm_s(const struct hwmodel *hw, enum dtype dt, double m, double n, d
 	double t_math = flops / (hw->gpu.peak_tflops[dt] * 1e12 * eff);
 	double bytes = (m * k + k * n + m * n) * dtype_bytes(dt);
 	double t_mem = bytes / (hwmodel_mem_gbps(hw, bytes) * 1e9);
-	return fmax(t_math, t_mem) + hw->gpu.launch_us * 1e-6;
+	return fmax(t_math, t_mem) + ops_gemm_overhead_s(hw);
 }
 
 void ops_host_cost(const struct hwmodel *hw, const struct scenario *sc, struct host_cost *out)
@@ -32,19 +32,6 @@ void ops_host_cost(const struct hwmodel *hw, const struct scenario *sc, struct h
 	out->bucket = (h->bucket_us + h->coll_us) * 1e-6;
 }
 
-double ops_mem_s(const struct hwmodel *hw, double bytes)
-{
-	return bytes / (hwmodel_mem_gbps(hw, bytes) * 1e9) + hw->gpu.launch_us * 1e-6;
-}
-
-double ops_kern_s(const struct hwmodel *hw, enum kern_family f, double bytes)
-{
-	const struct hw_kernels *k = &hw->gpu.kern;
-	if (f >= KF_N || !k->present || !(k->fam[f].gbps > 0))
-		return ops_mem_s(hw, bytes);
-	return (hwmodel_kern_us(&k->fam[f], bytes) + k->gap_us) * 1e-6;
-}
-
 /* Batched GEMM of `count` independent m x n x k products in one launch. The tiles of all of them fill the GPU
  * together, so its efficiency is that of the products stacked along m: (count*m) x n x k. */
 static double batched_gemm_s(const struct hwmodel *hw, enum dtype dt, double count, double m, double n, double k)
@@ -53,7 +40,7 @@ static double batched_gemm_s(const struct hwmodel *hw, enum dtype dt, double cou
 	double t_math = count * 2 * m * n * k / (hw->gpu.peak_tflops[dt] * 1e12 * eff);
 	double bytes = count * (m * k + k * n + m * n) * dtype_bytes(dt);
 	double t_mem = bytes / (hwmodel_mem_gbps(hw, bytes) * 1e9);
-	return fmax(t_math, t_mem) + hw->gpu.launch_us * 1e-6;
+	return fmax(t_math, t_mem) + ops_gemm_overhead_s(hw);
 }
 
 /* A fused (flash) kernel runs at the hardware model's attention efficiency. Without one, attention is what
@@ -95,7 +82,7 @@ double ops_attn_s(const struct opctx *c, int backward)
 		/* at this call's batch x heads: a small one leaves SMs idle (rows that give bh) */
 		double tf = hwmodel_attn_tflops_bh(hw, path, m->dtype, s, (int)hd, causal, backward, b * heads);
 		double f8 = m->flash_attention ? fp8_attention_factor(hw, c->sc) : 1;
-		return f8 * flops * (causal ? 0.5 : 1.0) / (tf * 1e12) + hw->gpu.launch_us * 1e-6;
+		return f8 * flops * (causal ? 0.5 : 1.0) / (tf * 1e12) + ops_kernel_overhead_s(hw);
 	}
 	/* unfused without measured rows: its batched GEMMs and softmax passes over the materialised scores */
 	double n = b * heads, e = dtype_bytes(m->dtype), sq = n * s * s;

@@ -71,6 +71,11 @@ double ops_mem_s(const struct hwmodel *hw, double bytes);
  * measured time at that size (hwmodel_kern_us) and the GPU's gap before the next kernel; a family the model does
  * not measure (or KF_COPY) costs ops_mem_s. */
 double ops_kern_s(const struct hwmodel *hw, enum kern_family f, double bytes);
+/* The fixed cost a GEMM (ops_gemm_overhead_s) or another compute kernel timed alone (ops_kernel_overhead_s: the
+ * attention core) adds on the GPU's timeline: gpu.launch_us; with gpu.kernels none for a GEMM (its table times
+ * back-to-back products, each holding one gap) and gap_us for the others. */
+double ops_gemm_overhead_s(const struct hwmodel *hw);
+double ops_kernel_overhead_s(const struct hwmodel *hw);
 /* Attention core (scores, softmax, weighted sum) of one micro-batch on one TP rank. */
 double ops_attn_s(const struct opctx *c, int backward);
 /* The hardware model's attention entry the model runs (unfused, fused flash, or cuDNN's), and whether its core

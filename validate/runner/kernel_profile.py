@@ -11,8 +11,8 @@ usage: validate/runner/kernel_profile.py --rows t07-single,t12-single --out FILE
           elementwise kernel the time is in, to compare with the ops of `gpusim predict --trace`
   --gaps  also the GPU's idle time between consecutive kernels of the profiled step, by the class of the kernel
           after the gap (label,next_class,gaps,total_us,median_us,over_10us,over_10us_total_us; a line `span` with
-          the first kernel's start to the last one's end and the kernels' sum): what the model's gap_us and host
-          costs must account for
+          the first kernel's start to the last one's end and the kernels' sum, a line `wall` with the median wall
+          time of 5 unprofiled steps before it): what the model's gap_us and host costs must account for
   --host  also profile the host side of the same step: self CPU time of the top operators, and the step's wall
           time against the sum of its kernels (where a host-bound step's time goes)
 """
@@ -49,7 +49,7 @@ def kernel_class(name):
     return "other"
 
 
-def write_gaps(f, label, prof):
+def write_gaps(f, label, prof, wall_us):
     import statistics
     ev = sorted((e.time_range.start, e.time_range.end, kernel_class(e.name)) for e in prof.events()
                 if str(e.device_type).endswith("CUDA"))
@@ -61,6 +61,7 @@ def write_gaps(f, label, prof):
         f.write("%s,%s,%d,%.1f,%.2f,%d,%.1f\n" % (label, cls, len(g), sum(g), statistics.median(g), len(big), sum(big)))
     busy = sum(e[1] - e[0] for e in ev)
     f.write("%s,span,%d,%.1f,%.1f,0,0\n" % (label, len(ev), ev[-1][1] - ev[0][0], busy))
+    f.write("%s,wall,5,%.1f,0,0,0\n" % (label, wall_us))
     f.flush()
 
 
@@ -98,6 +99,17 @@ def main():
                 for _ in range(3):
                     row.step()
                 torch.cuda.synchronize()
+                wall_us = 0.0
+                if gapf:  # the step's wall time on this machine, unprofiled: median of 5, as torch_step times it
+                    import statistics
+                    import time
+                    ws = []
+                    for _ in range(5):
+                        t0 = time.perf_counter()
+                        row.step()
+                        torch.cuda.synchronize()
+                        ws.append((time.perf_counter() - t0) * 1e6)
+                    wall_us = statistics.median(ws)
                 from torch.profiler import ProfilerActivity, profile
                 with profile(activities=[ProfilerActivity.CUDA]) as prof:
                     row.step()
@@ -127,7 +139,7 @@ def main():
                 if dt > top.get(cls, ("", 0))[1]:
                     top[cls] = (e.name[:80].replace(",", ";"), dt)
             if gapf:
-                write_gaps(gapf, r["label"], prof)
+                write_gaps(gapf, r["label"], prof, wall_us)
             if kernf:
                 for kname, t in kus.most_common():
                     kernf.write("%s,%s,%s,%d,%.1f\n" % (r["label"], kernel_class(kname), kname, kcalls[kname], t))
