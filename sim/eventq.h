@@ -4,7 +4,11 @@
  * Symmetric ranks finish their work at exactly the same times, so a large simulation has far fewer distinct
  * times than events. The queue keeps one FIFO bucket per distinct time, found through a hash of the time's
  * value, and a binary min-heap of the buckets: pushing to an existing time is O(1), and the heap only holds
- * distinct times. */
+ * distinct times. A queue that has never held more than EVENTQ_SMALL events at once (one rank per stage: a
+ * handful pending) is a plain binary heap of the events instead, ordered by (time, sequence): no hashing, a
+ * few compares a push or pop; the push that would pass EVENTQ_SMALL moves them into the buckets, sequence
+ * numbers kept, and the queue stays there until eventq_clear. Both pop in the same order. (16: 70b_64gpu's
+ * simulations never hold more; with --all-ranks, where many events share a time, the buckets take over early.) */
 #ifndef EVENTQ_H
 #define EVENTQ_H
 
@@ -21,7 +25,11 @@ struct event {
 struct eventq_node;
 struct eventq_bucket;
 
+enum { EVENTQ_SMALL = 16 };
+
 struct eventq {
+	struct event *small;            /* while !big: a binary min-heap of the events by (t, seq) */
+	int big;                        /* the buckets below hold the events */
 	struct eventq_node *nodes;      /* pool; free ones chained from free_node */
 	uint32_t nnodes, capnodes, free_node;
 	struct eventq_bucket *buckets;  /* pool; free ones chained from free_bucket */
