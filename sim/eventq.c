@@ -16,10 +16,6 @@ struct eventq_node {
 	uint32_t next;
 };
 
-struct eventq_bucket {
-	uint64_t tbits;
-	uint32_t head, tail;
-};
 
 /* Times are non-negative integers: as unsigned they order like the values. */
 static inline uint64_t tbits_of(int64_t t)
@@ -187,7 +183,7 @@ static inline int ev_before(const struct event *a, const struct event *b)
 }
 
 /* The small heap (q->small, q->len events): sift-up of its last event, and removal of its root. */
-static void small_up(struct eventq *q, size_t i)
+__attribute__((noinline)) static void small_up(struct eventq *q, size_t i)
 {
 	struct event e = q->small[i];
 	while (i > 0) {
@@ -200,7 +196,7 @@ static void small_up(struct eventq *q, size_t i)
 	q->small[i] = e;
 }
 
-static void small_pop_root(struct eventq *q, size_t n)
+__attribute__((noinline)) static void small_pop_root(struct eventq *q, size_t n)
 {
 	if (n == 0)
 		return;
@@ -220,16 +216,16 @@ static void small_pop_root(struct eventq *q, size_t n)
 	q->small[i] = e;
 }
 
-static void bucket_push(struct eventq *q, const struct event *ev);
+static inline void bucket_push(struct eventq *q, int64_t t, uint64_t seq, uint32_t kind, uint32_t what);
 
 /* The small heap is full: its events go into the buckets in (t, seq) order, so each bucket's FIFO keeps them
  * in sequence order and the later pushes append behind them. */
-static void go_big(struct eventq *q)
+__attribute__((noinline, cold)) static void go_big(struct eventq *q)
 {
 	for (size_t n = q->len; n > 0; n--) {
 		struct event e = q->small[0];
 		small_pop_root(q, n - 1);
-		bucket_push(q, &e);
+		bucket_push(q, e.t, e.seq, e.kind, e.what);
 	}
 	q->big = 1;
 }
@@ -238,25 +234,25 @@ void eventq_push(struct eventq *q, int64_t t, uint32_t kind, uint32_t what)
 {
 	if (t < 0)
 		t = 0;
-	struct event ev = { t, q->next_seq++, what, kind };
+	uint64_t seq = q->next_seq++;
 	if (!q->big) {
 		if (q->len < EVENTQ_SMALL) {
 			if (!q->small)
 				q->small = xmalloc(EVENTQ_SMALL * sizeof *q->small);
-			q->small[q->len] = ev;
+			q->small[q->len] = (struct event){ t, seq, what, kind };
 			small_up(q, q->len);
 			q->len++;
 			return;
 		}
 		go_big(q);
 	}
-	bucket_push(q, &ev);
+	bucket_push(q, t, seq, kind, what);
 	q->len++;
 }
 
-static void bucket_push(struct eventq *q, const struct event *ev)
+static inline void bucket_push(struct eventq *q, int64_t t, uint64_t seq, uint32_t kind, uint32_t what)
 {
-	uint64_t tb = tbits_of(ev->t);
+	uint64_t tb = tbits_of(t);
 	uint32_t b = hash_find(q, tb);
 	if (b == NIL)
 		b = new_bucket(q, tb);
@@ -271,18 +267,13 @@ static void bucket_push(struct eventq *q, const struct event *ev)
 		}
 		n = q->nnodes++;
 	}
-	q->nodes[n] = (struct eventq_node){ *ev, NIL };
+	q->nodes[n] = (struct eventq_node){ { t, seq, what, kind }, NIL };
 	struct eventq_bucket *bk = &q->buckets[b];
 	if (bk->tail == NIL)
 		bk->head = n;
 	else
 		q->nodes[bk->tail].next = n;
 	bk->tail = n;
-}
-
-int64_t eventq_next_time(const struct eventq *q)
-{
-	return q->big ? (int64_t)q->buckets[q->heap[0]].tbits : q->small[0].t;
 }
 
 int eventq_pop(struct eventq *q, struct event *out)

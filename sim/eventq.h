@@ -23,7 +23,10 @@ struct event {
 };
 
 struct eventq_node;
-struct eventq_bucket;
+struct eventq_bucket {
+	uint64_t tbits;              /* the bucket's time */
+	uint32_t head, tail;         /* its events, oldest first (node ids) */
+};
 
 enum { EVENTQ_SMALL = 16 };
 
@@ -50,7 +53,11 @@ void eventq_push(struct eventq *q, int64_t t, uint32_t kind, uint32_t what);
 /* eventq_pop: 1 and *out filled, or 0 when empty. */
 int eventq_pop(struct eventq *q, struct event *out);
 static inline size_t eventq_len(const struct eventq *q) { return q->len; }
-/* The time of the event eventq_pop would return next; the queue must not be empty. */
-int64_t eventq_next_time(const struct eventq *q);
+/* The time of the event eventq_pop would return next; the queue must not be empty. Inline: the engine asks
+ * after every event. */
+static inline int64_t eventq_next_time(const struct eventq *q)
+{
+	return q->big ? (int64_t)q->buckets[q->heap[0]].tbits : q->small[0].t;
+}
 
 #endif
