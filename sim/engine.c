@@ -42,6 +42,8 @@ struct sim {
 	int64_t *arrive;       /* [rank*NSTREAMS + k]: when the stream arrived at its collective or send, or (traced
 	                        * without fusion) when the GPU began its compute segment */
 	int8_t *block_cat;     /* compute stream: why it is blocked (-1 none) */
+	uint8_t *waiting;      /* per rank: bit k set while stream k is blocked at a WAIT or RECV (block), so a record or
+	                        * a landed transfer looks only at the streams that wait */
 	int32_t *block_slot;
 	int64_t *end_t;        /* [rank*NSTREAMS + k] when the stream finished */
 	/* per rank*LINK_N */
@@ -139,6 +141,7 @@ struct sim *sim_new(const struct sim_config *cfg)
 	s->side_t = xcalloc(s->nranks, sizeof(int64_t));
 	s->block_cat = xmalloc(s->nranks);
 	s->block_slot = xcalloc(s->nranks, sizeof(int32_t));
+	s->waiting = xcalloc(s->nranks, 1);
 	s->link_busy = xcalloc(nl, 1);
 	s->link_nwait = xcalloc(nl, 1);
 	s->link_wait = xcalloc(nl * 2, 1);
@@ -170,6 +173,7 @@ void sim_reset(struct sim *s)
 	memset(s->host_t, 0, (size_t)s->nranks * sizeof(int64_t));
 	memset(s->side_t, 0, (size_t)s->nranks * sizeof(int64_t));
 	memset(s->block_slot, 0, (size_t)s->nranks * sizeof(int32_t));
+	memset(s->waiting, 0, (size_t)s->nranks);
 	memset(s->link_busy, 0, nl);
 	memset(s->link_nwait, 0, nl);
 	memset(s->link_wait, 0, nl * 2);
@@ -191,7 +195,7 @@ void sim_free(struct sim *s)
 	free(s->stage_of); free(s->d_of); free(s->t_of);
 	free(s->pc); free(s->state); free(s->busy_from); free(s->busy_until); free(s->arrive);
 	free(s->end_t); free(s->ev_done); free(s->mb_start); free(s->mb_end); free(s->acc);
-	free(s->idle_since); free(s->host_t); free(s->side_t); free(s->block_cat); free(s->block_slot); free(s->link_busy);
+	free(s->idle_since); free(s->host_t); free(s->side_t); free(s->block_cat); free(s->block_slot); free(s->waiting); free(s->link_busy);
 	free(s->link_nwait); free(s->link_wait); free(s->link_start); free(s->tp_arrived);
 	free(s->dp_arrived); free(s->work); free(s->batch);
 	for (int i = 0; s->stmap && i < s->cfg.pp; i++)
@@ -241,17 +245,21 @@ static void account_idle(struct sim *s, int r, int64_t now)
 	s->block_cat[r] = -1;
 }
 
+/* Stream k of rank r blocks at a WAIT or RECV (why: its category; slot: the RECV's mailbox slot, else -1). */
 static void block(struct sim *s, int r, int k, int why, int slot)
 {
 	s->state[r * NSTREAMS + k] = ST_BLOCKED;
+	s->waiting[r] |= (uint8_t)(1u << k);
 	if (k == STREAM_COMPUTE) {
 		s->block_cat[r] = (int8_t)why;
 		s->block_slot[r] = slot;
 	}
 }
 
+/* Wake stream k of rank r, blocked at a WAIT or RECV. */
 static void wake(struct sim *s, int r, int k, int64_t now)
 {
+	s->waiting[r] &= (uint8_t)~(1u << k);
 	if (k == STREAM_COMPUTE)
 		account_idle(s, r, now);
 	make_runnable(s, r, k);
@@ -648,10 +656,10 @@ static void run(struct sim *s, int r, int k, int64_t now)
 		}
 		case INS_RECORD: {
 			s->ev_done[(size_t)r * s->evwords + (uint32_t)in->arg / 64] |= 1ull << ((uint32_t)in->arg % 64);
-			for (int k2 = 0; k2 < NSTREAMS; k2++) {
+			for (unsigned m = s->waiting[r]; m; m &= m - 1) {
+				int k2 = __builtin_ctz(m);
 				const struct instr *w = cur(s, r, k2);
-				if (k2 != k && s->state[r * NSTREAMS + k2] == ST_BLOCKED && w && w->kind == INS_WAIT &&
-				    w->arg == in->arg)
+				if (w->kind == INS_WAIT && w->arg == in->arg)
 					wake(s, r, k2, now);
 			}
 			step(s, r, k);
@@ -797,9 +805,10 @@ static void link_done(struct sim *s, const struct event *e)
 		trace_instr(s, r, k, k, in, s->arrive[si], e->t - s->arrive[si]);
 		trace_instr(s, r, k, TRACK_LINK + in->scope, in, s->link_start[l], e->t - s->link_start[l]);
 	}
-	for (int k2 = 0; k2 < NSTREAMS; k2++) {
+	for (unsigned m = s->waiting[dst]; m; m &= m - 1) {
+		int k2 = __builtin_ctz(m);
 		const struct instr *w = cur(s, dst, k2);
-		if (s->state[dst * NSTREAMS + k2] == ST_BLOCKED && w && w->kind == INS_RECV && w->arg == in->arg)
+		if (w->kind == INS_RECV && w->arg == in->arg)
 			wake(s, dst, k2, e->t);
 	}
 	s->link_busy[l] = 0;
