@@ -24,6 +24,16 @@ static void differ(struct cmp *c, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* A difference's label: a path and a suffix, cut to fit the buffer (a long path only shortens the message). Not
+ * snprintf itself: at -O3 gcc cannot see that the paths passed down stay short and warns of truncation. */
+__attribute__((format(printf, 3, 4))) static void label(char *w, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(w, n, fmt, ap);
+	va_end(ap);
+}
+
 static void num(struct cmp *c, const char *what, double a, double b)
 {
 	if (!(a == b || (a != a && b != b)))
@@ -40,7 +50,7 @@ static void nums(struct cmp *c, const char *what, const double *a, const double 
 {
 	char w[96];
 	for (long long i = 0; i < n; i++) {
-		snprintf(w, sizeof w, "%s[%lld]", what, i);
+		label(w, sizeof w, "%s[%lld]", what, i);
 		num(c, w, a[i], b[i]);
 	}
 }
@@ -57,7 +67,7 @@ static void attn(struct cmp *c, const char *what, const struct hw_attn *a, const
 	str(c, what, a->source, b->source);
 	num(c, what, a->nrows, b->nrows);
 	for (int i = 0; i < a->nrows && i < b->nrows; i++) {
-		snprintf(w, sizeof w, "%s.rows[%d]", what, i);
+		label(w, sizeof w, "%s.rows[%d]", what, i);
 		num(c, w, a->row[i].head_dim, b->row[i].head_dim);
 		num(c, w, a->row[i].causal, b->row[i].causal);
 		num(c, w, a->row[i].seq, b->row[i].seq);
@@ -70,7 +80,7 @@ static void attn(struct cmp *c, const char *what, const struct hw_attn *a, const
 static void gemm(struct cmp *c, int dt, const struct gemm_table *a, const struct gemm_table *b)
 {
 	char w[64];
-	snprintf(w, sizeof w, "gpu.gemm.tables[%s]", dtype_name((enum dtype)dt));
+	label(w, sizeof w, "gpu.gemm.tables[%s]", dtype_name((enum dtype)dt));
 	num(c, w, a->present, b->present);
 	if (!a->present || !b->present)
 		return;
@@ -146,7 +156,7 @@ static void coll(struct cmp *c, const char *what, const struct coll_model *a, co
 		return;
 	for (int i = 0; i < a->nlines; i++) {
 		const struct coll_line *x = &a->lines[i], *y = &b->lines[i];
-		snprintf(w, sizeof w, "%s.lines[%d]", what, i);
+		label(w, sizeof w, "%s.lines[%d]", what, i);
 		str(c, w, x->algo, y->algo);
 		num(c, w, x->n, y->n);
 		num(c, w, x->alpha_us, y->alpha_us);
@@ -156,7 +166,7 @@ static void coll(struct cmp *c, const char *what, const struct coll_model *a, co
 	}
 	for (int i = 0; i < a->ntables; i++) {
 		const struct coll_table *x = &a->tables[i], *y = &b->tables[i];
-		snprintf(w, sizeof w, "%s.tables[%d]", what, i);
+		label(w, sizeof w, "%s.tables[%d]", what, i);
 		num(c, w, x->n, y->n);
 		num(c, w, x->npts, y->npts);
 		if (c->same) {
@@ -189,7 +199,7 @@ bool hwmodel_equal(const struct hwmodel *a, const struct hwmodel *b, char *why, 
 	str(&c, "network.source", a->net.source, b->net.source);
 	for (int sc = 0; sc < SCOPE_N; sc++)
 		for (int op = 0; op < COLL_NOPS; op++) {
-			snprintf(w, sizeof w, "collectives.%s.%s", coll_scope_name((enum coll_scope)sc),
+			label(w, sizeof w, "collectives.%s.%s", coll_scope_name((enum coll_scope)sc),
 				 coll_op_name((enum coll_op)op));
 			coll(&c, w, &a->coll[sc][op], &b->coll[sc][op]);
 		}
@@ -200,7 +210,7 @@ bool hwmodel_equal(const struct hwmodel *a, const struct hwmodel *b, char *why, 
 	str(&c, "cost.source", a->cost_source, b->cost_source);
 	for (int m = 0; m < EXEC_N; m++) {
 		const struct hw_host_cost *x = &a->host.mode[m], *y = &b->host.mode[m];
-		snprintf(w, sizeof w, "host.%s", exec_mode_names[m]);
+		label(w, sizeof w, "host.%s", exec_mode_names[m]);
 		num(&c, w, x->step_us, y->step_us);
 		num(&c, w, x->op_us, y->op_us);
 		num(&c, w, x->launch_us, y->launch_us);

@@ -1120,6 +1120,9 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 		time_tp(&c, c.hbwd, c.nhbwd);
 		program_init(c.prog, 2 * c.m * c.v + tied_exchange(&c), keep_ops);
 		program_reserve(c.prog, STREAM_COMPUTE, compute_instr_estimate(&c));
+		/* each unit's send is a wait, the transfer and (blocking p2p) a record: no regrowing and copying */
+		program_reserve(c.prog, STREAM_SENDF, 3 * (size_t)c.m * c.v + 16);
+		program_reserve(c.prog, STREAM_SENDB, 3 * (size_t)c.m * c.v + 16);
 		program_host(c.prog, c.host.step);
 		c.compute_bound_s = 0;
 		memset(c.tally, 0, sizeof c.tally);

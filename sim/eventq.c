@@ -16,10 +16,6 @@ struct eventq_node {
 	uint32_t next;
 };
 
-struct eventq_bucket {
-	uint64_t tbits;
-	uint32_t head, tail;
-};
 
 /* Times are non-negative integers: as unsigned they order like the values. */
 static inline uint64_t tbits_of(int64_t t)
@@ -43,6 +39,7 @@ void eventq_init(struct eventq *q)
 
 void eventq_clear(struct eventq *q)
 {
+	q->big = 0;
 	q->nnodes = q->nbuckets = q->heaplen = q->hashlen = 0;
 	q->free_node = q->free_bucket = NIL;
 	if (q->hash)
@@ -57,6 +54,7 @@ void eventq_release(struct eventq *q)
 	free(q->buckets);
 	free(q->heap);
 	free(q->hash);
+	free(q->small);
 	eventq_init(q);
 }
 
@@ -179,10 +177,81 @@ static uint32_t new_bucket(struct eventq *q, uint64_t tb)
 	return b;
 }
 
+static inline int ev_before(const struct event *a, const struct event *b)
+{
+	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+/* The small heap (q->small, q->len events): sift-up of its last event, and removal of its root. */
+__attribute__((noinline)) static void small_up(struct eventq *q, size_t i)
+{
+	struct event e = q->small[i];
+	while (i > 0) {
+		size_t parent = (i - 1) / 2;
+		if (!ev_before(&e, &q->small[parent]))
+			break;
+		q->small[i] = q->small[parent];
+		i = parent;
+	}
+	q->small[i] = e;
+}
+
+__attribute__((noinline)) static void small_pop_root(struct eventq *q, size_t n)
+{
+	if (n == 0)
+		return;
+	struct event e = q->small[n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && ev_before(&q->small[c + 1], &q->small[c]))
+			c++;
+		if (!ev_before(&q->small[c], &e))
+			break;
+		q->small[i] = q->small[c];
+		i = c;
+	}
+	q->small[i] = e;
+}
+
+static inline void bucket_push(struct eventq *q, int64_t t, uint64_t seq, uint32_t kind, uint32_t what);
+
+/* The small heap is full: its events go into the buckets in (t, seq) order, so each bucket's FIFO keeps them
+ * in sequence order and the later pushes append behind them. */
+__attribute__((noinline, cold)) static void go_big(struct eventq *q)
+{
+	for (size_t n = q->len; n > 0; n--) {
+		struct event e = q->small[0];
+		small_pop_root(q, n - 1);
+		bucket_push(q, e.t, e.seq, e.kind, e.what);
+	}
+	q->big = 1;
+}
+
 void eventq_push(struct eventq *q, int64_t t, uint32_t kind, uint32_t what)
 {
 	if (t < 0)
 		t = 0;
+	uint64_t seq = q->next_seq++;
+	if (!q->big) {
+		if (q->len < EVENTQ_SMALL) {
+			if (!q->small)
+				q->small = xmalloc(EVENTQ_SMALL * sizeof *q->small);
+			q->small[q->len] = (struct event){ t, seq, what, kind };
+			small_up(q, q->len);
+			q->len++;
+			return;
+		}
+		go_big(q);
+	}
+	bucket_push(q, t, seq, kind, what);
+	q->len++;
+}
+
+static inline void bucket_push(struct eventq *q, int64_t t, uint64_t seq, uint32_t kind, uint32_t what)
+{
 	uint64_t tb = tbits_of(t);
 	uint32_t b = hash_find(q, tb);
 	if (b == NIL)
@@ -198,25 +267,24 @@ void eventq_push(struct eventq *q, int64_t t, uint32_t kind, uint32_t what)
 		}
 		n = q->nnodes++;
 	}
-	q->nodes[n] = (struct eventq_node){ { t, q->next_seq++, what, kind }, NIL };
+	q->nodes[n] = (struct eventq_node){ { t, seq, what, kind }, NIL };
 	struct eventq_bucket *bk = &q->buckets[b];
 	if (bk->tail == NIL)
 		bk->head = n;
 	else
 		q->nodes[bk->tail].next = n;
 	bk->tail = n;
-	q->len++;
-}
-
-int64_t eventq_next_time(const struct eventq *q)
-{
-	return (int64_t)q->buckets[q->heap[0]].tbits;
 }
 
 int eventq_pop(struct eventq *q, struct event *out)
 {
 	if (q->len == 0)
 		return 0;
+	if (!q->big) {
+		*out = q->small[0];
+		small_pop_root(q, --q->len);
+		return 1;
+	}
 	uint32_t b = q->heap[0];
 	struct eventq_bucket *bk = &q->buckets[b];
 	uint32_t n = bk->head;

@@ -4,7 +4,11 @@
  * Symmetric ranks finish their work at exactly the same times, so a large simulation has far fewer distinct
  * times than events. The queue keeps one FIFO bucket per distinct time, found through a hash of the time's
  * value, and a binary min-heap of the buckets: pushing to an existing time is O(1), and the heap only holds
- * distinct times. */
+ * distinct times. A queue that has never held more than EVENTQ_SMALL events at once (one rank per stage: a
+ * handful pending) is a plain binary heap of the events instead, ordered by (time, sequence): no hashing, a
+ * few compares a push or pop; the push that would pass EVENTQ_SMALL moves them into the buckets, sequence
+ * numbers kept, and the queue stays there until eventq_clear. Both pop in the same order. (16: 70b_64gpu's
+ * simulations never hold more; with --all-ranks, where many events share a time, the buckets take over early.) */
 #ifndef EVENTQ_H
 #define EVENTQ_H
 
@@ -19,9 +23,16 @@ struct event {
 };
 
 struct eventq_node;
-struct eventq_bucket;
+struct eventq_bucket {
+	uint64_t tbits;              /* the bucket's time */
+	uint32_t head, tail;         /* its events, oldest first (node ids) */
+};
+
+enum { EVENTQ_SMALL = 16 };
 
 struct eventq {
+	struct event *small;            /* while !big: a binary min-heap of the events by (t, seq) */
+	int big;                        /* the buckets below hold the events */
 	struct eventq_node *nodes;      /* pool; free ones chained from free_node */
 	uint32_t nnodes, capnodes, free_node;
 	struct eventq_bucket *buckets;  /* pool; free ones chained from free_bucket */
@@ -42,7 +53,11 @@ void eventq_push(struct eventq *q, int64_t t, uint32_t kind, uint32_t what);
 /* eventq_pop: 1 and *out filled, or 0 when empty. */
 int eventq_pop(struct eventq *q, struct event *out);
 static inline size_t eventq_len(const struct eventq *q) { return q->len; }
-/* The time of the event eventq_pop would return next; the queue must not be empty. */
-int64_t eventq_next_time(const struct eventq *q);
+/* The time of the event eventq_pop would return next; the queue must not be empty. Inline: the engine asks
+ * after every event. */
+static inline int64_t eventq_next_time(const struct eventq *q)
+{
+	return q->big ? (int64_t)q->buckets[q->heap[0]].tbits : q->small[0].t;
+}
 
 #endif

@@ -2,6 +2,39 @@
 #include "sim/eventq.h"
 #include "check.h"
 
+/* Pushes and pops interleaved, with many equal times, at most cap pending: the same order as a linear-scan
+ * reference. From an empty (cleared) queue with cap over EVENTQ_SMALL this crosses from the small heap to the
+ * buckets in the middle of the run. */
+static void interleaved(struct eventq *q, int cap)
+{
+	struct event ref[512], e;
+	int nref = 0, same = 1;
+	uint64_t seq = q->next_seq;
+	unsigned x = 12345;
+	int64_t now = 0;
+	for (int step = 0; step < 20000; step++) {
+		x = x * 1103515245u + 12345u;
+		if ((x >> 16) % 3 != 0 && nref < cap) {
+			int64_t tn = now + (int64_t)((x >> 8) % 7);
+			eventq_push(q, tn, 1, (uint32_t)step);
+			ref[nref++] = (struct event){ tn, seq++, (uint32_t)step, 1 };
+		} else if (nref > 0) {
+			int best = 0;
+			for (int i = 1; i < nref; i++)
+				if (ref[i].t < ref[best].t || (ref[i].t == ref[best].t && ref[i].seq < ref[best].seq))
+					best = i;
+			CHECK(eventq_pop(q, &e));
+			CHECK(eventq_len(q) == 0 || eventq_next_time(q) >= e.t);
+			if (e.what != ref[best].what || e.t != ref[best].t || e.seq != ref[best].seq)
+				same = 0;
+			now = e.t;
+			ref[best] = ref[--nref];
+		}
+	}
+	CHECK(same);
+	CHECK_INT((long long)eventq_len(q), nref);
+}
+
 int main(void)
 {
 	struct eventq q;
@@ -31,32 +64,11 @@ int main(void)
 	}
 	CHECK(sorted);
 
-	/* pushes and pops interleaved, with many equal times: same order as a linear-scan reference */
-	struct event ref[512];
-	int nref = 0, same = 1;
-	uint64_t seq = q.next_seq;
-	unsigned x = 12345;
-	int64_t now = 0;
-	for (int step = 0; step < 20000; step++) {
-		x = x * 1103515245u + 12345u;
-		if ((x >> 16) % 3 != 0 && nref < 512) {
-			int64_t tn = now + (int64_t)((x >> 8) % 7);
-			eventq_push(&q, tn, 1, (uint32_t)step);
-			ref[nref++] = (struct event){ tn, seq++, (uint32_t)step, 1 };
-		} else if (nref > 0) {
-			int best = 0;
-			for (int i = 1; i < nref; i++)
-				if (ref[i].t < ref[best].t || (ref[i].t == ref[best].t && ref[i].seq < ref[best].seq))
-					best = i;
-			CHECK(eventq_pop(&q, &e));
-			if (e.what != ref[best].what || e.t != ref[best].t)
-				same = 0;
-			now = e.t;
-			ref[best] = ref[--nref];
-		}
-	}
-	CHECK(same);
-	CHECK_INT((long long)eventq_len(&q), nref);
+	interleaved(&q, 512);  /* the buckets (the queue has held 10,000) */
+	eventq_clear(&q);
+	interleaved(&q, EVENTQ_SMALL);  /* never more than EVENTQ_SMALL pending: the small heap throughout */
+	eventq_clear(&q);
+	interleaved(&q, 512);  /* from the small heap into the buckets midway */
 	eventq_release(&q);
 	return check_result();
 }
