@@ -621,6 +621,18 @@ static void run_compute(struct sim *s, int r, int64_t now)
 		run_fused(s, r, now);
 }
 
+/* Rank r's compute stream waits from now until `until` for its host or side channel (no event when that is not
+ * later), the wait counted in account acc; returns whether it waits. */
+static int gpu_waits(struct sim *s, int r, int64_t now, int64_t until, int acc)
+{
+	if (until <= now)
+		return 0;
+	account_idle(s, r, now);
+	s->acc[(size_t)r * ACC_N + acc] += until - now;
+	start_until(s, r, STREAM_COMPUTE, now, until, EV_STREAM, (uint32_t)((size_t)r * NSTREAMS + STREAM_COMPUTE));
+	return 1;
+}
+
 /* Advance stream k of rank r from the current time until it is busy, blocked or done. */
 static void run(struct sim *s, int r, int k, int64_t now)
 {
@@ -682,12 +694,8 @@ static void run(struct sim *s, int r, int k, int64_t now)
 				run_compute(s, r, now);
 				return;
 			}
-			if (s->side_t[r] > now) {
-				account_idle(s, r, now);
-				s->acc[(size_t)r * ACC_N + ACC_TP] += s->side_t[r] - now;
-				start_until(s, r, k, now, s->side_t[r], EV_STREAM, (uint32_t)si);
+			if (gpu_waits(s, r, now, s->side_t[r], ACC_TP))
 				return;
-			}
 			step(s, r, k);
 			continue;
 		case INS_HOST:
@@ -697,12 +705,8 @@ static void run(struct sim *s, int r, int k, int64_t now)
 			}
 			/* the host's own work; the GPU waits only when the host is behind it */
 			s->host_t[r] += tk(in->dur);
-			if (s->host_t[r] > now) {
-				account_idle(s, r, now);
-				s->acc[(size_t)r * ACC_N + ACC_HOST] += s->host_t[r] - now;
-				start_until(s, r, k, now, s->host_t[r], EV_STREAM, (uint32_t)si);
+			if (gpu_waits(s, r, now, s->host_t[r], ACC_HOST))
 				return;
-			}
 			step(s, r, k);
 			continue;
 		case INS_WAIT:

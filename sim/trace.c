@@ -230,8 +230,9 @@ void trace_slice(struct trace *t, const struct trace_span *sp)
 	const struct instr *in = sp->in;
 	const struct op *op = sp->op;
 	int level = t->pend ? overview_level(t, sp->stage) : OVERVIEW_OPS;
-	if (level != OVERVIEW_OPS && sp->track >= TRACK_LINK)
-		return;  /* an overview's coarse part: the send stream's slice shows the transfer */
+	if (level != OVERVIEW_OPS && sp->track >= TRACK_SIDE)
+		return;  /* an overview's coarse part: the send stream's slice shows the transfer, the layer's slice the
+		          * time its side-channel transfers kept the compute stream waiting */
 	if (t->pend && sp->track == STREAM_COMPUTE && (level != OVERVIEW_OPS || t->pend[sp->stage].nops)) {
 		struct layer_slice *l = &t->pend[sp->stage];
 		if (l->nops && (l->mb != op->mb || l->level != level || (level == OVERVIEW_LAYERS && l->layer != op->layer)))

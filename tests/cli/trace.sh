@@ -324,6 +324,18 @@ PY
 else
 	fail "--trace-ranks overview (the default): $(tail -c 300 "$tmp/err")"
 fi
+# side-channel transfers (CP ring hops here) in the overview: op by op on the critical stage only, as its compute;
+# the other stages' layer slices already hold the time they made the compute stream wait
+cpscen=scenarios/llama3_405b_16k_cp_1152gpu.yaml
+if "$gpusim" predict "$cpscen" --trace "$tmp/cp.json" >/dev/null 2>"$tmp/err" &&
+	python3 - "$tmp/cp.json" <<'PY' 2>>"$tmp/err"
+import json, sys
+d = json.load(open(sys.argv[1]))
+crit = d["otherData"]["critical_stage"] + 1
+side = [e for e in d["traceEvents"] if e.get("ph") == "X" and e["tid"] == 6]
+assert side and all(e["pid"] == crit for e in side), "side-channel slices on the critical stage only"
+PY
+then ok; else fail "overview: side-channel slices: $(tail -c 300 "$tmp/err")"; fi
 for bad in "--trace-ranks 16" "--trace-ranks x" "--trace-ranks 3-1"; do
 	# shellcheck disable=SC2086
 	"$gpusim" predict "$g" --trace "$tmp/bad.json" $bad >/dev/null 2>"$tmp/err"
