@@ -188,6 +188,29 @@ static void meta_gemms(struct ybuild *e, const struct calib *c)
 	if (any)
 		ybuild_end(e);
 }
+/* A GEMM timed beside a collective (meta.overlap: an all-reduce; meta.overlap_all_gather: an all-gather): the
+ * shapes, and each one's time alone and together, under key, the collective's figures named after coll. */
+static void overlap_meta(struct ybuild *e, const char *key, const char *coll, const struct cal_overlap *o)
+{
+	char name[48];
+	ybuild_key(e, key);
+	ybuild_map(e, true);
+	ybuild_kstr(e, "gemm", cal_dtype_name(o->dt));
+	ybuild_kint(e, "m", o->m);
+	ybuild_kint(e, "n", o->n);
+	ybuild_kint(e, "k", o->k);
+	snprintf(name, sizeof name, "%s_bytes", coll);
+	ybuild_knum(e, name, o->comm_bytes);
+	ybuild_kint(e, "ranks", o->ranks);
+	ybuild_knum(e, "gemm_us", o->gemm_us);
+	ybuild_knum(e, "gemm_busy_us", o->gemm_busy_us);
+	snprintf(name, sizeof name, "%s_us", coll);
+	ybuild_knum(e, name, o->comm_us);
+	snprintf(name, sizeof name, "%s_busy_us", coll);
+	ybuild_knum(e, name, o->comm_busy_us);
+	ybuild_end(e);
+}
+
 
 /* the raw memory-bound and attention points and the overlap measurement behind the fitted sections */
 static void meta_points(struct ybuild *e, const struct calib *c)
@@ -225,38 +248,10 @@ static void meta_points(struct ybuild *e, const struct calib *c)
 		ybuild_end(e);
 	}
 	sustain_meta(e, c);
-	if (c->overlap.have) {
-		const struct cal_overlap *o = &c->overlap;
-		ybuild_key(e, "overlap");
-		ybuild_map(e, true);
-		ybuild_kstr(e, "gemm", cal_dtype_name(o->dt));
-		ybuild_kint(e, "m", o->m);
-		ybuild_kint(e, "n", o->n);
-		ybuild_kint(e, "k", o->k);
-		ybuild_knum(e, "all_reduce_bytes", o->comm_bytes);
-		ybuild_kint(e, "ranks", o->ranks);
-		ybuild_knum(e, "gemm_us", o->gemm_us);
-		ybuild_knum(e, "gemm_busy_us", o->gemm_busy_us);
-		ybuild_knum(e, "all_reduce_us", o->comm_us);
-		ybuild_knum(e, "all_reduce_busy_us", o->comm_busy_us);
-		ybuild_end(e);
-	}
-	if (c->overlap_ag.have) {
-		const struct cal_overlap *o = &c->overlap_ag;
-		ybuild_key(e, "overlap_all_gather");
-		ybuild_map(e, true);
-		ybuild_kstr(e, "gemm", cal_dtype_name(o->dt));
-		ybuild_kint(e, "m", o->m);
-		ybuild_kint(e, "n", o->n);
-		ybuild_kint(e, "k", o->k);
-		ybuild_knum(e, "all_gather_bytes", o->comm_bytes);
-		ybuild_kint(e, "ranks", o->ranks);
-		ybuild_knum(e, "gemm_us", o->gemm_us);
-		ybuild_knum(e, "gemm_busy_us", o->gemm_busy_us);
-		ybuild_knum(e, "all_gather_us", o->comm_us);
-		ybuild_knum(e, "all_gather_busy_us", o->comm_busy_us);
-		ybuild_end(e);
-	}
+	if (c->overlap.have)
+		overlap_meta(e, "overlap", "all_reduce", &c->overlap);
+	if (c->overlap_ag.have)
+		overlap_meta(e, "overlap_all_gather", "all_gather", &c->overlap_ag);
 }
 
 /* each collective series' fit: lines, relative errors per point, the spread of the trials */

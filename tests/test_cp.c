@@ -9,6 +9,7 @@
 #include <string.h>
 #include "capture.h"
 #include "check.h"
+#include "oplist.h"
 #include "scenario/scenario.h"
 #include "sim/comm.h"
 #include "sim/cp.h"
@@ -37,22 +38,6 @@ static int load(struct scenario *s, const char *par, int seq)
 		 "name: t\nmodel: {layers: 1, hidden: 256, heads: 4, seq: %d, ffn: gelu, ffn_hidden: 512, dtype: bf16}\n"
 		 "training: {global_batch: 1, micro_batch: 1}\nparallel: {%s}\nhardware: h100-dgx\n", seq, par);
 	return scenario_load_string("t.yaml", buf, NULL, s);
-}
-
-static const struct opcost *op(const struct opcost *o, int n, const char *name)
-{
-	for (int i = 0; i < n; i++)
-		if (strcmp(o[i].name, name) == 0)
-			return &o[i];
-	return NULL;
-}
-
-static int count(const struct opcost *o, int n, const char *name)
-{
-	int k = 0;
-	for (int i = 0; i < n; i++)
-		k += strcmp(o[i].name, name) == 0;
-	return k;
 }
 
 /* What the compute stream waits for the side stream in a timed op list where each transfer is waited for
@@ -114,14 +99,14 @@ static void test_ring(const struct hwmodel *hw)
 	struct opctx c = { hw, &s2, 1, 256 };
 	int nf = ops_layer_fwd(&c, f), nb = ops_layer_bwd(&c, 0, b);
 	CHECK(op(f, nf, "attention") == NULL);
-	CHECK_INT(count(f, nf, "cp_attention"), 2);
-	CHECK_INT(count(f, nf, "cp_kv_send"), 1);  /* cp - 1 hops forward */
-	CHECK_INT(count(f, nf, "cp_out_correction"), 1);
+	CHECK_INT(op_count(f, nf, "cp_attention"), 2);
+	CHECK_INT(op_count(f, nf, "cp_kv_send"), 1);  /* cp - 1 hops forward */
+	CHECK_INT(op_count(f, nf, "cp_out_correction"), 1);
 	CHECK_NEAR(op(f, nf, "cp_attention")->s, 0.67108864e-6, 1e-12);
 	CHECK_NEAR(op(f, nf, "cp_out_correction")->s, 0.393216e-6, 1e-12);
 	CHECK_NEAR(op(f, nf, "cp_kv_send")->bytes, 262144, 0);
 	/* backward: the first hop K/V, the last dK/dV home (the middle hops of a longer ring carry both) */
-	CHECK_INT(count(b, nb, "cp_attention_bwd"), 2);
+	CHECK_INT(op_count(b, nb, "cp_attention_bwd"), 2);
 	CHECK_NEAR(op(b, nb, "cp_kv_send_bwd")->bytes, 262144, 0);
 	CHECK_NEAR(op(b, nb, "cp_dkv_send")->bytes, 262144, 0);
 	CHECK_NEAR(op(b, nb, "cp_attention_bwd")->s, 2.097152e-6, 1e-12);
@@ -178,7 +163,7 @@ static void test_all_gather(const struct hwmodel *hw)
 	CHECK(ag && ag->kind == OPK_CP_ALLGATHER && ag->bytes == 524288);
 	CHECK(rs && rs->kind == OPK_CP_REDUCESCATTER && rs->bytes == 524288);
 	CHECK(op(b, nb, "cp_kv_allgather_bwd") != NULL);
-	CHECK_INT(count(f, nf, "cp_attention"), 2);
+	CHECK_INT(op_count(f, nf, "cp_attention"), 2);
 	CHECK_NEAR(op(f, nf, "cp_attention")->s, 0.67108864e-6, 1e-12);
 	CHECK(!overlap_has_side(f, nf) && !overlap_has_side(b, nb));
 	struct result r;
@@ -206,10 +191,10 @@ static void test_tp_overlap(const struct hwmodel *hw)
 	CHECK(!op(f, nf, "tp_reducescatter_attn") && !op(f, nf, "tp_reducescatter_mlp"));
 	const struct opcost *hop = op(f, nf, "tp_ag_p2p_attn");
 	CHECK(hop && hop->kind == OPK_SIDE_TP_P2P && hop->bytes == 65536 && hop->hops == 1);
-	CHECK_INT(count(f, nf, "qkv"), 2);
+	CHECK_INT(op_count(f, nf, "qkv"), 2);
 	CHECK_NEAR(op(a, na, "qkv")->s, 1.34217728e-6, 1e-12);
 	CHECK_NEAR(op(f, nf, "qkv")->s, 0.67108864e-6, 1e-12);
-	CHECK_INT(count(f, nf, "proj"), 2);
+	CHECK_INT(op_count(f, nf, "proj"), 2);
 	CHECK_NEAR(op(f, nf, "tp_rs_sum_attn")->s, 0.196608e-6, 1e-12);
 	CHECK(op(f, nf, "tp_ag_p2p_mlp") && op(f, nf, "tp_rs_p2p_mlp") && op(f, nf, "tp_rs_sum_mlp"));
 	/* backward: ring exchange before proj's and fc2's dgrad; bulk around QKV and fc1: the input all-gather the

@@ -6,6 +6,7 @@
 #include "sim/memory.h"
 #include "sim/ops.h"
 #include "check.h"
+#include "oplist.h"
 
 static void load(struct scenario *s, const char *model, const char *train)
 {
@@ -14,15 +15,6 @@ static void load(struct scenario *s, const char *model, const char *train)
 		 "name: t\nmodel: {%s}\ntraining: {global_batch: 1, micro_batch: 1, %s}\n"
 		 "parallel: {gpus: 1}\nhardware: h100-dgx\n", model, train);
 	CHECK_INT(scenario_load_string("t.yaml", buf, NULL, s), 0);
-}
-
-/* The seconds of the op called name in o[0..n), -1 when absent. */
-static double op_s(const struct opcost *o, int n, const char *name)
-{
-	for (int i = 0; i < n; i++)
-		if (strcmp(o[i].name, name) == 0)
-			return o[i].s;
-	return -1;
 }
 
 int main(void)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "capture.h"
 #include "check.h"
+#include "oplist.h"
 #include "scenario/scenario.h"
 #include "sim/build.h"
 #include "sim/fp8.h"
@@ -34,20 +35,6 @@ static int load(struct scenario *s, const char *extra_model, const char *train, 
 		 "name: t\nmodel: {%s%s}\ntraining: {global_batch: 4, micro_batch: 1%s}\nparallel: {%s}\n"
 		 "hardware: h100-dgx\n", model, extra_model, train, par);
 	return scenario_load_string("t.yaml", buf, NULL, s);
-}
-
-static const struct opcost *op(const struct opcost *o, int n, const char *name)
-{
-	for (int i = 0; i < n; i++)
-		if (strcmp(o[i].name, name) == 0)
-			return &o[i];
-	return NULL;
-}
-
-static double op_s(const struct opcost *o, int n, const char *name)
-{
-	const struct opcost *p = op(o, n, name);
-	return p ? p->s : -1;
 }
 
 static void test_fp8(const struct hwmodel *hw)

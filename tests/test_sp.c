@@ -6,6 +6,7 @@
 #include <string.h>
 #include "capture.h"
 #include "check.h"
+#include "oplist.h"
 #include "toy_hw.h"
 #include "scenario/scenario.h"
 #include "sim/memory.h"
@@ -22,14 +23,6 @@ static int load(struct scenario *s, bool sp)
 		 "vocab: 1000}\ntraining: {global_batch: 4, micro_batch: 1}\nparallel: {tp: 2, gpus: 2, sp: %s}\n"
 		 "hardware: h100-dgx\n", sp ? "true" : "false");
 	return scenario_load_string("t.yaml", buf, NULL, s);
-}
-
-static const struct opcost *op(const struct opcost *o, int n, const char *name)
-{
-	for (int i = 0; i < n; i++)
-		if (strcmp(o[i].name, name) == 0)
-			return &o[i];
-	return NULL;
 }
 
 /* The distributed optimizer (ZeRO-1 over dp 2) with and without overlap_param_gather, 2 layers of h = 256 on
