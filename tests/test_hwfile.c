@@ -4,7 +4,9 @@
  *   load -> save -> load gives an equal model (hwmodel_equal: every field, exactly), and
  *   save(load(save(x))) is byte-identical to save(x);
  * `presets show` (hwmodel_write) is save(x) after its comment lines. A file the writer writes is complete (no
- * `base:`), so the second load composes nothing: the merged model of a based file comes back whole. */
+ * `base:`), so the second load composes nothing: the merged model of a based file comes back whole.
+ * The packed presets (hardware/gen/presetgen.c): `--hw NAME` (a copy of the model packed at build time) is the
+ * preset's YAML loaded, field for field, and hwmodel_pack/unpack give back any model whole. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "hardware/hwmodel.h"
+#include "hardware/hwmodel_internal.h"
 #include "hardware/hwwrite.h"
 #include "tests/check.h"
 
@@ -191,8 +194,85 @@ static void test_equal(void)
 	hwmodel_free(b);
 }
 
+/* a and b the same model, also where hwmodel_equal does not look: path, base, origin */
+static void check_same(const char *what, const struct hwmodel *a, const struct hwmodel *b)
+{
+	char why[256] = "";
+	if (!a || !b) {
+		CHECK(a && b);
+		return;
+	}
+	bool eq = hwmodel_equal(a, b, why, sizeof why);
+	if (!eq)
+		fprintf(stderr, "%s: %s\n", what, why);
+	CHECK(eq);
+	char *sa = save(a), *sb = save(b);
+	CHECK_STR(sa, sb);
+	free(sa);
+	free(sb);
+	CHECK_STR(a->path, b->path);
+	CHECK_STR(a->base, b->base);
+	CHECK_STR(a->origin.gpu, b->origin.gpu);
+	CHECK_STR(a->origin.intra, b->origin.intra);
+	CHECK_STR(a->origin.node, b->origin.node);
+	CHECK_STR(a->origin.note, b->origin.note);
+	CHECK_INT(a->origin.measured_group, b->origin.measured_group);
+	CHECK_INT(a->origin.calibrated, b->origin.calibrated);
+	CHECK_INT(a->origin.composed, b->origin.composed);
+}
+
+static void test_packed(void)
+{
+	int npacked = 0;
+	for (const char *const *n = hwmodel_preset_names(); *n; n++) {
+		char file[160];
+		int e1 = -1, e2 = -1;
+		snprintf(file, sizeof file, "hardware/%s.yaml", *n);
+		struct hwmodel *a = hwmodel_load(*n, &e1), *b = hwmodel_load_string(file, hwmodel_preset_text(*n), &e2);
+		CHECK_INT(e1, 0);
+		CHECK_INT(e2, 0);
+		check_same(*n, a, b);
+		hwmodel_free(a);
+		hwmodel_free(b);
+	}
+	for (const struct hw_preset_model *m = hw_preset_models; m->name; m++)
+		npacked++;
+	/* every preset is packed (an empty table only where cross-compiling, which this build is not) */
+	int npresets = 0;
+	for (const char *const *n = hwmodel_preset_names(); *n; n++)
+		npresets++;
+	CHECK_INT(npacked, npresets);
+	/* a measured file with GEMM and collective tables: pack then unpack gives it back whole */
+	int err = -1;
+	struct hwmodel *x = hwmodel_load("hardware/h200x2-measured.yaml", &err);
+	CHECK_INT(err, 0);
+	CHECK(x && x->coll[SCOPE_INTRA][COLL_ALL_REDUCE].ntables > 0);
+	if (!x)
+		return;
+	unsigned char *buf = NULL;
+	size_t len = hwmodel_pack(x, &buf);
+	struct hwmodel *y = hwmodel_unpack(buf, len);
+	check_same("h200x2-measured packed", x, y);
+	hwmodel_free(y);
+	/* a block one byte short, one byte long, or of another struct size is refused */
+	CHECK(hwmodel_unpack(buf, len - 1) == NULL);
+	unsigned char *longer = malloc(len + 1);
+	memcpy(longer, buf, len);
+	longer[len] = 0;
+	CHECK(hwmodel_unpack(longer, len + 1) == NULL);
+	uint64_t size = 0;
+	memcpy(&size, buf + 8, 8);
+	size++;
+	memcpy(buf + 8, &size, 8);
+	CHECK(hwmodel_unpack(buf, len) == NULL);
+	free(longer);
+	free(buf);
+	hwmodel_free(x);
+}
+
 int main(void)
 {
+	test_packed();
 	test_equal();
 	test_hardware_files();
 	test_based_files();
