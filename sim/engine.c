@@ -482,16 +482,21 @@ static int64_t fused(struct sim *s, int r, int64_t now, int group)
 		if (in == pcs[pi].ins && pmap[pi]) {
 			/* the rest of a piece at once: reps - rep passes */
 			const struct tmap *m = pmap[pi];
-			struct tmap mk;
-			if (pcs[pi].reps - rep > 1) {
-				mk = *m;
-				tmap_pow(&mk, pcs[pi].reps - rep);
-				m = &mk;
-			}
+			uint32_t k = pcs[pi].reps - rep;
 			int64_t t0 = c.t;
-			tmap_apply(m, &c.t, &c.h, &c.side);
-			for (int i = 0; i < SUM_N; i++)
-				c.sum[i] += m->sum[i];
+			struct tmap mk;
+			if (!m->has_side) {
+				tmap_apply_pow(m, k, &c.t, &c.h, c.sum);  /* no copy of the map for its k-th power */
+			} else {
+				if (k > 1) {
+					mk = *m;
+					tmap_pow(&mk, k);
+					m = &mk;
+				}
+				tmap_apply(m, &c.t, &c.h, &c.side);
+				for (int i = 0; i < SUM_N; i++)
+					c.sum[i] += m->sum[i];
+			}
 			if (m->waits)  /* no host term (tmap_stage_prepare): what it waited beyond its work was the side */
 				c.sum[SUM_TP] += c.t - t0 - m->sum[SUM_COMP] - m->sum[SUM_OPT] - m->sum[SUM_TP] - m->sum[SUM_PP];
 			last = pcs[pi].ins + pcs[pi].n - 1;

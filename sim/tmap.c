@@ -115,6 +115,7 @@ static void stage_index(const struct program *p, double hop, int tp_fuses, struc
 	out->fusable = xmalloc(n1);
 	out->comp = xmalloc(n1 * sizeof *out->comp);
 	out->rest = xmalloc(n1 * sizeof *out->rest);
+	out->passes = xcalloc(n1, sizeof *out->passes);
 	out->maps = xmalloc(n1 * sizeof *out->maps);
 	out->piece = xcalloc(n1, sizeof *out->piece);
 	out->nruns = 0;
@@ -129,12 +130,14 @@ static void stage_index(const struct program *p, double hop, int tp_fuses, struc
 		}
 		if (hash[h]) {
 			out->run_of[i] = out->run_of[hash[h] - 1];
+			out->passes[out->run_of[i]] += pc->reps;
 			continue;
 		}
 		hash[h] = (uint32_t)i + 1;
 		size_t r = out->nruns++;
 		out->run_of[i] = (int32_t)r;
 		out->first[r] = (uint32_t)i;
+		out->passes[r] = pc->reps;
 		out->fusable[r] = (pc->n > 1 || pc->reps > 1) && piece_fusable(pc, tp_fuses);
 		double comp = 0, rest = 0;
 		for (uint32_t j = 0; j < pc->n; j++) {
@@ -162,7 +165,8 @@ static void stage_index(const struct program *p, double hop, int tp_fuses, struc
 void tmap_stage_prepare(const struct program *p, double sp, double hop, int tp_fuses, int maps,
 			struct tmap_stage *out)
 {
-	if (!out->run_of)
+	int first = !out->run_of;
+	if (first)
 		stage_index(p, hop, tp_fuses, out);
 	const struct piece *pcs = p->pieces[STREAM_COMPUTE];
 	uint8_t *ok = xcalloc(out->nruns ? out->nruns : 1, 1);  /* run: maps[run] holds its map */
@@ -182,12 +186,12 @@ void tmap_stage_prepare(const struct program *p, double sp, double hop, int tp_f
 			ok[r] = 1;
 		}
 	}
+	/* whether a run has a map depends on its instructions and hop, not on sp: the pieces point to them once */
+	for (size_t i = 0; first && i < p->npieces[STREAM_COMPUTE]; i++)
+		out->piece[i] = ok[out->run_of[i]] ? &out->maps[out->run_of[i]] : NULL;
 	double total = out->other_streams;
-	for (size_t i = 0; i < p->npieces[STREAM_COMPUTE]; i++) {
-		int32_t r = out->run_of[i];
-		out->piece[i] = ok[r] ? &out->maps[r] : NULL;
-		total += (out->comp[r] / sp + out->rest[r]) * pcs[i].reps;
-	}
+	for (size_t r = 0; r < out->nruns; r++)
+		total += (out->comp[r] / sp + out->rest[r]) * out->passes[r];
 	out->work_s = total;
 	free(ok);
 }
@@ -201,6 +205,7 @@ void tmap_stage_release(struct tmap_stage *st)
 	free(st->fusable);
 	free(st->comp);
 	free(st->rest);
+	free(st->passes);
 	memset(st, 0, sizeof *st);
 }
 

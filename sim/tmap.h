@@ -87,12 +87,25 @@ static inline void tmap_apply(const struct tmap *m, int64_t *t, int64_t *h, int6
 	*h += m->C;
 	*t = t1;
 }
+/* Apply k >= 1 passes of a map without the side channel (!m->has_side) to (t, h) and add its sums k times to sum:
+ * the same as tmap_pow(copy, k), tmap_apply and adding its sums, without the copy. */
+static inline void tmap_apply_pow(const struct tmap *m, uint32_t k, int64_t *t, int64_t *h, int64_t sum[SUM_N])
+{
+	int64_t t1 = *t + m->A * (int64_t)k;
+	if (m->B != TMAP_NEG)
+		t1 = imax(t1, *h + m->B + (int64_t)(k - 1) * imax(m->A, m->C));
+	*h += m->C * (int64_t)k;
+	*t = t1;
+	for (int i = 0; i < SUM_N; i++)
+		sum[i] += m->sum[i] * (int64_t)k;
+}
 
 /* A stage's maps: piece[i] the map of one pass over compute-stream piece i when a run can cross it whole (every
  * instruction fusable, none starting a unit but the first of a piece run once), else NULL; one map per distinct
  * stored run (off, n). work_s: every stream's work in seconds (a bound of the step's length). Which pieces run
  * the same stored run depends on the program only: that index is made by the first tmap_stage_prepare and kept,
- * so preparing again at other speeds (the stage clocks' iterations) only remakes the maps. */
+ * so preparing again at other speeds (the stage clocks' iterations) only remakes the maps (which pieces have one
+ * does not depend on the speed: piece[] is set once). */
 struct tmap_stage {
 	const struct tmap **piece;
 	struct tmap *maps;         /* per distinct run */
@@ -103,6 +116,7 @@ struct tmap_stage {
 	uint32_t *first;           /* run -> its first piece */
 	uint8_t *fusable;          /* run: every instruction fusable (piece_fusable) */
 	double *comp, *rest;       /* run: one pass's compute seconds at speed 1, and the rest (host, collectives) */
+	double *passes;            /* run: its passes over the stage (the reps of its pieces, summed) */
 	double other_streams;      /* the other streams' work, seconds */
 };
 /* maps 0: only work_s (the engine does not fuse: interference, or a timeline that needs every instruction).

@@ -124,8 +124,52 @@ static void host_work(void)
 	program_release(&p);
 }
 
+/* tmap_apply_pow: k passes of a map without the side channel applied at once, as tmap_pow then tmap_apply */
+static void apply_pow(void)
+{
+	/* A = 3, B = 5, C = 2 ticks, sums (3, 0, 0, 0); 4 passes from t = h = 0: t = max(4*3, 5 + 3*max(3, 2)) = 14,
+	 * h = 4*2 = 8, compute 12 */
+	struct tmap m = { .A = 3, .B = 5, .C = 2, .sum = { 3, 0, 0, 0 } };
+	int64_t t = 0, h = 0, sum[SUM_N] = { 0 };
+	tmap_apply_pow(&m, 4, &t, &h, sum);
+	CHECK_INT(t, 14);
+	CHECK_INT(h, 8);
+	CHECK_INT(sum[SUM_COMP], 12);
+	/* a host far ahead (h = 100): t = 100 + 14 = 114 from t = 20 */
+	t = 20;
+	h = 100;
+	tmap_apply_pow(&m, 4, &t, &h, sum);
+	CHECK_INT(t, 114);
+	CHECK_INT(h, 108);
+	/* no host term (B = TMAP_NEG): t moves by A*k only */
+	struct tmap n = { .A = 7, .B = TMAP_NEG, .C = 0, .sum = { 0, 0, 7, 0 } };
+	t = 1;
+	h = 50;
+	tmap_apply_pow(&n, 3, &t, &h, sum);
+	CHECK_INT(t, 22);
+	CHECK_INT(h, 50);
+	CHECK_INT(sum[SUM_TP], 21);
+	/* random maps and k: the same as tmap_pow on a copy and tmap_apply */
+	unsigned x = 12345;
+	for (int i = 0; i < 2000; i++) {
+		x = x * 1103515245u + 12345u;
+		struct tmap r = { .A = x % 1000, .C = (x >> 10) % 1000, .sum = { x % 1000, 0, 0, 0 } };
+		r.B = (x >> 20) % 4 ? (int64_t)((x >> 12) % 3000) : TMAP_NEG;
+		uint32_t k = 1 + (x >> 8) % 50;
+		int64_t t1 = (x >> 3) % 5000, h1 = (x >> 5) % 5000, s1 = 0, t2 = t1, h2 = h1, sm[SUM_N] = { 0 };
+		struct tmap c = r;
+		tmap_pow(&c, k);
+		tmap_apply(&c, &t1, &h1, &s1);
+		tmap_apply_pow(&r, k, &t2, &h2, sm);
+		CHECK_INT(t2, t1);
+		CHECK_INT(h2, h1);
+		CHECK_INT(sm[SUM_COMP], c.sum[SUM_COMP]);
+	}
+}
+
 int main(void)
 {
+	apply_pow();
 	host_work();
 	/* ticks: 2^40 a second, rounded to the nearest */
 	CHECK_INT(tk(1.0), 1LL << 40);
