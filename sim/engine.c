@@ -459,16 +459,26 @@ static inline void fused_one(struct sim *s, int r, const struct instr *in, doubl
 	}
 }
 
+/* Add a fused run from now to c->t, its sums c->sum, to rank r's accounts. What is not an account's is the GPU
+ * waiting for the host. */
+static void fused_accounts(struct sim *s, int r, int64_t now, const struct clocks *c)
+{
+	int64_t *acc = &s->acc[(size_t)r * ACC_N];
+	acc[ACC_COMPUTE] += c->sum[SUM_COMP];
+	acc[ACC_OPTIMIZER] += c->sum[SUM_OPT];
+	acc[ACC_TP] += c->sum[SUM_TP];
+	acc[ACC_PP] += c->sum[SUM_PP];
+	acc[ACC_HOST] += c->t - now - c->sum[SUM_COMP] - c->sum[SUM_OPT] - c->sum[SUM_TP] - c->sum[SUM_PP];
+}
+
 /* The fused run of rank r's compute stream from now (group: its TP group in step, so TP collectives fuse too):
- * advances its cursor, host and side clocks and accounts, and returns when the run ends; the caller marks the
- * stream busy until then. */
-static int64_t fused(struct sim *s, int r, int64_t now, int group)
+ * advances its cursor, host and side clocks, and leaves in *out the run's end (out->t) and what it adds to each
+ * account; the caller adds them (fused_accounts) and marks the stream busy until then. */
+static void fused(struct sim *s, int r, int64_t now, int group, struct clocks *out)
 {
 	size_t si = (size_t)r * NSTREAMS + STREAM_COMPUTE;
 	int st = rank_stage(s, r);
 	const struct program *p = &s->cfg.progs[st];
-	int64_t *acc = &s->acc[(size_t)r * ACC_N];
-	account_idle(s, r, now);
 	int tp_fuses = s->cfg.tp_sim == 1 || group;
 	double hop = s->cfg.host_op_s, sp = s->cfg.stage_speed ? s->cfg.stage_speed[st] : 1;
 	const struct tmap *const *pmap = (group ? s->gmap : s->stmap)[st].piece;
@@ -524,23 +534,21 @@ static int64_t fused(struct sim *s, int r, int64_t now, int group)
 		pi = npi;
 		rep = nrep;
 	}
-	/* the event ends the last instruction of the run; finish() steps past it. What is not an account's is the
-	 * GPU waiting for the host. */
+	/* the event ends the last instruction of the run; finish() steps past it */
 	s->pc[si] = (struct program_cursor){ in, pi, rep };
 	s->host_t[r] = c.h;
 	s->side_t[r] = c.side;
-	acc[ACC_COMPUTE] += c.sum[SUM_COMP];
-	acc[ACC_OPTIMIZER] += c.sum[SUM_OPT];
-	acc[ACC_TP] += c.sum[SUM_TP];
-	acc[ACC_PP] += c.sum[SUM_PP];
-	acc[ACC_HOST] += c.t - now - c.sum[SUM_COMP] - c.sum[SUM_OPT] - c.sum[SUM_TP] - c.sum[SUM_PP];
-	return c.t;
+	*out = c;
 }
 
 static void run_fused(struct sim *s, int r, int64_t now)
 {
 	size_t si = (size_t)r * NSTREAMS + STREAM_COMPUTE;
-	start_until(s, r, STREAM_COMPUTE, now, fused(s, r, now, 0), EV_STREAM, (uint32_t)si);
+	struct clocks c;
+	account_idle(s, r, now);
+	fused(s, r, now, 0, &c);
+	fused_accounts(s, r, now, &c);
+	start_until(s, r, STREAM_COMPUTE, now, c.t, EV_STREAM, (uint32_t)si);
 }
 
 /* Whether cursor a is before cursor b in the same program. */
@@ -585,11 +593,10 @@ static int in_step(const struct sim *s, int r)
 static void run_group(struct sim *s, int r, int64_t now)
 {
 	int r0 = r - rank_t(s, r), tp = s->cfg.tp_sim;
-	int64_t before[ACC_N], *acc = &s->acc[(size_t)r * ACC_N];
+	struct clocks c;
 	for (int q = r0; q < r0 + tp; q++)
 		account_idle(s, q, now);
-	memcpy(before, acc, sizeof before);
-	int64_t t = fused(s, r, now, 1);
+	fused(s, r, now, 1, &c);
 	size_t i = (size_t)r * NSTREAMS + STREAM_COMPUTE;
 	for (int q = r0; q < r0 + tp; q++) {
 		size_t j = (size_t)q * NSTREAMS + STREAM_COMPUTE;
@@ -597,14 +604,13 @@ static void run_group(struct sim *s, int r, int64_t now)
 			s->pc[j] = s->pc[i];
 			s->host_t[q] = s->host_t[r];
 			s->side_t[q] = s->side_t[r];
-			for (int a = 0; a < ACC_N; a++)
-				s->acc[(size_t)q * ACC_N + a] += acc[a] - before[a];
 		}
+		fused_accounts(s, q, now, &c);
 		s->state[j] = ST_BUSY;
 		s->busy_from[j] = now;
-		s->busy_until[j] = t;
+		s->busy_until[j] = c.t;
 	}
-	eventq_push(&s->q, t, EV_GROUP, (uint32_t)(r0 / tp));
+	eventq_push(&s->q, c.t, EV_GROUP, (uint32_t)(r0 / tp));
 }
 
 /* A fused run of rank r's compute stream, with its TP group when the group is in step, after the members behind

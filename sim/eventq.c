@@ -10,6 +10,7 @@
 #include "util/xalloc.h"
 
 #define NIL UINT32_MAX
+#define FREED_TIME UINT64_MAX  /* a free bucket's tbits: times are non-negative int64, so no push has it */
 
 struct eventq_node {
 	struct event e;
@@ -34,14 +35,14 @@ static inline uint32_t hash_of(uint64_t x, uint32_t mask)
 void eventq_init(struct eventq *q)
 {
 	memset(q, 0, sizeof *q);
-	q->free_node = q->free_bucket = NIL;
+	q->free_node = q->free_bucket = q->last_bucket = NIL;
 }
 
 void eventq_clear(struct eventq *q)
 {
 	q->big = 0;
 	q->nnodes = q->nbuckets = q->heaplen = q->hashlen = 0;
-	q->free_node = q->free_bucket = NIL;
+	q->free_node = q->free_bucket = q->last_bucket = NIL;
 	if (q->hash)
 		memset(q->hash, 0, q->hashcap * sizeof *q->hash);
 	q->len = 0;
@@ -253,9 +254,13 @@ void eventq_push(struct eventq *q, int64_t t, uint32_t kind, uint32_t what)
 static inline void bucket_push(struct eventq *q, int64_t t, uint64_t seq, uint32_t kind, uint32_t what)
 {
 	uint64_t tb = tbits_of(t);
-	uint32_t b = hash_find(q, tb);
-	if (b == NIL)
-		b = new_bucket(q, tb);
+	uint32_t b = q->last_bucket;
+	if (b == NIL || q->buckets[b].tbits != tb) {  /* a freed bucket's time is FREED_TIME, never a push's */
+		b = hash_find(q, tb);
+		if (b == NIL)
+			b = new_bucket(q, tb);
+		q->last_bucket = b;
+	}
 	uint32_t n;
 	if (q->free_node != NIL) {
 		n = q->free_node;
@@ -297,6 +302,7 @@ int eventq_pop(struct eventq *q, struct event *out)
 		hash_remove(q, bk->tbits);
 		heap_pop_root(q);
 		bk->head = q->free_bucket;
+		bk->tbits = FREED_TIME;
 		q->free_bucket = b;
 	}
 	return 1;

@@ -43,6 +43,8 @@ struct eventq {
 	uint32_t hashcap, hashlen;
 	size_t len;
 	uint64_t next_seq;
+	uint32_t last_bucket;           /* the bucket the last push went to (NIL: none): symmetric ranks push runs of
+	                                 * events at one time, found then without the hash */
 };
 
 void eventq_init(struct eventq *q);
