@@ -188,7 +188,7 @@ static void emit_ops(struct ctx *c, const struct opcost *ops, int n, int layer, 
 				program_op(c->prog, ops[i].name, ops[i].s, CAT_COMPUTE, layer, mb);
 			sum += ops[i].s;
 		}
-		program_add_time(c->prog, i - first, sum);
+		program_add_time(c->prog, i - first, sum, (i - first) * c->host.op);
 	}
 }
 
@@ -237,7 +237,7 @@ static void bucket_issue(struct ctx *c, double bytes, double expert, const struc
 		 * size (read and write, twice) on the compute stream before the all-reduce */
 		double t = ops_mem_s(c->hw, 4 * bytes);
 		program_op(c->prog, "ddp_bucket_copy", t, CAT_COMPUTE, -1, -1);
-		program_add_time(c->prog, 1, t);
+		program_add_time(c->prog, 1, t, c->host.op);
 		c->copied_bytes += bytes;
 	}
 	/* the reducer's hook runs on the host between the backward ops and enqueues the all-reduce */
@@ -494,7 +494,7 @@ static void grad_accumulate(struct ctx *c, double params, int layer, int mb)
 		return;
 	double t = ops_mem_s(c->hw, 3 * params * dtype_bytes(c->sc->train.grad_dtype));
 	program_op(c->prog, "grad_accumulate", t, CAT_COMPUTE, layer, mb);
-	program_add_time(c->prog, 1, t);
+	program_add_time(c->prog, 1, t, c->host.op);
 }
 
 /* parallel.overlap_param_gather (Megatron's distributed optimizer with --overlap-param-gather): the parameters
@@ -870,7 +870,7 @@ static void stage_grads_finish(struct ctx *c)
 		double t = ops_mem_s(c->hw, 2 * c->copied_bytes);
 		program_unit_begin(c->prog);
 		program_op(c->prog, "ddp_copy_back", t, CAT_COMPUTE, -1, -1);
-		program_add_time(c->prog, 1, t);
+		program_add_time(c->prog, 1, t, c->host.op);
 	}
 }
 
@@ -900,7 +900,7 @@ static void stage_optimizer(struct ctx *c, int zero, double params, double shard
 	double t_opt = ops_optimizer_s(&c->oc, zero ? shard : params);
 	program_unit_begin(c->prog);
 	program_op(c->prog, "optimizer", t_opt, CAT_OPTIMIZER, -1, -1);
-	program_add_time(c->prog, 1, t_opt);
+	program_add_time(c->prog, 1, t_opt, c->host.op);
 	program_flush(c->prog);
 	if ((zero == 1 || zero == 2) && !param_gather_overlapped(c)) {
 		/* the updated parameters go back to every replica (overlapped: at the next step's start instead) */

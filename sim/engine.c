@@ -284,11 +284,10 @@ static void trace_span(struct sim *s, int r, int track, const struct instr *in, 
  * ops (host_terms); advances host_t. */
 static inline int64_t host_bound_end(struct sim *s, int r, int64_t t, const struct instr *in, double d, int64_t dur)
 {
-	double hop = s->cfg.host_op_s;
-	if (hop <= 0)
+	if (in->host <= 0)
 		return t + dur;
 	int64_t B, C;
-	tmap_host_terms(hop, d, in, &B, &C);
+	tmap_host_terms(d, in, &B, &C);
 	int64_t end = imax(t + dur, s->host_t[r] + B);
 	s->host_t[r] += C;
 	return end;
@@ -400,9 +399,9 @@ static void fx_prepare(struct sim *s)
 	int tp_fuses = s->cfg.tp_sim == 1, maps = s->fuse && !s->cfg.trace;
 	for (int st = 0; st < s->cfg.pp; st++) {
 		double sp = s->cfg.stage_speed ? s->cfg.stage_speed[st] : 1;
-		tmap_stage_prepare(&s->cfg.progs[st], sp, s->cfg.host_op_s, tp_fuses, maps, &s->stmap[st]);
+		tmap_stage_prepare(&s->cfg.progs[st], sp, tp_fuses, maps, &s->stmap[st]);
 		if (s->group)
-			tmap_stage_prepare(&s->cfg.progs[st], sp, s->cfg.host_op_s, 1, maps, &s->gmap[st]);
+			tmap_stage_prepare(&s->cfg.progs[st], sp, 1, maps, &s->gmap[st]);
 		s->work_s += s->stmap[st].work_s * (1 + s->cfg.compute_slowdown) * (1 + s->cfg.comm_slowdown);
 	}
 }
@@ -413,17 +412,17 @@ struct clocks {
 };
 
 /* One instruction of a fused run, by itself (tmap_instr's map, applied, with the side channel's wait accounted):
- * the compute stream of rank r at stage speed sp, host time hop per op. */
-static inline void fused_one(struct sim *s, int r, const struct instr *in, double sp, double hop, struct clocks *c)
+ * the compute stream of rank r at stage speed sp. */
+static inline void fused_one(struct sim *s, int r, const struct instr *in, double sp, struct clocks *c)
 {
 	struct trace *trace = s->cfg.trace;
 	switch (in->kind) {
 	case INS_COMPUTE: {
 		double d = in->dur / sp;
 		int64_t a = tk(d), t1 = c->t + a;
-		if (hop > 0) {
+		if (in->host > 0) {
 			int64_t B, C;
-			tmap_host_terms(hop, d, in, &B, &C);
+			tmap_host_terms(d, in, &B, &C);
 			t1 = imax(t1, c->h + B);
 			c->h += C;
 		}
@@ -480,7 +479,7 @@ static void fused(struct sim *s, int r, int64_t now, int group, struct clocks *o
 	int st = rank_stage(s, r);
 	const struct program *p = &s->cfg.progs[st];
 	int tp_fuses = s->cfg.tp_sim == 1 || group;
-	double hop = s->cfg.host_op_s, sp = s->cfg.stage_speed ? s->cfg.stage_speed[st] : 1;
+	double sp = s->cfg.stage_speed ? s->cfg.stage_speed[st] : 1;
 	const struct tmap *const *pmap = (group ? s->gmap : s->stmap)[st].piece;
 	struct clocks c = { now, s->host_t[r], s->side_t[r], { 0 } };
 	/* the cursor, unpacked: instruction in of piece pi, repetition rep */
@@ -512,7 +511,7 @@ static void fused(struct sim *s, int r, int64_t now, int group, struct clocks *o
 			last = pcs[pi].ins + pcs[pi].n - 1;
 			rep = pcs[pi].reps - 1;
 		} else {
-			fused_one(s, r, in, sp, hop, &c);
+			fused_one(s, r, in, sp, &c);
 		}
 		/* the next instruction (program_cursor_next, unpacked), and whether it joins the run */
 		in = last;

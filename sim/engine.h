@@ -17,7 +17,6 @@ struct sim_config {
 	int pp, dp_sim, tp_sim;
 	double compute_slowdown;      /* compute segment dur *= 1+x when it starts while the DP stream is busy */
 	double comm_slowdown;         /* DP collective dur *= 1+x when it starts while the compute stream is busy */
-	double host_op_s;             /* host time to issue one op (0: the host keeps ahead) */
 	const double *stage_speed;    /* per stage: compute segments run this many times faster (NULL: 1) */
 	struct trace *trace;          /* optional timeline writer (sim/trace.h), not owned; needs programs built
 	                               * with keep_ops */

@@ -107,11 +107,9 @@ static int host_bound(const struct scenario *s, const struct hwmodel *hw, int64_
 	int rc = build_programs(s, hw, 0, &b);
 	if (rc < 0)
 		return rc;
-	struct host_cost hc;
-	ops_host_cost(hw, s, &hc);
 	*out = 0;
 	for (int i = 0; i < b.pp; i++) {
-		int64_t h = tmap_host_work(&b.progs[i], hc.op);
+		int64_t h = tmap_host_work(&b.progs[i]);
 		*out = h > *out ? h : *out;
 	}
 	build_release(&b);

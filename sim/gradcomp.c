@@ -76,14 +76,15 @@ static void coll(struct program *prog, const struct hwmodel *hw, enum coll_op op
 		program_coll(prog, STREAM_DP, GROUP_DP, comm_coll_s(hw, op, bytes, g), bytes, CAT_DP, name, -1, -1);
 }
 
-static void compute_op(struct program *prog, enum stream_kind st, const char *name, double s)
+/* One kernel of s seconds on stream st; on the compute stream the host issues it (host_s, ops_host_cost's op). */
+static void compute_op(struct program *prog, enum stream_kind st, const char *name, double s, double host_s)
 {
 	if (st != STREAM_COMPUTE) {
 		program_side_op(prog, st, name, s, 0, CAT_DP, -1, -1);
 		return;
 	}
 	program_op(prog, name, s, CAT_COMPUTE, -1, -1);
-	program_add_time(prog, 1, s);
+	program_add_time(prog, 1, s, host_s);
 }
 
 static double topk_k(const struct scenario *sc, const struct gradcomp_bucket *b)
@@ -101,19 +102,21 @@ void gradcomp_bucket_compress(struct program *prog, const struct hwmodel *hw, co
 			      const struct gradcomp_bucket *b, enum stream_kind st)
 {
 	double e = dtype_bytes(sc->train.grad_dtype), rb = dtype_bytes(sc->par.grad_reduce_dtype);
+	struct host_cost hc;
+	ops_host_cost(hw, sc, &hc);
 	switch (sc->par.gc.method) {
 	case GC_POWERSGD:
-		compute_op(prog, st, "powersgd_error_feedback", ops_mem_s(hw, 5 * b->elems * e));
-		compute_op(prog, st, "powersgd_p_gemm", b->t_p);
+		compute_op(prog, st, "powersgd_error_feedback", ops_mem_s(hw, 5 * b->elems * e), hc.op);
+		compute_op(prog, st, "powersgd_p_gemm", b->t_p, hc.op);
 		return;
 	case GC_TOPK:
-		compute_op(prog, st, "topk_select", ops_mem_s(hw, 11 * b->elems * e));
+		compute_op(prog, st, "topk_select", ops_mem_s(hw, 11 * b->elems * e), hc.op);
 		return;
 	case GC_NONE:
 		break;
 	}
 	if (rb != e)
-		compute_op(prog, st, "grad_reduce_cast", ops_mem_s(hw, b->elems * (e + rb)));
+		compute_op(prog, st, "grad_reduce_cast", ops_mem_s(hw, b->elems * (e + rb)), hc.op);
 }
 
 /* On the DP stream, r bytes per element of the reduce dtype:

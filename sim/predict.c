@@ -413,12 +413,9 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 	if (rc < 0)
 		return rc;
 	struct trace *trace = open_trace(sc, hw, opts);
-	struct host_cost hc;
-	ops_host_cost(hw, sc, &hc);
 	struct sim_config cfg = {
 		.progs = b.progs, .pp = par->pp, .dp_sim = all ? par->dp : 1, .tp_sim = all ? par->tp : 1,
 		.compute_slowdown = hw->overlap_compute_slowdown, .comm_slowdown = hw->overlap_comm_slowdown,
-		.host_op_s = hc.op,
 		.trace = trace,
 	};
 	double *speed;

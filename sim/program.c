@@ -93,7 +93,8 @@ static void append_run(struct program *p, enum stream_kind st, uint32_t off, uin
 
 static int instr_same(const struct instr *a, const struct instr *b)
 {
-	return memcmp(&a->dur, &b->dur, sizeof a->dur) == 0 && a->arg == b->arg && a->dest == b->dest &&
+	return memcmp(&a->dur, &b->dur, sizeof a->dur) == 0 && memcmp(&a->host, &b->host, sizeof a->host) == 0 &&
+	       a->arg == b->arg && a->dest == b->dest &&
 	       a->nops == b->nops && a->kind == b->kind && a->cat == b->cat && a->group == b->group &&
 	       a->scope == b->scope && a->flags == b->flags;
 }
@@ -124,7 +125,7 @@ static void replay(struct program *p, struct program_template *t)
 {
 	enum stream_kind st = STREAM_COMPUTE;
 	if (t->merged)
-		program_add_time(p, t->merge_nops, t->merge_s);
+		program_add_time(p, t->merge_nops, t->merge_s, t->merge_host);
 	if (t->entry_open && t->tail && t->n) {
 		uint32_t seg = (uint32_t)p->n[st] - 1;  /* the segment just finished */
 		if (t->has_period && instr_same(&p->ins[st][seg], &p->ins[st][t->period])) {
@@ -191,6 +192,7 @@ void program_repeat_end(struct program *p, const void *key)
 	t->merged = p->rec_merged;
 	t->merge_nops = p->rec_merge_nops;
 	t->merge_s = p->rec_merge_s;
+	t->merge_host = p->rec_merge_host;
 	t->off = p->rec_off;
 	t->tail = p->open && end > p->rec_off;
 	t->n = end - p->rec_off - (uint32_t)t->tail;
@@ -218,6 +220,7 @@ int program_repeat_more(struct program *p, const void *key, int k)
 		struct instr next = t->tail_in;
 		if (t->merged) {
 			next.dur += t->merge_s;
+			next.host += t->merge_host;
 			next.nops = (uint16_t)(next.nops + t->merge_nops > UINT16_MAX ? UINT16_MAX : next.nops + t->merge_nops);
 		}
 		if (!instr_same(&next, &p->ins[st][t->period]))
@@ -277,7 +280,7 @@ void program_op(struct program *p, const char *name, double dur_s, enum cat cat,
 		p->ranges[STREAM_COMPUTE][p->n[STREAM_COMPUTE] - 1].count++;
 }
 
-void program_add_time(struct program *p, int nops, double dur_s)
+void program_add_time(struct program *p, int nops, double dur_s, double host_s)
 {
 	if (p->rec_on && p->n[STREAM_COMPUTE] <= p->rec_off) {
 		/* a template being recorded adds to the segment that was open before it: replays add the same */
@@ -286,9 +289,11 @@ void program_add_time(struct program *p, int nops, double dur_s)
 		p->rec_merged = 1;
 		p->rec_merge_nops = nops;
 		p->rec_merge_s = dur_s;
+		p->rec_merge_host = host_s;
 	}
 	struct instr *seg = &p->ins[STREAM_COMPUTE][p->n[STREAM_COMPUTE] - 1];
 	seg->dur += dur_s;
+	seg->host += host_s;
 	seg->nops = (uint16_t)(seg->nops + nops > UINT16_MAX ? UINT16_MAX : seg->nops + nops);
 }
 

@@ -40,10 +40,11 @@ enum link_scope { LINK_INTRA, LINK_INTER, LINK_N };
 
 enum { INSF_UNIT_START = 1 };  /* first instruction of a micro-batch's forward or backward on the stage */
 
-/* 24 bytes: a long schedule holds hundreds of thousands of these per stage, so what only a timeline needs
+/* 32 bytes: a long schedule holds hundreds of thousands of these per stage, so what only a timeline needs
  * (which ops an instruction holds) lives in program.ranges, kept only with keep_ops */
 struct instr {
 	double dur;         /* seconds */
+	double host;        /* COMPUTE: seconds the host spends issuing its ops (the sum of their host costs) */
 	int32_t arg;        /* RECORD/WAIT: event id; RECV/SEND: mailbox slot (at the receiver) */
 	uint16_t dest;      /* SEND: destination stage */
 	uint16_t nops;      /* ops the host issues for this instruction (saturates) */
@@ -80,9 +81,9 @@ struct program_template {
 	const void *key;
 	int unit_start;          /* recorded with the unit-start flag pending */
 	int entry_open;          /* recorded with a compute segment open: its first ops joined that segment */
-	int merged;              /* they did: merge_s and merge_nops were added to it (program_add_time) */
+	int merged;              /* they did: merge_s, merge_host and merge_nops were added to it (program_add_time) */
 	int merge_nops;
-	double merge_s;
+	double merge_s, merge_host;
 	uint32_t off, n;         /* the run, in program.ins[STREAM_COMPUTE] */
 	int tail;                /* it ended in an open segment, kept apart as tail_in (later ops may join it) */
 	struct instr tail_in;
@@ -112,7 +113,7 @@ struct program {
 	const void *rec_key;
 	uint32_t rec_off;
 	int rec_unit, rec_open, rec_merged, rec_merge_nops;
-	double rec_merge_s;
+	double rec_merge_s, rec_merge_host;
 };
 
 /* keep_ops: record every op for timelines (costs memory on long schedules). */
@@ -163,7 +164,8 @@ void program_release(struct program *p);
  * added separately with program_add_time, once per run of ops, so a segment's duration is the same sum
  * whether ops are kept for a timeline or not. */
 void program_op(struct program *p, const char *name, double dur_s, enum cat cat, int layer, int mb);
-void program_add_time(struct program *p, int nops, double dur_s);
+/* nops ops of dur_s seconds on the GPU in all, which cost the host host_s seconds to issue (0: it keeps ahead). */
+void program_add_time(struct program *p, int nops, double dur_s, double host_s);
 /* Close the open compute segment. Every instruction below closes it first. */
 void program_flush(struct program *p);
 /* Start a micro-batch's forward or backward: closes the segment and flags the next compute-stream instruction. */

@@ -5,15 +5,15 @@
 #include <string.h>
 #include "util/xalloc.h"
 
-void tmap_instr(const struct instr *in, double sp, double hop, struct tmap *m)
+void tmap_instr(const struct instr *in, double sp, struct tmap *m)
 {
 	memset(m, 0, sizeof *m);
 	m->B = TMAP_NEG;
 	if (in->kind == INS_COMPUTE) {
 		double d = in->dur / sp;
 		m->A = tk(d);
-		if (hop > 0)
-			tmap_host_terms(hop, d, in, &m->B, &m->C);
+		if (in->host > 0)
+			tmap_host_terms(d, in, &m->B, &m->C);
 		m->sum[in->cat == CAT_OPTIMIZER ? SUM_OPT : SUM_COMP] = m->A;
 	} else if (in->kind == INS_HOST) {
 		m->B = m->C = tk(in->dur);
@@ -104,7 +104,7 @@ static int piece_fusable(const struct piece *pc, int tp_fuses)
 
 /* A stage's pieces replay a few stored runs (a layer's forward or backward) a thousand times: each distinct run
  * is found once, through a hash on its offset. */
-static void stage_index(const struct program *p, double hop, int tp_fuses, struct tmap_stage *out)
+static void stage_index(const struct program *p, int tp_fuses, struct tmap_stage *out)
 {
 	size_t np = p->npieces[STREAM_COMPUTE], hsize = 16, n1 = np ? np : 1;
 	while (hsize < 2 * np)
@@ -142,10 +142,9 @@ static void stage_index(const struct program *p, double hop, int tp_fuses, struc
 		double comp = 0, rest = 0;
 		for (uint32_t j = 0; j < pc->n; j++) {
 			const struct instr *in = &pc->ins[j];
-			double n = in->nops ? in->nops : 1;
 			if (in->kind == INS_COMPUTE) {
 				comp += in->dur;
-				rest += 2 * n * hop;
+				rest += 2 * in->host;
 			} else {
 				rest += in->dur;
 			}
@@ -162,12 +161,11 @@ static void stage_index(const struct program *p, double hop, int tp_fuses, struc
 				out->other_streams += p->pieces[k][i].ins[j].dur * p->pieces[k][i].reps;
 }
 
-void tmap_stage_prepare(const struct program *p, double sp, double hop, int tp_fuses, int maps,
-			struct tmap_stage *out)
+void tmap_stage_prepare(const struct program *p, double sp, int tp_fuses, int maps, struct tmap_stage *out)
 {
 	int first = !out->run_of;
 	if (first)
-		stage_index(p, hop, tp_fuses, out);
+		stage_index(p, tp_fuses, out);
 	const struct piece *pcs = p->pieces[STREAM_COMPUTE];
 	uint8_t *ok = xcalloc(out->nruns ? out->nruns : 1, 1);  /* run: maps[run] holds its map */
 	for (size_t r = 0; maps && r < out->nruns; r++) {
@@ -176,7 +174,7 @@ void tmap_stage_prepare(const struct program *p, double sp, double hop, int tp_f
 		const struct piece *pc = &pcs[out->first[r]];
 		struct tmap m = { .B = TMAP_NEG }, one;
 		for (uint32_t j = 0; j < pc->n; j++) {
-			tmap_instr(&pc->ins[j], sp, hop, &one);
+			tmap_instr(&pc->ins[j], sp, &one);
 			tmap_then(&m, &one);
 		}
 		/* a wait for the side channel where the host also holds the GPU back: which of the two it waited for is
@@ -209,7 +207,7 @@ void tmap_stage_release(struct tmap_stage *st)
 	memset(st, 0, sizeof *st);
 }
 
-int64_t tmap_host_work(const struct program *p, double hop)
+int64_t tmap_host_work(const struct program *p)
 {
 	/* over the stored instructions once: pre[i] the host work of instructions 0..i-1; a piece runs a stored
 	 * range, so its pass is a difference */
@@ -221,9 +219,9 @@ int64_t tmap_host_work(const struct program *p, double hop)
 		int64_t w = 0;
 		if (in->kind == INS_HOST) {
 			w = tk(in->dur);
-		} else if (in->kind == INS_COMPUTE && hop > 0) {
+		} else if (in->kind == INS_COMPUTE && in->host > 0) {
 			int64_t B;
-			tmap_host_terms(hop, in->dur, in, &B, &w);  /* C does not depend on the duration */
+			tmap_host_terms(in->dur, in, &B, &w);  /* C does not depend on the duration */
 		}
 		pre[i + 1] = pre[i] + w;
 	}

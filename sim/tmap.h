@@ -35,15 +35,17 @@ static inline int64_t imin(int64_t a, int64_t b)
 	return b < a ? b : a;
 }
 
-/* The host's part in a compute segment of d seconds and n ops, issued one every hop seconds from host time h0:
- * op i (of equal share d/n) starts at max(end of op i-1, h0 + i*hop); the latest of those constraints is the
- * first or the last op's, so the segment ends at max(t + d, h0 + *B) and the host is at h0 + *C. */
-static inline void tmap_host_terms(double hop, double d, const struct instr *in, int64_t *B, int64_t *C)
+/* The host's part in a compute segment of d seconds and n ops that cost the host H = in->host seconds to issue,
+ * from host time h0, as n equal shares: op i (GPU time d/n) starts at max(end of op i-1, h0 + i*H/n); the latest
+ * of those constraints is the first or the last op's, so the segment ends at max(t + d, h0 + *B) and the host is
+ * at h0 + *C. (Ops of different host costs in one segment are taken at their mean: exact for the last op, which
+ * is what a host-bound segment waits for.) */
+static inline void tmap_host_terms(double d, const struct instr *in, int64_t *B, int64_t *C)
 {
-	double n = in->nops ? in->nops : 1;
-	double x = hop + d, y = n * hop + d / n;
+	double n = in->nops ? in->nops : 1, H = in->host;
+	double x = H / n + d, y = H + d / n;
 	*B = tk(y > x ? y : x);
-	*C = tk(n * hop);
+	*C = tk(H);
 }
 
 #define TMAP_NEG (INT64_MIN / 4)  /* B of no host constraint */
@@ -69,8 +71,8 @@ static inline int tmap_fusable(const struct instr *in, int tp_fuses)
 	return in->kind == INS_COMPUTE || in->kind == INS_HOST || in->kind == INS_SIDE || in->kind == INS_SIDE_WAIT ||
 	       (in->kind == INS_COLL && in->group == GROUP_TP && tp_fuses);
 }
-/* The map of one fusable instruction at stage speed sp (compute runs dur/sp) and host time hop per op. */
-void tmap_instr(const struct instr *in, double sp, double hop, struct tmap *m);
+/* The map of one fusable instruction at stage speed sp (compute runs dur/sp). */
+void tmap_instr(const struct instr *in, double sp, struct tmap *m);
 /* m = m followed by n */
 void tmap_then(struct tmap *m, const struct tmap *n);
 /* m applied k >= 1 times in a row */
@@ -120,13 +122,12 @@ struct tmap_stage {
 	double other_streams;      /* the other streams' work, seconds */
 };
 /* maps 0: only work_s (the engine does not fuse: interference, or a timeline that needs every instruction).
- * out zeroed the first time; tp_fuses and hop must be the same on every call with the same out. */
-void tmap_stage_prepare(const struct program *p, double sp, double hop, int tp_fuses, int maps,
-			struct tmap_stage *out);
+ * out zeroed the first time; tp_fuses must be the same on every call with the same out. */
+void tmap_stage_prepare(const struct program *p, double sp, int tp_fuses, int maps, struct tmap_stage *out);
 void tmap_stage_release(struct tmap_stage *st);
-/* The host's work on a program's compute stream, in ticks, with host time hop per op: the host time h the
+/* The host's work on a program's compute stream, in ticks: the host time h the
  * engine reaches at its end (every compute segment's C and every INS_HOST). The compute stream cannot end before
  * its host has issued it all, so this is a lower bound of the step whatever the clocks (sim/fit.c). */
-int64_t tmap_host_work(const struct program *p, double hop);
+int64_t tmap_host_work(const struct program *p);
 
 #endif

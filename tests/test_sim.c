@@ -117,7 +117,8 @@ static void check_repeats(const struct scenario *s, const struct hwmodel *hw, in
 			for (; ca.in && cb.in; program_cursor_next(pa, k, &ca), program_cursor_next(pb, k, &cb), n++)
 				same += memcmp(&ca.in->dur, &cb.in->dur, sizeof(double)) == 0 && ca.in->kind == cb.in->kind &&
 					ca.in->cat == cb.in->cat && ca.in->flags == cb.in->flags &&
-					ca.in->nops == cb.in->nops && ca.in->arg == cb.in->arg && ca.in->group == cb.in->group;
+					ca.in->nops == cb.in->nops && ca.in->arg == cb.in->arg && ca.in->group == cb.in->group &&
+					memcmp(&ca.in->host, &cb.in->host, sizeof(double)) == 0;
 			CHECK(!ca.in && !cb.in);
 			CHECK_INT(same, n);
 			CHECK_INT(pa->count[k], n);
@@ -137,14 +138,14 @@ static void side_op_by_hand(void)
 	struct program p;
 	program_init(&p, 0, 0);
 	program_op(&p, NULL, 0, CAT_COMPUTE, 0, 0);
-	program_add_time(&p, 1, 1.0);
+	program_add_time(&p, 1, 1.0, 0);
 	int ev = program_record(&p, STREAM_COMPUTE);
 	program_wait(&p, STREAM_COPY, ev, CAT_PP);
 	program_side_op(&p, STREAM_COPY, "offload", 2.0, 1e9, CAT_PP, 0, 0);
 	int done = program_record(&p, STREAM_COPY);
 	program_wait(&p, STREAM_COMPUTE, done, CAT_PP);
 	program_op(&p, NULL, 0, CAT_COMPUTE, 0, 0);
-	program_add_time(&p, 1, 0.5);
+	program_add_time(&p, 1, 0.5, 0);
 	program_seal(&p);
 	struct sim_config cfg = { .progs = &p, .pp = 1, .dp_sim = 1, .tp_sim = 1 };
 	struct sim *sm = sim_new(&cfg);
@@ -176,7 +177,7 @@ static void side_channel_by_hand(int reps, double slowdown)
 			if (j == 3)
 				program_side_wait(&p);
 			program_op(&p, NULL, 0, CAT_COMPUTE, 0, 0);
-			program_add_time(&p, 1, comp[j]);
+			program_add_time(&p, 1, comp[j], 0);
 			if (j < 2)
 				program_side(&p, j == 0 ? "A" : "B", j == 0 ? 3.0 : 0.5, 1e6, 0, 0);
 		}

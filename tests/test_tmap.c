@@ -19,7 +19,7 @@ static struct tmap side(int64_t a)
 {
 	struct instr in = { .dur = tk_s(a), .kind = INS_SIDE, .cat = CAT_TP };
 	struct tmap m;
-	tmap_instr(&in, 1, 0, &m);
+	tmap_instr(&in, 1, &m);
 	return m;
 }
 
@@ -27,7 +27,7 @@ static struct tmap side_wait(void)
 {
 	struct instr in = { .kind = INS_SIDE_WAIT, .cat = CAT_TP };
 	struct tmap m;
-	tmap_instr(&in, 1, 0, &m);
+	tmap_instr(&in, 1, &m);
 	return m;
 }
 
@@ -101,9 +101,9 @@ static void side_random(void)
 	CHECK(same);
 }
 
-/* The host work of a program: a segment of 3 ops (host 1 us each: 3 us), host work of 5 us, stored once and run
- * 4 times: 4 * (3 + 5) = 32 us; a TP collective adds nothing. */
-static void host_work(void)
+/* The host work of a program: a segment of 3 ops (host_s of host time in all: 3 us at 1 us an op), host work of
+ * 5 us, stored once and run 4 times: 4 * (3 + 5) = 32 us; a TP collective adds nothing. */
+static void host_work(double host_s)
 {
 	static const char key = 0;
 	struct program p;
@@ -112,15 +112,14 @@ static void host_work(void)
 		if (program_repeat_begin(&p, &key))
 			continue;
 		program_op(&p, NULL, 0, CAT_COMPUTE, 0, 0);
-		program_add_time(&p, 3, 1e-3);
+		program_add_time(&p, 3, 1e-3, host_s);
 		program_host(&p, 5e-6);
 		program_coll(&p, STREAM_COMPUTE, GROUP_TP, 1e-3, 1e6, CAT_TP, "ar", 0, 0);
 		program_repeat_end(&p, &key);
 	}
 	program_seal(&p);
 	CHECK_INT(p.n[STREAM_COMPUTE], 3);
-	CHECK_INT(tmap_host_work(&p, 1e-6), 4 * (tk(3e-6) + tk(5e-6)));
-	CHECK_INT(tmap_host_work(&p, 0), 4 * tk(5e-6));
+	CHECK_INT(tmap_host_work(&p), 4 * (tk(host_s) + tk(5e-6)));
 	program_release(&p);
 }
 
@@ -170,37 +169,39 @@ static void apply_pow(void)
 int main(void)
 {
 	apply_pow();
-	host_work();
+	host_work(3e-6);  /* 3 ops of 1 us each */
+	host_work(0);     /* the host keeps ahead of its ops: the 5 us alone */
 	/* ticks: 2^40 a second, rounded to the nearest */
 	CHECK_INT(tk(1.0), 1LL << 40);
 	CHECK_INT(tk(0.5 / TICKS_PER_S), 1);
 	CHECK_INT(tk(0.49 / TICKS_PER_S), 0);
 	CHECK_NEAR(tk_s(tk(3e-6)), 3e-6, 1e-6);
 
-	/* one compute segment of 3 us and 2 ops, host 1 us per op: A = 3 us; the host issues op 1 at h + 1 us and
-	 * op 2 at h + 2 us, so the segment ends no earlier than max(h + 1 + 3, h + 2 + 3/2) = h + 4 us; host + 2 us */
-	struct instr seg = { .dur = 3e-6, .nops = 2, .kind = INS_COMPUTE, .cat = CAT_COMPUTE };
+	/* one compute segment of 3 us and 2 ops, 2 us of host time (1 us an op): A = 3 us; the host issues op 1 at
+	 * h + 1 us and op 2 at h + 2 us, so the segment ends no earlier than max(h + 1 + 3, h + 2 + 3/2) = h + 4 us;
+	 * host + 2 us */
+	struct instr seg = { .dur = 3e-6, .host = 2e-6, .nops = 2, .kind = INS_COMPUTE, .cat = CAT_COMPUTE };
 	struct tmap m;
-	tmap_instr(&seg, 1, 1e-6, &m);
+	tmap_instr(&seg, 1, &m);
 	CHECK_INT(m.A, tk(3e-6));
 	CHECK_INT(m.B, tk(4e-6));
 	CHECK_INT(m.C, tk(2e-6));
 	CHECK_INT(m.sum[SUM_COMP], tk(3e-6));
 	/* at stage speed 2 it computes 1.5 us: B = max(1 + 1.5, 2 + 0.75) = 2.75 us */
-	tmap_instr(&seg, 2, 1e-6, &m);
+	tmap_instr(&seg, 2, &m);
 	CHECK_INT(m.A, tk(1.5e-6));
 	CHECK_INT(m.B, tk(2.75e-6));
 	/* host work of 5 us: the GPU waits for it only when the host is behind: B = C = 5 us, A = 0 */
 	struct instr host = { .dur = 5e-6, .kind = INS_HOST };
 	struct tmap hm;
-	tmap_instr(&host, 1, 0, &hm);
+	tmap_instr(&host, 1, &hm);
 	CHECK_INT(hm.A, 0);
 	CHECK_INT(hm.B, tk(5e-6));
 	CHECK_INT(hm.C, tk(5e-6));
 	/* a TP collective of 7 us (one simulated member): A only, accounted as TP */
 	struct instr coll = { .dur = 7e-6, .kind = INS_COLL, .group = GROUP_TP, .cat = CAT_TP };
 	struct tmap cm;
-	tmap_instr(&coll, 1, 1e-6, &cm);
+	tmap_instr(&coll, 1, &cm);
 	CHECK_INT(cm.A, tk(7e-6));
 	CHECK(cm.B == TMAP_NEG);
 	CHECK_INT(cm.sum[SUM_TP], tk(7e-6));
