@@ -480,7 +480,8 @@ static void fused(struct sim *s, int r, int64_t now, int group, struct clocks *o
 	const struct program *p = &s->cfg.progs[st];
 	int tp_fuses = s->cfg.tp_sim == 1 || group;
 	double sp = s->cfg.stage_speed ? s->cfg.stage_speed[st] : 1;
-	const struct tmap *const *pmap = (group ? s->gmap : s->stmap)[st].piece;
+	const struct tmap_stage *ts = &(group ? s->gmap : s->stmap)[st];
+	const uint16_t *pmap = ts->map_of;
 	struct clocks c = { now, s->host_t[r], s->side_t[r], { 0 } };
 	/* the cursor, unpacked: instruction in of piece pi, repetition rep */
 	const struct piece *pcs = p->pieces[STREAM_COMPUTE];
@@ -490,7 +491,7 @@ static void fused(struct sim *s, int r, int64_t now, int group, struct clocks *o
 		const struct instr *last = in;
 		if (in == pcs[pi].ins && pmap[pi]) {
 			/* the rest of a piece at once: reps - rep passes */
-			const struct tmap *m = pmap[pi];
+			const struct tmap *m = &ts->maps[pmap[pi] - 1];
 			uint32_t k = pcs[pi].reps - rep;
 			int64_t t0 = c.t;
 			struct tmap mk;

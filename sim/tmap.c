@@ -115,9 +115,8 @@ static void stage_index(const struct program *p, int tp_fuses, struct tmap_stage
 	out->fusable = xmalloc(n1);
 	out->comp = xmalloc(n1 * sizeof *out->comp);
 	out->rest = xmalloc(n1 * sizeof *out->rest);
-	out->passes = xcalloc(n1, sizeof *out->passes);
-	out->maps = xmalloc(n1 * sizeof *out->maps);
-	out->piece = xcalloc(n1, sizeof *out->piece);
+	out->passes = xmalloc(n1 * sizeof *out->passes);
+	out->map_of = xmalloc(n1 * sizeof *out->map_of);
 	out->nruns = 0;
 	for (size_t i = 0; i < np; i++) {
 		const struct piece *pc = &p->pieces[STREAM_COMPUTE][i];
@@ -153,6 +152,12 @@ static void stage_index(const struct program *p, int tp_fuses, struct tmap_stage
 		out->rest[r] = rest;
 	}
 	free(hash);
+	out->mapped = xmalloc((out->nruns ? out->nruns : 1) * sizeof *out->mapped);
+	out->nmaps = 0;
+	for (size_t r = 0; r < out->nruns; r++)
+		if (out->fusable[r] && out->nmaps < UINT16_MAX)
+			out->mapped[out->nmaps++] = (uint32_t)r;
+	out->maps = xmalloc((out->nmaps ? out->nmaps : 1) * sizeof *out->maps);
 	/* the other streams' work: collectives, transfers, copies */
 	out->other_streams = 0;
 	for (int k = 1; k < NSTREAMS; k++)
@@ -167,10 +172,9 @@ void tmap_stage_prepare(const struct program *p, double sp, int tp_fuses, int ma
 	if (first)
 		stage_index(p, tp_fuses, out);
 	const struct piece *pcs = p->pieces[STREAM_COMPUTE];
-	uint8_t *ok = xcalloc(out->nruns ? out->nruns : 1, 1);  /* run: maps[run] holds its map */
-	for (size_t r = 0; maps && r < out->nruns; r++) {
-		if (!out->fusable[r])
-			continue;
+	uint16_t *slot = first ? xcalloc(out->nruns ? out->nruns : 1, sizeof *slot) : NULL;  /* run -> 1 + map */
+	for (size_t i = 0; maps && i < out->nmaps; i++) {
+		uint32_t r = out->mapped[i];
 		const struct piece *pc = &pcs[out->first[r]];
 		struct tmap m = { .B = TMAP_NEG }, one;
 		for (uint32_t j = 0; j < pc->n; j++) {
@@ -179,25 +183,26 @@ void tmap_stage_prepare(const struct program *p, double sp, int tp_fuses, int ma
 		}
 		/* a wait for the side channel where the host also holds the GPU back: which of the two it waited for is
 		 * known only instruction by instruction */
-		if (!m.waits || (m.B == TMAP_NEG && m.C == 0 && m.F == TMAP_NEG)) {
-			out->maps[r] = m;
-			ok[r] = 1;
-		}
+		out->maps[i] = m;
+		if (first && (!m.waits || (m.B == TMAP_NEG && m.C == 0 && m.F == TMAP_NEG)))
+			slot[r] = (uint16_t)(i + 1);
 	}
-	/* whether a run has a map depends on its instructions and hop, not on sp: the pieces point to them once */
+	/* whether a run's map can be used depends on its instructions (host seconds, side waits), not on sp: the
+	 * pieces are pointed to their maps once */
 	for (size_t i = 0; first && i < p->npieces[STREAM_COMPUTE]; i++)
-		out->piece[i] = ok[out->run_of[i]] ? &out->maps[out->run_of[i]] : NULL;
+		out->map_of[i] = slot[out->run_of[i]];
 	double total = out->other_streams;
 	for (size_t r = 0; r < out->nruns; r++)
 		total += (out->comp[r] / sp + out->rest[r]) * out->passes[r];
 	out->work_s = total;
-	free(ok);
+	free(slot);
 }
 
 void tmap_stage_release(struct tmap_stage *st)
 {
-	free((void *)st->piece);
+	free(st->map_of);
 	free(st->maps);
+	free(st->mapped);
 	free(st->run_of);
 	free(st->first);
 	free(st->fusable);

@@ -102,15 +102,20 @@ static inline void tmap_apply_pow(const struct tmap *m, uint32_t k, int64_t *t, 
 		sum[i] += m->sum[i] * (int64_t)k;
 }
 
-/* A stage's maps: piece[i] the map of one pass over compute-stream piece i when a run can cross it whole (every
- * instruction fusable, none starting a unit but the first of a piece run once), else NULL; one map per distinct
- * stored run (off, n). work_s: every stream's work in seconds (a bound of the step's length). Which pieces run
+/* A stage's maps: maps[map_of[i] - 1] the map of one pass over compute-stream piece i when a run can cross it whole
+ * (every instruction fusable, none starting a unit but the first of a piece run once), map_of[i] 0 else; one map
+ * per distinct stored run (off, n), stored only for the few runs that can have one (a layer's forward or
+ * backward: a handful a stage, against a thousand runs of single receives and records), so the index costs two
+ * bytes a piece. work_s: every stream's work in seconds (a bound of the step's length). Which pieces run
  * the same stored run depends on the program only: that index is made by the first tmap_stage_prepare and kept,
  * so preparing again at other speeds (the stage clocks' iterations) only remakes the maps (which pieces have one
  * does not depend on the speed: piece[] is set once). */
 struct tmap_stage {
-	const struct tmap **piece;
-	struct tmap *maps;         /* per distinct run */
+	uint16_t *map_of;          /* piece -> 1 + the index in maps of its run's map; 0: none (walked instruction by
+	                            * instruction) */
+	struct tmap *maps;         /* the maps, one per run that can have one (fusable), in run order */
+	uint32_t *mapped;          /* maps[i] is run mapped[i]'s (at most UINT16_MAX runs; others are walked) */
+	size_t nmaps;
 	double work_s;
 	/* the index */
 	size_t nruns;
