@@ -483,13 +483,14 @@ static void fused(struct sim *s, int r, int64_t now, int group, struct clocks *o
 	const struct tmap_stage *ts = &(group ? s->gmap : s->stmap)[st];
 	const uint16_t *pmap = ts->map_of;
 	struct clocks c = { now, s->host_t[r], s->side_t[r], { 0 } };
-	/* the cursor, unpacked: instruction in of piece pi, repetition rep */
+	/* the cursor, unpacked: instruction in of piece pi (its instructions from first to end), repetition rep */
 	const struct piece *pcs = p->pieces[STREAM_COMPUTE];
+	const struct instr *ins = p->ins[STREAM_COMPUTE];
 	uint32_t pi = s->pc[si].piece, rep = s->pc[si].rep, npcs = (uint32_t)p->npieces[STREAM_COMPUTE];
-	const struct instr *in = s->pc[si].in;
+	const struct instr *in = s->pc[si].in, *first = ins + pcs[pi].off, *end = first + pcs[pi].n;
 	for (;;) {
 		const struct instr *last = in;
-		if (in == pcs[pi].ins && pmap[pi]) {
+		if (in == first && pmap[pi]) {
 			/* the rest of a piece at once: reps - rep passes */
 			const struct tmap *m = &ts->maps[pmap[pi] - 1];
 			uint32_t k = pcs[pi].reps - rep;
@@ -509,7 +510,7 @@ static void fused(struct sim *s, int r, int64_t now, int group, struct clocks *o
 			}
 			if (m->waits)  /* no host term (tmap_stage_prepare): what it waited beyond its work was the side */
 				c.sum[SUM_TP] += c.t - t0 - m->sum[SUM_COMP] - m->sum[SUM_OPT] - m->sum[SUM_TP] - m->sum[SUM_PP];
-			last = pcs[pi].ins + pcs[pi].n - 1;
+			last = end - 1;
 			rep = pcs[pi].reps - 1;
 		} else {
 			fused_one(s, r, in, sp, &c);
@@ -517,22 +518,27 @@ static void fused(struct sim *s, int r, int64_t now, int group, struct clocks *o
 		/* the next instruction (program_cursor_next, unpacked), and whether it joins the run */
 		in = last;
 		const struct instr *nx = in + 1;
-		uint32_t npi = pi, nrep = rep;
-		if (nx == pcs[pi].ins + pcs[pi].n) {
-			if (++nrep < pcs[pi].reps) {
-				nx = pcs[pi].ins;
-			} else {
-				nrep = 0;
-				if (++npi == npcs)
+		if (nx == end) {
+			if (rep + 1 < pcs[pi].reps) {
+				nx = first;
+				if ((nx->flags & INSF_UNIT_START) || !tmap_fusable(nx, tp_fuses))
 					break;
-				nx = pcs[npi].ins;
+				rep++;
+			} else {
+				if (pi + 1 == npcs)
+					break;
+				nx = ins + pcs[pi + 1].off;
+				if ((nx->flags & INSF_UNIT_START) || !tmap_fusable(nx, tp_fuses))
+					break;
+				pi++;
+				rep = 0;
+				first = nx;
+				end = first + pcs[pi].n;
 			}
-		}
-		if ((nx->flags & INSF_UNIT_START) || !tmap_fusable(nx, tp_fuses))
+		} else if ((nx->flags & INSF_UNIT_START) || !tmap_fusable(nx, tp_fuses)) {
 			break;
+		}
 		in = nx;
-		pi = npi;
-		rep = nrep;
 	}
 	/* the event ends the last instruction of the run; finish() steps past it */
 	s->pc[si] = (struct program_cursor){ in, pi, rep };

@@ -44,7 +44,7 @@ static struct piece *new_piece(struct program *p, enum stream_kind st, uint32_t 
 		p->pieces[st] = xrealloc(p->pieces[st], p->cappieces[st] * sizeof *p->pieces[st]);
 	}
 	struct piece *pc = &p->pieces[st][p->npieces[st]++];
-	*pc = (struct piece){ NULL, off, n, 1 };
+	*pc = (struct piece){ off, n, 1 };
 	return pc;
 }
 
@@ -234,9 +234,14 @@ int program_repeat_more(struct program *p, const void *key, int k)
 
 void program_seal(struct program *p)
 {
-	for (int st = 0; st < NSTREAMS; st++)
-		for (size_t i = 0; i < p->npieces[st]; i++)
-			p->pieces[st][i].ins = p->ins[st] + p->pieces[st][i].off;
+	for (int st = 0; st < NSTREAMS; st++) {
+		if (p->cap[st] <= p->n[st] || !p->n[st])
+			continue;
+		p->cap[st] = p->n[st];
+		p->ins[st] = xrealloc(p->ins[st], p->cap[st] * sizeof *p->ins[st]);
+		if (p->keep_ops)
+			p->ranges[st] = xrealloc(p->ranges[st], p->cap[st] * sizeof *p->ranges[st]);
+	}
 }
 
 static uint32_t push_op(struct program *p, const char *name, double dur, double bytes, int layer, int mb)

@@ -71,8 +71,8 @@ struct op_range {
  * of instructions, and the engine reads them from cache. With keep_ops every instruction is stored (pieces of
  * reps 1), so each has its op range. */
 struct piece {
-	const struct instr *ins;  /* into program.ins[st], set by program_seal */
-	uint32_t off, n, reps;    /* off: index of ins in program.ins[st] */
+	uint32_t off, n, reps;    /* the instructions program.ins[st][off .. off+n-1]; 12 bytes, no pointer: a long
+	                           * schedule has thousands of pieces a stage, and memory touched is page faults */
 };
 
 /* A stored run of instructions to replay (program_repeat_*): at most PROGRAM_TEMPLATES per program. */
@@ -133,7 +133,8 @@ void program_repeat_end(struct program *p, const void *key);
  * ends in a repetition of key's run that k more replays would only extend; returns k then, else 0 (and the
  * caller emits as usual). Calls may nest: while a run is recorded, inner keys emit as usual, as part of it. */
 int program_repeat_more(struct program *p, const void *key, int k);
-/* After the last instruction: resolves the pieces to the stored instructions. The engine needs it. */
+/* After the last instruction: gives back what program_reserve held beyond the instructions stored (the builder
+ * reserves an upper bound of a stage's compute stream). */
 void program_seal(struct program *p);
 /* Cursor over a stream's instructions (the engine keeps one per rank and stream). */
 struct program_cursor {
@@ -143,19 +144,20 @@ struct program_cursor {
 static inline void program_cursor_start(const struct program *p, int st, struct program_cursor *c)
 {
 	c->piece = c->rep = 0;
-	c->in = p->npieces[st] ? p->pieces[st][0].ins : NULL;
+	c->in = p->npieces[st] ? p->ins[st] + p->pieces[st][0].off : NULL;
 }
 static inline void program_cursor_next(const struct program *p, int st, struct program_cursor *c)
 {
 	const struct piece *pc = &p->pieces[st][c->piece];
-	if (++c->in < pc->ins + pc->n)
+	const struct instr *ins = p->ins[st] + pc->off;
+	if (++c->in < ins + pc->n)
 		return;
 	if (++c->rep < pc->reps) {
-		c->in = pc->ins;
+		c->in = ins;
 		return;
 	}
 	c->rep = 0;
-	c->in = ++c->piece < p->npieces[st] ? p->pieces[st][c->piece].ins : NULL;
+	c->in = ++c->piece < p->npieces[st] ? p->ins[st] + p->pieces[st][c->piece].off : NULL;
 }
 /* Make room for n more instructions on a stream at once (saves regrowing a long schedule). */
 void program_reserve(struct program *p, enum stream_kind st, size_t n);

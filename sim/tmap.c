@@ -92,10 +92,10 @@ void tmap_pow(struct tmap *m, uint32_t k)
 		m->sum[i] *= k;
 }
 
-static int piece_fusable(const struct piece *pc, int tp_fuses)
+static int piece_fusable(const struct instr *ins, const struct piece *pc, int tp_fuses)
 {
 	for (uint32_t j = 0; j < pc->n; j++) {
-		const struct instr *in = &pc->ins[j];
+		const struct instr *in = &ins[pc->off + j];
 		if (!tmap_fusable(in, tp_fuses) || ((in->flags & INSF_UNIT_START) && (j > 0 || pc->reps > 1)))
 			return 0;
 	}
@@ -137,10 +137,10 @@ static void stage_index(const struct program *p, int tp_fuses, struct tmap_stage
 		out->run_of[i] = (int32_t)r;
 		out->first[r] = (uint32_t)i;
 		out->passes[r] = pc->reps;
-		out->fusable[r] = (pc->n > 1 || pc->reps > 1) && piece_fusable(pc, tp_fuses);
+		out->fusable[r] = (pc->n > 1 || pc->reps > 1) && piece_fusable(p->ins[STREAM_COMPUTE], pc, tp_fuses);
 		double comp = 0, rest = 0;
 		for (uint32_t j = 0; j < pc->n; j++) {
-			const struct instr *in = &pc->ins[j];
+			const struct instr *in = &p->ins[STREAM_COMPUTE][pc->off + j];
 			if (in->kind == INS_COMPUTE) {
 				comp += in->dur;
 				rest += 2 * in->host;
@@ -163,7 +163,7 @@ static void stage_index(const struct program *p, int tp_fuses, struct tmap_stage
 	for (int k = 1; k < NSTREAMS; k++)
 		for (size_t i = 0; i < p->npieces[k]; i++)
 			for (uint32_t j = 0; j < p->pieces[k][i].n; j++)
-				out->other_streams += p->pieces[k][i].ins[j].dur * p->pieces[k][i].reps;
+				out->other_streams += p->ins[k][p->pieces[k][i].off + j].dur * p->pieces[k][i].reps;
 }
 
 void tmap_stage_prepare(const struct program *p, double sp, int tp_fuses, int maps, struct tmap_stage *out)
@@ -178,7 +178,7 @@ void tmap_stage_prepare(const struct program *p, double sp, int tp_fuses, int ma
 		const struct piece *pc = &pcs[out->first[r]];
 		struct tmap m = { .B = TMAP_NEG }, one;
 		for (uint32_t j = 0; j < pc->n; j++) {
-			tmap_instr(&pc->ins[j], sp, &one);
+			tmap_instr(&p->ins[STREAM_COMPUTE][pc->off + j], sp, &one);
 			tmap_then(&m, &one);
 		}
 		/* a wait for the side channel where the host also holds the GPU back: which of the two it waited for is
