@@ -40,17 +40,24 @@ enum link_scope { LINK_INTRA, LINK_INTER, LINK_N };
 
 enum { INSF_UNIT_START = 1 };  /* first instruction of a micro-batch's forward or backward on the stage */
 
-/* 32 bytes: a long schedule holds hundreds of thousands of these per stage, so what only a timeline needs
+/* 24 bytes: a long schedule holds hundreds of thousands of these per stage, so what only a timeline needs
  * (which ops an instruction holds) lives in program.ranges, kept only with keep_ops */
 struct instr {
 	double dur;         /* seconds */
-	double host;        /* COMPUTE: seconds the host spends issuing its ops (the sum of their host costs) */
-	int32_t arg;        /* RECORD/WAIT: event id; RECV/SEND: mailbox slot (at the receiver) */
-	uint16_t dest;      /* SEND: destination stage */
+	union {             /* a compute segment's host cost, or what the other kinds name (never both) */
+		double host;    /* COMPUTE: seconds the host spends issuing its ops (the sum of their host costs) */
+		struct {
+			int32_t arg;        /* RECORD/WAIT: event id; RECV/SEND: mailbox slot (at the receiver) */
+			uint16_t dest;      /* SEND: destination stage */
+			uint8_t group;      /* COLL, SIDE: enum group_kind */
+			uint8_t scope;      /* SEND: enum link_scope */
+		};
+	};
 	uint16_t nops;      /* ops the host issues for this instruction (saturates) */
-	uint8_t kind, cat, group, scope;
+	uint8_t kind, cat;
 	uint8_t flags;
 };
+_Static_assert(sizeof(struct instr) == 24, "struct instr stays 24 bytes: memory touched is page faults");
 
 struct op {
 	const char *name;   /* static string */
