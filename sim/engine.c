@@ -541,7 +541,7 @@ static void fused(struct sim *s, int r, int64_t now, int group, struct clocks *o
 		in = nx;
 	}
 	/* the event ends the last instruction of the run; finish() steps past it */
-	s->pc[si] = (struct program_cursor){ in, pi, rep };
+	s->pc[si] = (struct program_cursor){ in, end, pi, rep };
 	s->host_t[r] = c.h;
 	s->side_t[r] = c.side;
 	*out = c;

@@ -146,25 +146,35 @@ void program_seal(struct program *p);
 /* Cursor over a stream's instructions (the engine keeps one per rank and stream). */
 struct program_cursor {
 	const struct instr *in;   /* current instruction, NULL past the end */
+	const struct instr *end;  /* one past the current piece's last instruction: within a piece, a step is a
+	                           * compare */
 	uint32_t piece, rep;
 };
 static inline void program_cursor_start(const struct program *p, int st, struct program_cursor *c)
 {
 	c->piece = c->rep = 0;
-	c->in = p->npieces[st] ? p->ins[st] + p->pieces[st][0].off : NULL;
+	c->in = c->end = NULL;
+	if (p->npieces[st]) {
+		c->in = p->ins[st] + p->pieces[st][0].off;
+		c->end = c->in + p->pieces[st][0].n;
+	}
 }
 static inline void program_cursor_next(const struct program *p, int st, struct program_cursor *c)
 {
-	const struct piece *pc = &p->pieces[st][c->piece];
-	const struct instr *ins = p->ins[st] + pc->off;
-	if (++c->in < ins + pc->n)
+	if (++c->in < c->end)
 		return;
+	const struct piece *pc = &p->pieces[st][c->piece];
 	if (++c->rep < pc->reps) {
-		c->in = ins;
+		c->in = c->end - pc->n;
 		return;
 	}
 	c->rep = 0;
-	c->in = ++c->piece < p->npieces[st] ? p->ins[st] + p->pieces[st][c->piece].off : NULL;
+	if (++c->piece < p->npieces[st]) {
+		c->in = p->ins[st] + pc[1].off;
+		c->end = c->in + pc[1].n;
+	} else {
+		c->in = NULL;
+	}
 }
 /* Make room for n more instructions on a stream at once (saves regrowing a long schedule). */
 void program_reserve(struct program *p, enum stream_kind st, size_t n);
