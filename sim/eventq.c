@@ -183,49 +183,26 @@ static inline int ev_before(const struct event *a, const struct event *b)
 	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
 
-/* The small heap (q->small, q->len events): sift-up of its last event, and removal of its root. */
-__attribute__((noinline)) static void small_up(struct eventq *q, size_t i)
+/* The small array (q->small, n events): the index of its least by (t, seq). */
+static inline uint32_t small_least(const struct eventq *q, size_t n)
 {
-	struct event e = q->small[i];
-	while (i > 0) {
-		size_t parent = (i - 1) / 2;
-		if (!ev_before(&e, &q->small[parent]))
-			break;
-		q->small[i] = q->small[parent];
-		i = parent;
-	}
-	q->small[i] = e;
-}
-
-__attribute__((noinline)) static void small_pop_root(struct eventq *q, size_t n)
-{
-	if (n == 0)
-		return;
-	struct event e = q->small[n];
-	size_t i = 0;
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= n)
-			break;
-		if (c + 1 < n && ev_before(&q->small[c + 1], &q->small[c]))
-			c++;
-		if (!ev_before(&q->small[c], &e))
-			break;
-		q->small[i] = q->small[c];
-		i = c;
-	}
-	q->small[i] = e;
+	uint32_t m = 0;
+	for (uint32_t i = 1; i < n; i++)
+		if (ev_before(&q->small[i], &q->small[m]))
+			m = i;
+	return m;
 }
 
 static inline void bucket_push(struct eventq *q, int64_t t, uint64_t seq, uint32_t kind, uint32_t what);
 
-/* The small heap is full: its events go into the buckets in (t, seq) order, so each bucket's FIFO keeps them
+/* The small array is full: its events go into the buckets in (t, seq) order, so each bucket's FIFO keeps them
  * in sequence order and the later pushes append behind them. */
 __attribute__((noinline, cold)) static void go_big(struct eventq *q)
 {
 	for (size_t n = q->len; n > 0; n--) {
-		struct event e = q->small[0];
-		small_pop_root(q, n - 1);
+		uint32_t m = small_least(q, n);
+		struct event e = q->small[m];
+		q->small[m] = q->small[n - 1];
 		bucket_push(q, e.t, e.seq, e.kind, e.what);
 	}
 	q->big = 1;
@@ -241,7 +218,8 @@ void eventq_push(struct eventq *q, int64_t t, uint32_t kind, uint32_t what)
 			if (!q->small)
 				q->small = xmalloc(EVENTQ_SMALL * sizeof *q->small);
 			q->small[q->len] = (struct event){ t, seq, what, kind };
-			small_up(q, q->len);
+			if (q->len == 0 || t < q->small[q->smin].t)  /* its seq is the largest: least only by time */
+				q->smin = (uint32_t)q->len;
 			q->len++;
 			return;
 		}
@@ -286,8 +264,9 @@ int eventq_pop(struct eventq *q, struct event *out)
 	if (q->len == 0)
 		return 0;
 	if (!q->big) {
-		*out = q->small[0];
-		small_pop_root(q, --q->len);
+		*out = q->small[q->smin];
+		q->small[q->smin] = q->small[--q->len];
+		q->smin = small_least(q, q->len);
 		return 1;
 	}
 	uint32_t b = q->heap[0];

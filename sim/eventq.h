@@ -5,9 +5,10 @@
  * times than events. The queue keeps one FIFO bucket per distinct time, found through a hash of the time's
  * value, and a binary min-heap of the buckets: pushing to an existing time is O(1), and the heap only holds
  * distinct times. A queue that has never held more than EVENTQ_SMALL events at once (one rank per stage: a
- * handful pending) is a plain binary heap of the events instead, ordered by (time, sequence): no hashing, a
- * few compares a push or pop; the push that would pass EVENTQ_SMALL moves them into the buckets, sequence
- * numbers kept, and the queue stays there until eventq_clear. Both pop in the same order. (16: 70b_64gpu's
+ * handful pending) is a plain array of the events instead with the index of its least (time, sequence): a push
+ * appends, a pop takes that one and finds the next least in one pass over a few events, no hashing; the push that
+ * would pass EVENTQ_SMALL moves them into the buckets, sequence numbers kept, and the queue stays there until
+ * eventq_clear. Both pop in the same order. (16: 70b_64gpu's
  * simulations never hold more; with --all-ranks, where many events share a time, the buckets take over early.) */
 #ifndef EVENTQ_H
 #define EVENTQ_H
@@ -31,7 +32,8 @@ struct eventq_bucket {
 enum { EVENTQ_SMALL = 16 };
 
 struct eventq {
-	struct event *small;            /* while !big: a binary min-heap of the events by (t, seq) */
+	struct event *small;            /* while !big: the events, in no order */
+	uint32_t smin;                  /* while !big and len > 0: the index in small of the least by (t, seq) */
 	int big;                        /* the buckets below hold the events */
 	struct eventq_node *nodes;      /* pool; free ones chained from free_node */
 	uint32_t nnodes, capnodes, free_node;
@@ -59,7 +61,7 @@ static inline size_t eventq_len(const struct eventq *q) { return q->len; }
  * after every event. */
 static inline int64_t eventq_next_time(const struct eventq *q)
 {
-	return q->big ? (int64_t)q->buckets[q->heap[0]].tbits : q->small[0].t;
+	return q->big ? (int64_t)q->buckets[q->heap[0]].tbits : q->small[q->smin].t;
 }
 
 #endif

@@ -1,9 +1,9 @@
-/* test_eventq: the heap pops in (time, insertion) order, so equal times keep their push order. */
+/* test_eventq: the queue pops in (time, insertion) order, so equal times keep their push order. */
 #include "sim/eventq.h"
 #include "check.h"
 
 /* Pushes and pops interleaved, with many equal times, at most cap pending: the same order as a linear-scan
- * reference. From an empty (cleared) queue with cap over EVENTQ_SMALL this crosses from the small heap to the
+ * reference. From an empty (cleared) queue with cap over EVENTQ_SMALL this crosses from the small array to the
  * buckets in the middle of the run. */
 static void interleaved(struct eventq *q, int cap)
 {
@@ -66,9 +66,9 @@ int main(void)
 
 	interleaved(&q, 512);  /* the buckets (the queue has held 10,000) */
 	eventq_clear(&q);
-	interleaved(&q, EVENTQ_SMALL);  /* never more than EVENTQ_SMALL pending: the small heap throughout */
+	interleaved(&q, EVENTQ_SMALL);  /* never more than EVENTQ_SMALL pending: the small array throughout */
 	eventq_clear(&q);
-	interleaved(&q, 512);  /* from the small heap into the buckets midway */
+	interleaved(&q, 512);  /* from the small array into the buckets midway */
 	eventq_release(&q);
 	return check_result();
 }
