@@ -36,23 +36,62 @@ static double now_s(void)
  * (W_c + W_m) / (W_c/v + W_m) times faster. T_c and T_i depend on the speeds, so they are found by fixed-point
  * iteration over whole simulations (damped by half once the change grows between two runs); each stage's first
  * rank stands for it. */
+static double power_gap(double v, double x1)
+{
+	return pow(v, x1) - 1 / v;
+}
+
+/* Where the bisection below may skip pow: for x1 >= 0, power_gap grows with v (its slope is at least 1/v^2), so
+ * with v0 the root by Newton's method, a = v0 (1 - 1e-10) and b = v0 (1 + 1e-10) checked to lie below and above R
+ * by a margin far beyond pow's rounding (1e-13 of the terms' size, against their ~1e-16), every v <= a evaluates
+ * below R and every v >= b above it, as the bisection would find by evaluating: its steps are unchanged, to the
+ * bit, and only the ~8 of them within (a, b) call pow (of ~40). *a = -inf, *b = inf when not certified. */
+static void power_bracket(double lo, double hi, double x1, double R, double *a, double *b)
+{
+	*a = -INFINITY;
+	*b = INFINITY;
+	if (!(x1 >= 0) || !(hi > lo))
+		return;
+	double v = 0.5 * (lo + hi);
+	for (int i = 0; i < 8; i++) {
+		double p = pow(v, x1), d = x1 * p / v + 1 / (v * v), next = fmin(fmax(v - (p - 1 / v - R) / d, lo), hi);
+		int done = fabs(next - v) <= 1e-14 * v;
+		v = next;
+		if (done)
+			break;
+	}
+	double lo_v = v * (1 - 1e-10), hi_v = v * (1 + 1e-10);
+	double margin = 1e-13 * (1 + fabs(R) + pow(hi_v, x1) + 1 / lo_v);
+	if (power_gap(lo_v, x1) <= R - margin && power_gap(hi_v, x1) >= R + margin) {
+		*a = lo_v;
+		*b = hi_v;
+	}
+}
+
 static double stage_target(const struct hw_gpu *g, double Wc, double Wm, double Tc, double Ti)
 {
 	double s = fmin(g->power_idle_frac, 0.99);
 	if (Wc <= 0)
 		return 1;
 	double R = ((1 - g->power_mem_frac) * Wm + (1 - g->power_comm_frac) * Tc + (1 - s) * Ti) / ((1 - s) * Wc);
-	double x1 = g->power_exponent - 1, lo = 1, hi = g->burst_speedup;
-	if (pow(hi, x1) - 1 / hi <= R)
+	double v = predict_clock_speed(g->power_exponent - 1, g->burst_speedup, R);
+	return (Wc + Wm) / (Wc / v + Wm);
+}
+
+double predict_clock_speed(double x1, double burst, double R)
+{
+	double lo = 1, hi = burst, a, b;
+	if (power_gap(hi, x1) <= R)
 		lo = hi;
+	power_bracket(lo, hi, x1, R, &a, &b);
 	for (int i = 0; i < 60 && hi - lo > 1e-12; i++) {  /* v^(x-1) - 1/v grows with v */
 		double mid = 0.5 * (lo + hi);
-		if (pow(mid, x1) - 1 / mid <= R)
+		if (mid <= a || (mid < b && power_gap(mid, x1) <= R))
 			lo = mid;
 		else
 			hi = mid;
 	}
-	return (Wc + Wm) / (Wc / lo + Wm);
+	return lo;
 }
 
 /* What one simulation of the stage clocks' fixed point says about each stage i at the speeds x_i it ran at:

@@ -27,6 +27,10 @@ struct predict_opts {
 #define PREDICT_MAX_TRACE_BYTES 1e9
 /* predict_estimate_tasks: that estimate for a job, before anything is built. */
 double predict_estimate_tasks(const struct scenario *s, bool all_ranks);
+/* predict_clock_speed: the clock v in [1, burst] at which a stage's power stays at its cap, v^x1 - 1/v = R
+ * (x1 = gpu.power.exponent - 1; docs/simulation.md, "Power cap"): burst when even that is under R, else found by
+ * bisection to 1e-12 (pow skipped where a checked Newton bracket already decides a step: the same v, to the bit). */
+double predict_clock_speed(double x1, double burst, double R);
 
 struct breakdown {
 	double compute;          /* compute ops on the critical rank's compute stream (incl. recompute) */
