@@ -102,62 +102,89 @@ static int piece_fusable(const struct instr *ins, const struct piece *pc, int tp
 	return 1;
 }
 
-/* A stage's pieces replay a few stored runs (a layer's forward or backward) a thousand times: each distinct run
- * is found once, through a hash on its offset. */
-static void stage_index(const struct program *p, int tp_fuses, struct tmap_stage *out)
+/* The map of one pass over piece pc at stage speed sp. */
+static struct tmap piece_map(const struct program *p, const struct piece *pc, double sp)
 {
-	size_t np = p->npieces[STREAM_COMPUTE], hsize = 16, n1 = np ? np : 1;
+	struct tmap m = { .B = TMAP_NEG }, one;
+	for (uint32_t j = 0; j < pc->n; j++) {
+		tmap_instr(&p->ins[STREAM_COMPUTE][pc->off + j], sp, &one);
+		tmap_then(&m, &one);
+	}
+	return m;
+}
+
+/* A stage's pieces replay a few stored runs (a layer's forward or backward) a thousand times: each distinct run
+ * is found once, through a hash on its offset, and its map made (at sp) when it can have one. */
+static void stage_index(const struct program *p, double sp, int tp_fuses, int maps, struct tmap_stage *out)
+{
+	const struct piece *pcs = p->pieces[STREAM_COMPUTE];
+	size_t np = p->npieces[STREAM_COMPUTE], hsize = 16, n1 = np ? np : 1, nruns = 0, cap = 0;
 	while (hsize < 2 * np)
 		hsize *= 2;
 	uint32_t *hash = xcalloc(hsize, sizeof *hash);  /* slot -> 1 + first piece of that run */
-	out->run_of = xmalloc(n1 * sizeof *out->run_of);
-	out->first = xmalloc(n1 * sizeof *out->first);
-	out->fusable = xmalloc(n1);
-	out->comp = xmalloc(n1 * sizeof *out->comp);
-	out->rest = xmalloc(n1 * sizeof *out->rest);
-	out->passes = xmalloc(n1 * sizeof *out->passes);
+	int32_t *run_of = xmalloc(n1 * sizeof *run_of);
+	uint16_t *slot = xmalloc(n1 * sizeof *slot);    /* run -> 1 + its map, 0: none */
+	double *comp = xmalloc(n1 * sizeof *comp), *rest = xmalloc(n1 * sizeof *rest);  /* run: one pass */
 	out->map_of = xmalloc(n1 * sizeof *out->map_of);
-	out->nruns = 0;
+	out->maps = NULL;
+	out->map_piece = NULL;
+	out->nmaps = 0;
+	out->comp = out->rest = 0;
 	for (size_t i = 0; i < np; i++) {
-		const struct piece *pc = &p->pieces[STREAM_COMPUTE][i];
+		const struct piece *pc = &pcs[i];
 		size_t h = ((size_t)pc->off * 0x9e3779b1u + pc->n) & (hsize - 1);
 		while (hash[h]) {
-			const struct piece *q = &p->pieces[STREAM_COMPUTE][hash[h] - 1];
+			const struct piece *q = &pcs[hash[h] - 1];
 			if (q->off == pc->off && q->n == pc->n && (q->reps > 1) == (pc->reps > 1))
 				break;
 			h = (h + 1) & (hsize - 1);
 		}
+		size_t r;
 		if (hash[h]) {
-			out->run_of[i] = out->run_of[hash[h] - 1];
-			out->passes[out->run_of[i]] += pc->reps;
-			continue;
-		}
-		hash[h] = (uint32_t)i + 1;
-		size_t r = out->nruns++;
-		out->run_of[i] = (int32_t)r;
-		out->first[r] = (uint32_t)i;
-		out->passes[r] = pc->reps;
-		out->fusable[r] = (pc->n > 1 || pc->reps > 1) && piece_fusable(p->ins[STREAM_COMPUTE], pc, tp_fuses);
-		double comp = 0, rest = 0;
-		for (uint32_t j = 0; j < pc->n; j++) {
-			const struct instr *in = &p->ins[STREAM_COMPUTE][pc->off + j];
-			if (in->kind == INS_COMPUTE) {
-				comp += in->dur;
-				rest += 2 * in->host;
-			} else {
-				rest += in->dur;
+			r = (size_t)run_of[hash[h] - 1];
+		} else {
+			hash[h] = (uint32_t)i + 1;
+			r = nruns++;
+			double c = 0, o = 0;
+			for (uint32_t j = 0; j < pc->n; j++) {
+				const struct instr *in = &p->ins[STREAM_COMPUTE][pc->off + j];
+				if (in->kind == INS_COMPUTE) {
+					c += in->dur;
+					o += 2 * in->host;
+				} else {
+					o += in->dur;
+				}
+			}
+			comp[r] = c;
+			rest[r] = o;
+			slot[r] = 0;
+			if (maps && (pc->n > 1 || pc->reps > 1) && out->nmaps < UINT16_MAX &&
+			    piece_fusable(p->ins[STREAM_COMPUTE], pc, tp_fuses)) {
+				struct tmap m = piece_map(p, pc, sp);
+				/* a wait for the side channel where the host also holds the GPU back: which of the two it
+				 * waited for is known only instruction by instruction */
+				if (!m.waits || (m.B == TMAP_NEG && m.C == 0 && m.F == TMAP_NEG)) {
+					if (out->nmaps == cap) {
+						cap = cap ? 2 * cap : 8;
+						out->maps = xrealloc(out->maps, cap * sizeof *out->maps);
+						out->map_piece = xrealloc(out->map_piece, cap * sizeof *out->map_piece);
+					}
+					out->maps[out->nmaps] = m;
+					out->map_piece[out->nmaps] = (uint32_t)i;
+					slot[r] = (uint16_t)++out->nmaps;
+				}
 			}
 		}
-		out->comp[r] = comp;
-		out->rest[r] = rest;
+		run_of[i] = (int32_t)r;
+		out->map_of[i] = slot[r];
+		out->comp += comp[r] * pc->reps;
+		out->rest += rest[r] * pc->reps;
 	}
 	free(hash);
-	out->mapped = xmalloc((out->nruns ? out->nruns : 1) * sizeof *out->mapped);
-	out->nmaps = 0;
-	for (size_t r = 0; r < out->nruns; r++)
-		if (out->fusable[r] && out->nmaps < UINT16_MAX)
-			out->mapped[out->nmaps++] = (uint32_t)r;
-	out->maps = xmalloc((out->nmaps ? out->nmaps : 1) * sizeof *out->maps);
+	free(run_of);
+	free(slot);
+	free(comp);
+	free(rest);
 	/* the other streams' work: collectives, transfers, copies */
 	out->other_streams = 0;
 	for (int k = 1; k < NSTREAMS; k++)
@@ -168,47 +195,19 @@ static void stage_index(const struct program *p, int tp_fuses, struct tmap_stage
 
 void tmap_stage_prepare(const struct program *p, double sp, int tp_fuses, int maps, struct tmap_stage *out)
 {
-	int first = !out->run_of;
-	if (first)
-		stage_index(p, tp_fuses, out);
-	const struct piece *pcs = p->pieces[STREAM_COMPUTE];
-	uint16_t *slot = first ? xcalloc(out->nruns ? out->nruns : 1, sizeof *slot) : NULL;  /* run -> 1 + map */
-	for (size_t i = 0; maps && i < out->nmaps; i++) {
-		uint32_t r = out->mapped[i];
-		const struct piece *pc = &pcs[out->first[r]];
-		struct tmap m = { .B = TMAP_NEG }, one;
-		for (uint32_t j = 0; j < pc->n; j++) {
-			tmap_instr(&p->ins[STREAM_COMPUTE][pc->off + j], sp, &one);
-			tmap_then(&m, &one);
-		}
-		/* a wait for the side channel where the host also holds the GPU back: which of the two it waited for is
-		 * known only instruction by instruction */
-		out->maps[i] = m;
-		if (first && (!m.waits || (m.B == TMAP_NEG && m.C == 0 && m.F == TMAP_NEG)))
-			slot[r] = (uint16_t)(i + 1);
-	}
-	/* whether a run's map can be used depends on its instructions (host seconds, side waits), not on sp: the
-	 * pieces are pointed to their maps once */
-	for (size_t i = 0; first && i < p->npieces[STREAM_COMPUTE]; i++)
-		out->map_of[i] = slot[out->run_of[i]];
-	double total = out->other_streams;
-	for (size_t r = 0; r < out->nruns; r++)
-		total += (out->comp[r] / sp + out->rest[r]) * out->passes[r];
-	out->work_s = total;
-	free(slot);
+	if (!out->map_of)
+		stage_index(p, sp, tp_fuses, maps, out);
+	else
+		for (size_t i = 0; i < out->nmaps; i++)
+			out->maps[i] = piece_map(p, &p->pieces[STREAM_COMPUTE][out->map_piece[i]], sp);
+	out->work_s = out->other_streams + out->comp / sp + out->rest;
 }
 
 void tmap_stage_release(struct tmap_stage *st)
 {
 	free(st->map_of);
 	free(st->maps);
-	free(st->mapped);
-	free(st->run_of);
-	free(st->first);
-	free(st->fusable);
-	free(st->comp);
-	free(st->rest);
-	free(st->passes);
+	free(st->map_piece);
 	memset(st, 0, sizeof *st);
 }
 

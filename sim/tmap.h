@@ -104,30 +104,25 @@ static inline void tmap_apply_pow(const struct tmap *m, uint32_t k, int64_t *t, 
 
 /* A stage's maps: maps[map_of[i] - 1] the map of one pass over compute-stream piece i when a run can cross it whole
  * (every instruction fusable, none starting a unit but the first of a piece run once), map_of[i] 0 else; one map
- * per distinct stored run (off, n), stored only for the few runs that can have one (a layer's forward or
- * backward: a handful a stage, against a thousand runs of single receives and records), so the index costs two
- * bytes a piece. work_s: every stream's work in seconds (a bound of the step's length). Which pieces run
- * the same stored run depends on the program only: that index is made by the first tmap_stage_prepare and kept,
- * so preparing again at other speeds (the stage clocks' iterations) only remakes the maps (which pieces have one
- * does not depend on the speed: piece[] is set once). */
+ * per distinct stored run (off, n), kept only for the few runs that can have one (a layer's forward or backward: a
+ * handful a stage, against a thousand runs of single receives and records), so the index costs two bytes a piece.
+ * work_s: every stream's work in seconds (a bound of the step's length). Which pieces run the same stored run, and
+ * which runs can have a map (their host seconds and side waits decide, not the speed), depend on the program only:
+ * the first tmap_stage_prepare finds them (with a hash of the pieces, in memory it frees again) and preparing again
+ * at other speeds (the stage clocks' iterations) only remakes the maps and the bound. */
 struct tmap_stage {
 	uint16_t *map_of;          /* piece -> 1 + the index in maps of its run's map; 0: none (walked instruction by
-	                            * instruction) */
-	struct tmap *maps;         /* the maps, one per run that can have one (fusable), in run order */
-	uint32_t *mapped;          /* maps[i] is run mapped[i]'s (at most UINT16_MAX runs; others are walked) */
+	                            * instruction). NULL until the first tmap_stage_prepare */
+	struct tmap *maps;         /* at most UINT16_MAX; other runs are walked */
+	uint32_t *map_piece;       /* maps[i] is one pass over piece map_piece[i], the first of its run */
 	size_t nmaps;
 	double work_s;
-	/* the index */
-	size_t nruns;
-	int32_t *run_of;           /* piece -> its distinct run */
-	uint32_t *first;           /* run -> its first piece */
-	uint8_t *fusable;          /* run: every instruction fusable (piece_fusable) */
-	double *comp, *rest;       /* run: one pass's compute seconds at speed 1, and the rest (host, collectives) */
-	double *passes;            /* run: its passes over the stage (the reps of its pieces, summed) */
+	double comp, rest;         /* the compute stream's work over all its passes: compute seconds at speed 1, and
+	                            * the rest (host, collectives) */
 	double other_streams;      /* the other streams' work, seconds */
 };
 /* maps 0: only work_s (the engine does not fuse: interference, or a timeline that needs every instruction).
- * out zeroed the first time; tp_fuses must be the same on every call with the same out. */
+ * out zeroed the first time; tp_fuses and maps must be the same on every call with the same out. */
 void tmap_stage_prepare(const struct program *p, double sp, int tp_fuses, int maps, struct tmap_stage *out);
 void tmap_stage_release(struct tmap_stage *st);
 /* The host's work on a program's compute stream, in ticks: the host time h the
