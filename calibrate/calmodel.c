@@ -485,6 +485,12 @@ int calmodel_build(const struct calib *c, const struct calmodel_opts *o, struct 
 			 hw->host.source[0] ? hw->host.source : "the rest not measured");
 		set_str(hw->host.source, sizeof hw->host.source, src);
 		m->wo.parts |= HWW_HOST;
+		double mf, mb;
+		if (torchkern_host(c, &hw->host.mode[EXEC_EAGER], &mf, &mb)) {  /* and the eager op classes */
+			snprintf(src, sizeof src, "measured: eager op classes (mixed-stream x%.2f fwd, x%.2f bwd), coll_us "
+				 "(all_reduce %.1f - op %.1f us); step, bucket: base", mf, mb, call_us, op_us);
+			set_str(hw->host.source, sizeof hw->host.source, src);
+		}
 	}
 	if (bp) {
 		snprintf(m->base, sizeof m->base, "%s", bp);

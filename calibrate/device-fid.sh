@@ -8,6 +8,8 @@
 #   STAGES=build,ctest,calibrate QUICK=1 SUSTAIN=20 calibrate/device-fid.sh    # a check of the whole path
 #   STAGES=kernels calibrate/device-fid.sh    # PyTorch's memory-bound kernels, gaps, host costs, DDP memory
 #                                             # (calibrate/torch_kernels.py) and flash attention by batch; no build
+#   STAGES=host HOST_TOKENS="16 1024" calibrate/device-fid.sh    # host cost by op class at two tensor sizes and
+#                                             # where host-bound steps' time goes (validate/runner/host_breakdown.py)
 #   ATTN_TOKENS=0 STAGES=kernels,profile,build,calibrate QUICK=1 SUSTAIN=0 CAL_TIMEOUT=240 calibrate/device-fid.sh
 #
 # Files in $OUT: summary.txt, log.txt, NAME-measured.yaml (NAME: h100x1 on one H100, h200x1 on one H200),
@@ -43,6 +45,20 @@ if has kernels; then
 			--tokens 4096,8192,16384,32768 >"$OUT/attention_tokens.csv" 2>>"$log"
 		say "torch_attention --tokens: exit $? ($(grep -c . "$OUT/attention_tokens.csv") lines)"
 	fi
+fi
+
+if has host; then
+	step "host cost by op class (torch_kernels.py --host-only) and host-bound steps (validate/runner/host_breakdown.py)"
+	for tok in ${HOST_TOKENS:-16}; do
+		timeout 120 python3 calibrate/torch_kernels.py --host-only --host-tokens "$tok" >"$OUT/host_classes_$tok.csv" 2>>"$log"
+		say "torch_kernels --host-only --host-tokens $tok: exit $?"
+		grep -E "^host," "$OUT/host_classes_$tok.csv" | grep -v backlog | tr '\n' ' ' | tee -a "$summary"
+		echo | tee -a "$summary"
+	done
+	timeout ${HB_TIMEOUT:-300} python3 validate/runner/host_breakdown.py --rows "${HB_ROWS:-t04-single,t05-single,m01-single}" \
+		>"$OUT/host_breakdown.csv" 2>>"$log"
+	say "host_breakdown: exit $?"
+	grep -E "^(step|prof|tokens|opsize)," "$OUT/host_breakdown.csv" | tee -a "$summary"
 fi
 
 build=build-dev

@@ -20,12 +20,29 @@ Sections of the CSV on stdout (one header, the section in the first column):
   host,NAME,BYTES,0,CALLS,US           host time per call: `eager_add` (torch.add of 1 Mi bf16 elements, out of
         the caching allocator), `all_reduce` (torch.distributed.all_reduce on a 1-rank NCCL process group, at
         BYTES bytes): the enqueue a step pays per op and per collective.
+  host,CLASS,N,0,KERNELS,US            host time of eager PyTorch by op class (host_class_rows), with the host
+        ahead of the GPU (tensors of 16 tokens x 256: every kernel is shorter than its issue; the GPU's backlog
+        when the host is done is checked and written as `host,CLASS_backlog,...`): CLASS is `fwd_linear` (on
+        (1, tokens, h) activations, as a transformer's), `fwd_linear_2d` (on (tokens, h), as a dense layer's),
+        `fwd_elementwise`, `fwd_norm`, `fwd_attention` (one forward op under autograd: dispatch, its graph node, its
+        kernel's launch), `bwd_linear`, `bwd_linear_2d` (the backward of one F.linear: its
+        autograd nodes, dgrad and wgrad GEMMs and the weight's AccumulateGrad), `bwd_linear_dgrad`
+        (the node with its dgrad alone), `bwd_elementwise` (GeluBackward), `bwd_norm` (NativeLayerNormBackward, no
+        affine parameters), `bwd_attention` (the flash backward), each the slope over chains of N and 4N ops;
+        `accumulate_grad` (one AccumulateGrad into an existing .grad: its add kernel), `backward_call` (the fixed cost
+        of one torch.autograd.backward: the engine's start and its hand-back, the intercept of the chains),
+        `optimizer_tensor` and `optimizer_step` (fused AdamW: per parameter tensor and per call), `zero_grad_tensor`
+        (optimizer.zero_grad(set_to_none=True) per tensor), `fwd_view` (one view op: view, transpose);
+        `block_fwd`, `block_bwd` (host us per layer of 8 standard pre-LN GPT blocks at the same size, forward and
+        backward: the classes in a mixed stream) and `mix_fwd`, `mix_bwd` (the block's time over the sum of the isolated
+        class costs of its kernel-launching ops, as gpusim lists them: views, Python and interleaving different
+        ops, which the isolated chains do not have). KERNELS: kernels per op.
   memory,NAME,PARAMS,BYTES,0,0         DistributedDataParallel's own memory on a 1-rank group, for a model of PARAMS
         bf16 parameters, plain and under DDP (`ddp`: gradient_as_bucket_view False, the default; `ddp_view`:
         True): MODE_built (after construction), MODE_stepK_peak (the peak of step K, reset before it), MODE_held
         (after step 4), each in bytes above what was allocated before the model.
 
-usage: torch_kernels.py [--quick] [--no-host] [--no-memory]
+usage: torch_kernels.py [--quick] [--no-host] [--host-only] [--host-tokens N] [--no-memory]
 """
 import argparse
 import os
@@ -181,6 +198,219 @@ def host_rows(out):
     return dist
 
 
+def host_timed(make, run, reps=15):
+    """Host microseconds of run(state), state = make() built and synchronized before the clock starts (median of
+    reps), and the GPU's backlog when run returned (the synchronize after it): a backlog much smaller than the host
+    time says the host was the slower side, so the time is the host's issue cost alone."""
+    for _ in range(3):
+        st = make()
+        torch.cuda.synchronize()
+        run(st)
+        del st
+    torch.cuda.synchronize()
+    hs, bs = [], []
+    for _ in range(reps):
+        st = make()
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        run(st)
+        t1 = time.perf_counter()
+        torch.cuda.synchronize()
+        hs.append((t1 - t0) * 1e6)
+        bs.append((time.perf_counter() - t1) * 1e6)
+        del st
+    return statistics.median(hs), statistics.median(bs)
+
+
+def block_host(tokens, h, dev, layers=8):
+    """host us per layer of a stack of standard pre-LN GPT blocks (LayerNorm, fused QKV Linear, causal flash SDPA,
+    out Linear, residual, LayerNorm, Linear-GeLU-Linear, residual; no biases in the Linears), forward and
+    backward(), parameters with existing gradients; and the GPU's backlog after the backward"""
+    hd = 64
+    nh = max(1, h // hd)
+
+    def par(*shape):
+        p = torch.nn.Parameter(torch.randn(*shape, device=dev, dtype=BF) * 0.02)
+        p.grad = torch.zeros_like(p)
+        return p
+
+    class Block(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln1_w, self.ln1_b, self.ln2_w, self.ln2_b = par(h), par(h), par(h), par(h)
+            self.w_qkv, self.w_o, self.w_1, self.w_2 = par(3 * h, h), par(h, h), par(4 * h, h), par(h, 4 * h)
+
+        def forward(self, x):
+            b, t, _ = x.shape
+            q, k, v = F.linear(F.layer_norm(x, (h,), self.ln1_w, self.ln1_b), self.w_qkv).split(h, dim=-1)
+            q = q.view(b, t, nh, hd).transpose(1, 2)
+            k = k.view(b, t, nh, hd).transpose(1, 2)
+            v = v.view(b, t, nh, hd).transpose(1, 2)
+            o = F.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2).reshape(b, t, h)
+            x = x + F.linear(o, self.w_o)
+            y = F.gelu(F.linear(F.layer_norm(x, (h,), self.ln2_w, self.ln2_b), self.w_1), approximate="tanh")
+            return x + F.linear(y, self.w_2)
+
+    model = torch.nn.Sequential(*[Block() for _ in range(layers)])
+    st = {}
+
+    def fwd(s):
+        s["y"] = model(s["x"])
+
+    def mk_fwd():
+        st.clear()
+        st["x"] = torch.randn(1, tokens, h, device=dev, dtype=BF, requires_grad=True)
+        return st
+
+    def mk_bwd():
+        y = model(torch.randn(1, tokens, h, device=dev, dtype=BF, requires_grad=True))
+        return (y, torch.randn_like(y))
+    f, bf = host_timed(mk_fwd, fwd)
+    b, bb = host_timed(mk_bwd, lambda s: torch.autograd.backward(s[0], s[1]))
+    return f / layers, b / layers, max(bf, bb)
+
+
+def host_class_rows(out, tokens=16, h=256, n=16):
+    """Host cost of eager PyTorch by op class (the header's `host,CLASS` lines): each class timed over chains of n
+    and 4n ops on tensors of `tokens` x h (bf16), per op = the slope, fixed cost = the intercept."""
+    dev = "cuda"
+    ws = [torch.nn.Parameter(torch.randn(h, h, device=dev, dtype=BF) * 0.05) for _ in range(4 * n)]
+    for w in ws:
+        w.grad = torch.zeros_like(w)
+    hd = 64
+    kv = torch.randn(1, h // hd, tokens, hd, device=dev, dtype=BF)
+
+    def x0(shape=(tokens, h)):
+        return torch.randn(shape, device=dev, dtype=BF, requires_grad=True)
+
+    def linear(x, i):
+        return F.linear(x, ws[i])
+
+    def gelu(x, i):
+        return F.gelu(x, approximate="tanh")
+
+    def norm(x, i):
+        return F.layer_norm(x, (h,))
+
+    def attn(x, i):
+        return F.scaled_dot_product_attention(x, kv, kv, is_causal=True)
+
+    def view(x, i):
+        return x.transpose(0, 1)
+
+    # a transformer's activations are (batch, tokens, hidden): F.linear on them reshapes to 2-D around its GEMM
+    # (matmul, view, mm, _unsafe_view; their backward nodes); a dense layer list's are (rows, width) already
+    shapes = {"attention": (1, h // hd, tokens, hd), "linear": (1, tokens, h)}
+    ops = [("linear", linear, 1), ("linear_2d", linear, 1), ("elementwise", gelu, 1), ("norm", norm, 1),
+           ("attention", attn, 1), ("view", view, 0)]
+    try:
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+        flash = lambda: sdpa_kernel([SDPBackend.FLASH_ATTENTION])  # noqa: E731
+    except ImportError:
+        import contextlib
+        flash = contextlib.nullcontext
+
+    def chain(f, k, shape):
+        y = x0(shape)
+        for i in range(k):
+            y = f(y, i)
+        return y
+
+    def slope(times):
+        (k1, t1), (k2, t2) = times
+        per = (t2 - t1) / (k2 - k1)
+        return per, t1 - k1 * per
+
+    res = {}
+    with flash():
+        for name, f, kern in ops:
+            shape = shapes.get(name, (tokens, h))
+            fw, bw, back = [], [], 0.0
+            for k in (n, 4 * n):
+                st = {}
+                t, b = host_timed(lambda: st.clear() or st, lambda s, f=f, k=k: s.update(y=chain(f, k, shape)))
+                fw.append((k, t))
+                back = max(back, b)
+
+                def mk(f=f, k=k):
+                    y = chain(f, k, shape)
+                    return (y, torch.randn_like(y))
+                t, b = host_timed(mk, lambda s: torch.autograd.backward(s[0], s[1]))
+                bw.append((k, t))
+                back = max(back, b)
+            res["fwd_" + name] = (slope(fw), kern, back)
+            if name != "view":
+                res["bwd_" + name] = (slope(bw), 2 if name.startswith("linear") else 1, back)
+        # the MmBackward node with its dgrad GEMM alone (weights that need no gradient)
+        for w in ws:
+            w.requires_grad_(False)
+        bw, back = [], 0.0
+        for k in (n, 4 * n):
+            def mk(k=k):
+                y = chain(linear, k, shapes["linear"])
+                return (y, torch.randn_like(y))
+            t, back = host_timed(mk, lambda s: torch.autograd.backward(s[0], s[1]))
+            bw.append((k, t))
+        res["bwd_linear_dgrad"] = (slope(bw), 1, back)
+        for w in ws:
+            w.requires_grad_(True)
+    # AccumulateGrad into an existing .grad: k leaves summed (their stack's backward hands each its gradient)
+    leaves = [torch.nn.Parameter(torch.randn(h, device=dev, dtype=BF)) for _ in range(4 * n)]
+    for p in leaves:
+        p.grad = torch.zeros_like(p)
+    acc, back = [], 0.0
+    for k in (n, 4 * n):
+        t, b = host_timed(lambda k=k: torch.stack(leaves[:k]).sum(), lambda y: y.backward())
+        acc.append((k, t))
+        back = max(back, b)
+    res["accumulate_grad"] = (slope(acc), 1, back)
+    # the fixed cost of one backward() call: the elementwise chain's intercept, less the input's accumulate
+    (pe, ie), _, be = res["bwd_elementwise"]
+    res["backward_call"] = ((ie - res["accumulate_grad"][0][0], 0), 0, be)
+    # fused AdamW per parameter tensor and per step; zero_grad(set_to_none=True) per tensor
+    opt_t, zg, back = [], [], 0.0
+    for k in (n, 4 * n):
+        ps = [torch.nn.Parameter(torch.randn(h, device=dev)) for _ in range(k)]
+        for p in ps:
+            p.grad = torch.randn_like(p)
+        opt = torch.optim.AdamW(ps, lr=1e-4, fused=True)
+        t, b = host_timed(lambda: None, lambda s: opt.step())
+        opt_t.append((k, t))
+        back = max(back, b)
+
+        def regrad(ps=ps):
+            for p in ps:
+                p.grad = torch.zeros_like(p)
+        t, _ = host_timed(regrad, lambda s, opt=opt: opt.zero_grad(set_to_none=True))
+        zg.append((k, t))
+    (po, io) = slope(opt_t)
+    res["optimizer_tensor"] = ((po, 0), 0, back)
+    res["optimizer_step"] = ((io, 0), 1, back)
+    res["zero_grad_tensor"] = ((slope(zg)[0], 0), 0, 0.0)
+    # the same classes in a mixed stream: a standard pre-LN GPT block (plain PyTorch, the ops gpusim models for one
+    # layer) against the sum of its ops' isolated costs; the ratios scale the classes to what a layer costs
+    with flash():
+        blk_f, blk_b, blk_back = block_host(tokens, h, dev)
+    # its ops that launch kernels, as gpusim's op list for the layer has them: forward 2 norms, 4 GEMMs, the
+    # attention core, GeLU and 2 residual adds (the split, views and transposes launch none: their cost, the
+    # Python around the ops and what interleaving costs go into the ratio); backward 4 linears' (8 GEMMs and the
+    # weights' AccumulateGrad), the attention core's, 2 norms' (with 4 AccumulateGrad: weight and bias), GeLU's,
+    # the split's cat and 2 residual gradient sums
+    iso_f = (2 * res["fwd_norm"][0][0] + 4 * res["fwd_linear"][0][0] + res["fwd_attention"][0][0] +
+             3 * res["fwd_elementwise"][0][0])
+    iso_b = (4 * res["bwd_linear"][0][0] + res["bwd_attention"][0][0] + 2 * res["bwd_norm"][0][0] +
+             4 * res["accumulate_grad"][0][0] + 4 * res["bwd_elementwise"][0][0])
+    res["block_fwd"] = ((blk_f, 0), 0, blk_back)
+    res["block_bwd"] = ((blk_b, 0), 0, blk_back)
+    res["mix_fwd"] = ((blk_f / iso_f if iso_f > 0 else 1.0, 0), 0, 0.0)
+    res["mix_bwd"] = ((blk_b / iso_b if iso_b > 0 else 1.0, 0), 0, 0.0)
+    for name, ((per, _), kern, back) in res.items():
+        out.append(f"host,{name},{n},0,{kern},{max(0.0, per):.2f}")
+        out.append(f"host,{name}_backlog,{n},0,0,{back:.1f}")
+    # the intercepts of the forward chains: a module's call with nothing in it (reported, not modelled)
+    out.append(f"host,fwd_chain_fixed,{n},0,0,{max(0.0, res['fwd_elementwise'][0][1]):.2f}")
+
+
 def memory_rows(out):
     """DDP's own memory on a 1-rank group: a model of 16 bf16 Linear layers (8 blocks of h -> 4h -> h), each step's
     peak (reset before it) and what is held after it, for the plain model and under DDP (gradient_as_bucket_view
@@ -227,6 +457,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--no-host", action="store_true")
+    ap.add_argument("--host-only", action="store_true", help="the host rows alone (no kernels, gaps or memory)")
+    ap.add_argument("--host-tokens", type=int, default=16, help="tokens of the host-class probe's tensors")
     ap.add_argument("--no-memory", action="store_true")
     a = ap.parse_args()
     torch.cuda.set_device(0)
@@ -235,17 +467,18 @@ def main():
     print("section,name,size,bytes,kernels,us", flush=True)
     top = 26 if a.quick else 28
     sizes = [1 << k for k in range(16, top + 1, 2)]
-    for name, n, bpe, f in kernel_rows(sizes) + adam_rows(sizes[:-1]):
+    for name, n, bpe, f in ([] if a.host_only else kernel_rows(sizes) + adam_rows(sizes[:-1])):
         us, k = kernel_us(f)
         print(f"kernel,{name},{n},{n * bpe},{k:.2f},{us:.3f}", flush=True)
     torch.cuda.empty_cache()
-    for kind in ("small", "mixed"):
+    for kind in ([] if a.host_only else ("small", "mixed")):
         g, k = gaps(kind, 800)
         print(f"gap,{kind},{k},0,{k},{g:.3f}", flush=True)
     out, dist = [], None
     if not a.no_host:
+        host_class_rows(out, tokens=a.host_tokens)
         dist = host_rows(out)
-    if not a.no_memory and dist is not None:
+    if not a.no_memory and not a.host_only and dist is not None:
         memory_rows(out)
     for line in out:
         print(line, flush=True)

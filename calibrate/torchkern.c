@@ -238,3 +238,45 @@ int torchkern_run(struct calib *c, bool quick)
 	}
 	return 0;
 }
+
+/* The us of the probe's host row `name` (host_class_rows), or -1. */
+static double host_row(const struct calib *c, const char *name)
+{
+	for (int i = 0; i < c->ntkern; i++)
+		if (strcmp(c->tkern[i].section, "host") == 0 && strcmp(c->tkern[i].name, name) == 0)
+			return c->tkern[i].us;
+	return -1;
+}
+
+bool torchkern_host(const struct calib *c, struct hw_host_cost *h, double *mix_fwd, double *mix_bwd)
+{
+	double fl = host_row(c, "fwd_linear"), fe = host_row(c, "fwd_elementwise"), fn = host_row(c, "fwd_norm");
+	double fa = host_row(c, "fwd_attention"), bl = host_row(c, "bwd_linear"), be = host_row(c, "bwd_elementwise");
+	double bn = host_row(c, "bwd_norm"), ba = host_row(c, "bwd_attention"), acc = host_row(c, "accumulate_grad");
+	double mf = host_row(c, "mix_fwd"), mb = host_row(c, "mix_bwd");
+	if (fl < 0 || fe < 0 || fn < 0 || fa < 0 || bl < 0 || be < 0 || bn < 0 || ba < 0 || acc < 0 || !(mf > 0) ||
+	    !(mb > 0))
+		return false;
+	double fl2 = host_row(c, "fwd_linear_2d"), bl2 = host_row(c, "bwd_linear_2d");
+	double call = host_row(c, "backward_call"), opt = host_row(c, "optimizer_step");
+	*mix_fwd = mf;
+	*mix_bwd = mb;
+	/* to 0.01 us, as the probe prints them */
+#define R(x) (round((x) * 100) / 100)
+	h->op_us = R(fe * mf);
+	h->launch_us = 0;  /* each class's time holds its kernel's launch */
+	h->gemm_us = R(fl * mf);
+	h->gemm2d_us = R((fl2 >= 0 ? fl2 : fl) * mf);
+	h->attn_us = R(fa * mf);
+	h->norm_us = R(fn * mf);
+	h->accum_us = R(acc * mb);
+	/* one linear's backward: its two GEMMs (each with half the node) and the weight's AccumulateGrad */
+	h->bwd_gemm_us = R(fmax(0, bl - acc) / 2 * mb);
+	h->bwd_gemm2d_us = R(fmax(0, (bl2 >= 0 ? bl2 : bl) - acc) / 2 * mb);
+	h->bwd_attn_us = R(ba * mb);
+	h->bwd_op_us = R((be + bn) / 2 * mb);
+	h->backward_us = R(fmax(0, call));
+	h->opt_us = R(fmax(0, opt));
+#undef R
+	return true;
+}

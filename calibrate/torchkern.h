@@ -34,5 +34,13 @@ bool torchkern_fill(const struct calib *c, double l2_bytes, struct hw_kernels *k
  * the probe's all_reduce calls less that of its eager op (both measured in one process, one after the other),
  * at least 0; false when the probe has no host rows. */
 bool torchkern_coll_us(const struct calib *c, double *coll_us, double *op_us, double *call_us);
+/* torchkern_host: host.<mode>'s op classes (hardware/hwmodel.h, struct hw_host_cost) from the probe's host rows
+ * (host_class_rows in calibrate/torch_kernels.py): each forward class is its isolated per-op time times mix_fwd,
+ * each backward class times mix_bwd (a standard pre-LN block's measured host time over the sum of its kernel-
+ * launching ops' isolated times: views, Python and interleaving, which isolated chains lack); op_us the elementwise
+ * op, launch_us 0 (each class holds its launch), bwd_gemm_us half of a linear's backward less its AccumulateGrad,
+ * bwd_op_us the mean of the elementwise and norm backward, backward_us the backward() call, opt_us the fused AdamW
+ * call. step_us, coll_us and bucket_us are left as they are. False (h untouched) without those rows (an older CSV). */
+bool torchkern_host(const struct calib *c, struct hw_host_cost *h, double *mix_fwd, double *mix_bwd);
 
 #endif

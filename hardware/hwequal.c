@@ -211,11 +211,8 @@ bool hwmodel_equal(const struct hwmodel *a, const struct hwmodel *b, char *why, 
 	for (int m = 0; m < EXEC_N; m++) {
 		const struct hw_host_cost *x = &a->host.mode[m], *y = &b->host.mode[m];
 		label(w, sizeof w, "host.%s", exec_mode_names[m]);
-		num(&c, w, x->step_us, y->step_us);
-		num(&c, w, x->op_us, y->op_us);
-		num(&c, w, x->launch_us, y->launch_us);
-		num(&c, w, x->coll_us, y->coll_us);
-		num(&c, w, x->bucket_us, y->bucket_us);
+		for (int i = 0; hw_host_keys[i].key; i++)
+			num(&c, w, hw_host_value(x, i), hw_host_value(y, i));
 	}
 	str(&c, "host.source", a->host.source, b->host.source);
 	num(&c, "meta.node.gpus", a->origin.host_gpus, b->origin.host_gpus);

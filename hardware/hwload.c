@@ -87,7 +87,7 @@ static const char *const table_keys[] = { "n", "bytes", "time_us", NULL };
 static const char *const overlap_keys[] = { "compute_slowdown", "comm_slowdown", "source", NULL };
 static const char *const cost_keys[] = { "usd_per_gpu_hour", "source", NULL };
 static const char *const host_keys[] = { "eager", "cuda_graphs", "compiled", "source", NULL };
-static const char *const host_cost_keys[] = { "step_us", "op_us", "launch_us", "coll_us", "bucket_us", NULL };
+enum { HOST_COST_KEYS = 16 };
 static const char *const fabric_names[] = { "nvswitch", "nvlink", "pcie", NULL };
 static const char *const scope_names[] = { "intra", "inter", "source", NULL };
 
@@ -187,11 +187,14 @@ static void read_host(struct ydoc *d, const struct ynode *host, struct hw_host *
 		const struct ynode *mm = NULL;
 		if (ydoc_map(d, host, exec_mode_names[m], 0, &mm) != 1)
 			continue;
-		ydoc_check_keys(d, mm, host_cost_keys);
-		struct hw_host_cost *c = &h->mode[m];
-		double *dst[] = { &c->step_us, &c->op_us, &c->launch_us, &c->coll_us, &c->bucket_us };
-		for (int i = 0; host_cost_keys[i]; i++)
-			ydoc_double(d, mm, host_cost_keys[i], YD_NONNEG, dst[i]);
+		const char *keys[HOST_COST_KEYS + 1];
+		int nk = 0;
+		for (; hw_host_keys[nk].key && nk < HOST_COST_KEYS; nk++)
+			keys[nk] = hw_host_keys[nk].key;
+		keys[nk] = NULL;
+		ydoc_check_keys(d, mm, keys);
+		for (int i = 0; i < nk; i++)
+			ydoc_double(d, mm, keys[i], YD_NONNEG, hw_host_field(&h->mode[m], i));
 	}
 }
 

@@ -24,6 +24,15 @@ extern const struct hw_preset hw_presets[];
 
 #define HW_MAX_PRESETS 256
 
+#define HOST_KEY(k) { #k, offsetof(struct hw_host_cost, k) }
+const struct hw_host_key hw_host_keys[] = {
+	HOST_KEY(step_us), HOST_KEY(op_us), HOST_KEY(launch_us), HOST_KEY(coll_us), HOST_KEY(bucket_us),
+	HOST_KEY(gemm_us), HOST_KEY(gemm2d_us), HOST_KEY(attn_us), HOST_KEY(norm_us), HOST_KEY(bwd_op_us),
+	HOST_KEY(bwd_gemm_us), HOST_KEY(bwd_gemm2d_us), HOST_KEY(bwd_attn_us), HOST_KEY(accum_us), HOST_KEY(backward_us),
+	HOST_KEY(opt_us), { NULL, 0 },
+};
+#undef HOST_KEY
+
 const char *const *hwmodel_preset_names(void)
 {
 	/* The one mutable static of the library: a sorted cache of the generated const table, filled on the first

@@ -6,6 +6,7 @@
 #define HWMODEL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include "util/dtype.h"
 
@@ -181,7 +182,35 @@ struct hw_host_cost {
 	double launch_us;         /* per kernel: the driver's launch call (cudaLaunchKernel) */
 	double coll_us;           /* per collective or p2p call: the process group's enqueue (events, ncclXxx) */
 	double bucket_us;         /* per DDP gradient bucket: the reducer's hook work around the bucket's all-reduce */
+	/* By op class (eager PyTorch, measured by `calibrate --kernels torch`, docs/hardware-model.md "host"): each the
+	 * whole host time of one op of the class, its kernel's launch included; 0 (not given): op_us + launch_us. */
+	double gemm_us;           /* a forward GEMM (F.linear on (batch, tokens, hidden) activations) */
+	double gemm2d_us;         /* a forward GEMM on (rows, width) activations (an MLP or dense layer list) */
+	double attn_us;           /* a forward attention core (scaled_dot_product_attention) */
+	double norm_us;           /* a forward LayerNorm / RMSNorm */
+	double bwd_op_us;         /* a backward kernel other than a GEMM or attention (its autograd node's share) */
+	double bwd_gemm_us;       /* a backward GEMM (dgrad or wgrad; 3-D activations), its node's share */
+	double bwd_gemm2d_us;     /* the same on 2-D activations */
+	double bwd_attn_us;       /* the attention core's backward */
+	double accum_us;          /* per parameter tensor per micro-batch: AccumulateGrad into its .grad */
+	double backward_us;       /* per micro-batch: the backward() call (the autograd engine's start, hand-back) */
+	double opt_us;            /* per optimizer step: the optimizer's call (fused AdamW over the tensors) */
 };
+
+/* The host.<mode> keys in file order and their fields (hwload, hwwrite and hwequal walk it). */
+struct hw_host_key {
+	const char *key;
+	size_t offset;            /* of the double in struct hw_host_cost */
+};
+extern const struct hw_host_key hw_host_keys[];
+static inline double *hw_host_field(struct hw_host_cost *c, int i)
+{
+	return (double *)((char *)c + hw_host_keys[i].offset);
+}
+static inline double hw_host_value(const struct hw_host_cost *c, int i)
+{
+	return *(const double *)((const char *)c + hw_host_keys[i].offset);
+}
 
 struct hw_host {
 	struct hw_host_cost mode[EXEC_N];

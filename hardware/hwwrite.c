@@ -48,16 +48,14 @@ static void write_host(FILE *f, const struct hw_host *h)
 	fputs("host:\n", f);
 	for (int m = 0; m < EXEC_N; m++) {
 		const struct hw_host_cost *c = &h->mode[m];
-		fprintf(f, "  %s: {step_us: ", exec_mode_names[m]);
-		hww_num(f, c->step_us);
-		fputs(", op_us: ", f);
-		hww_num(f, c->op_us);
-		fputs(", launch_us: ", f);
-		hww_num(f, c->launch_us);
-		fputs(", coll_us: ", f);
-		hww_num(f, c->coll_us);
-		fputs(", bucket_us: ", f);
-		hww_num(f, c->bucket_us);
+		fprintf(f, "  %s: {", exec_mode_names[m]);
+		/* the first five always; the op classes where measured (a file without them reads as before) */
+		for (int i = 0; hw_host_keys[i].key; i++) {
+			if (i >= 5 && hw_host_value(c, i) == 0)
+				continue;
+			fprintf(f, "%s%s: ", i ? ", " : "", hw_host_keys[i].key);
+			hww_num(f, hw_host_value(c, i));
+		}
 		fputs("}\n", f);
 	}
 	hww_kv_str(f, 2, "source", h->source);

@@ -183,12 +183,14 @@ static void emit_ops(struct ctx *c, const struct opcost *ops, int n, int layer, 
 		int keep = c->prog->keep_ops, first = i;
 		if (!keep)
 			program_op(c->prog, NULL, 0, CAT_COMPUTE, layer, mb);  /* open the segment */
+		double host = 0;  /* each op's own (sim/ops.c, ops_price_host) */
 		for (; i < n && ops[i].kind == OPK_COMPUTE; i++) {
 			if (keep)
 				program_op(c->prog, ops[i].name, ops[i].s, CAT_COMPUTE, layer, mb);
 			sum += ops[i].s;
+			host += ops[i].host;
 		}
-		program_add_time(c->prog, i - first, sum, (i - first) * c->host.op);
+		program_add_time(c->prog, i - first, sum, host);
 	}
 }
 
@@ -388,7 +390,7 @@ static void fp8_weight_cast(struct ctx *c, int layer, int mb)
 		return;
 	struct opcost op[2];
 	int n = ops_quantize(&c->oc, op, 0, "fp8_weight_cast", layer_linear_params_local(c));
-	emit(c, op, n, layer, mb);
+	emit(c, op, ops_price_host(&c->oc, op, 0, n, 0), layer, mb);
 }
 
 /* Delayed scaling: after a unit's forward (backward) the amaxes of its FP8 tensors are all-reduced over the
@@ -407,7 +409,7 @@ static void fp8_amax_reduce(struct ctx *c, int bwd, int mb)
 	}
 	struct opcost op[1];
 	int n = ops_put(op, 0, "fp8_scale_update", ops_mem_s(c->hw, fp8_scale_update_bytes(sc, tensors)), false);
-	emit(c, op, n, -1, mb);
+	emit(c, op, ops_price_host(&c->oc, op, 0, n, 0), -1, mb);
 }
 
 /* A layer's forward or backward: the shared op list, or a dense layer's own (its widths differ by layer). */
@@ -494,7 +496,7 @@ static void grad_accumulate(struct ctx *c, double params, int layer, int mb)
 		return;
 	double t = ops_mem_s(c->hw, 3 * params * dtype_bytes(c->sc->train.grad_dtype));
 	program_op(c->prog, "grad_accumulate", t, CAT_COMPUTE, layer, mb);
-	program_add_time(c->prog, 1, t, c->host.op);
+	program_add_time(c->prog, 1, t, c->host.accum);
 }
 
 /* parallel.overlap_param_gather (Megatron's distributed optimizer with --overlap-param-gather): the parameters
@@ -692,6 +694,7 @@ static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 	}
 	if (j < c->last_j)
 		recv(c, mb, slot(c, mb, chunk, 1));
+	program_host(c->prog, c->host.mb);  /* the backward() call (host.<mode>.backward_us) */
 	if (j == c->last_j && has_vocab) {
 		if (g)
 			program_wait(c->prog, STREAM_COMPUTE, ag[top % 2], CAT_DP);
@@ -900,7 +903,7 @@ static void stage_optimizer(struct ctx *c, int zero, double params, double shard
 	double t_opt = ops_optimizer_s(&c->oc, zero ? shard : params);
 	program_unit_begin(c->prog);
 	program_op(c->prog, "optimizer", t_opt, CAT_OPTIMIZER, -1, -1);
-	program_add_time(c->prog, 1, t_opt, c->host.op);
+	program_add_time(c->prog, 1, t_opt, c->host.opt);
 	program_flush(c->prog);
 	if ((zero == 1 || zero == 2) && !param_gather_overlapped(c)) {
 		/* the updated parameters go back to every replica (overlapped: at the next step's start instead) */

@@ -42,13 +42,13 @@ static double step_pairs(const struct scenario *sc, int i)
 
 static int put(struct opcost *out, int n, const char *name, double s, bool cb)
 {
-	out[n] = (struct opcost){ name, OPK_COMPUTE, s, 0, cb, 0, 0 };
+	out[n] = (struct opcost){ name, OPK_COMPUTE, s, 0, cb, 0, 0, 0 };
 	return n + 1;
 }
 
 static int put_coll(struct opcost *out, int n, enum opkind kind, const char *name, double bytes)
 {
-	out[n] = (struct opcost){ name, kind, 0, bytes, false, 0, 0 };
+	out[n] = (struct opcost){ name, kind, 0, bytes, false, 0, 0, 0 };
 	return n + 1;
 }
 

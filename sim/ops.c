@@ -22,16 +22,6 @@ double ops_gemm_s(const struct hwmodel *hw, enum dtype dt, double m, double n, d
 	return fmax(t_math, t_mem) + ops_gemm_overhead_s(hw);
 }
 
-void ops_host_cost(const struct hwmodel *hw, const struct scenario *sc, struct host_cost *out)
-{
-	const struct hw_host_cost *h = &hw->host.mode[sc->train.exec];
-	double ov = sc->train.host_us_per_op;
-	out->step = h->step_us * 1e-6;
-	out->op = (ov > 0 ? ov : h->op_us + h->launch_us) * 1e-6;
-	out->coll = (ov > 0 ? ov : h->op_us + h->coll_us) * 1e-6;
-	out->bucket = (h->bucket_us + h->coll_us) * 1e-6;
-}
-
 /* Batched GEMM of `count` independent m x n x k products in one launch. The tiles of all of them fill the GPU
  * together, so its efficiency is that of the products stacked along m: (count*m) x n x k. */
 static double batched_gemm_s(const struct hwmodel *hw, enum dtype dt, double count, double m, double n, double k)
@@ -95,14 +85,14 @@ double ops_attn_s(const struct opctx *c, int backward)
 
 static int put(struct opcost *out, int n, const char *name, double s)
 {
-	out[n] = (struct opcost){ name, OPK_COMPUTE, s, 0, false, 0, 0 };
+	out[n] = (struct opcost){ name, OPK_COMPUTE, s, 0, false, 0, 0, 0 };
 	return n + 1;
 }
 
 /* A compute-bound op (GEMM, attention core): its rate follows the SM clock (gpu.power). */
 static int put_cb(struct opcost *out, int n, const char *name, double s)
 {
-	out[n] = (struct opcost){ name, OPK_COMPUTE, s, 0, true, 0, 0 };
+	out[n] = (struct opcost){ name, OPK_COMPUTE, s, 0, true, 0, 0, 0 };
 	return n + 1;
 }
 
@@ -110,7 +100,7 @@ static int put_ar(const struct opctx *c, struct opcost *out, int n, const char *
 {
 	if (c->tp < 2)
 		return n;
-	out[n] = (struct opcost){ name, OPK_TP_ALLREDUCE, 0, bytes, false, 0, 0 };
+	out[n] = (struct opcost){ name, OPK_TP_ALLREDUCE, 0, bytes, false, 0, 0, 0 };
 	return n + 1;
 }
 
@@ -156,7 +146,7 @@ int ops_put_coll(const struct opctx *c, struct opcost *out, int n, enum opkind k
 {
 	if (kind != OPK_EP_ALLTOALL && c->tp < 2)
 		return n;
-	out[n] = (struct opcost){ name, kind, 0, bytes, false, 0, 0 };
+	out[n] = (struct opcost){ name, kind, 0, bytes, false, 0, 0, 0 };
 	return n + 1;
 }
 
@@ -377,7 +367,7 @@ int ops_layer_fwd(const struct opctx *c, struct opcost *out)
 	struct dims d = dims_of(c);
 	int n = put_cast(c, out, 0, scenario_params_per_layer(c->sc) / c->tp, 0);
 	if (c->sc->model.type == MODEL_MLP)
-		return mlp_fwd(c, &d, out, n);
+		return ops_price_host(c, out, 0, mlp_fwd(c, &d, out, n), 0);
 	double act = d.T * d.h * d.dtb, R = outer_rows(c, d.T), ract = R * d.h * d.dtb;  /* SP: outside on T/tp */
 	n = put_norm(c, out, n, "ln1", R, d.h, 0);
 	if (fp8_separate_amax(c->sc))
@@ -395,7 +385,8 @@ int ops_layer_fwd(const struct opctx *c, struct opcost *out)
 		n = put_norm(c, out, n, "ln2", R, d.h, 0);
 	}
 	n = mlp_fwd(c, &d, out, n);
-	return put(out, n, "residual2", ops_kern_s(hw, eager_family(c, KF_ELEMENTWISE), 3 * ract));
+	n = put(out, n, "residual2", ops_kern_s(hw, eager_family(c, KF_ELEMENTWISE), 3 * ract));
+	return ops_price_host(c, out, 0, n, 0);
 }
 
 int ops_layer_bwd(const struct opctx *c, int recompute_attn, struct opcost *out)
@@ -403,8 +394,10 @@ int ops_layer_bwd(const struct opctx *c, int recompute_attn, struct opcost *out)
 	const struct hwmodel *hw = c->hw;
 	struct dims d = dims_of(c);
 	int n = 0;
-	if (c->sc->model.type == MODEL_MLP)
-		return put_cast(c, out, mlp_bwd(c, &d, out, 0), scenario_params_per_layer(c->sc) / c->tp, 1);
+	if (c->sc->model.type == MODEL_MLP) {
+		n = put_cast(c, out, mlp_bwd(c, &d, out, 0), scenario_params_per_layer(c->sc) / c->tp, 1);
+		return ops_price_host(c, out, 0, n, 1);
+	}
 	double act = d.T * d.h * d.dtb, R = outer_rows(c, d.T), ract = R * d.h * d.dtb;
 	n = mlp_bwd(c, &d, out, n);
 	/* the residual: the gradient through the MLP branch and the one around it are added (compiled: in the
@@ -434,14 +427,15 @@ int ops_layer_bwd(const struct opctx *c, int recompute_attn, struct opcost *out)
 			       "tp_allgather_qkv_input", "tp_allreduce_attn_bwd", "tp_reducescatter_attn_bwd", act);
 	n = put_norm(c, out, n, "ln1_bwd", R, d.h, 1);
 	n = put(out, n, "residual1_bwd", ops_kern_s(hw, eager_family(c, KF_ELEMENTWISE), 3 * ract));
-	return put_cast(c, out, n, scenario_params_per_layer(c->sc) / c->tp, 1);
+	return ops_price_host(c, out, 0, put_cast(c, out, n, scenario_params_per_layer(c->sc) / c->tp, 1), 1);
 }
 
 int ops_embed_fwd(const struct opctx *c, struct opcost *out)
 {
 	struct dims d = dims_of(c);
 	int n = put(out, 0, "embedding", ops_mem_s(c->hw, 2 * d.T * d.h * d.dtb));
-	return put_tp_reduce(c, out, n, "tp_allreduce_embedding", "tp_reducescatter_embedding", d.T * d.h * d.dtb);
+	n = put_tp_reduce(c, out, n, "tp_allreduce_embedding", "tp_reducescatter_embedding", d.T * d.h * d.dtb);
+	return ops_price_host(c, out, 0, n, 0);
 }
 
 /* PyTorch's embedding_dense_backward: zero the (V/tp) x h weight gradient, sort the T token ids and add each
@@ -452,7 +446,8 @@ int ops_embed_bwd(const struct opctx *c, struct opcost *out)
 	struct dims d = dims_of(c);
 	double v = (double)c->sc->model.vocab / c->tp;
 	int n = put_sp_gather(c, out, 0, "tp_allgather_embedding_bwd", d.T * d.h * d.dtb);  /* SP: its gradient */
-	return put(out, n, "embedding_bwd", ops_mem_s(c->hw, d.T * d.h * (d.dtb + 4) + v * d.h * d.dtb));
+	n = put(out, n, "embedding_bwd", ops_mem_s(c->hw, d.T * d.h * (d.dtb + 4) + v * d.h * d.dtb));
+	return ops_price_host(c, out, 0, n, 1);
 }
 
 /* Cross entropy over T rows of V logits of ei bytes, computed in el-byte precision (the head upcasts to fp32,
@@ -496,7 +491,7 @@ int ops_head_fwd(const struct opctx *c, struct opcost *out)
 	n = put_ar(c, out, n, "tp_allreduce_ce_max", d.T * 4);
 	n = put_ce(c, out, n, d.T, v, d.dtb, 4, 0);
 	n = put_ar(c, out, n, "tp_allreduce_ce_target", d.T * 4);
-	return put_ar(c, out, n, "tp_allreduce_ce_sumexp", d.T * 4);
+	return ops_price_host(c, out, 0, put_ar(c, out, n, "tp_allreduce_ce_sumexp", d.T * 4), 0);
 }
 
 int ops_head_bwd(const struct opctx *c, struct opcost *out)
@@ -508,7 +503,7 @@ int ops_head_bwd(const struct opctx *c, struct opcost *out)
 	n = put_cb(out, n, "logits_wgrad", ops_gemm_s(c->hw, d.dt, v, d.h, d.T));
 	n = put_cast(c, out, n, v * d.h, 1);
 	n = put_tp_reduce(c, out, n, "tp_allreduce_head_bwd", "tp_reducescatter_head_bwd", d.T * d.h * d.dtb);
-	return put_norm(c, out, n, "final_ln_bwd", outer_rows(c, d.T), d.h, 1);
+	return ops_price_host(c, out, 0, put_norm(c, out, n, "final_ln_bwd", outer_rows(c, d.T), d.h, 1), 1);
 }
 
 /* Dense layer l of a layer list (type: dense), in = widths[l], out = widths[l+1], T samples of e bytes:
@@ -533,14 +528,14 @@ int ops_dense_fwd(const struct opctx *c, int l, struct opcost *out)
 			n = put(out, n, act_op[m->act], ops_kern_s(hw, ew, 2 * T * o * e));
 		if (m->dropout > 0)
 			n = put(out, n, "dropout", ops_kern_s(hw, ew, T * o * (2 * e + 1)));
-		return n;
+		return ops_price_host(c, out, 0, n, 0);
 	}
 	if (m->loss == LOSS_CROSS_ENTROPY) {
 		n = put_ce(c, out, n, T, o, e, e, 0);
 	} else if (m->loss == LOSS_MSE) {
 		n = put(out, n, "mse_loss", ops_kern_s(hw, ew, 2 * T * o * e));
 	}
-	return n;
+	return ops_price_host(c, out, 0, n, 0);
 }
 
 /* Backward of dense layer l: the loss's gradient (last layer: nll_loss_backward writes T*out, log_softmax
@@ -572,5 +567,5 @@ int ops_dense_bwd(const struct opctx *c, int l, struct opcost *out)
 		n = put(out, n, "bias_grad", ops_kern_s(hw, ew, T * o * e));
 	if (l > 0)
 		n = put_cb(out, n, "linear_dgrad", ops_gemm_s(hw, m->dtype, T, in, o));
-	return put_cast(c, out, n, scenario_dense_layer_params(c->sc, l), 1);
+	return ops_price_host(c, out, 0, put_cast(c, out, n, scenario_dense_layer_params(c->sc, l), 1), 1);
 }

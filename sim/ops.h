@@ -35,6 +35,8 @@ struct opcost {
 	double solo;        /* OPK_COMPUTE inside an overlap window: its time alone, before the SM-sharing slowdown
 			     * build.c adds (0: as s) */
 	int hops;           /* OPK_SIDE_TP_P2P / OPK_SIDE_CP_P2P: ring hops in a row, bytes/hops each (0: one) */
+	double host;        /* OPK_COMPUTE: the host's seconds to issue it (ops_price_host, by class); 0 otherwise (the
+			     * builder prices collectives with host_cost.coll) */
 };
 
 /* Whether an op runs on the side channel (OPK_SIDE_TP_P2P .. OPK_SIDE_CP_P2P). */
@@ -55,15 +57,31 @@ struct opctx {
 #define OPS_MAX 1024
 
 /* Host time, in seconds, to issue work in the scenario's execution mode (training.execution picks host.<mode> of
- * the hardware model; training.host_us_per_op overrides op and coll):
- *   op     = op_us + launch_us                  one op and its kernel
+ * the hardware model; training.host_us_per_op overrides op, coll, accum and opt and zeroes mb):
+ *   op     = op_us + launch_us                  one op and its kernel (an op the builder makes itself)
  *   coll   = op_us + coll_us                    a TP collective or pipeline send: the call and its enqueue
  *   bucket = bucket_us + coll_us                a DDP bucket: the reducer's hook and its all-reduce call
- *   step   = step_us                            once per step, before the first op */
+ *   step   = step_us                            once per step, before the first op
+ *   mb     = backward_us                        once per micro-batch, before its backward: the backward() call
+ *   accum  = op (0 with accum_us measured)      the builder's grad_accumulate op: with accum_us, each parameter
+ *                                               tensor's AccumulateGrad is priced on the op making its gradient
+ *   opt    = opt_us, else op                    the builder's optimizer op
+ * The ops of the op lists carry their own host time (struct opcost.host, ops_price_host). */
 struct host_cost {
-	double step, op, coll, bucket;
+	double step, op, coll, bucket, mb, accum, opt;
 };
 void ops_host_cost(const struct hwmodel *hw, const struct scenario *sc, struct host_cost *out);
+/* Sets out[i].host for the ops of a list from `from` to n and returns n: by class (docs/hardware-model.md, host),
+ * each class's key of host.<mode>, where 0 op_us + launch_us:
+ *   forward   a GEMM (gemm_us; gemm2d_us for an MLP or dense layer list, whose activations are 2-D), the
+ *             attention core (attn_us), a norm (norm_us), any other op (op_us + launch_us)
+ *   backward  a GEMM's dgrad or wgrad (bwd_gemm_us / bwd_gemm2d_us), the attention core's (bwd_attn_us), any
+ *             other kernel (bwd_op_us)
+ *   plus accum_us for each parameter tensor whose gradient the op makes (a wgrad, a norm's backward: weight and
+ *   LayerNorm's bias, a bias gradient, the embedding's backward).
+ * bwd: the list is a backward pass (an op named "*recompute*" in it is a forward op). Collectives and side
+ * transfers get 0. training.host_us_per_op, when given, is every op's host time. */
+int ops_price_host(const struct opctx *c, struct opcost *out, int from, int n, int bwd);
 
 double ops_gemm_s(const struct hwmodel *hw, enum dtype dt, double m, double n, double k);
 double ops_mem_s(const struct hwmodel *hw, double bytes);

@@ -125,5 +125,5 @@ int recompute_op_list(const struct opctx *c, const struct opcost *fwd, int n, st
 		else if (strcmp(o->name, "fc2") == 0 && m->ffn != FFN_SWIGLU)
 			k = put_gemm(c, out, k, "w2_recompute", T, h, f);
 	}
-	return k;
+	return ops_price_host(c, out, 0, k, 0);  /* the rerun's GEMMs too: forward ops */
 }

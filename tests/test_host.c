@@ -121,6 +121,37 @@ int main(void)
 	CHECK_INT(predict_run(&s, &hw, NULL, &r1), 0);
 	CHECK_NEAR(r1.step_time_s, 14 + 110e-6, 1e-9);
 
+	/* host cost by op class (host.eager's measured keys, sim/ops_host.c): gemm2d_us 20 (a dense layer's
+	 * activations are 2-D), bwd_gemm2d_us 30, bwd_op_us 15, accum_us 4 per parameter tensor, backward_us 50 per
+	 * micro-batch, opt_us 60; other forward ops op_us + launch_us = 10. The 8 -> 8 -> 8 model:
+	 *   forward   linear 20, relu 10, linear 20, log_softmax 10, nll_loss 10                        =  70
+	 *   backward  the backward() call 50; nll_loss_bwd 15, log_softmax_bwd 15, linear_wgrad 30 + 4 (its weight's
+	 *             AccumulateGrad), bias_grad 15 + 4, linear_dgrad 30; relu_bwd 15, linear_wgrad 34, bias_grad 19
+	 *                                                                                         = 50 + 181 = 231
+	 *   optimizer 60, the step's own 100
+	 * so the host issues the optimizer at 100 + 70 + 231 + 60 = 461 us and the step ends 1 us later. */
+	{
+		struct hw_host_cost *e = &hw.host.mode[EXEC_EAGER];
+		hw.gpu.launch_us = 1;
+		e->gemm2d_us = 20, e->bwd_gemm2d_us = 30, e->bwd_op_us = 15, e->accum_us = 4, e->backward_us = 50;
+		e->opt_us = 60;
+		CHECK_INT(scenario_load_string("t.yaml", dense_yaml(1), NULL, &s), 0);
+		CHECK_INT(predict_run(&s, &hw, NULL, &r1), 0);
+		CHECK_NEAR(r1.step_time_s, 462e-6, 1e-8);
+		struct opcost o[OPS_MAX];
+		struct opctx c = { &hw, &s, 1, 2 };
+		int n = ops_dense_bwd(&c, 1, o);
+		CHECK_NEAR(o[0].host + o[1].host, 30e-6, 1e-12);      /* nll_loss_bwd, log_softmax_bwd */
+		CHECK_NEAR(o[2].host, 34e-6, 1e-12);                  /* linear_wgrad and its AccumulateGrad */
+		CHECK_NEAR(o[n - 1].host, 30e-6, 1e-12);              /* linear_dgrad */
+		struct host_cost hc;
+		ops_host_cost(&hw, &s, &hc);
+		CHECK_NEAR(hc.mb, 50e-6, 1e-12);
+		CHECK_NEAR(hc.accum, 0, 1e-12);  /* AccumulateGrad is on the wgrad and bias ops */
+		CHECK_NEAR(hc.opt, 60e-6, 1e-12);
+		*e = (struct hw_host_cost){ .step_us = 100, .op_us = 9, .launch_us = 1, .coll_us = 20, .bucket_us = 30 };
+	}
+
 	/* the dense list 784 -> 256 -> 128 -> 64 -> 10 with biases:
 	 * 784*256+256 + 256*128+128 + 128*64+64 + 64*10+10 = 200960 + 32896 + 8256 + 650 = 242762 parameters;
 	 * model FLOPs 6 * (weights 242304) per sample; saved activations for 128 fp32 samples: each linear's input

@@ -1,0 +1,79 @@
+/* ops_host: the host's time to issue each op (ops.h, struct host_cost and ops_price_host): by op class from the
+ * hardware model's host.<mode> (docs/hardware-model.md, "host"), which `gpusim calibrate --kernels torch` measures
+ * on the user's machine (calibrate/torch_kernels.py, host_class_rows). */
+#include <string.h>
+#include "hardware/hwmodel.h"
+#include "sim/ops.h"
+
+void ops_host_cost(const struct hwmodel *hw, const struct scenario *sc, struct host_cost *out)
+{
+	const struct hw_host_cost *h = &hw->host.mode[sc->train.exec];
+	double ov = sc->train.host_us_per_op;
+	out->step = h->step_us * 1e-6;
+	out->op = (ov > 0 ? ov : h->op_us + h->launch_us) * 1e-6;
+	out->coll = (ov > 0 ? ov : h->op_us + h->coll_us) * 1e-6;
+	out->bucket = (h->bucket_us + h->coll_us) * 1e-6;
+	out->mb = ov > 0 ? 0 : h->backward_us * 1e-6;
+	out->accum = ov > 0 || !(h->accum_us > 0) ? out->op : 0;
+	out->opt = ov > 0 || !(h->opt_us > 0) ? out->op : h->opt_us * 1e-6;
+}
+
+static bool has(const char *name, const char *part)
+{
+	return strstr(name, part) != NULL;
+}
+
+static bool ends(const char *name, const char *tail)
+{
+	size_t n = strlen(name), t = strlen(tail);
+	return n >= t && strcmp(name + n - t, tail) == 0;
+}
+
+/* A class's host us, or op_us + launch_us where the hardware model does not give it. */
+static double klass(const struct hw_host_cost *h, double us)
+{
+	return us > 0 ? us : h->op_us + h->launch_us;
+}
+
+/* The parameter tensors whose gradient an op of a backward pass makes (each an AccumulateGrad). */
+static int grad_tensors(const struct opctx *c, const char *name, bool norm)
+{
+	if (ends(name, "_wgrad") || ends(name, "bias_grad") || ends(name, "embedding_bwd") ||
+	    ends(name, "weight_grad_sum"))
+		return 1;
+	if (norm)
+		return c->sc->model.norm == NORM_LAYERNORM ? 2 : 1;  /* LayerNorm: weight and bias */
+	return 0;
+}
+
+int ops_price_host(const struct opctx *c, struct opcost *out, int from, int n, int bwd)
+{
+	const struct hw_host_cost *h = &c->hw->host.mode[c->sc->train.exec];
+	double ov = c->sc->train.host_us_per_op;
+	bool d2 = c->sc->model.type != MODEL_TRANSFORMER;  /* MLP and dense layer lists: 2-D activations */
+	for (int i = from; i < n; i++) {
+		struct opcost *o = &out[i];
+		if (o->kind != OPK_COMPUTE) {
+			o->host = 0;
+			continue;
+		}
+		if (ov > 0) {
+			o->host = ov * 1e-6;
+			continue;
+		}
+		bool back = bwd && !has(o->name, "recompute");
+		bool attn = has(o->name, "attention"), gemm = o->compute_bound && !attn;
+		bool norm = !strncmp(o->name, "ln", 2) || !strncmp(o->name, "final_ln", 8);
+		double us;
+		if (!back)
+			us = attn ? klass(h, h->attn_us) : gemm ? klass(h, d2 ? h->gemm2d_us : h->gemm_us)
+							 : norm ? klass(h, h->norm_us) : klass(h, 0);
+		else
+			us = attn ? klass(h, h->bwd_attn_us) : gemm ? klass(h, d2 ? h->bwd_gemm2d_us : h->bwd_gemm_us)
+							 : klass(h, h->bwd_op_us);
+		if (back && h->accum_us > 0)
+			us += grad_tensors(c, o->name, norm) * h->accum_us;
+		o->host = us * 1e-6;
+	}
+	return n;
+}
