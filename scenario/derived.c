@@ -86,9 +86,16 @@ double scenario_params_total(const struct scenario *s)
 	return s->model.layers * scenario_params_per_layer(s) + scenario_params_embedding(s) + final_norm;
 }
 
+int scenario_attn_len(const struct scenario *s)
+{
+	const struct model_cfg *m = &s->model;
+	return m->doc_tokens > 0 && m->doc_tokens < m->seq ? m->doc_tokens : m->seq;
+}
+
 /* 6 FLOPs per parameter a token uses (MoE: top_k of the routed experts) per token (2 forward, 4 backward) for the layers and the output head (the embedding
- * lookup does no multiply), plus attention scores and values: 4*seq*hidden per token per layer forward (QK^T
- * and AV, each 2*seq*hidden, the full square even when causal), times 3 for forward and backward. */
+ * lookup does no multiply), plus attention scores and values: 4*len*hidden per token per layer forward (QK^T
+ * and AV, each 2*len*hidden, the full square even when causal; len = scenario_attn_len, the sequence or, packed,
+ * its documents), times 3 for forward and backward. */
 double scenario_model_flops(const struct scenario *s)
 {
 	const struct model_cfg *m = &s->model;
@@ -102,7 +109,7 @@ double scenario_model_flops(const struct scenario *s)
 	}
 	double flops = 6.0 * m->layers * scenario_active_params_per_layer(s) * tokens + 6.0 * m->vocab * h * tokens;
 	if (m->type == MODEL_TRANSFORMER)
-		flops += 3.0 * 4.0 * m->seq * h * m->layers * tokens;
+		flops += 3.0 * 4.0 * scenario_attn_len(s) * h * m->layers * tokens;
 	return flops;
 }
 

@@ -106,6 +106,11 @@ int scenario_check_layout(const struct scenario *s, char *why, size_t n)
 			snprintf(why, n, "gpus (%d) is not dp*tp*pp = %d*%d*%d", pc->gpus, pc->dp, pc->tp, pc->pp);
 		return GS_EINVAL;
 	}
+	if (mc->doc_tokens > 0 && pc->cp > 1) {
+		snprintf(why, n, "packed documents (model.doc_tokens) with context parallelism (cp %d) are not modelled",
+			 pc->cp);
+		return GS_EINVAL;
+	}
 	if (recipes_check_layout(s, why, n) != 0 || variants_check_layout(s, why, n) != 0 ||
 	    ctxpar_check_layout(s, why, n) != 0)
 		return GS_EINVAL;

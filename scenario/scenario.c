@@ -22,7 +22,7 @@
 
 static const char *const top_keys[] = { "name", "description", "model", "training", "parallel", "hardware", NULL };
 static const char *const model_keys[] = { "name", "type", "layers", "hidden", "heads", "kv_heads", "ffn",
-					  "ffn_hidden", "seq", "vocab", "dtype", "flash_attention", "causal", "rope", "norm",
+					  "ffn_hidden", "seq", "doc_tokens", "vocab", "dtype", "flash_attention", "causal", "rope", "norm",
 					  "attention_kernel",
 					  "widths",
 					  "bias", "activation", "dropout", "loss", "moe", "tie_embeddings", NULL };
@@ -38,6 +38,7 @@ static const struct yrange ranges[] = {
 	{ "model.heads", 1, 1e5 },
 	{ "model.kv_heads", 1, 1e5 },
 	{ "model.seq", 1, 1e8 },
+	{ "model.doc_tokens", 1, 1e8 },
 	{ "model.ffn_hidden", 1, 1e7 },
 	{ "model.vocab", 0, 1e8 },
 	{ "model.widths[]", 1, 1e8 },
@@ -178,6 +179,11 @@ static void read_model(struct ydoc *d, const struct ynode *m, struct scenario *s
 		mc->kv_heads = mc->heads;
 		ydoc_int(d, m, "kv_heads", YD_POSITIVE, &mc->kv_heads);
 		ydoc_int(d, m, "seq", YD_REQUIRED | YD_POSITIVE, &mc->seq);
+		mc->doc_tokens = 0;
+		if (ydoc_int(d, m, "doc_tokens", YD_POSITIVE, &mc->doc_tokens) == 1 && mc->doc_tokens > mc->seq)
+			ydoc_error(d, ynode_get(m, "doc_tokens"),
+				   "model.doc_tokens: a document is at most a sequence (seq %d), got %d", mc->seq,
+				   mc->doc_tokens);
 		static const char *const rope_names[] = { "none", "fused", "unfused", NULL };
 		int rope = ROPE_NONE;
 		enum_get(d, m, "rope", rope_names, &rope);
@@ -188,8 +194,8 @@ static void read_model(struct ydoc *d, const struct ynode *m, struct scenario *s
 		mc->norm = (enum norm_kind)norm;
 	} else {
 		static const char *const attn_only[] = { "heads", "kv_heads", "flash_attention", "causal", "rope",
-							 "norm", "attention_kernel" };
-		for (int i = 0; i < 7; i++) {
+							 "norm", "attention_kernel", "doc_tokens" };
+		for (int i = 0; i < 8; i++) {
 			const struct ynode *v = ynode_get(m, attn_only[i]);
 			if (v)
 				ydoc_error(d, v, "model.%s: only for transformer models (an mlp has no attention)",
@@ -218,6 +224,9 @@ static void read_model(struct ydoc *d, const struct ynode *m, struct scenario *s
 	if (mc->attn_cudnn && !mc->flash_attention)
 		ydoc_error(d, ynode_get(m, "attention_kernel"), "model.attention_kernel: cudnn is a fused kernel, but "
 			   "model.flash_attention is false (the unfused path)");
+	if (mc->doc_tokens > 0 && !mc->flash_attention)
+		ydoc_error(d, ynode_get(m, "doc_tokens"), "model.doc_tokens: packed documents need a fused attention "
+			   "(flash_attention: true); the unfused path computes the whole seq x seq scores and masks them");
 	if (mc->type != MODEL_TRANSFORMER)
 		mc->heads = mc->kv_heads = 0, mc->flash_attention = mc->causal = false;
 	recipes_read_moe(d, m, s);
@@ -424,6 +433,9 @@ static void check_consistency(struct ydoc *d, const struct seen *seen, const str
 		check_divides(d, at(m, "kv_heads"), "model.kv_heads", mc->kv_heads, "model.heads", mc->heads);
 		check_divides(d, at(p, "tp"), "parallel.tp", pc->tp, "model.heads", mc->heads);
 		check_divides(d, at(p, "tp"), "parallel.tp", pc->tp, "model.kv_heads", mc->kv_heads);
+		if (mc->doc_tokens > 0 && pc->cp > 1)
+			ydoc_error(d, at(m, "doc_tokens"), "model.doc_tokens: packed documents with context parallelism "
+				   "(parallel.cp %d) are not modelled", pc->cp);
 	}
 	if (mc->type == MODEL_DENSE) {
 		if (pc->tp > 1 || pc->pp > 1)

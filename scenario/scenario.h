@@ -50,6 +50,9 @@ struct model_cfg {
 	int ffn_hidden;        /* default 4*hidden (gelu) or the SwiGLU size given */
 	enum ffn_type ffn;
 	int seq;               /* sequence length; 1 for an MLP (a sample is one token) */
+	int doc_tokens;        /* packed sequences: each sequence is a pack of documents of about this many tokens and
+	                        * attention runs within each (a varlen flash kernel over cu_seqlens); 0: one
+	                        * document a sequence. scenario_attn_len */
 	int vocab;             /* 0 = no embedding / output head */
 	enum dtype dtype;      /* dtype of weights, activations and GEMMs */
 	bool flash_attention;  /* fused attention: no s*s score tensor stored, default true */
@@ -256,6 +259,8 @@ double scenario_params_embedding(const struct scenario *s);  /* input embedding 
                                                                 * (vocab*hidden when tied) */
 /* Model FLOPs for one step (fwd+bwd, no recompute): 6*N*tokens plus attention, used for MFU. */
 double scenario_model_flops(const struct scenario *s);
+/* The tokens one attention call spans: model.doc_tokens for packed sequences (shorter than seq), else seq. */
+int scenario_attn_len(const struct scenario *s);
 /* Tokens of one micro-batch on one rank: micro_batch * seq / cp. */
 double scenario_rank_tokens(const struct scenario *s);
 /* The ranks that hold the same weights and reduce gradients together: dp * cp (Megatron's DP-CP group). */

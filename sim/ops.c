@@ -60,7 +60,9 @@ double ops_attn_s(const struct opctx *c, int backward)
 {
 	const struct model_cfg *m = &c->sc->model;
 	const struct hwmodel *hw = c->hw;
-	double b = c->sc->train.micro_batch, s = m->seq;
+	/* packed sequences (model.doc_tokens): a varlen kernel over seq/len documents of len tokens each costs what a
+	 * batch of that many sequences of len does */
+	double s = scenario_attn_len(c->sc), b = c->sc->train.micro_batch * ((double)m->seq / s);
 	double heads = (double)m->heads / c->tp, hd = (double)m->hidden / m->heads;
 	/* QK^T and PV: 2 GEMMs of 2*s*s*hd flops per (query) head; a fused causal kernel skips the upper half.
 	 * Backward: dV, dP, dQ, dK plus recomputing P (5 GEMMs against 2: x2.5). GQA shares K and V between

@@ -80,7 +80,7 @@ gpusim: bad.yaml:3:3: missing required key 'model.hidden'"
 
 edit 's/^  vocab: 1000/  colour: red/'
 check "unknown key" \
-	"gpusim: bad.yaml:10:3: unknown key 'colour' in model (expected one of: name, type, layers, hidden, heads, kv_heads, ffn, ffn_hidden, seq, vocab, dtype, flash_attention, causal, rope, norm, attention_kernel, widths, bias, activation, dropout, loss, moe, tie_embeddings)"
+	"gpusim: bad.yaml:10:3: unknown key 'colour' in model (expected one of: name, type, layers, hidden, heads, kv_heads, ffn, ffn_hidden, seq, doc_tokens, vocab, dtype, flash_attention, causal, rope, norm, attention_kernel, widths, bias, activation, dropout, loss, moe, tie_embeddings)"
 
 edit '/^  layers:/d'
 check "missing model.layers" "gpusim: bad.yaml:3:3: missing required key 'model.layers'"
