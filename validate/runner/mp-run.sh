@@ -56,7 +56,7 @@ for v in default "TORCH_NCCL_ENABLE_MONITORING=0 TORCH_NCCL_TRACE_BUFFER_SIZE=0 
 	"CUDA_DEVICE_MAX_CONNECTIONS=1"; do
 	[ "$(left 280)" -lt 30 ] && break
 	csv=$(mktemp)
-	# shellcheck disable=SC2046 # the variant is a list of assignments, split on purpose
+	# shellcheck disable=SC2046,SC2086 # the variant is a list of assignments, split on purpose
 	env $([ "$v" = default ] || echo $v) timeout -k 10 60 "$py" -m torch.distributed.run --standalone \
 		--nproc_per_node=2 validate/runner/torch_step.py --gpus 2 --rows "$vrows" --out "$csv" \
 		>>"$out/mp-profile.log" 2>&1
