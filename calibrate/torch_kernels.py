@@ -36,7 +36,9 @@ Sections of the CSV on stdout (one header, the section in the first column):
         `block_fwd`, `block_bwd` (host us per layer of 8 standard pre-LN GPT blocks at the same size, forward and
         backward: the classes in a mixed stream) and `mix_fwd`, `mix_bwd` (the block's time over the sum of the isolated
         class costs of its kernel-launching ops, as gpusim lists them: views, Python and interleaving different
-        ops, which the isolated chains do not have). KERNELS: kernels per op.
+        ops, which the isolated chains do not have). KERNELS: kernels per op. `tp_coll` (one tensor-parallel
+        all-reduce as Megatron-style code issues it, in a mixed stream: tp_block_rows) with `block_tp_fwd`,
+        `block_tp_bwd`, `block_plain_fwd`, `block_plain_bwd` (the two blocks it compares, per layer).
   memory,NAME,PARAMS,BYTES,0,0         DistributedDataParallel's own memory on a 1-rank group, for a model of PARAMS
         bf16 parameters, plain and under DDP (`ddp`: gradient_as_bucket_view False, the default; `ddp_view`:
         True): MODE_built (after construction), MODE_stepK_peak (the peak of step K, reset before it), MODE_held
@@ -222,12 +224,46 @@ def host_timed(make, run, reps=15):
     return statistics.median(hs), statistics.median(bs)
 
 
-def block_host(tokens, h, dev, layers=8):
+class _CopyToTP(torch.autograd.Function):
+    """Megatron's f: identity in forward, all-reduce of the input gradient in backward."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        import torch.distributed as dist
+        g = g.contiguous()
+        dist.all_reduce(g)
+        return g
+
+
+class _ReduceFromTP(torch.autograd.Function):
+    """Megatron's g: all-reduce of the partial output in forward, identity in backward."""
+
+    @staticmethod
+    def forward(ctx, x):
+        import torch.distributed as dist
+        x = x.contiguous()
+        dist.all_reduce(x)
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+def block_host(tokens, h, dev, layers=8, tp=False):
     """host us per layer of a stack of standard pre-LN GPT blocks (LayerNorm, fused QKV Linear, causal flash SDPA,
     out Linear, residual, LayerNorm, Linear-GeLU-Linear, residual; no biases in the Linears), forward and
-    backward(), parameters with existing gradients; and the GPU's backlog after the backward"""
+    backward(), parameters with existing gradients; and the GPU's backlog after the backward. tp: the block as
+    Megatron's tensor parallelism writes it (f before QKV and fc1, g after the out projection and fc2: two
+    all-reduces in forward, two in backward), on the default process group (here of one rank)"""
     hd = 64
     nh = max(1, h // hd)
+    f_ = _CopyToTP.apply if tp else (lambda x: x)
+    g_ = _ReduceFromTP.apply if tp else (lambda x: x)
 
     def par(*shape):
         p = torch.nn.Parameter(torch.randn(*shape, device=dev, dtype=BF) * 0.02)
@@ -242,14 +278,14 @@ def block_host(tokens, h, dev, layers=8):
 
         def forward(self, x):
             b, t, _ = x.shape
-            q, k, v = F.linear(F.layer_norm(x, (h,), self.ln1_w, self.ln1_b), self.w_qkv).split(h, dim=-1)
+            q, k, v = F.linear(f_(F.layer_norm(x, (h,), self.ln1_w, self.ln1_b)), self.w_qkv).split(h, dim=-1)
             q = q.view(b, t, nh, hd).transpose(1, 2)
             k = k.view(b, t, nh, hd).transpose(1, 2)
             v = v.view(b, t, nh, hd).transpose(1, 2)
             o = F.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2).reshape(b, t, h)
-            x = x + F.linear(o, self.w_o)
-            y = F.gelu(F.linear(F.layer_norm(x, (h,), self.ln2_w, self.ln2_b), self.w_1), approximate="tanh")
-            return x + F.linear(y, self.w_2)
+            x = x + g_(F.linear(o, self.w_o))
+            y = F.gelu(F.linear(f_(F.layer_norm(x, (h,), self.ln2_w, self.ln2_b)), self.w_1), approximate="tanh")
+            return x + g_(F.linear(y, self.w_2))
 
     model = torch.nn.Sequential(*[Block() for _ in range(layers)])
     st = {}
@@ -411,6 +447,39 @@ def host_class_rows(out, tokens=16, h=256, n=16):
     out.append(f"host,fwd_chain_fixed,{n},0,0,{max(0.0, res['fwd_elementwise'][0][1]):.2f}")
 
 
+def tp_block_rows(out, tokens=16, h=256, rounds=3):
+    """The host cost of one tensor-parallel collective as Megatron-style code issues it, in a mixed stream: the
+    standard block with its f and g (two all-reduces forward, two backward, each with its autograd.Function) against
+    the same block without them, on the 1-rank group of host_rows, alternated `rounds` times (median of each).
+    `host,block_tp_fwd` and `host,block_tp_bwd` per layer; `host,tp_coll` = (difference forward + backward) / 4:
+    one collective call, its Function pair and what interleaving them costs, which the tight loop of `all_reduce`
+    does not show. A group of more ranks costs NCCL more per call (docs/calibration.md)."""
+    plain_f, plain_b, tp_f, tp_b, back = [], [], [], [], 0.0
+    try:
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+        flash = lambda: sdpa_kernel([SDPBackend.FLASH_ATTENTION])  # noqa: E731
+    except ImportError:
+        import contextlib
+        flash = contextlib.nullcontext
+    with flash():
+        for _ in range(rounds):
+            f, b, bk = block_host(tokens, h, "cuda")
+            plain_f.append(f)
+            plain_b.append(b)
+            f, b, bk2 = block_host(tokens, h, "cuda", tp=True)
+            tp_f.append(f)
+            tp_b.append(b)
+            back = max(back, bk, bk2)
+    pf, pb = statistics.median(plain_f), statistics.median(plain_b)
+    tf, tb = statistics.median(tp_f), statistics.median(tp_b)
+    out.append(f"host,block_tp_fwd,{tokens},0,0,{tf:.2f}")
+    out.append(f"host,block_tp_bwd,{tokens},0,0,{tb:.2f}")
+    out.append(f"host,block_plain_fwd,{tokens},0,0,{pf:.2f}")
+    out.append(f"host,block_plain_bwd,{tokens},0,0,{pb:.2f}")
+    out.append(f"host,tp_coll,{tokens},0,1,{max(0.0, (tf - pf + tb - pb) / 4):.2f}")
+    out.append(f"host,tp_coll_backlog,{tokens},0,0,{back:.1f}")
+
+
 def memory_rows(out):
     """DDP's own memory on a 1-rank group: a model of 16 bf16 Linear layers (8 blocks of h -> 4h -> h), each step's
     peak (reset before it) and what is held after it, for the plain model and under DDP (gradient_as_bucket_view
@@ -478,6 +547,7 @@ def main():
     if not a.no_host:
         host_class_rows(out, tokens=a.host_tokens)
         dist = host_rows(out)
+        tp_block_rows(out, tokens=a.host_tokens)
     if not a.no_memory and not a.host_only and dist is not None:
         memory_rows(out)
     for line in out:

@@ -248,6 +248,15 @@ static double host_row(const struct calib *c, const char *name)
 	return -1;
 }
 
+bool torchkern_tp_coll(const struct calib *c, double *us)
+{
+	double v = host_row(c, "tp_coll");
+	if (!(v > 0))
+		return false;
+	*us = v;
+	return true;
+}
+
 bool torchkern_host(const struct calib *c, struct hw_host_cost *h, double *mix_fwd, double *mix_bwd)
 {
 	double fl = host_row(c, "fwd_linear"), fe = host_row(c, "fwd_elementwise"), fn = host_row(c, "fwd_norm");

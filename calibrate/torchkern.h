@@ -42,5 +42,8 @@ bool torchkern_coll_us(const struct calib *c, double *coll_us, double *op_us, do
  * bwd_op_us the mean of the elementwise and norm backward, backward_us the backward() call, opt_us the fused AdamW
  * call. step_us, coll_us and bucket_us are left as they are. False (h untouched) without those rows (an older CSV). */
 bool torchkern_host(const struct calib *c, struct hw_host_cost *h, double *mix_fwd, double *mix_bwd);
+/* torchkern_tp_coll: the host us of one tensor-parallel all-reduce as Megatron-style code issues it in a mixed
+ * stream (the probe's `tp_coll` row: its Function pair and the interleaving included); false when not measured. */
+bool torchkern_tp_coll(const struct calib *c, double *us);
 
 #endif

@@ -16,7 +16,7 @@ Then (--coll) rank 0 times the host cost of one all-reduce call of the default p
 64 MiB: what an eager framework's collective costs the host, by size, against what it costs the GPU.
 
 usage: torchrun --standalone --nproc_per_node=2 validate/runner/mp_profile.py --rows t03-tp2,t01-tp2 --dir DIR \
-           [--coll DIR/coll.csv]
+           [--coll DIR/coll.csv] [--tp-block DIR/tp-block.csv]
 Runs on the GPU machine only.
 """
 import argparse
@@ -127,6 +127,9 @@ def main():
     ap.add_argument("--rows", required=True)
     ap.add_argument("--dir", required=True)
     ap.add_argument("--coll")
+    ap.add_argument("--tp-block", help="also write calibrate/torch_kernels.py's host,tp_coll rows measured on this "
+                    "group of ranks (rank 0) to this CSV: a TP all-reduce's host cost in a mixed stream at this "
+                    "world size")
     a = ap.parse_args()
     world = int(os.environ.get("WORLD_SIZE", "1"))
     rank = int(os.environ.get("RANK", "0"))
@@ -175,6 +178,15 @@ def main():
         torch.cuda.empty_cache()
     if a.coll and world > 1:
         coll_sweep(dev, a.coll, rank, world)
+    if a.tp_block and world > 1:
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "calibrate"))
+        import torch_kernels  # noqa: E402
+        rows = []
+        torch_kernels.tp_block_rows(rows)
+        if rank == 0:
+            with open(a.tp_block, "w") as f:
+                f.write("# world %d, %s\nsection,name,size,bytes,kernels,us\n" % (world, torch.cuda.get_device_name(dev)))
+                f.write("\n".join(rows) + "\n")
     if world > 1:
         torch_step.barrier(dev)
         dist.destroy_process_group()
