@@ -493,9 +493,8 @@ int calmodel_build(const struct calib *c, const struct calmodel_opts *o, struct 
 				/* a collective as a training step issues it (Megatron's f/g in a mixed stream), not the
 				 * tight loop of one all_reduce: op_us + coll_us is that call */
 				e->coll_us = fmax(0, round((tp - e->op_us) * 100) / 100);
-				snprintf(src, sizeof src, "measured: eager op classes (mixed-stream x%.2f fwd, x%.2f bwd), "
-					 "coll_us (a TP all-reduce in a mixed stream %.1f - op %.1f us; tight loop %.1f); "
-					 "step, bucket: base", mf, mb, tp, e->op_us, call_us);
+				snprintf(src, sizeof src, "measured: op classes (mix x%.2f/x%.2f), coll_us = TP all-reduce "
+					 "in a mixed stream %.1f - op %.1f us; step, bucket: base", mf, mb, tp, e->op_us);
 			} else {
 				snprintf(src, sizeof src, "measured: eager op classes (mixed-stream x%.2f fwd, x%.2f bwd), "
 					 "coll_us (all_reduce %.1f - op %.1f us); step, bucket: base", mf, mb, call_us, op_us);

@@ -37,18 +37,11 @@ def default_hw(gpus):
             return "../../hardware/" + name
     return NODE_PRESET
 
-# Host cost of eager PyTorch, from the runner's host probe (validate/runner/torch_step.py host_probe: forward and
-# backward of toy layers whose GPU work is negligible, so the time is what the host needs to issue one layer),
-# as printed in the device log of the run that measured validate/measured-h200x2.csv. Divided by the number of
-# ops gpusim models for one layer's forward and backward (sim/ops.c: transformer 10 + 14, MLP 3 + 5, and one
-# gradient accumulation pass each, grad_accumulation: add), it is training.host_us_per_op: a measured input of
-# the scenario, the same for every row of a kind.
-HOST_PROBE_US_PER_LAYER = {"transformer": 857.0, "mlp": 458.0}
-GPUSIM_OPS_PER_LAYER = {"transformer": 25, "mlp": 9}
-
-
-def host_us_per_op(kind):
-    return HOST_PROBE_US_PER_LAYER[kind] / GPUSIM_OPS_PER_LAYER[kind]
+# Host cost of eager PyTorch: not a scenario key any more. The hardware model's host.eager section prices each op
+# by class and each collective call as `gpusim calibrate --kernels torch` measured them on the host
+# (calibrate/torch_kernels.py; docs/calibration.md), so a row is predicted with the host of the model it is scored
+# with, as a user's would be. (Until 2026-11-27 every row carried training.host_us_per_op, one figure from an
+# H200 lease's toy-layer probe.)
 
 
 def scenario_text(r, hw):
@@ -82,11 +75,11 @@ def scenario_text(r, hw):
         "name: %s\n"
         "model: %s\n"
         "training: {global_batch: %d, micro_batch: %d, optimizer: adam, master_weights: fp32, grad_dtype: bf16, "
-        "recompute: none, grad_accumulation: add, host_us_per_op: %.1f}\n"
+        "recompute: none, grad_accumulation: add}\n"
         "parallel: %s\n"
         "%s"
         "hardware: %s\n"
-        % (r["label"], what, r["m"], r["mb"], r["label"], model, r["gb"], r["mb"], host_us_per_op(r["kind"]),
+        % (r["label"], what, r["m"], r["mb"], r["label"], model, r["gb"], r["mb"],
            par, note, hw))
 
 
