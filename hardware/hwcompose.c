@@ -172,11 +172,14 @@ struct hwmodel *hwmodel_compose(const struct hwmodel *cluster, const struct hwmo
 				 measured->path, m, nodeg > m ? "; larger groups: preset " : "",
 				 nodeg > m ? cluster->name : "");
 	} else {
-		snprintf(buf, sizeof buf, "intra-node collectives are %.40s's: the measured node (%d x %.40s, %s) is not "
-			 "the same kind as the target (%d x %.40s, %s)%s",
-			 cluster->name, mgpus, measured->gpu.name, fabric_label[mfab], nodeg,
-			 cluster->gpu.name, fabric_label[cluster->node.fabric],
-			 m < 2 ? " or measured no group" : "");
+		if (m < 2)  /* a calibration of one GPU: nothing of the node was measured */
+			snprintf(buf, sizeof buf, "intra-node collectives are %.40s's: the calibration measured no group "
+				 "of GPUs", cluster->name);
+		else
+			snprintf(buf, sizeof buf, "intra-node collectives are %.40s's: the measured node (%d x %.40s, %s) "
+				 "is not the same kind as the target (%d x %.40s, %s)",
+				 cluster->name, mgpus, measured->gpu.name, fabric_label[mfab], nodeg,
+				 cluster->gpu.name, fabric_label[cluster->node.fabric]);
 		if (m >= 2 || mgpus > 1)
 			note_add(hw, buf);
 		snprintf(hw->origin.intra, sizeof hw->origin.intra, "preset %.60s%s", cluster->name,
