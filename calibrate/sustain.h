@@ -24,8 +24,12 @@ struct sustain_model {
 	bool ok;                   /* a reference product with peak and sustained times, and a power limit */
 	double peak_tflops, sus_tflops;
 	double peak_speedup;       /* the reference product's short-run (cool) rate over its held rate */
-	double burst_speedup;      /* the most a GEMM can run above its held rate: the maximum SM clock over the held
-	                            * clock (a GEMM's rate follows the SM clock), at least peak_speedup */
+	double clock_speedup;      /* the maximum SM clock over the held clock: where a GEMM's rate would go if it
+	                            * followed the clock alone (the mixes' exponent fit keeps below it) */
+	double burst_speedup;      /* the most a GEMM can run above its held rate: the most any measurement saw it run
+	                            * (the short cool run, the GEMM in each GEMM + copy mix), not the clock ratio: the
+	                            * limiter clips a GEMM phase within milliseconds, and a pipeline stage idle half
+	                            * its step measured 1.08x where the clock ratio predicted 1.19x (docs/validation.md) */
 	double settle_s;           /* the warm-up's settling time (SUSTAIN_SETTLE_TOL); -1 = never settled */
 	double ramp_final_us;      /* median of the warm-up's last quarter */
 	double idle_frac, mem_frac;  /* of the power limit; 0 = not measured */
