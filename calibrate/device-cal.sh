@@ -21,7 +21,7 @@ step "machine"
 step "dependencies (.debs -> /opt/deps)"
 device_deps
 step "build"
-build=build-dev
+build="build-dev"
 cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release "${cmake_extra[@]}" >>"$log" 2>&1
 timeout 240 cmake --build $build -j "$(nproc)" --target gpusim-calibrate >>"$log" 2>&1
 say "build: exit $? ($(($(date +%s) - t0)) s)"
