@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # calibrate/device-cal.sh: the lean calibration call for a lent machine of several GPUs, as a new user would run
 # it (README: `gpusim calibrate --attention torch --kernels torch`), within one device call of 10 minutes:
-# build only the calibrate binary, then one full run on all GPUs with the raw data kept. No test suite and no
+# build gpusim and its CUDA module, then one full run on all GPUs with the raw data kept. No test suite and no
 # reference loops (calibrate/device-run.sh has them, and takes longer).
 #   calibrate/device-cal.sh           env: SUSTAIN (default 20: the power phase's warm-up, s; an H100 settles within
 #                                     7 s), SCENARIO (default scenarios/validate/t07-single.yaml: its layer GEMMs join
@@ -23,10 +23,10 @@ device_deps
 step "build"
 build="build-dev"
 cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release "${cmake_extra[@]}" >>"$log" 2>&1
-timeout 240 cmake --build $build -j "$(nproc)" --target gpusim-calibrate >>"$log" 2>&1
+timeout 240 cmake --build $build -j "$(nproc)" --target gpusim gpusim-cuda >>"$log" 2>&1
 say "build: exit $? ($(($(date +%s) - t0)) s)"
-cal=$build/calibrate/gpusim-calibrate
-[ -x $cal ] || { tail -30 "$log"; exit 1; }
+cal="$build/gpusim calibrate"  # the whole binary: --scenario needs its scenario reader
+$build/gpusim --version | grep -q "compiled in (CUDA" || { tail -30 "$log"; exit 1; }
 step "calibrate"
 base=
 case $gpu in
