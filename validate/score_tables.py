@@ -32,7 +32,14 @@ MODELS = {
     "measured-h100x4.csv": [["--hw", "h100-dgx", "--gpu", "hardware/h100x1-measured.yaml"], ["--hw", "h100-dgx"]],
     # 2 x H100 (NV18) of 2026-11-27: the one-H100 calibration, whose host rows come from that same lease
     "measured-h100x2.csv": [["--hw", "h100-dgx", "--gpu", "hardware/h100x1-measured.yaml"], ["--hw", "h100-dgx"]],
-    "measured-h200x2.csv": [["--hw", "hardware/h200x2-measured.yaml"],
+    # 2 x H200 of 2026-11-27, measured on the same lease as hardware/h200x2-1127-measured.yaml (calibrate/
+    # device-cal.sh: the full calibration of that lease, host classes and the TP collective included)
+    "measured-h200x2-1127.csv": [["--hw", "hardware/h200x2-1127-measured.yaml"],
+                                 ["--hw", "hardware/h200x2-measured.yaml"],
+                                 ["--hw", "hardware/h200x2-measured.yaml", "--gpu", "hardware/h200x1-measured.yaml"],
+                                 ["--hw", "h200-sxm"]],
+    "measured-h200x2.csv": [["--hw", "hardware/h200x2-1127-measured.yaml"],
+                            ["--hw", "hardware/h200x2-measured.yaml"],
                             ["--hw", "hardware/h200x2-measured.yaml", "--gpu", "hardware/h200x1-measured.yaml"],
                             ["--hw", "h200-sxm"]],
 }
