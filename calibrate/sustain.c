@@ -94,7 +94,7 @@ void sustain_derive(const struct calib *c, struct sustain_model *m)
 			continue;
 		double v = Wc / t, R = (1 - mf) * Wm / ((1 - s) * Wc), e = 0;
 		m->mix_v[i] = v;
-		m->burst_speedup = fmax(m->burst_speedup, v);
+		m->burst_speedup = fmax(m->burst_speedup, fmin(v, m->clock_speedup));  /* the clock bounds it */
 		if (v > 1.005 && v < 0.99 * m->clock_speedup)
 			e = sustain_exponent(v, R);
 		if (e > 1 && e <= 10) {  /* an exponent at all; the range check is on the mean below */
