@@ -529,8 +529,10 @@ static void fused(struct sim *s, int r, int64_t now, int group, struct clocks *o
 		const struct instr *nx = last + 1;
 		if (nx == cu.end) {
 			struct program_cursor nc = cu;
-			if (++nc.rep < pcs[cu.piece].reps)
+			if (++nc.rep < pcs[cu.piece].reps) {
+				nc.pass++;
 				nx = first;
+			}
 			else if (program_cursor_next_piece(p, STREAM_COMPUTE, &nc))
 				nx = ins + pcs[nc.piece].off;
 			else
@@ -666,8 +668,11 @@ static int gpu_waits(struct sim *s, int r, int64_t now, int64_t until, int acc)
 static void run(struct sim *s, int r, int k, int64_t now)
 {
 	size_t si = (size_t)r * NSTREAMS + k;
+	/* the stream's cursor (a fused run moves it too) and its stage's program */
+	struct program_cursor *c = &s->pc[si];
+	const struct program *prog = &s->cfg.progs[rank_stage(s, r)];
 	for (;;) {
-		const struct instr *in = cur(s, r, k);
+		const struct instr *in = c->in;
 		if (!in) {
 			s->state[si] = ST_DONE;
 			s->end_t[si] = now;
@@ -696,7 +701,7 @@ static void run(struct sim *s, int r, int k, int64_t now)
 			return;
 		}
 		case INS_RECORD: {
-			uint32_t ev = cur_arg(s, r, k);
+			uint32_t ev = (uint32_t)program_cursor_arg(c);
 			s->ev_done[(size_t)r * s->evwords + ev / 64] |= 1ull << (ev % 64);
 			for (unsigned m = s->waiting[r]; m; m &= m - 1) {
 				int k2 = __builtin_ctz(m);
@@ -704,7 +709,7 @@ static void run(struct sim *s, int r, int k, int64_t now)
 				if (w->kind == INS_WAIT && cur_arg(s, r, k2) == ev)
 					wake(s, r, k2, now);
 			}
-			step(s, r, k);
+			program_cursor_next(prog, k, c);
 			continue;
 		}
 		case INS_SIDE: {
@@ -716,7 +721,7 @@ static void run(struct sim *s, int r, int k, int64_t now)
 			s->side_t[r] = t0 + a;
 			if (s->cfg.trace)
 				trace_instr(s, r, k, TRACK_SIDE, in, t0, a);
-			step(s, r, k);
+			program_cursor_next(prog, k, c);
 			continue;
 		}
 		case INS_SIDE_WAIT:
@@ -726,7 +731,7 @@ static void run(struct sim *s, int r, int k, int64_t now)
 			}
 			if (gpu_waits(s, r, now, s->side_t[r], ACC_TP))
 				return;
-			step(s, r, k);
+			program_cursor_next(prog, k, c);
 			continue;
 		case INS_HOST:
 			if (s->fuse && s->host_t[r] + tk(in->dur) > now) {
@@ -737,21 +742,21 @@ static void run(struct sim *s, int r, int k, int64_t now)
 			s->host_t[r] += tk(in->dur);
 			if (gpu_waits(s, r, now, s->host_t[r], ACC_HOST))
 				return;
-			step(s, r, k);
+			program_cursor_next(prog, k, c);
 			continue;
 		case INS_WAIT: {
-			uint32_t ev = cur_arg(s, r, k);
+			uint32_t ev = (uint32_t)program_cursor_arg(c);
 			if (s->ev_done[(size_t)r * s->evwords + ev / 64] >> (ev % 64) & 1) {
-				step(s, r, k);
+				program_cursor_next(prog, k, c);
 				continue;
 			}
 			block(s, r, k, in->cat, -1);
 			return;
 		}
 		case INS_RECV: {
-			uint32_t slot = cur_arg(s, r, k);
+			uint32_t slot = (uint32_t)program_cursor_arg(c);
 			if (s->mb_end[(size_t)r * s->maxslot + slot] >= 0) {
-				step(s, r, k);
+				program_cursor_next(prog, k, c);
 				continue;
 			}
 			block(s, r, k, CAT_PP, (int)slot);

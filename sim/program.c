@@ -144,13 +144,6 @@ static void append_run(struct program *p, enum stream_kind st, uint32_t off, uin
 	new_piece(p, st, off, n);
 }
 
-int program_instr_same(const struct instr *a, const struct instr *b)
-{
-	return memcmp(&a->dur, &b->dur, sizeof a->dur) == 0 && memcmp(&a->host, &b->host, sizeof a->host) == 0 &&
-	       a->arg == b->arg && a->dest == b->dest &&
-	       a->nops == b->nops && a->kind == b->kind && a->cat == b->cat && a->group == b->group &&
-	       a->scope == b->scope && a->flags == b->flags && a->astep == b->astep;
-}
 
 /* Drop the last stored instruction (the open segment, in the last piece: open_piece), which the caller stores
  * again elsewhere. */
@@ -200,6 +193,8 @@ static void replay(struct program *p, struct program_template *t)
 		if (!t->has_period) {
 			t->has_period = 1;
 			t->period = seg;
+			if (t->period + 1 + t->n > p->tmpl_hi)
+				p->tmpl_hi = t->period + 1 + t->n;
 			program_reserve(p, st, t->n);
 			for (uint32_t i = 0; i < t->n; i++)
 				*push(p, st) = p->ins[st][t->off + i];
@@ -261,6 +256,8 @@ void program_repeat_end(struct program *p, const void *key)
 	t->n = end - p->rec_off - (uint32_t)t->tail;
 	if (t->tail)
 		t->tail_in = p->ins[st][end - 1];
+	if (t->off + t->n > p->tmpl_hi)
+		p->tmpl_hi = t->off + t->n;
 }
 
 int program_repeat_more(struct program *p, const void *key, int k)

@@ -47,8 +47,8 @@ struct instr {
 	union {             /* a compute segment's host cost, or what the other kinds name (never both) */
 		double host;    /* COMPUTE: seconds the host spends issuing its ops (the sum of their host costs) */
 		struct {
-			int32_t arg;        /* RECORD/WAIT: event id; RECV/SEND: mailbox slot (at the receiver); in the
-			                     * i-th pass of its loop (struct loop) the id is arg + i * astep */
+			int32_t arg;        /* RECORD/WAIT: event id; RECV/SEND: mailbox slot (at the receiver); in pass
+			                     * i the id is arg + i * astep (struct loop) */
 			uint16_t dest;      /* SEND: destination stage */
 			uint8_t group;      /* COLL, SIDE: enum group_kind */
 			uint8_t scope;      /* SEND: enum link_scope */
@@ -57,7 +57,7 @@ struct instr {
 	uint16_t nops;      /* ops the host issues for this instruction (saturates) */
 	uint8_t kind, cat;
 	uint8_t flags;
-	int16_t astep;      /* RECORD/WAIT/RECV/SEND: how arg grows from one pass of its loop to the next */
+	int16_t astep;      /* RECORD/WAIT/RECV/SEND: how arg grows from one pass to the next (struct loop) */
 };
 _Static_assert(sizeof(struct instr) == 24, "struct instr stays 24 bytes: memory touched is page faults");
 
@@ -88,8 +88,11 @@ struct piece {
  * forward and backward are the same pieces for every micro-batch of a stage (the same stored layers, a receive,
  * a record, a wait), but for the event ids and mailbox slots they name, which step by the same amount from one
  * micro-batch to the next (instr.astep): so a stage's steady state (1F1B: a forward and a backward) is stored
- * once and run as a loop, a few dozen instructions instead of thousands. Loops partition the pieces; the last one,
- * while it runs once, takes new pieces (program_unit_begin folds it into the loop before it when it repeats it). */
+ * once and run as a loop, a few dozen instructions instead of thousands. The pass that steps the ids: a loop's
+ * pass for its pieces that run once, a piece's own repetition for one that repeats (a loop of one piece is a
+ * piece of more repetitions; a loop's pieces that repeat are a template's, whose ids never step). Loops partition
+ * the pieces; the last one, while it runs once, takes new pieces (program_unit_begin folds the ones it took into a
+ * loop when they repeat). */
 struct loop {
 	uint32_t first, n, reps;
 };
@@ -119,6 +122,7 @@ struct program {
 	struct loop *loops[NSTREAMS];
 	size_t nloops[NSTREAMS], caploops[NSTREAMS];
 	size_t sealed[NSTREAMS];            /* pieces[0 .. sealed-1] are final (a unit began after them) */
+	size_t fold_seen[NSTREAMS];         /* sealed when program_fold last looked */
 	/* The compute stream's work as the stage clocks' first guess sums it (sim/predict.c): over its pieces in
 	 * order, each pass's compute seconds and collective seconds as differences of prefix sums over the
 	 * instructions in the order they were stored, the ones a loop let go included (pw/pc of each stored one: the
@@ -139,6 +143,7 @@ struct program {
 	double open_dur;
 	struct program_template tmpl[PROGRAM_TEMPLATES];
 	int ntmpl;
+	uint32_t tmpl_hi;           /* one past the last compute-stream instruction a template replays */
 	int rec_on;                 /* recording a template (program_repeat_begin returned 0) */
 	const void *rec_key;
 	uint32_t rec_off;
@@ -171,14 +176,15 @@ struct program_cursor {
 	const struct instr *in;   /* current instruction, NULL past the end */
 	const struct instr *end;  /* one past the current piece's last instruction: within a piece, a step is a
 	                           * compare */
-	uint32_t piece, rep;      /* the current piece and its pass */
+	uint32_t piece, rep;      /* the current piece and its repetition */
 	uint32_t loop, lrep;      /* the loop it is in and the loop's pass */
 	uint32_t lend;            /* one past the loop's last piece */
+	uint32_t pass;            /* the pass the ids step by: lrep + rep (struct loop) */
 };
-/* The current instruction's event id or mailbox slot, in this pass of its loop. */
+/* The current instruction's event id or mailbox slot, in this pass. */
 static inline int32_t program_cursor_arg(const struct program_cursor *c)
 {
-	return c->in->arg + (int32_t)c->lrep * c->in->astep;
+	return c->in->arg + (int32_t)c->pass * c->in->astep;
 }
 static inline void program_cursor_piece(const struct program *p, int st, struct program_cursor *c)
 {
@@ -187,7 +193,7 @@ static inline void program_cursor_piece(const struct program *p, int st, struct 
 }
 static inline void program_cursor_start(const struct program *p, int st, struct program_cursor *c)
 {
-	*c = (struct program_cursor){ NULL, NULL, 0, 0, 0, 0, 0 };
+	*c = (struct program_cursor){ NULL, NULL, 0, 0, 0, 0, 0, 0 };
 	if (p->npieces[st]) {
 		c->lend = p->loops[st][0].n;
 		program_cursor_piece(p, st, c);
@@ -209,6 +215,7 @@ static inline int program_cursor_next_piece(const struct program *p, int st, str
 			c->lend = lp[1].first + lp[1].n;
 		}
 	}
+	c->pass = c->lrep;
 	return 1;
 }
 static inline void program_cursor_next(const struct program *p, int st, struct program_cursor *c)
@@ -218,6 +225,7 @@ static inline void program_cursor_next(const struct program *p, int st, struct p
 	const struct piece *pc = &p->pieces[st][c->piece];
 	if (++c->rep < pc->reps) {
 		c->in = c->end - pc->n;
+		c->pass++;
 		return;
 	}
 	if (program_cursor_next_piece(p, st, c))

@@ -53,12 +53,7 @@ static int same_but_id(const struct instr *a, const struct instr *b, int64_t *d)
 /* Whether a template replays stored compute-stream instructions from lo on (they must stay where they are). */
 static int template_holds(const struct program *p, uint32_t lo)
 {
-	for (int i = 0; i < p->ntmpl; i++) {
-		const struct program_template *t = &p->tmpl[i];
-		if (t->off + t->n > lo || (t->has_period && t->period + 1 + t->n > lo))
-			return 1;
-	}
-	return 0;
+	return p->tmpl_hi > lo;
 }
 
 /* Whether a template replays stored compute-stream instruction i (then its id cannot step). */
@@ -72,22 +67,24 @@ static int template_has(const struct program *p, uint32_t i)
 	return 0;
 }
 
-/* Whether the n pieces from b are pass `pass` of the n pieces from a, as a loop runs them: the same stored
- * instructions, or copies whose ids step by the same amount each pass (pass 1 with set: the steps are b's, kept in
- * a's instructions). A piece either stores new instructions at the end or replays a template's, so the copies are
+/* Whether the n pieces from b are pass `pass` of the n pieces from a, as a loop runs them (one: n = 1, and b is
+ * a's next repetition, a piece that runs once): the same stored instructions, or copies whose ids step by the
+ * same amount each pass (pass 1 with set: the steps are b's, kept in a's instructions). A piece either stores new instructions at the end or replays a template's, so the copies are
  * the instructions stored from *lo to *hi, each by the one piece of b that stored it, as no template replays them;
  * the caller lets them go. The pieces after b's (at most a unit's last, not sealed) must not be in that range. */
 static int same_pass(struct program *p, enum stream_kind st, size_t a, size_t b, size_t n, uint32_t pass, int set,
-		     uint32_t *lo, uint32_t *hi)
+		     int one, uint32_t *lo, uint32_t *hi)
 {
 	const struct piece *pcs = p->pieces[st];
 	struct instr *ins = p->ins[st];
 	uint32_t l = (uint32_t)p->n[st], h = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct piece *x = &pcs[a + i], *y = &pcs[b + i];
-		if (x->n != y->n || x->reps != y->reps)
+		if (x->n != y->n || (one ? y->reps != 1 : x->reps != y->reps))
 			return 0;
 		if (x->off != y->off) {
+			if (x->reps != 1 && !one)
+				return 0;  /* a loop's copies run once: its pieces that repeat are templates' (program.h) */
 			l = y->off < l ? y->off : l;
 			h = y->off + y->n > h ? y->off + y->n : h;
 		}
@@ -159,12 +156,21 @@ static int joins_after(const struct program *p, enum stream_kind st, uint32_t lo
 	return st == STREAM_COMPUTE && hi > lo && hi == p->n[st] && last->off < lo && last->off + last->n == lo;
 }
 
+/* Not folded after all: the n pieces from a, whose steps same_pass set, get none again (their instructions, copies
+ * no template replays, had none). */
+static void unstep(struct program *p, enum stream_kind st, size_t a, size_t n, int set)
+{
+	for (size_t i = 0; set && i < n; i++)
+		for (uint32_t j = 0; j < p->pieces[st][a + i].n; j++)
+			p->ins[st][p->pieces[st][a + i].off + j].astep = 0;
+}
+
 enum { FOLD_MAX = 32 };  /* the longest pass, in pieces, looked for */
 
 /* At a unit's start: when the last loop's first sealed pieces (it runs once) are one more pass of the loop before
  * it, that loop runs once more and they go; else when its sealed pieces end in two passes of the same pieces,
  * those become a loop of two passes. */
-void program_fold(struct program *p, enum stream_kind st)
+static void fold(struct program *p, enum stream_kind st)
 {
 	size_t nl = p->nloops[st];
 	if (nl == 0 || p->loops[st][nl - 1].reps != 1)
@@ -174,7 +180,7 @@ void program_fold(struct program *p, enum stream_kind st)
 	uint32_t lo, hi;
 	if (nl >= 2) {
 		struct loop *q = open - 1;
-		if (ns >= q->n && same_pass(p, st, q->first, open->first, q->n, q->reps, 0, &lo, &hi) &&
+		if (ns >= q->n && same_pass(p, st, q->first, open->first, q->n, q->reps, 0, 0, &lo, &hi) &&
 		    !joins_after(p, st, lo, hi)) {
 			q->reps++;
 			drop_pass(p, st, open->first, q->n, lo, hi);
@@ -192,14 +198,27 @@ void program_fold(struct program *p, enum stream_kind st)
 				return;
 		}
 	}
-	for (size_t n = 1; 2 * n <= ns && n <= FOLD_MAX; n++) {
+	if (ns >= 2) {
+		/* a piece that is the one before it once more (a send stream's unit): that one repeats once more */
+		size_t b = p->sealed[st] - 1;
+		struct piece *x = &p->pieces[st][b - 1];
+		if (same_pass(p, st, b - 1, b, 1, x->reps, x->reps == 1, 1, &lo, &hi)) {
+			if (joins_after(p, st, lo, hi)) {
+				unstep(p, st, b - 1, 1, x->reps == 1);
+				return;
+			}
+			x->reps++;
+			drop_pass(p, st, b, 1, lo, hi);
+			open->n--;
+			return;
+		}
+	}
+	for (size_t n = 2; 2 * n <= ns && n <= FOLD_MAX; n++) {
 		size_t b = p->sealed[st] - n, a = b - n;
-		if (!same_pass(p, st, a, b, n, 1, 1, &lo, &hi))
+		if (!same_pass(p, st, a, b, n, 1, 1, 0, &lo, &hi))
 			continue;
 		if (joins_after(p, st, lo, hi)) {
-			for (size_t i = 0; i < n; i++)  /* not folded: back to no steps */
-				for (uint32_t j = 0; j < p->pieces[st][a + i].n; j++)
-					p->ins[st][p->pieces[st][a + i].off + j].astep = 0;
+			unstep(p, st, a, n, 1);
 			return;
 		}
 		drop_pass(p, st, b, n, lo, hi);
@@ -218,4 +237,12 @@ void program_fold(struct program *p, enum stream_kind st)
 		p->nloops[st] = (size_t)(l - p->loops[st]);
 		return;
 	}
+}
+
+void program_fold(struct program *p, enum stream_kind st)
+{
+	if (p->sealed[st] == p->fold_seen[st])
+		return;  /* nothing sealed since the last look */
+	fold(p, st);
+	p->fold_seen[st] = p->sealed[st];
 }
