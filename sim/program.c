@@ -330,10 +330,7 @@ void program_unit_begin(struct program *p)
 	program_flush(p);
 	p->unit_pending = 1;
 	program_seal_pieces(p, 0);
-	if (p->keep_ops || p->rec_on)
-		return;  /* a timeline's ops are per stored instruction */
-	for (int st = 0; st < NSTREAMS; st++)
-		program_fold(p, st);
+	program_fold_all(p);
 }
 
 void program_op(struct program *p, const char *name, double dur_s, enum cat cat, int layer, int mb)

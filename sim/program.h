@@ -123,6 +123,19 @@ struct program {
 	size_t nloops[NSTREAMS], caploops[NSTREAMS];
 	size_t sealed[NSTREAMS];            /* pieces[0 .. sealed-1] are final (a unit began after them) */
 	size_t fold_seen[NSTREAMS];         /* sealed when program_fold last looked */
+	/* passes (sim/program_loop.c): what each unit's start folded since the compute stream's loop last ran once
+	 * more, and the same for the pass before, to tell when a pass repeats the one before it (program_steady) */
+	struct program_pass {
+		uint32_t units;                 /* units the pass took */
+		size_t count[NSTREAMS];         /* instructions it added to each stream */
+		int events;                     /* event ids it took */
+		uint32_t reps[NSTREAMS];        /* repetitions a stream's last piece gained (a piece of more repetitions) */
+		int other;                      /* anything else changed */
+	} pass, last_pass;
+	size_t count_at[NSTREAMS];          /* count and nevents when the pass began */
+	int events_at;
+	int steady;                         /* the pass that just ended repeats the one before (program_steady) */
+
 	/* The compute stream's work as the stage clocks' first guess sums it (sim/predict.c): over its pieces in
 	 * order, each pass's compute seconds and collective seconds as differences of prefix sums over the
 	 * instructions in the order they were stored, the ones a loop let go included (pw/pc of each stored one: the
@@ -248,6 +261,11 @@ void program_flush(struct program *p);
  * Each stream's instructions since the last unit began start a new piece, and when the pieces of the units since
  * the last loop repeat it (or repeat themselves), they join it as its next pass (struct loop). */
 void program_unit_begin(struct program *p);
+/* After program_unit_begin: when the units since the compute stream's loop last ran once more are one more pass
+ * of it on every stream, the same in every count as the pass before, that pass's units; else 0. */
+int program_steady(const struct program *p);
+/* When program_steady: the same as k more such passes emitted (the loops run k more times, the ids after them). */
+void program_skip(struct program *p, uint32_t k);
 int program_record(struct program *p, enum stream_kind st);  /* returns the event id */
 void program_wait(struct program *p, enum stream_kind st, int ev, enum cat cat);
 /* bytes: what the collective or transfer moves, kept only for timelines (the time is dur_s) */

@@ -18,7 +18,8 @@ static inline int program_instr_same(const struct instr *a, const struct instr *
 void program_next_sums(const struct program *p, double *w, double *c);
 /* Seal the pieces no instruction to come can change (all: every one, at the program's end). */
 void program_seal_pieces(struct program *p, int all);
-/* At a unit's start, after program_seal_pieces: fold stream st's newest passes into a loop when they repeat. */
-void program_fold(struct program *p, enum stream_kind st);
+/* At a unit's start, after program_seal_pieces: fold each stream's newest passes into a loop when they repeat,
+ * and note what that did to the pass (program.pass). */
+void program_fold_all(struct program *p);
 
 #endif

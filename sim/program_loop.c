@@ -167,14 +167,24 @@ static void unstep(struct program *p, enum stream_kind st, size_t a, size_t n, i
 
 enum { FOLD_MAX = 32 };  /* the longest pass, in pieces, looked for */
 
+/* What a unit's start did to a stream (fold) */
+enum folded {
+	FOLD_NONE,   /* nothing sealed since the last look */
+	FOLD_WAIT,   /* its newest pieces begin the last loop's next pass */
+	FOLD_LOOP,   /* they were that pass: the loop runs once more */
+	FOLD_PIECE,  /* its newest piece repeats the one before: that one (now its last) repeats once more */
+	FOLD_GREW,   /* nothing folded */
+	FOLD_OTHER,  /* some other fold */
+};  /* the longest pass, in pieces, looked for */
+
 /* At a unit's start: when the last loop's first sealed pieces (it runs once) are one more pass of the loop before
  * it, that loop runs once more and they go; else when its sealed pieces end in two passes of the same pieces,
  * those become a loop of two passes. */
-static void fold(struct program *p, enum stream_kind st)
+static enum folded fold(struct program *p, enum stream_kind st)
 {
 	size_t nl = p->nloops[st];
 	if (nl == 0 || p->loops[st][nl - 1].reps != 1)
-		return;
+		return FOLD_GREW;
 	struct loop *open = &p->loops[st][nl - 1];
 	size_t ns = p->sealed[st] - open->first;  /* the open loop's sealed pieces */
 	uint32_t lo, hi;
@@ -186,7 +196,7 @@ static void fold(struct program *p, enum stream_kind st)
 			drop_pass(p, st, open->first, q->n, lo, hi);
 			if ((open->n -= q->n) == 0)
 				p->nloops[st]--;
-			return;
+			return FOLD_LOOP;
 		}
 		if (ns < q->n && q->n <= FOLD_MAX) {
 			/* the start of another pass, so far? then wait for the rest of it */
@@ -195,7 +205,7 @@ static void fold(struct program *p, enum stream_kind st)
 			while (i < ns && x[i].n == y[i].n && x[i].reps == y[i].reps)
 				i++;
 			if (i == ns)
-				return;
+				return FOLD_WAIT;
 		}
 	}
 	if (ns >= 2) {
@@ -205,12 +215,12 @@ static void fold(struct program *p, enum stream_kind st)
 		if (same_pass(p, st, b - 1, b, 1, x->reps, x->reps == 1, 1, &lo, &hi)) {
 			if (joins_after(p, st, lo, hi)) {
 				unstep(p, st, b - 1, 1, x->reps == 1);
-				return;
+				return FOLD_GREW;
 			}
 			x->reps++;
 			drop_pass(p, st, b, 1, lo, hi);
 			open->n--;
-			return;
+			return b == p->npieces[st] ? FOLD_PIECE : FOLD_OTHER;
 		}
 	}
 	for (size_t n = 2; 2 * n <= ns && n <= FOLD_MAX; n++) {
@@ -219,7 +229,7 @@ static void fold(struct program *p, enum stream_kind st)
 			continue;
 		if (joins_after(p, st, lo, hi)) {
 			unstep(p, st, a, n, 1);
-			return;
+			return FOLD_GREW;
 		}
 		drop_pass(p, st, b, n, lo, hi);
 		/* [open's pieces before a, run once] [a: n pieces, twice] [the ones after b's, run once] */
@@ -235,14 +245,158 @@ static void fold(struct program *p, enum stream_kind st)
 		if (after > 0)
 			*l++ = (struct loop){ (uint32_t)(a + n), (uint32_t)after, 1 };
 		p->nloops[st] = (size_t)(l - p->loops[st]);
+		return FOLD_OTHER;
+	}
+	return FOLD_GREW;
+}
+
+/* Whether the compute stream's last loop can go on from here by whole passes (program_skip): it is only its last
+ * piece (a unit's end, not sealed: the next unit's first instruction joins it), stored anew, the start of the loop
+ * before's first piece in its next pass. */
+static int loop_resumes(struct program *p)
+{
+	enum stream_kind st = STREAM_COMPUTE;
+	size_t nl = p->nloops[st], np = p->npieces[st];
+	if (nl < 2 || p->loops[st][nl - 1].n != 1 || p->sealed[st] != np - 1)
+		return 0;
+	const struct loop *q = &p->loops[st][nl - 2];
+	const struct piece *last = &p->pieces[st][np - 1], *x = &p->pieces[st][q->first];
+	if (last->reps != 1 || x->reps != 1 || last->n >= x->n || template_holds(p, last->off) ||
+	    template_has(p, x->off))
+		return 0;
+	for (uint32_t j = 0; j < last->n; j++) {
+		int64_t d;
+		const struct instr *u = &p->ins[st][x->off + j];
+		if (!same_but_id(u, &p->ins[st][last->off + j], &d) || d != (int64_t)q->reps * u->astep)
+			return 0;
+	}
+	return 1;
+}
+
+/* The end of a pass (the compute stream's loop ran once more): it is steady when it and the pass before changed
+ * nothing but that, each other stream's last piece's repetitions and the counts, alike. */
+static void pass_end(struct program *p)
+{
+	struct program_pass *now = &p->pass, *before = &p->last_pass;
+	for (int st = 0; st < NSTREAMS; st++) {
+		now->count[st] = p->count[st] - p->count_at[st];
+		p->count_at[st] = p->count[st];
+	}
+	now->events = p->nevents - p->events_at;
+	p->events_at = p->nevents;
+	p->steady = !now->other && !before->other && before->units == now->units && before->events == now->events &&
+		    memcmp(before->count, now->count, sizeof now->count) == 0 &&
+		    memcmp(before->reps, now->reps, sizeof now->reps) == 0 && loop_resumes(p);
+	*before = *now;
+	memset(now, 0, sizeof *now);
+}
+
+void program_fold_all(struct program *p)
+{
+	p->steady = 0;
+	p->pass.units++;
+	if (p->keep_ops || p->rec_on) {
+		p->pass.other = 1;  /* a timeline's ops are per stored instruction: nothing folds */
 		return;
+	}
+	for (int st = NSTREAMS - 1; st >= 0; st--) {  /* the compute stream last: it may end the pass */
+		enum folded f = FOLD_NONE;
+		if (p->sealed[st] != p->fold_seen[st])  /* something sealed since the last look */
+			f = fold(p, st);
+		p->fold_seen[st] = p->sealed[st];
+		if (st != STREAM_COMPUTE ? f == FOLD_PIECE : f == FOLD_LOOP || f == FOLD_WAIT || f == FOLD_NONE)
+			p->pass.reps[st] += st != STREAM_COMPUTE;
+		else if (f != FOLD_NONE)
+			p->pass.other = 1;
+		if (st == STREAM_COMPUTE && f == FOLD_LOOP)
+			pass_end(p);
 	}
 }
 
-void program_fold(struct program *p, enum stream_kind st)
+int program_steady(const struct program *p)
 {
-	if (p->sealed[st] == p->fold_seen[st])
-		return;  /* nothing sealed since the last look */
-	fold(p, st);
-	p->fold_seen[st] = p->sealed[st];
+	return p->steady ? (int)p->last_pass.units : 0;
+}
+
+/* The first guess's sums (program.work_s) over k passes of the compute stream's loop q from the one that its last
+ * piece begins: the prefix sums go on over each pass's new instructions (its pieces stored anew, in order) as they
+ * would have been stored, and each piece adds its passes, so the sums are the same to the bit. */
+static void skip_sums(struct program *p, const struct loop *q, struct piece *last, uint32_t k)
+{
+	const struct piece *pcs = p->pieces[STREAM_COMPUTE];
+	const struct instr *ins = p->ins[STREAM_COMPUTE];
+	size_t m = 0;
+	for (uint32_t i = q->first; i < q->first + q->n; i++)
+		m += template_has(p, pcs[i].off) ? 0 : pcs[i].n;
+	double *w = xmalloc(2 * m * sizeof *w), *c = w + m, rw, rc;
+	const struct instr **f = xmalloc(m * sizeof *f);  /* a pass's new instructions, in order */
+	size_t l0 = last->n, j = 0;
+	for (uint32_t i = q->first; i < q->first + q->n; i++)
+		for (uint32_t t = 0; !template_has(p, pcs[i].off) && t < pcs[i].n; t++)
+			f[j++] = &ins[pcs[i].off + t];
+	for (size_t i = 0; i < l0; i++) {
+		w[i] = p->pw[last->off + i];
+		c[i] = p->pcoll[last->off + i];
+	}
+	program_next_sums(p, &rw, &rc);
+	for (uint32_t pass = 0; pass < k; pass++) {
+		for (size_t i = l0; i < m; i++) {
+			w[i] = rw;
+			c[i] = rc;
+			rw = w[i] + (f[i]->kind == INS_COMPUTE ? f[i]->dur : 0);
+			rc = c[i] + (f[i]->kind == INS_COLL ? f[i]->dur : 0);
+		}
+		j = 0;
+		for (uint32_t i = q->first; i < q->first + q->n; i++) {
+			const struct piece *x = &pcs[i];
+			const struct instr *in = &ins[x->off + x->n - 1];
+			if (template_has(p, x->off)) {
+				p->work_s += (p->pw[x->off + x->n - 1] + (in->kind == INS_COMPUTE ? in->dur : 0) - p->pw[x->off]) *
+					     x->reps;
+				p->coll_s += (p->pcoll[x->off + x->n - 1] + (in->kind == INS_COLL ? in->dur : 0) -
+					      p->pcoll[x->off]) * x->reps;
+				continue;
+			}
+			size_t e = j + x->n - 1;
+			p->work_s += (w[e] + (in->kind == INS_COMPUTE ? in->dur : 0) - w[j]) * x->reps;
+			p->coll_s += (c[e] + (in->kind == INS_COLL ? in->dur : 0) - c[j]) * x->reps;
+			j += x->n;
+		}
+		for (size_t i = 0; i < l0; i++) {  /* the next pass's start: the last piece, stored again */
+			w[i] = rw;
+			c[i] = rc;
+			rw = w[i] + (f[i]->kind == INS_COMPUTE ? f[i]->dur : 0);
+			rc = c[i] + (f[i]->kind == INS_COLL ? f[i]->dur : 0);
+		}
+	}
+	for (size_t i = 0; i < l0; i++) {
+		p->pw[last->off + i] = w[i];
+		p->pcoll[last->off + i] = c[i];
+	}
+	p->next_pw = rw;
+	p->next_pcoll = rc;
+	p->vfrom = -1;
+	free(f);
+	free(w);
+}
+
+void program_skip(struct program *p, uint32_t k)
+{
+	int cs = STREAM_COMPUTE;
+	struct loop *q = &p->loops[cs][p->nloops[cs] - 2];
+	struct piece *last = &p->pieces[cs][p->npieces[cs] - 1];
+	skip_sums(p, q, last, k);
+	for (uint32_t j = 0; j < last->n; j++)  /* the last piece's ids, k passes on */
+		p->ins[cs][last->off + j].arg += (int32_t)k * p->ins[cs][p->pieces[cs][q->first].off + j].astep;
+	q->reps += k;
+	for (int st = 0; st < NSTREAMS; st++) {
+		if (st != cs && p->last_pass.reps[st])
+			p->pieces[st][p->npieces[st] - 1].reps += k * p->last_pass.reps[st];
+		p->count[st] += k * p->last_pass.count[st];
+		p->count_at[st] = p->count[st];
+	}
+	p->nevents += (int)k * p->last_pass.events;
+	p->events_at = p->nevents;
+	memset(&p->pass, 0, sizeof p->pass);
+	p->steady = 0;
 }
