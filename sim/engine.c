@@ -511,16 +511,17 @@ static void fused(struct sim *s, int r, int64_t now, int group, struct clocks *o
 	struct clocks c = { now, s->host_t[r], s->side_t[r], { 0 } };
 	const struct piece *pcs = p->pieces[STREAM_COMPUTE];
 	const struct instr *ins = p->ins[STREAM_COMPUTE];
-	/* the cursor, stepped as program_cursor_next steps it; first: its piece's first instruction */
-	struct program_cursor cu = s->pc[si];
-	const struct instr *first = ins + pcs[cu.piece].off;
+	struct program_cursor cu = s->pc[si];  /* stepped as program_cursor_next steps it */
+	const struct instr *first = ins + pcs[cu.piece].off;  /* its piece's first instruction */
 	for (;;) {
 		const struct instr *last = cu.in;
+		uint32_t reps = pcs[cu.piece].reps;
 		if (cu.in == first && pmap[cu.piece]) {
 			/* the rest of a piece at once: reps - rep passes */
-			fused_passes(&ts->maps[pmap[cu.piece] - 1], pcs[cu.piece].reps - cu.rep, &c);
+			fused_passes(&ts->maps[pmap[cu.piece] - 1], reps - cu.rep, &c);
 			last = cu.end - 1;
-			cu.rep = pcs[cu.piece].reps - 1;
+			cu.pass += reps - 1 - cu.rep;
+			cu.rep = reps - 1;
 		} else {
 			fused_one(s, r, cu.in, sp, &c);
 		}
@@ -529,21 +530,21 @@ static void fused(struct sim *s, int r, int64_t now, int group, struct clocks *o
 		const struct instr *nx = last + 1;
 		if (nx == cu.end) {
 			struct program_cursor nc = cu;
-			if (++nc.rep < pcs[cu.piece].reps) {
+			if (++nc.rep < reps) {
 				nc.pass++;
 				nx = first;
-			}
-			else if (program_cursor_next_piece(p, STREAM_COMPUTE, &nc))
+			} else if (program_cursor_next_piece(p, STREAM_COMPUTE, &nc)) {
 				nx = ins + pcs[nc.piece].off;
-			else
+			} else {
 				break;
+			}
 			if ((nx->flags & INSF_UNIT_START) || !tmap_fusable(nx, tp_fuses))
 				break;
-			cu = nc;
-			if (cu.rep == 0) {  /* a new piece */
+			if (nc.rep == 0) {  /* a new piece */
 				first = nx;
-				cu.end = nx + pcs[cu.piece].n;
+				nc.end = nx + pcs[nc.piece].n;
 			}
+			cu = nc;
 		} else if ((nx->flags & INSF_UNIT_START) || !tmap_fusable(nx, tp_fuses)) {
 			break;
 		}
@@ -596,8 +597,7 @@ static int in_step(const struct sim *s, int r)
 		size_t j = (size_t)q * NSTREAMS + STREAM_COMPUTE;
 		if (s->state[j] != ST_RUN)
 			return 0;
-		if (s->pc[j].in != s->pc[i].in || s->pc[j].piece != s->pc[i].piece || s->pc[j].rep != s->pc[i].rep ||
-		    s->pc[j].lrep != s->pc[i].lrep || s->pc[j].loop != s->pc[i].loop) {
+		if (!program_cursor_same(&s->pc[j], &s->pc[i])) {
 			if (cursor_before(&s->pc[j], &s->pc[i]))
 				return -1;
 			same = 0;
@@ -668,9 +668,7 @@ static int gpu_waits(struct sim *s, int r, int64_t now, int64_t until, int acc)
 static void run(struct sim *s, int r, int k, int64_t now)
 {
 	size_t si = (size_t)r * NSTREAMS + k;
-	/* the stream's cursor (a fused run moves it too) and its stage's program */
-	struct program_cursor *c = &s->pc[si];
-	const struct program *prog = &s->cfg.progs[rank_stage(s, r)];
+	struct program_cursor *c = &s->pc[si];  /* the stream's cursor (a fused run moves it too) */
 	for (;;) {
 		const struct instr *in = c->in;
 		if (!in) {
@@ -709,7 +707,7 @@ static void run(struct sim *s, int r, int k, int64_t now)
 				if (w->kind == INS_WAIT && cur_arg(s, r, k2) == ev)
 					wake(s, r, k2, now);
 			}
-			program_cursor_next(prog, k, c);
+			step(s, r, k);
 			continue;
 		}
 		case INS_SIDE: {
@@ -721,7 +719,7 @@ static void run(struct sim *s, int r, int k, int64_t now)
 			s->side_t[r] = t0 + a;
 			if (s->cfg.trace)
 				trace_instr(s, r, k, TRACK_SIDE, in, t0, a);
-			program_cursor_next(prog, k, c);
+			step(s, r, k);
 			continue;
 		}
 		case INS_SIDE_WAIT:
@@ -731,7 +729,7 @@ static void run(struct sim *s, int r, int k, int64_t now)
 			}
 			if (gpu_waits(s, r, now, s->side_t[r], ACC_TP))
 				return;
-			program_cursor_next(prog, k, c);
+			step(s, r, k);
 			continue;
 		case INS_HOST:
 			if (s->fuse && s->host_t[r] + tk(in->dur) > now) {
@@ -742,12 +740,12 @@ static void run(struct sim *s, int r, int k, int64_t now)
 			s->host_t[r] += tk(in->dur);
 			if (gpu_waits(s, r, now, s->host_t[r], ACC_HOST))
 				return;
-			program_cursor_next(prog, k, c);
+			step(s, r, k);
 			continue;
 		case INS_WAIT: {
 			uint32_t ev = (uint32_t)program_cursor_arg(c);
 			if (s->ev_done[(size_t)r * s->evwords + ev / 64] >> (ev % 64) & 1) {
-				program_cursor_next(prog, k, c);
+				step(s, r, k);
 				continue;
 			}
 			block(s, r, k, in->cat, -1);
@@ -756,7 +754,7 @@ static void run(struct sim *s, int r, int k, int64_t now)
 		case INS_RECV: {
 			uint32_t slot = (uint32_t)program_cursor_arg(c);
 			if (s->mb_end[(size_t)r * s->maxslot + slot] >= 0) {
-				program_cursor_next(prog, k, c);
+				step(s, r, k);
 				continue;
 			}
 			block(s, r, k, CAT_PP, (int)slot);

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 enum stream_kind {
 	STREAM_COMPUTE,  /* compute kernels and the blocking TP collectives, in order */
@@ -150,6 +151,7 @@ struct program {
 	int nevents;        /* RECORD ids are 0..nevents-1 */
 	int nslots;         /* mailbox slots 0..nslots-1 */
 	int keep_ops;       /* record ops (names for a timeline); off, segments only keep their duration */
+	int no_loops;       /* fold no passes into loops (the builder's BUILD_NO_LOOPS; keep_ops folds none either) */
 	int unit_pending;   /* the next compute-stream instruction starts a unit */
 	int open;           /* an open COMPUTE segment on STREAM_COMPUTE */
 	uint8_t open_cat;
@@ -199,21 +201,27 @@ static inline int32_t program_cursor_arg(const struct program_cursor *c)
 {
 	return c->in->arg + (int32_t)c->pass * c->in->astep;
 }
+/* Whether a and b are at the same place (the same instruction of the same piece, repetition and loop pass). */
+static inline int program_cursor_same(const struct program_cursor *a, const struct program_cursor *b)
+{
+	return a->in == b->in && memcmp(&a->piece, &b->piece, 4 * sizeof a->piece) == 0;
+}
 static inline void program_cursor_piece(const struct program *p, int st, struct program_cursor *c)
 {
-	c->in = p->ins[st] + p->pieces[st][c->piece].off;
-	c->end = c->in + p->pieces[st][c->piece].n;
+	const struct piece *pc = &p->pieces[st][c->piece];
+	c->in = p->ins[st] + pc->off;
+	c->end = c->in + pc->n;
 }
 static inline void program_cursor_start(const struct program *p, int st, struct program_cursor *c)
 {
-	*c = (struct program_cursor){ NULL, NULL, 0, 0, 0, 0, 0, 0 };
+	*c = (struct program_cursor){ 0 };
 	if (p->npieces[st]) {
 		c->lend = p->loops[st][0].n;
 		program_cursor_piece(p, st, c);
 	}
 }
-/* Move c to the first pass of the next piece: in its loop, the loop's next pass, or the next loop; 0 past the
- * stream's end. */
+/* Move c to the first pass of the next piece (program_cursor_piece sets it there): in its loop, the loop's next
+ * pass, or the next loop; 0 past the stream's end. */
 static inline int program_cursor_next_piece(const struct program *p, int st, struct program_cursor *c)
 {
 	c->rep = 0;
