@@ -1118,7 +1118,7 @@ static size_t compute_instr_estimate(const struct ctx *c)
 	return (size_t)c->m * c->v * (c->Lv * (fwd + bwd) + 16) + 16;
 }
 
-int build_programs(const struct scenario *sc, const struct hwmodel *hw, int flags, struct build *out)
+int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep_ops, struct build *out)
 {
 	const struct parallel_cfg *par = &sc->par;
 	if (par->pp > UINT16_MAX)
@@ -1198,8 +1198,7 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int flag
 		time_tp(&c, c.ebwd, c.nebwd);  /* SP: the all-gather of the embedding output's gradient */
 		time_tp(&c, c.hfwd, c.nhfwd);
 		time_tp(&c, c.hbwd, c.nhbwd);
-		program_init(c.prog, 2 * c.m * c.v + tied_exchange(&c), flags & BUILD_KEEP_OPS);
-		c.prog->no_loops = (flags & BUILD_NO_LOOPS) != 0;
+		program_init(c.prog, 2 * c.m * c.v + tied_exchange(&c), keep_ops);
 		program_reserve(c.prog, STREAM_COMPUTE, compute_instr_estimate(&c));
 		/* each unit's send is a wait, the transfer and (blocking p2p) a record: no regrowing and copying */
 		program_reserve(c.prog, STREAM_SENDF, 3 * (size_t)c.m * c.v + 16);

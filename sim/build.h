@@ -25,12 +25,8 @@ struct build {
 	struct stage_info *stages;
 };
 
-/* build_programs' flags. BUILD_KEEP_OPS: keep every op for a timeline (1, as a bool). BUILD_NO_LOOPS: store every
- * micro-batch's pass (struct loop folds none): for a simulation of many ranks a stage (--all-ranks), where walking
- * the loops' ids costs each rank more than storing the passes costs the build. */
-enum { BUILD_KEEP_OPS = 1, BUILD_NO_LOOPS = 2 };
-/* build_programs: 0 or a negative GS_* code. */
-int build_programs(const struct scenario *sc, const struct hwmodel *hw, int flags, struct build *out);
+/* build_programs: 0 or a negative GS_* code. keep_ops: keep every op for a timeline. */
+int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep_ops, struct build *out);
 void build_release(struct build *b);
 
 #endif

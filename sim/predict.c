@@ -436,7 +436,7 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 	for (int i = 0; pick == TRACE_LIST && i < opts->trace_nranks; i++)
 		if (opts->trace_ranks[i] % (par->tp * par->dp) != 0)
 			all = true;
-	int rc = build_programs(sc, hw, (opts && opts->trace ? BUILD_KEEP_OPS : 0) | (all ? BUILD_NO_LOOPS : 0), &b);
+	int rc = build_programs(sc, hw, opts && opts->trace, &b);
 	if (rc < 0)
 		return rc;
 	struct trace *trace = open_trace(sc, hw, opts);

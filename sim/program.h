@@ -151,7 +151,6 @@ struct program {
 	int nevents;        /* RECORD ids are 0..nevents-1 */
 	int nslots;         /* mailbox slots 0..nslots-1 */
 	int keep_ops;       /* record ops (names for a timeline); off, segments only keep their duration */
-	int no_loops;       /* fold no passes into loops (the builder's BUILD_NO_LOOPS; keep_ops folds none either) */
 	int unit_pending;   /* the next compute-stream instruction starts a unit */
 	int open;           /* an open COMPUTE segment on STREAM_COMPUTE */
 	uint8_t open_cat;

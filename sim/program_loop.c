@@ -28,7 +28,7 @@ void program_seal_pieces(struct program *p, int all)
 	}
 	if (upto > p->sealed[STREAM_COMPUTE])
 		p->sealed[STREAM_COMPUTE] = upto;
-	for (int st = 1; st < NSTREAMS && !(p->keep_ops || p->no_loops); st++)
+	for (int st = 1; st < NSTREAMS && !p->keep_ops; st++)
 		p->sealed[st] = p->npieces[st];  /* a unit's instructions on the other streams: pieces of their own */
 }
 
@@ -295,7 +295,7 @@ void program_fold_all(struct program *p)
 {
 	p->steady = 0;
 	p->pass.units++;
-	if (p->keep_ops || p->no_loops || p->rec_on) {
+	if (p->keep_ops || p->rec_on) {
 		p->pass.other = 1;  /* a timeline's ops are per stored instruction: nothing folds */
 		return;
 	}
