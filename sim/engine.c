@@ -26,6 +26,7 @@ struct sim {
 	struct sim_config cfg;
 	int nranks, maxev, maxslot;
 	int32_t *stage_of, *d_of, *t_of;  /* per rank: its stage, DP and TP index (no division on the hot path) */
+	const struct program **prog_of;   /* per rank: its stage's program (no multiply by a program's size either) */
 	/* per rank*NSTREAMS */
 	struct program_cursor *pc;  /* the stream's current instruction */
 	uint8_t *state;
@@ -92,7 +93,7 @@ static inline uint32_t cur_arg(const struct sim *s, int r, int k)
 /* Step stream k of rank r past its current instruction. */
 static inline void step(struct sim *s, int r, int k)
 {
-	program_cursor_next(&s->cfg.progs[rank_stage(s, r)], k, &s->pc[(size_t)r * NSTREAMS + k]);
+	program_cursor_next(s->prog_of[r], k, &s->pc[(size_t)r * NSTREAMS + k]);
 }
 
 static void fx_prepare(struct sim *s);
@@ -125,8 +126,10 @@ struct sim *sim_new(const struct sim_config *cfg)
 	s->stage_of = xcalloc((size_t)s->nranks, sizeof *s->stage_of);
 	s->d_of = xcalloc((size_t)s->nranks, sizeof *s->d_of);
 	s->t_of = xcalloc((size_t)s->nranks, sizeof *s->t_of);
+	s->prog_of = xcalloc((size_t)s->nranks, sizeof *s->prog_of);
 	for (int r = 0; r < s->nranks; r++) {  /* rank_of's inverse */
 		s->stage_of[r] = r / (cfg->dp_sim * cfg->tp_sim);
+		s->prog_of[r] = &cfg->progs[s->stage_of[r]];
 		s->d_of[r] = (r / cfg->tp_sim) % cfg->dp_sim;
 		s->t_of[r] = r % cfg->tp_sim;
 	}
@@ -197,7 +200,7 @@ void sim_free(struct sim *s)
 {
 	if (!s)
 		return;
-	free(s->stage_of); free(s->d_of); free(s->t_of);
+	free(s->stage_of); free(s->d_of); free(s->t_of); free(s->prog_of);
 	free(s->pc); free(s->state); free(s->busy_from); free(s->busy_until); free(s->arrive);
 	free(s->end_t); free(s->ev_done); free(s->mb_start); free(s->mb_end); free(s->acc);
 	free(s->idle_since); free(s->host_t); free(s->side_t); free(s->block_cat); free(s->block_slot); free(s->waiting); free(s->link_busy);
@@ -503,7 +506,7 @@ static void fused(struct sim *s, int r, int64_t now, int group, struct clocks *o
 {
 	size_t si = (size_t)r * NSTREAMS + STREAM_COMPUTE;
 	int st = rank_stage(s, r);
-	const struct program *p = &s->cfg.progs[st];
+	const struct program *p = s->prog_of[r];
 	int tp_fuses = s->cfg.tp_sim == 1 || group;
 	double sp = s->cfg.stage_speed ? s->cfg.stage_speed[st] : 1;
 	const struct tmap_stage *ts = &(group ? s->gmap : s->stmap)[st];
