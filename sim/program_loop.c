@@ -323,17 +323,24 @@ int program_steady(const struct program *p)
  * would have been stored, and each piece adds its passes, so the sums are the same to the bit. */
 static void skip_sums(struct program *p, const struct loop *q, struct piece *last, uint32_t k)
 {
-	const struct piece *pcs = p->pieces[STREAM_COMPUTE];
+	const struct piece *pcs = p->pieces[STREAM_COMPUTE] + q->first;
 	const struct instr *ins = p->ins[STREAM_COMPUTE];
+	/* per piece of a pass: a template's run (-1, its sums fixed) or where its new instructions start in f */
+	long *at = xmalloc(q->n * sizeof *at);
 	size_t m = 0;
-	for (uint32_t i = q->first; i < q->first + q->n; i++)
-		m += template_has(p, pcs[i].off) ? 0 : pcs[i].n;
+	for (uint32_t i = 0; i < q->n; i++) {
+		at[i] = template_has(p, pcs[i].off) ? -1 : (long)m;
+		m += at[i] < 0 ? 0 : pcs[i].n;
+	}
 	double *w = xmalloc(2 * m * sizeof *w), *c = w + m, rw, rc;
-	const struct instr **f = xmalloc(m * sizeof *f);  /* a pass's new instructions, in order */
-	size_t l0 = last->n, j = 0;
-	for (uint32_t i = q->first; i < q->first + q->n; i++)
-		for (uint32_t t = 0; !template_has(p, pcs[i].off) && t < pcs[i].n; t++)
-			f[j++] = &ins[pcs[i].off + t];
+	double *xw = xmalloc(2 * m * sizeof *xw), *xc = xw + m;  /* each new instruction's own part of the sums */
+	for (uint32_t i = 0; i < q->n; i++)
+		for (uint32_t t = 0; at[i] >= 0 && t < pcs[i].n; t++) {
+			const struct instr *in = &ins[pcs[i].off + t];
+			xw[at[i] + t] = in->kind == INS_COMPUTE ? in->dur : 0;
+			xc[at[i] + t] = in->kind == INS_COLL ? in->dur : 0;
+		}
+	size_t l0 = last->n;
 	for (size_t i = 0; i < l0; i++) {
 		w[i] = p->pw[last->off + i];
 		c[i] = p->pcoll[last->off + i];
@@ -343,30 +350,28 @@ static void skip_sums(struct program *p, const struct loop *q, struct piece *las
 		for (size_t i = l0; i < m; i++) {
 			w[i] = rw;
 			c[i] = rc;
-			rw = w[i] + (f[i]->kind == INS_COMPUTE ? f[i]->dur : 0);
-			rc = c[i] + (f[i]->kind == INS_COLL ? f[i]->dur : 0);
+			rw = w[i] + xw[i];
+			rc = c[i] + xc[i];
 		}
-		j = 0;
-		for (uint32_t i = q->first; i < q->first + q->n; i++) {
+		for (uint32_t i = 0; i < q->n; i++) {
 			const struct piece *x = &pcs[i];
-			const struct instr *in = &ins[x->off + x->n - 1];
-			if (template_has(p, x->off)) {
+			if (at[i] < 0) {
+				const struct instr *in = &ins[x->off + x->n - 1];
 				p->work_s += (p->pw[x->off + x->n - 1] + (in->kind == INS_COMPUTE ? in->dur : 0) - p->pw[x->off]) *
 					     x->reps;
 				p->coll_s += (p->pcoll[x->off + x->n - 1] + (in->kind == INS_COLL ? in->dur : 0) -
 					      p->pcoll[x->off]) * x->reps;
 				continue;
 			}
-			size_t e = j + x->n - 1;
-			p->work_s += (w[e] + (in->kind == INS_COMPUTE ? in->dur : 0) - w[j]) * x->reps;
-			p->coll_s += (c[e] + (in->kind == INS_COLL ? in->dur : 0) - c[j]) * x->reps;
-			j += x->n;
+			size_t j = (size_t)at[i], e = j + x->n - 1;
+			p->work_s += (w[e] + xw[e] - w[j]) * x->reps;
+			p->coll_s += (c[e] + xc[e] - c[j]) * x->reps;
 		}
 		for (size_t i = 0; i < l0; i++) {  /* the next pass's start: the last piece, stored again */
 			w[i] = rw;
 			c[i] = rc;
-			rw = w[i] + (f[i]->kind == INS_COMPUTE ? f[i]->dur : 0);
-			rc = c[i] + (f[i]->kind == INS_COLL ? f[i]->dur : 0);
+			rw = w[i] + xw[i];
+			rc = c[i] + xc[i];
 		}
 	}
 	for (size_t i = 0; i < l0; i++) {
@@ -376,8 +381,9 @@ static void skip_sums(struct program *p, const struct loop *q, struct piece *las
 	p->next_pw = rw;
 	p->next_pcoll = rc;
 	p->vfrom = -1;
-	free(f);
+	free(xw);
 	free(w);
+	free(at);
 }
 
 void program_skip(struct program *p, uint32_t k)
