@@ -579,7 +579,6 @@ static void offload_in(struct ctx *c, int j, int l, int mb)
 static void unit_forward(struct ctx *c, int mb, int chunk)
 {
 	int j = chunk * c->p + c->s, has_vocab = c->sc->model.vocab > 0;
-	program_unit_begin(c->prog);
 	if (j > 0)
 		recv(c, mb, slot(c, mb, chunk, 0));
 	int z = zero3(c), ag[2] = { -1, -1 };
@@ -683,7 +682,6 @@ static void layer_backward(struct ctx *c, int layer, int l, int mb)
 static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 {
 	int j = chunk * c->p + c->s, has_vocab = c->sc->model.vocab > 0;
-	program_unit_begin(c->prog);
 	int z = zero3(c), top = c->Lv - 1, ag[2] = { -1, -1 };
 	/* reshard_after_forward false: the parameters gathered for the forward are still there */
 	int g = z && !c->sc->par.keep_after_forward;
@@ -814,6 +812,85 @@ static void tied_grad_allreduce(struct ctx *c)
 	program_wait(c->prog, STREAM_COMPUTE, done, CAT_PP);
 }
 
+/* The builder's own state a unit's emission changes (skip_passes): the tallies' passes, and what must not change. */
+struct mark {
+	long long tally[TALLY_N];
+	double compute_bound_s, pending_bytes, copied_bytes, pending_expert;
+	int ndeferred;
+};
+enum { MARKS = 64 };  /* unit starts remembered: two passes of up to 32 units */
+
+static void mark_take(const struct ctx *c, struct mark *m)
+{
+	for (int k = 0; k < TALLY_N; k++)
+		m->tally[k] = c->tally[k].n;
+	m->compute_bound_s = c->compute_bound_s;
+	m->pending_bytes = c->pending_bytes;
+	m->copied_bytes = c->copied_bytes;
+	m->pending_expert = c->pending_expert;
+	m->ndeferred = c->ndeferred;
+}
+
+/* What decides a unit's instructions but for the ids they name: the same in two units, the same instructions. */
+static int unit_sig(const struct ctx *c, const struct unit *u, int last_of_chunk)
+{
+	return u->bwd | u->chunk << 2 | last_of_chunk << 1 | (!u->bwd && fp8_casts_weights(c->sc, u->mb)) << 30;
+}
+
+/* The activations a unit keeps alive: live bytes and units, and their peaks, as stage_units follows them. */
+static void unit_memory(const struct ctx *c, const struct unit *u, double *live, int *live_units, double *peak,
+			int *peak_units)
+{
+	if (!u->bwd) {
+		*live += c->act[u->chunk];
+		(*live_units)++;
+		if (*live > *peak)
+			*peak = *live;
+		if (*live_units > *peak_units)
+			*peak_units = *live_units;
+	} else {
+		if (*live + c->transient[u->chunk] > *peak)
+			*peak = *live + c->transient[u->chunk];
+		*live -= c->act[u->chunk];
+		(*live_units)--;
+	}
+}
+
+/* At unit i's start (program_unit_begin done): when the program's last two passes of P units were alike (program_
+ * steady), the builder's state moved alike in both (its tallies by the same passes, nothing else), and the units
+ * from i on repeat the last pass's k more times, those k passes are not emitted but taken as emitted (program_skip,
+ * the tallies, the activations): the same program, instruction for instruction (tests/test_sim.c, check_repeats).
+ * Returns the unit to emit next. Not with the features that keep event ids of their own from unit to unit
+ * (ZeRO-3's gathers, offloaded layers' reloads, overlapped parameter gathers). */
+static int skip_passes(struct ctx *c, const struct unit *order, const int *last_b, int n, int i, struct mark *marks,
+		       double *live, int *live_units, double *peak, int *peak_units)
+{
+	int P = program_steady(c->prog);
+	if (P <= 0 || 2 * P >= MARKS || i < 2 * P || zero3(c) || offload_n(c) > 0 || param_gather_overlapped(c))
+		return i;
+	const struct mark *m0 = &marks[(i - 2 * P) % MARKS], *m1 = &marks[(i - P) % MARKS], *m2 = &marks[i % MARKS];
+	for (int k = 0; k < TALLY_N; k++)
+		if (m2->tally[k] - m1->tally[k] != m1->tally[k] - m0->tally[k])
+			return i;
+	if (m0->compute_bound_s != m2->compute_bound_s || m1->compute_bound_s != m2->compute_bound_s ||
+	    m0->pending_bytes != m2->pending_bytes || m0->copied_bytes != m2->copied_bytes ||
+	    m0->pending_expert != m2->pending_expert || m0->ndeferred != m2->ndeferred)
+		return i;
+	int same = 0;
+	while (i + same < n && unit_sig(c, &order[i + same], i + same == last_b[order[i + same].chunk]) ==
+				       unit_sig(c, &order[i + same - P], i + same - P == last_b[order[i + same - P].chunk]))
+		same++;
+	int k = same / P;
+	if (k == 0)
+		return i;
+	program_skip(c->prog, (uint32_t)k);
+	for (int t = 0; t < TALLY_N; t++)
+		c->tally[t].n += (long long)k * (m2->tally[t] - m1->tally[t]);
+	for (int j = i; j < i + k * P; j++)
+		unit_memory(c, &order[j], live, live_units, peak, peak_units);
+	return i + k * P;
+}
+
 /* Runs the stage's forward and backward units in the schedule's order and follows the activations they keep
  * alive: *peak the most bytes alive at once (the loss's transient included), *peak_units the most units. */
 static void stage_units(struct ctx *c, double *peak, int *peak_units)
@@ -835,23 +912,23 @@ static void stage_units(struct ctx *c, double *peak, int *peak_units)
 	int live_units = 0;
 	*peak = 0;
 	*peak_units = 0;
+	struct mark marks[MARKS];
 	for (int i = 0; i < n; i++) {
-		const struct unit *u = &order[i];
-		if (!u->bwd) {
-			unit_forward(c, u->mb, u->chunk);
-			live += c->act[u->chunk];
-			live_units++;
-			if (live > *peak)
-				*peak = live;
-			if (live_units > *peak_units)
-				*peak_units = live_units;
-		} else {
-			unit_backward(c, u->mb, u->chunk, i == last_b[u->chunk]);
-			if (live + c->transient[u->chunk] > *peak)
-				*peak = live + c->transient[u->chunk];
-			live -= c->act[u->chunk];
-			live_units--;
+		program_unit_begin(c->prog);
+		mark_take(c, &marks[i % MARKS]);
+		int next = skip_passes(c, order, last_b, n, i, marks, &live, &live_units, peak, peak_units);
+		if (next != i) {
+			i = next;
+			mark_take(c, &marks[i % MARKS]);
+			if (i == n)
+				break;
 		}
+		const struct unit *u = &order[i];
+		if (!u->bwd)
+			unit_forward(c, u->mb, u->chunk);
+		else
+			unit_backward(c, u->mb, u->chunk, i == last_b[u->chunk]);
+		unit_memory(c, u, &live, &live_units, peak, peak_units);
 	}
 	free(order);
 	free(last_b);

@@ -26,6 +26,7 @@ struct sim {
 	struct sim_config cfg;
 	int nranks, maxev, maxslot;
 	int32_t *stage_of, *d_of, *t_of;  /* per rank: its stage, DP and TP index (no division on the hot path) */
+	const struct program **prog_of;   /* per rank: its stage's program (no multiply by a program's size either) */
 	/* per rank*NSTREAMS */
 	struct program_cursor *pc;  /* the stream's current instruction */
 	uint8_t *state;
@@ -84,10 +85,15 @@ static inline const struct instr *cur(const struct sim *s, int r, int k)
 {
 	return s->pc[(size_t)r * NSTREAMS + k].in;
 }
+/* The event id or mailbox slot of stream k's current instruction (in this pass of its loop). */
+static inline uint32_t cur_arg(const struct sim *s, int r, int k)
+{
+	return (uint32_t)program_cursor_arg(&s->pc[(size_t)r * NSTREAMS + k]);
+}
 /* Step stream k of rank r past its current instruction. */
 static inline void step(struct sim *s, int r, int k)
 {
-	program_cursor_next(&s->cfg.progs[rank_stage(s, r)], k, &s->pc[(size_t)r * NSTREAMS + k]);
+	program_cursor_next(s->prog_of[r], k, &s->pc[(size_t)r * NSTREAMS + k]);
 }
 
 static void fx_prepare(struct sim *s);
@@ -120,8 +126,10 @@ struct sim *sim_new(const struct sim_config *cfg)
 	s->stage_of = xcalloc((size_t)s->nranks, sizeof *s->stage_of);
 	s->d_of = xcalloc((size_t)s->nranks, sizeof *s->d_of);
 	s->t_of = xcalloc((size_t)s->nranks, sizeof *s->t_of);
+	s->prog_of = xcalloc((size_t)s->nranks, sizeof *s->prog_of);
 	for (int r = 0; r < s->nranks; r++) {  /* rank_of's inverse */
 		s->stage_of[r] = r / (cfg->dp_sim * cfg->tp_sim);
+		s->prog_of[r] = &cfg->progs[s->stage_of[r]];
 		s->d_of[r] = (r / cfg->tp_sim) % cfg->dp_sim;
 		s->t_of[r] = r % cfg->tp_sim;
 	}
@@ -192,7 +200,7 @@ void sim_free(struct sim *s)
 {
 	if (!s)
 		return;
-	free(s->stage_of); free(s->d_of); free(s->t_of);
+	free(s->stage_of); free(s->d_of); free(s->t_of); free(s->prog_of);
 	free(s->pc); free(s->state); free(s->busy_from); free(s->busy_until); free(s->arrive);
 	free(s->end_t); free(s->ev_done); free(s->mb_start); free(s->mb_end); free(s->acc);
 	free(s->idle_since); free(s->host_t); free(s->side_t); free(s->block_cat); free(s->block_slot); free(s->waiting); free(s->link_busy);
@@ -470,6 +478,27 @@ static void fused_accounts(struct sim *s, int r, int64_t now, const struct clock
 	acc[ACC_HOST] += c->t - now - c->sum[SUM_COMP] - c->sum[SUM_OPT] - c->sum[SUM_TP] - c->sum[SUM_PP];
 }
 
+/* k passes at once of a piece whose map is m (tmap_stage_prepare), applied to a run's clocks. */
+static inline void fused_passes(const struct tmap *m, uint32_t k, struct clocks *c)
+{
+	int64_t t0 = c->t;
+	struct tmap mk;
+	if (!m->has_side) {
+		tmap_apply_pow(m, k, &c->t, &c->h, c->sum);  /* no copy of the map for its k-th power */
+	} else {
+		if (k > 1) {
+			mk = *m;
+			tmap_pow(&mk, k);
+			m = &mk;
+		}
+		tmap_apply(m, &c->t, &c->h, &c->side);
+		for (int i = 0; i < SUM_N; i++)
+			c->sum[i] += m->sum[i];
+	}
+	if (m->waits)  /* no host term (tmap_stage_prepare): what it waited beyond its work was the side */
+		c->sum[SUM_TP] += c->t - t0 - m->sum[SUM_COMP] - m->sum[SUM_OPT] - m->sum[SUM_TP] - m->sum[SUM_PP];
+}
+
 /* The fused run of rank r's compute stream from now (group: its TP group in step, so TP collectives fuse too):
  * advances its cursor, host and side clocks, and leaves in *out the run's end (out->t) and what it adds to each
  * account; the caller adds them (fused_accounts) and marks the stream busy until then. */
@@ -477,71 +506,55 @@ static void fused(struct sim *s, int r, int64_t now, int group, struct clocks *o
 {
 	size_t si = (size_t)r * NSTREAMS + STREAM_COMPUTE;
 	int st = rank_stage(s, r);
-	const struct program *p = &s->cfg.progs[st];
+	const struct program *p = s->prog_of[r];
 	int tp_fuses = s->cfg.tp_sim == 1 || group;
 	double sp = s->cfg.stage_speed ? s->cfg.stage_speed[st] : 1;
 	const struct tmap_stage *ts = &(group ? s->gmap : s->stmap)[st];
 	const uint16_t *pmap = ts->map_of;
 	struct clocks c = { now, s->host_t[r], s->side_t[r], { 0 } };
-	/* the cursor, unpacked: instruction in of piece pi (its instructions from first to end), repetition rep */
 	const struct piece *pcs = p->pieces[STREAM_COMPUTE];
 	const struct instr *ins = p->ins[STREAM_COMPUTE];
-	uint32_t pi = s->pc[si].piece, rep = s->pc[si].rep, npcs = (uint32_t)p->npieces[STREAM_COMPUTE];
-	const struct instr *in = s->pc[si].in, *first = ins + pcs[pi].off, *end = first + pcs[pi].n;
+	struct program_cursor cu = s->pc[si];  /* stepped as program_cursor_next steps it */
+	const struct instr *first = ins + pcs[cu.piece].off;  /* its piece's first instruction */
 	for (;;) {
-		const struct instr *last = in;
-		if (in == first && pmap[pi]) {
+		const struct instr *last = cu.in;
+		uint32_t reps = pcs[cu.piece].reps;
+		if (cu.in == first && pmap[cu.piece]) {
 			/* the rest of a piece at once: reps - rep passes */
-			const struct tmap *m = &ts->maps[pmap[pi] - 1];
-			uint32_t k = pcs[pi].reps - rep;
-			int64_t t0 = c.t;
-			struct tmap mk;
-			if (!m->has_side) {
-				tmap_apply_pow(m, k, &c.t, &c.h, c.sum);  /* no copy of the map for its k-th power */
-			} else {
-				if (k > 1) {
-					mk = *m;
-					tmap_pow(&mk, k);
-					m = &mk;
-				}
-				tmap_apply(m, &c.t, &c.h, &c.side);
-				for (int i = 0; i < SUM_N; i++)
-					c.sum[i] += m->sum[i];
-			}
-			if (m->waits)  /* no host term (tmap_stage_prepare): what it waited beyond its work was the side */
-				c.sum[SUM_TP] += c.t - t0 - m->sum[SUM_COMP] - m->sum[SUM_OPT] - m->sum[SUM_TP] - m->sum[SUM_PP];
-			last = end - 1;
-			rep = pcs[pi].reps - 1;
+			fused_passes(&ts->maps[pmap[cu.piece] - 1], reps - cu.rep, &c);
+			last = cu.end - 1;
+			cu.pass += reps - 1 - cu.rep;
+			cu.rep = reps - 1;
 		} else {
-			fused_one(s, r, in, sp, &c);
+			fused_one(s, r, cu.in, sp, &c);
 		}
-		/* the next instruction (program_cursor_next, unpacked), and whether it joins the run */
-		in = last;
-		const struct instr *nx = in + 1;
-		if (nx == end) {
-			if (rep + 1 < pcs[pi].reps) {
+		/* the next instruction, and whether it joins the run */
+		cu.in = last;
+		const struct instr *nx = last + 1;
+		if (nx == cu.end) {
+			struct program_cursor nc = cu;
+			if (++nc.rep < reps) {
+				nc.pass++;
 				nx = first;
-				if ((nx->flags & INSF_UNIT_START) || !tmap_fusable(nx, tp_fuses))
-					break;
-				rep++;
+			} else if (program_cursor_next_piece(p, STREAM_COMPUTE, &nc)) {
+				nx = ins + pcs[nc.piece].off;
 			} else {
-				if (pi + 1 == npcs)
-					break;
-				nx = ins + pcs[pi + 1].off;
-				if ((nx->flags & INSF_UNIT_START) || !tmap_fusable(nx, tp_fuses))
-					break;
-				pi++;
-				rep = 0;
-				first = nx;
-				end = first + pcs[pi].n;
+				break;
 			}
+			if ((nx->flags & INSF_UNIT_START) || !tmap_fusable(nx, tp_fuses))
+				break;
+			if (nc.rep == 0) {  /* a new piece */
+				first = nx;
+				nc.end = nx + pcs[nc.piece].n;
+			}
+			cu = nc;
 		} else if ((nx->flags & INSF_UNIT_START) || !tmap_fusable(nx, tp_fuses)) {
 			break;
 		}
-		in = nx;
+		cu.in = nx;
 	}
 	/* the event ends the last instruction of the run; finish() steps past it */
-	s->pc[si] = (struct program_cursor){ in, end, pi, rep };
+	s->pc[si] = cu;
 	s->host_t[r] = c.h;
 	s->side_t[r] = c.side;
 	*out = c;
@@ -560,6 +573,10 @@ static void run_fused(struct sim *s, int r, int64_t now)
 /* Whether cursor a is before cursor b in the same program. */
 static int cursor_before(const struct program_cursor *a, const struct program_cursor *b)
 {
+	if (a->loop != b->loop)
+		return a->loop < b->loop;
+	if (a->lrep != b->lrep)
+		return a->lrep < b->lrep;
 	if (a->piece != b->piece)
 		return a->piece < b->piece;
 	if (a->rep != b->rep)
@@ -583,7 +600,7 @@ static int in_step(const struct sim *s, int r)
 		size_t j = (size_t)q * NSTREAMS + STREAM_COMPUTE;
 		if (s->state[j] != ST_RUN)
 			return 0;
-		if (s->pc[j].in != s->pc[i].in || s->pc[j].piece != s->pc[i].piece || s->pc[j].rep != s->pc[i].rep) {
+		if (!program_cursor_same(&s->pc[j], &s->pc[i])) {
 			if (cursor_before(&s->pc[j], &s->pc[i]))
 				return -1;
 			same = 0;
@@ -654,8 +671,9 @@ static int gpu_waits(struct sim *s, int r, int64_t now, int64_t until, int acc)
 static void run(struct sim *s, int r, int k, int64_t now)
 {
 	size_t si = (size_t)r * NSTREAMS + k;
+	struct program_cursor *c = &s->pc[si];  /* the stream's cursor (a fused run moves it too) */
 	for (;;) {
-		const struct instr *in = cur(s, r, k);
+		const struct instr *in = c->in;
 		if (!in) {
 			s->state[si] = ST_DONE;
 			s->end_t[si] = now;
@@ -684,11 +702,12 @@ static void run(struct sim *s, int r, int k, int64_t now)
 			return;
 		}
 		case INS_RECORD: {
-			s->ev_done[(size_t)r * s->evwords + (uint32_t)in->arg / 64] |= 1ull << ((uint32_t)in->arg % 64);
+			uint32_t ev = (uint32_t)program_cursor_arg(c);
+			s->ev_done[(size_t)r * s->evwords + ev / 64] |= 1ull << (ev % 64);
 			for (unsigned m = s->waiting[r]; m; m &= m - 1) {
 				int k2 = __builtin_ctz(m);
 				const struct instr *w = cur(s, r, k2);
-				if (w->kind == INS_WAIT && w->arg == in->arg)
+				if (w->kind == INS_WAIT && cur_arg(s, r, k2) == ev)
 					wake(s, r, k2, now);
 			}
 			step(s, r, k);
@@ -726,20 +745,24 @@ static void run(struct sim *s, int r, int k, int64_t now)
 				return;
 			step(s, r, k);
 			continue;
-		case INS_WAIT:
-			if (s->ev_done[(size_t)r * s->evwords + (uint32_t)in->arg / 64] >> ((uint32_t)in->arg % 64) & 1) {
+		case INS_WAIT: {
+			uint32_t ev = (uint32_t)program_cursor_arg(c);
+			if (s->ev_done[(size_t)r * s->evwords + ev / 64] >> (ev % 64) & 1) {
 				step(s, r, k);
 				continue;
 			}
 			block(s, r, k, in->cat, -1);
 			return;
-		case INS_RECV:
-			if (s->mb_end[(size_t)r * s->maxslot + in->arg] >= 0) {
+		}
+		case INS_RECV: {
+			uint32_t slot = (uint32_t)program_cursor_arg(c);
+			if (s->mb_end[(size_t)r * s->maxslot + slot] >= 0) {
 				step(s, r, k);
 				continue;
 			}
-			block(s, r, k, CAT_PP, in->arg);
+			block(s, r, k, CAT_PP, (int)slot);
 			return;
+		}
 		case INS_COLL: {
 			if (s->fuse && k == STREAM_COMPUTE && in->group == GROUP_TP && s->cfg.tp_sim == 1) {
 				run_fused(s, r, now);
@@ -816,7 +839,8 @@ static void link_done(struct sim *s, const struct event *e)
 	const struct instr *in = cur(s, r, k);
 	size_t l = (size_t)r * LINK_N + in->scope;
 	int dst = rank_of(s, in->dest, rank_d(s, r), rank_t(s, r));
-	size_t slot = (size_t)dst * s->maxslot + in->arg;
+	uint32_t arg = cur_arg(s, r, k);
+	size_t slot = (size_t)dst * s->maxslot + arg;
 	s->mb_start[slot] = s->link_start[l];
 	s->mb_end[slot] = e->t;
 	if (s->cfg.trace) {
@@ -829,7 +853,7 @@ static void link_done(struct sim *s, const struct event *e)
 	for (unsigned m = s->waiting[dst]; m; m &= m - 1) {
 		int k2 = __builtin_ctz(m);
 		const struct instr *w = cur(s, dst, k2);
-		if (w->kind == INS_RECV && w->arg == in->arg)
+		if (w->kind == INS_RECV && cur_arg(s, dst, k2) == arg)
 			wake(s, dst, k2, e->t);
 	}
 	s->link_busy[l] = 0;

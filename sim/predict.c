@@ -148,22 +148,10 @@ static void first_guess(const struct hw_gpu *g, const struct build *b, int passe
 	int pp = b->pp, bn = 0;
 	double *busy = o->P;  /* scratch */
 	for (int i = 0; i < pp; i++) {
-		/* prefix sums over the stored instructions: a piece's work is a difference, however often it repeats */
+		/* summed as the program was stored (program.work_s): prefix sums over the instructions, a piece's work a
+		 * difference, however often it repeats */
 		const struct program *p = &b->progs[i];
-		size_t ns = p->n[STREAM_COMPUTE];
-		double *pw = xmalloc(2 * (ns + 1) * sizeof *pw), *pc = pw + ns + 1, w = 0, coll = 0;
-		pw[0] = pc[0] = 0;
-		for (size_t k = 0; k < ns; k++) {
-			const struct instr *in = &p->ins[STREAM_COMPUTE][k];
-			pw[k + 1] = pw[k] + (in->kind == INS_COMPUTE ? in->dur : 0);
-			pc[k + 1] = pc[k] + (in->kind == INS_COLL ? in->dur : 0);
-		}
-		for (size_t k = 0; k < p->npieces[STREAM_COMPUTE]; k++) {
-			const struct piece *q = &p->pieces[STREAM_COMPUTE][k];
-			w += (pw[q->off + q->n] - pw[q->off]) * q->reps;
-			coll += (pc[q->off + q->n] - pc[q->off]) * q->reps;
-		}
-		free(pw);
+		double w = p->work_s, coll = p->coll_s;
 		o->W[i] = o->C[i] = w;
 		o->Wc[i] = fmin(b->stages[i].compute_bound_s, w);
 		o->H[i] = 0;

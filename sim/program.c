@@ -1,9 +1,12 @@
 /* program: append-only instruction lists per stream. Invariants: at most one segment is open, it is the last
  * stored instruction of STREAM_COMPUTE and the last piece's, and its dur is the in-order sum of the times added
- * to it (each the in-order sum of a run of its ops); a stream's pieces, each run reps times, are exactly the
- * instructions it executes, in order; a replayed template is an instruction-for-instruction copy of what the
- * emitter wrote the first time (the open segment it ended in is stored anew each time, as it may grow). */
+ * to it (each the in-order sum of a run of its ops); a stream's loops, each run reps times over its pieces, each
+ * run reps times, are exactly the instructions it executes, in order, with the ids of each loop pass's records,
+ * waits, receives and sends; a replayed template is an instruction-for-instruction copy of what the emitter wrote
+ * the first time (the open segment it ended in is stored anew each time, as it may grow); pieces before sealed[st]
+ * never change again, and only the last loop, while it runs once, takes pieces. */
 #include "sim/program.h"
+#include "sim/program_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +17,7 @@ void program_init(struct program *p, int nslots, int keep_ops)
 	memset(p, 0, sizeof *p);
 	p->nslots = nslots;
 	p->keep_ops = keep_ops;
+	p->vfrom = -1;
 }
 
 void program_release(struct program *p)
@@ -22,19 +26,42 @@ void program_release(struct program *p)
 		free(p->ins[s]);
 		free(p->ranges[s]);
 		free(p->pieces[s]);
+		free(p->loops[s]);
 	}
+	free(p->pw);
 	free(p->ops);
 	memset(p, 0, sizeof *p);
+}
+
+static void grow_ins(struct program *p, enum stream_kind st, size_t cap)
+{
+	p->cap[st] = cap;
+	p->ins[st] = xrealloc(p->ins[st], cap * sizeof *p->ins[st]);
+	if (p->keep_ops)
+		p->ranges[st] = xrealloc(p->ranges[st], cap * sizeof *p->ranges[st]);
+	if (st == STREAM_COMPUTE) {  /* pw and pcoll in one block, growing */
+		size_t old = p->pw ? (size_t)(p->pcoll - p->pw) : 0;
+		double *b = xrealloc(p->pw, 2 * cap * sizeof *b);
+		memmove(b + cap, b + old, p->n[st] * sizeof *b);
+		p->pw = b;
+		p->pcoll = b + cap;
+	}
 }
 
 void program_reserve(struct program *p, enum stream_kind st, size_t n)
 {
 	if (p->cap[st] >= p->n[st] + n)
 		return;
-	p->cap[st] = p->n[st] + n;
-	p->ins[st] = xrealloc(p->ins[st], p->cap[st] * sizeof *p->ins[st]);
-	if (p->keep_ops)
-		p->ranges[st] = xrealloc(p->ranges[st], p->cap[st] * sizeof *p->ranges[st]);
+	grow_ins(p, st, p->n[st] + n);
+}
+
+/* The last piece when it may still change (unsealed, in the last loop while that runs once), else NULL. */
+static struct piece *open_piece(struct program *p, enum stream_kind st)
+{
+	size_t np = p->npieces[st];
+	if (np == 0 || np <= p->sealed[st] || p->loops[st][p->nloops[st] - 1].reps != 1)
+		return NULL;
+	return &p->pieces[st][np - 1];
 }
 
 static struct piece *new_piece(struct program *p, enum stream_kind st, uint32_t off, uint32_t n)
@@ -43,27 +70,53 @@ static struct piece *new_piece(struct program *p, enum stream_kind st, uint32_t 
 		p->cappieces[st] = p->cappieces[st] ? 2 * p->cappieces[st] : 64;
 		p->pieces[st] = xrealloc(p->pieces[st], p->cappieces[st] * sizeof *p->pieces[st]);
 	}
+	size_t nl = p->nloops[st];
+	if (nl == 0 || p->loops[st][nl - 1].reps != 1) {  /* a loop that repeats takes no more pieces */
+		if (nl == p->caploops[st]) {
+			p->caploops[st] = p->caploops[st] ? 2 * p->caploops[st] : 8;
+			p->loops[st] = xrealloc(p->loops[st], p->caploops[st] * sizeof *p->loops[st]);
+		}
+		p->loops[st][nl] = (struct loop){ (uint32_t)p->npieces[st], 0, 1 };
+		p->nloops[st] = ++nl;
+	}
+	p->loops[st][nl - 1].n++;
 	struct piece *pc = &p->pieces[st][p->npieces[st]++];
 	*pc = (struct piece){ off, n, 1 };
 	return pc;
+}
+
+void program_next_sums(const struct program *p, double *w, double *c)
+{
+	if (p->vfrom < 0) {
+		*w = p->next_pw;
+		*c = p->next_pcoll;
+		return;
+	}
+	const struct instr *in = &p->ins[STREAM_COMPUTE][p->vfrom];
+	*w = p->pw[p->vfrom] + (in->kind == INS_COMPUTE ? in->dur : 0);
+	*c = p->pcoll[p->vfrom] + (in->kind == INS_COLL ? in->dur : 0);
 }
 
 /* Store one instruction and run it once: it joins the last piece when that one ends where it starts. */
 static struct instr *push(struct program *p, enum stream_kind st)
 {
 	if (p->n[st] == p->cap[st])
-		program_reserve(p, st, p->cap[st] ? p->cap[st] : 64);
+		grow_ins(p, st, p->cap[st] ? 2 * p->cap[st] : 64);
 	if (p->keep_ops)
 		p->ranges[st][p->n[st]] = (struct op_range){ 0, 0 };
 	if (st != STREAM_COMPUTE)
 		p->rec_on = 0;  /* a run being recorded is compute-stream instructions only: not a template */
 	uint32_t off = (uint32_t)p->n[st];
-	struct piece *last = p->npieces[st] ? &p->pieces[st][p->npieces[st] - 1] : NULL;
+	struct piece *last = open_piece(p, st);
 	if (last && last->reps == 1 && last->off + last->n == off)
 		last->n++;
 	else
 		new_piece(p, st, off, 1);
 	p->count[st]++;
+	if (st == STREAM_COMPUTE) {
+		program_next_sums(p, &p->pw[off], &p->pcoll[off]);
+		p->vfrom = off;
+	}
 	struct instr *in = &p->ins[st][p->n[st]++];
 	memset(in, 0, sizeof *in);
 	if (st == STREAM_COMPUTE && p->unit_pending) {
@@ -77,7 +130,7 @@ static struct instr *push(struct program *p, enum stream_kind st)
  * or of its own end when the last piece ends with it (split off first); else a piece of its own. */
 static void append_run(struct program *p, enum stream_kind st, uint32_t off, uint32_t n)
 {
-	struct piece *last = p->npieces[st] ? &p->pieces[st][p->npieces[st] - 1] : NULL;
+	struct piece *last = open_piece(p, st);
 	p->count[st] += n;
 	if (last && last->off == off && last->n == n) {
 		last->reps++;
@@ -91,22 +144,24 @@ static void append_run(struct program *p, enum stream_kind st, uint32_t off, uin
 	new_piece(p, st, off, n);
 }
 
-static int instr_same(const struct instr *a, const struct instr *b)
-{
-	return memcmp(&a->dur, &b->dur, sizeof a->dur) == 0 && memcmp(&a->host, &b->host, sizeof a->host) == 0 &&
-	       a->arg == b->arg && a->dest == b->dest &&
-	       a->nops == b->nops && a->kind == b->kind && a->cat == b->cat && a->group == b->group &&
-	       a->scope == b->scope && a->flags == b->flags;
-}
 
-/* Drop the last stored instruction (the open segment), which the caller stores again elsewhere. */
+/* Drop the last stored instruction (the open segment, in the last piece: open_piece), which the caller stores
+ * again elsewhere. */
 static void pop_last(struct program *p, enum stream_kind st)
 {
 	struct piece *last = &p->pieces[st][p->npieces[st] - 1];
-	if (--last->n == 0)
+	if (--last->n == 0) {
 		p->npieces[st]--;
+		if (--p->loops[st][p->nloops[st] - 1].n == 0)
+			p->nloops[st]--;
+	}
 	p->n[st]--;
 	p->count[st]--;
+	if (st == STREAM_COMPUTE) {  /* the next one stored takes its place in the sums */
+		p->next_pw = p->pw[p->n[st]];
+		p->next_pcoll = p->pcoll[p->n[st]];
+		p->vfrom = -1;
+	}
 }
 
 static void open_tail(struct program *p, const struct program_template *t)
@@ -128,7 +183,8 @@ static void replay(struct program *p, struct program_template *t)
 		program_add_time(p, t->merge_nops, t->merge_s, t->merge_host);
 	if (t->entry_open && t->tail && t->n) {
 		uint32_t seg = (uint32_t)p->n[st] - 1;  /* the segment just finished */
-		if (t->has_period && instr_same(&p->ins[st][seg], &p->ins[st][t->period])) {
+		struct piece *last = open_piece(p, st);
+		if (t->has_period && last && last->reps == 1 && program_instr_same(&p->ins[st][seg], &p->ins[st][t->period])) {
 			pop_last(p, st);
 			append_run(p, st, t->period, 1 + t->n);
 			open_tail(p, t);
@@ -137,6 +193,8 @@ static void replay(struct program *p, struct program_template *t)
 		if (!t->has_period) {
 			t->has_period = 1;
 			t->period = seg;
+			if (t->period + 1 + t->n > p->tmpl_hi)
+				p->tmpl_hi = t->period + 1 + t->n;
 			program_reserve(p, st, t->n);
 			for (uint32_t i = 0; i < t->n; i++)
 				*push(p, st) = p->ins[st][t->off + i];
@@ -198,13 +256,16 @@ void program_repeat_end(struct program *p, const void *key)
 	t->n = end - p->rec_off - (uint32_t)t->tail;
 	if (t->tail)
 		t->tail_in = p->ins[st][end - 1];
+	if (t->off + t->n > p->tmpl_hi)
+		p->tmpl_hi = t->off + t->n;
 }
 
 int program_repeat_more(struct program *p, const void *key, int k)
 {
 	enum stream_kind st = STREAM_COMPUTE;
 	size_t np = p->npieces[st];
-	if (k <= 0 || p->keep_ops || p->rec_on || !p->open || np < 2)
+	if (k <= 0 || p->keep_ops || p->rec_on || !p->open || np < 2 || np - 2 < p->sealed[st] ||
+	    p->loops[st][p->nloops[st] - 1].reps != 1 || np - 2 < p->loops[st][p->nloops[st] - 1].first)
 		return 0;
 	for (int i = 0; i < p->ntmpl; i++) {
 		const struct program_template *t = &p->tmpl[i];
@@ -213,7 +274,7 @@ int program_repeat_more(struct program *p, const void *key, int k)
 		struct piece *run = &p->pieces[st][np - 2], *tail = &p->pieces[st][np - 1];
 		uint32_t last = (uint32_t)p->n[st] - 1;
 		if (run->off != t->period || run->n != 1 + t->n || tail->off != last || tail->n != 1 || tail->reps != 1 ||
-		    !instr_same(&p->ins[st][last], &t->tail_in))
+		    !program_instr_same(&p->ins[st][last], &t->tail_in))
 			return 0;
 		/* the next replay would add the merge to this fresh tail: when that is the run's first instruction, it
 		 * and every one after it only repeat the run */
@@ -223,7 +284,7 @@ int program_repeat_more(struct program *p, const void *key, int k)
 			next.host += t->merge_host;
 			next.nops = (uint16_t)(next.nops + t->merge_nops > UINT16_MAX ? UINT16_MAX : next.nops + t->merge_nops);
 		}
-		if (!instr_same(&next, &p->ins[st][t->period]))
+		if (!program_instr_same(&next, &p->ins[st][t->period]))
 			return 0;
 		run->reps += (uint32_t)k;
 		p->count[st] += (size_t)k * run->n;
@@ -234,6 +295,9 @@ int program_repeat_more(struct program *p, const void *key, int k)
 
 void program_seal(struct program *p)
 {
+	program_seal_pieces(p, 1);
+	free(p->pw);
+	p->pw = p->pcoll = NULL;
 	for (int st = 0; st < NSTREAMS; st++) {
 		if (p->cap[st] <= p->n[st] || !p->n[st])
 			continue;
@@ -265,6 +329,8 @@ void program_unit_begin(struct program *p)
 {
 	program_flush(p);
 	p->unit_pending = 1;
+	program_seal_pieces(p, 0);
+	program_fold_all(p);
 }
 
 void program_op(struct program *p, const char *name, double dur_s, enum cat cat, int layer, int mb)

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 enum stream_kind {
 	STREAM_COMPUTE,  /* compute kernels and the blocking TP collectives, in order */
@@ -47,7 +48,8 @@ struct instr {
 	union {             /* a compute segment's host cost, or what the other kinds name (never both) */
 		double host;    /* COMPUTE: seconds the host spends issuing its ops (the sum of their host costs) */
 		struct {
-			int32_t arg;        /* RECORD/WAIT: event id; RECV/SEND: mailbox slot (at the receiver) */
+			int32_t arg;        /* RECORD/WAIT: event id; RECV/SEND: mailbox slot (at the receiver); in pass
+			                     * i the id is arg + i * astep (struct loop) */
 			uint16_t dest;      /* SEND: destination stage */
 			uint8_t group;      /* COLL, SIDE: enum group_kind */
 			uint8_t scope;      /* SEND: enum link_scope */
@@ -56,6 +58,7 @@ struct instr {
 	uint16_t nops;      /* ops the host issues for this instruction (saturates) */
 	uint8_t kind, cat;
 	uint8_t flags;
+	int16_t astep;      /* RECORD/WAIT/RECV/SEND: how arg grows from one pass to the next (struct loop) */
 };
 _Static_assert(sizeof(struct instr) == 24, "struct instr stays 24 bytes: memory touched is page faults");
 
@@ -82,6 +85,19 @@ struct piece {
 	                           * schedule has thousands of pieces a stage, and memory touched is page faults */
 };
 
+/* A stream's pieces are cut into loops: pieces[first .. first+n-1] run reps times in a row. A micro-batch's
+ * forward and backward are the same pieces for every micro-batch of a stage (the same stored layers, a receive,
+ * a record, a wait), but for the event ids and mailbox slots they name, which step by the same amount from one
+ * micro-batch to the next (instr.astep): so a stage's steady state (1F1B: a forward and a backward) is stored
+ * once and run as a loop, a few dozen instructions instead of thousands. The pass that steps the ids: a loop's
+ * pass for its pieces that run once, a piece's own repetition for one that repeats (a loop of one piece is a
+ * piece of more repetitions; a loop's pieces that repeat are a template's, whose ids never step). Loops partition
+ * the pieces; the last one, while it runs once, takes new pieces (program_unit_begin folds the ones it took into a
+ * loop when they repeat). */
+struct loop {
+	uint32_t first, n, reps;
+};
+
 /* A stored run of instructions to replay (program_repeat_*): at most PROGRAM_TEMPLATES per program. */
 enum { PROGRAM_TEMPLATES = 16 };
 struct program_template {
@@ -104,6 +120,31 @@ struct program {
 	size_t n[NSTREAMS], cap[NSTREAMS];  /* stored instructions */
 	struct piece *pieces[NSTREAMS];
 	size_t npieces[NSTREAMS], cappieces[NSTREAMS];
+	struct loop *loops[NSTREAMS];
+	size_t nloops[NSTREAMS], caploops[NSTREAMS];
+	size_t sealed[NSTREAMS];            /* pieces[0 .. sealed-1] are final (a unit began after them) */
+	size_t fold_seen[NSTREAMS];         /* sealed when program_fold last looked */
+	/* passes (sim/program_loop.c): what each unit's start folded since the compute stream's loop last ran once
+	 * more, and the same for the pass before, to tell when a pass repeats the one before it (program_steady) */
+	struct program_pass {
+		uint32_t units;                 /* units the pass took */
+		size_t count[NSTREAMS];         /* instructions it added to each stream */
+		int events;                     /* event ids it took */
+		uint32_t reps[NSTREAMS];        /* repetitions a stream's last piece gained (a piece of more repetitions) */
+		int other;                      /* anything else changed */
+	} pass, last_pass;
+	size_t count_at[NSTREAMS];          /* count and nevents when the pass began */
+	int events_at;
+	int steady;                         /* the pass that just ended repeats the one before (program_steady) */
+
+	/* The compute stream's work as the stage clocks' first guess sums it (sim/predict.c): over its pieces in
+	 * order, each pass's compute seconds and collective seconds as differences of prefix sums over the
+	 * instructions in the order they were stored, the ones a loop let go included (pw/pc of each stored one: the
+	 * sums before it), so the figures are the same to the bit however the pieces fold. */
+	double *pw, *pcoll;
+	double next_pw, next_pcoll;         /* the sums before the next instruction stored, when vfrom < 0 */
+	long vfrom;                         /* else they are pw/pcoll[vfrom] plus that instruction's own */
+	double work_s, coll_s;              /* sums over the sealed pieces */
 	size_t count[NSTREAMS];             /* instructions the stream executes: sum of n * reps over its pieces */
 	struct op *ops;
 	size_t nops, opcap;
@@ -116,6 +157,7 @@ struct program {
 	double open_dur;
 	struct program_template tmpl[PROGRAM_TEMPLATES];
 	int ntmpl;
+	uint32_t tmpl_hi;           /* one past the last compute-stream instruction a template replays */
 	int rec_on;                 /* recording a template (program_repeat_begin returned 0) */
 	const void *rec_key;
 	uint32_t rec_off;
@@ -140,24 +182,61 @@ void program_repeat_end(struct program *p, const void *key);
  * ends in a repetition of key's run that k more replays would only extend; returns k then, else 0 (and the
  * caller emits as usual). Calls may nest: while a run is recorded, inner keys emit as usual, as part of it. */
 int program_repeat_more(struct program *p, const void *key, int k);
-/* After the last instruction: gives back what program_reserve held beyond the instructions stored (the builder
- * reserves an upper bound of a stage's compute stream). */
+/* After the last instruction: seals every piece and gives back what program_reserve held beyond the
+ * instructions stored (the builder reserves an upper bound of a stage's compute stream). */
 void program_seal(struct program *p);
 /* Cursor over a stream's instructions (the engine keeps one per rank and stream). */
 struct program_cursor {
 	const struct instr *in;   /* current instruction, NULL past the end */
 	const struct instr *end;  /* one past the current piece's last instruction: within a piece, a step is a
 	                           * compare */
-	uint32_t piece, rep;
+	uint32_t piece, rep;      /* the current piece and its repetition */
+	uint32_t loop, lrep;      /* the loop it is in and the loop's pass */
+	uint32_t lend;            /* one past the loop's last piece */
+	uint32_t pass;            /* the pass the ids step by: lrep + rep (struct loop) */
 };
+/* The current instruction's event id or mailbox slot, in this pass. */
+static inline int32_t program_cursor_arg(const struct program_cursor *c)
+{
+	return c->in->arg + (int32_t)c->pass * c->in->astep;
+}
+/* Whether a and b are at the same place (the same instruction of the same piece, repetition and loop pass). */
+static inline int program_cursor_same(const struct program_cursor *a, const struct program_cursor *b)
+{
+	return a->in == b->in && memcmp(&a->piece, &b->piece, 4 * sizeof a->piece) == 0;
+}
+static inline void program_cursor_piece(const struct program *p, int st, struct program_cursor *c)
+{
+	const struct piece *pc = &p->pieces[st][c->piece];
+	c->in = p->ins[st] + pc->off;
+	c->end = c->in + pc->n;
+}
 static inline void program_cursor_start(const struct program *p, int st, struct program_cursor *c)
 {
-	c->piece = c->rep = 0;
-	c->in = c->end = NULL;
+	*c = (struct program_cursor){ 0 };
 	if (p->npieces[st]) {
-		c->in = p->ins[st] + p->pieces[st][0].off;
-		c->end = c->in + p->pieces[st][0].n;
+		c->lend = p->loops[st][0].n;
+		program_cursor_piece(p, st, c);
 	}
+}
+/* Move c to the first pass of the next piece (program_cursor_piece sets it there): in its loop, the loop's next
+ * pass, or the next loop; 0 past the stream's end. */
+static inline int program_cursor_next_piece(const struct program *p, int st, struct program_cursor *c)
+{
+	c->rep = 0;
+	if (++c->piece == c->lend) {
+		const struct loop *lp = &p->loops[st][c->loop];
+		if (++c->lrep < lp->reps) {
+			c->piece = lp->first;
+		} else {
+			c->lrep = 0;
+			if (++c->loop == p->nloops[st])
+				return 0;
+			c->lend = lp[1].first + lp[1].n;
+		}
+	}
+	c->pass = c->lrep;
+	return 1;
 }
 static inline void program_cursor_next(const struct program *p, int st, struct program_cursor *c)
 {
@@ -166,15 +245,13 @@ static inline void program_cursor_next(const struct program *p, int st, struct p
 	const struct piece *pc = &p->pieces[st][c->piece];
 	if (++c->rep < pc->reps) {
 		c->in = c->end - pc->n;
+		c->pass++;
 		return;
 	}
-	c->rep = 0;
-	if (++c->piece < p->npieces[st]) {
-		c->in = p->ins[st] + pc[1].off;
-		c->end = c->in + pc[1].n;
-	} else {
+	if (program_cursor_next_piece(p, st, c))
+		program_cursor_piece(p, st, c);
+	else
 		c->in = NULL;
-	}
 }
 /* Make room for n more instructions on a stream at once (saves regrowing a long schedule). */
 void program_reserve(struct program *p, enum stream_kind st, size_t n);
@@ -187,8 +264,15 @@ void program_op(struct program *p, const char *name, double dur_s, enum cat cat,
 void program_add_time(struct program *p, int nops, double dur_s, double host_s);
 /* Close the open compute segment. Every instruction below closes it first. */
 void program_flush(struct program *p);
-/* Start a micro-batch's forward or backward: closes the segment and flags the next compute-stream instruction. */
+/* Start a micro-batch's forward or backward: closes the segment and flags the next compute-stream instruction.
+ * Each stream's instructions since the last unit began start a new piece, and when the pieces of the units since
+ * the last loop repeat it (or repeat themselves), they join it as its next pass (struct loop). */
 void program_unit_begin(struct program *p);
+/* After program_unit_begin: when the units since the compute stream's loop last ran once more are one more pass
+ * of it on every stream, the same in every count as the pass before, that pass's units; else 0. */
+int program_steady(const struct program *p);
+/* When program_steady: the same as k more such passes emitted (the loops run k more times, the ids after them). */
+void program_skip(struct program *p, uint32_t k);
 int program_record(struct program *p, enum stream_kind st);  /* returns the event id */
 void program_wait(struct program *p, enum stream_kind st, int ev, enum cat cat);
 /* bytes: what the collective or transfer moves, kept only for timelines (the time is dur_s) */

@@ -113,6 +113,20 @@ static struct tmap piece_map(const struct program *p, const struct piece *pc, do
 	return m;
 }
 
+/* The work of a program's streams but its compute stream (collectives, transfers, copies), in seconds. */
+static double other_streams(const struct program *p)
+{
+	double w = 0;
+	for (int k = 1; k < NSTREAMS; k++)
+		for (size_t l = 0; l < p->nloops[k]; l++) {
+			const struct loop *lp = &p->loops[k][l];
+			for (size_t i = lp->first; i < lp->first + lp->n; i++)
+				for (uint32_t j = 0; j < p->pieces[k][i].n; j++)
+					w += p->ins[k][p->pieces[k][i].off + j].dur * p->pieces[k][i].reps * (double)lp->reps;
+		}
+	return w;
+}
+
 /* A stage's pieces replay a few stored runs (a layer's forward or backward) a thousand times: each distinct run
  * is found once, through a hash on its offset, and its map made (at sp) when it can have one. */
 static void stage_index(const struct program *p, double sp, int tp_fuses, int maps, struct tmap_stage *out)
@@ -130,8 +144,11 @@ static void stage_index(const struct program *p, double sp, int tp_fuses, int ma
 	out->map_piece = NULL;
 	out->nmaps = 0;
 	out->comp = out->rest = 0;
-	for (size_t i = 0; i < np; i++) {
+	for (size_t i = 0, l = 0, lend = 0; i < np; i++) {
 		const struct piece *pc = &pcs[i];
+		for (; i >= lend; l++)  /* the loop piece i is in: its passes run the piece as often again */
+			lend = p->loops[STREAM_COMPUTE][l].first + p->loops[STREAM_COMPUTE][l].n;
+		double passes = (double)pc->reps * p->loops[STREAM_COMPUTE][l - 1].reps;
 		size_t h = ((size_t)pc->off * 0x9e3779b1u + pc->n) & (hsize - 1);
 		while (hash[h]) {
 			const struct piece *q = &pcs[hash[h] - 1];
@@ -177,20 +194,15 @@ static void stage_index(const struct program *p, double sp, int tp_fuses, int ma
 		}
 		run_of[i] = (int32_t)r;
 		out->map_of[i] = slot[r];
-		out->comp += comp[r] * pc->reps;
-		out->rest += rest[r] * pc->reps;
+		out->comp += comp[r] * passes;
+		out->rest += rest[r] * passes;
 	}
 	free(hash);
 	free(run_of);
 	free(slot);
 	free(comp);
 	free(rest);
-	/* the other streams' work: collectives, transfers, copies */
-	out->other_streams = 0;
-	for (int k = 1; k < NSTREAMS; k++)
-		for (size_t i = 0; i < p->npieces[k]; i++)
-			for (uint32_t j = 0; j < p->pieces[k][i].n; j++)
-				out->other_streams += p->ins[k][p->pieces[k][i].off + j].dur * p->pieces[k][i].reps;
+	out->other_streams = other_streams(p);
 }
 
 void tmap_stage_prepare(const struct program *p, double sp, int tp_fuses, int maps, struct tmap_stage *out)
@@ -229,9 +241,12 @@ int64_t tmap_host_work(const struct program *p)
 		}
 		pre[i + 1] = pre[i] + w;
 	}
-	for (size_t i = 0; i < p->npieces[STREAM_COMPUTE]; i++) {
-		const struct piece *pc = &p->pieces[STREAM_COMPUTE][i];
-		h += (pre[pc->off + pc->n] - pre[pc->off]) * pc->reps;
+	for (size_t l = 0; l < p->nloops[STREAM_COMPUTE]; l++) {
+		const struct loop *lp = &p->loops[STREAM_COMPUTE][l];
+		for (size_t i = lp->first; i < lp->first + lp->n; i++) {
+			const struct piece *pc = &p->pieces[STREAM_COMPUTE][i];
+			h += (pre[pc->off + pc->n] - pre[pc->off]) * pc->reps * lp->reps;  /* integers: any order */
+		}
 	}
 	free(pre);
 	return h;

@@ -100,9 +100,10 @@ static double optimizer_time(const struct scenario *s, const struct hwmodel *hw,
 	return ops_optimizer_s(&c, layers_on_stage * scenario_params_per_layer(s) / s->par.tp);
 }
 
-/* Repeated runs (sim/program.c): a stage's program stores a layer's forward and backward once and repeats it;
- * walked with the cursor, it is the very instruction list that a build storing every instruction (keep_ops, for
- * timelines) makes, field for field and bit for bit, in far fewer stored instructions. */
+/* Repeated runs (sim/program.c): a stage's program stores a layer's forward and backward once and repeats it, and
+ * its micro-batches' passes as loops; walked with the cursor, it is the very instruction list that a build storing
+ * every instruction (keep_ops, for timelines) makes, field for field and bit for bit (the ids a loop steps as the
+ * cursor gives them), in far fewer stored instructions. */
 static void check_repeats(const struct scenario *s, const struct hwmodel *hw, int few)
 {
 	struct build a, b;
@@ -115,11 +116,17 @@ static void check_repeats(const struct scenario *s, const struct hwmodel *hw, in
 			program_cursor_start(pa, k, &ca);
 			program_cursor_start(pb, k, &cb);
 			size_t n = 0, same = 0;
-			for (; ca.in && cb.in; program_cursor_next(pa, k, &ca), program_cursor_next(pb, k, &cb), n++)
+			for (; ca.in && cb.in; program_cursor_next(pa, k, &ca), program_cursor_next(pb, k, &cb), n++) {
+				/* a loop's records, waits, receives and sends name their ids through the cursor */
+				int ids = ca.in->kind == INS_RECORD || ca.in->kind == INS_WAIT || ca.in->kind == INS_RECV ||
+					  ca.in->kind == INS_SEND;
 				same += memcmp(&ca.in->dur, &cb.in->dur, sizeof(double)) == 0 && ca.in->kind == cb.in->kind &&
 					ca.in->cat == cb.in->cat && ca.in->flags == cb.in->flags &&
-					ca.in->nops == cb.in->nops && ca.in->arg == cb.in->arg && ca.in->group == cb.in->group &&
-					memcmp(&ca.in->host, &cb.in->host, sizeof(double)) == 0;
+					ca.in->nops == cb.in->nops && program_cursor_arg(&ca) == program_cursor_arg(&cb) &&
+					ca.in->group == cb.in->group && ca.in->dest == cb.in->dest &&
+					ca.in->scope == cb.in->scope &&
+					(ids || memcmp(&ca.in->host, &cb.in->host, sizeof(double)) == 0);
+			}
 			CHECK(!ca.in && !cb.in);
 			CHECK_INT(same, n);
 			CHECK_INT(pa->count[k], n);
