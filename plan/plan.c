@@ -511,6 +511,7 @@ double plan_memory_lower_bound(const struct scenario *s)
 struct unit_work {
 	double fc, fm, bc, bm;   /* compute-bound and other compute seconds, forward and backward */
 	double tf, tb;           /* TP and expert collectives, forward and backward */
+	double f1, b1;           /* a transformer layer's forward and backward compute (without a rerun forward) */
 };
 
 /* A layer's collective as the first stage's groups time it (groups starting at rank 0 cross the fewest node
@@ -598,6 +599,7 @@ static void stage_unit(const struct scenario *s, const struct hwmodel *hw, struc
 			struct opcost rr[OPS_MAX];
 			add_ops(s, hw, rr, recompute_op_list(&oc, fw, nf, rr), &u->bc, &u->bm, &u->tb);
 		}
+		u->f1 = u->fc + u->fm, u->b1 = u->bc + u->bm;
 		/* the fewest layers a stage holds: every stage's units are at least this long */
 		double layers = scenario_uneven_split(s) ? scenario_min_chunk_layers(s) : (double)s->model.layers / s->par.pp;
 		u->fc *= layers, u->fm *= layers, u->bc *= layers, u->bm *= layers, u->tf *= layers, u->tb *= layers;
@@ -627,6 +629,33 @@ static double clock_for(const struct hw_gpu *g, double R)
 			hi = mid;
 	}
 	return hi;
+}
+
+/* Activation offload (training.offload_layers, sim/build.c): each of the first N layers of every model chunk
+ * copies its activations to the host after its forward and back before its backward, bytes / node.host_gbps
+ * each way, in program order on the stage's one copy stream. The copies are not scaled by the stage clock and
+ * the overlap slowdown only lengthens them, so a stage's copy stream is busy at least m v 2N such copies (each
+ * rounded to the engine's tick of 2^-40 s: at most half a tick short) within the step. Before the first (the
+ * first unit's first layer's D2H) that layer's forward has run, and after the last (the last backward unit's
+ * reload of its first layer) that layer's backward still runs; both at most at burst_speedup. So
+ * step >= 2 m v N t_copy + (f1 + b1) / burst. Where the copies outweigh the compute (70b_64gpu's offloaded
+ * layouts) this is the tighter bound; the compute-stream bound leaves them out. 0 without offload. */
+static double offload_copy_lower_bound(const struct scenario *s, const struct hwmodel *hw, const struct unit_work *u,
+				       double burst)
+{
+	int N = s->train.offload_layers;
+	if (N <= 0 || s->model.type != MODEL_TRANSFORMER || !(hw->node.host_gbps > 0))
+		return 0;
+	int v = s->par.schedule == SCHED_INTERLEAVED ? s->par.virtual_stages : 1;
+	/* a chunk of Lv layers copies out min(N, Lv) and reloads min(N, Lv - 1) (its top layer's reload is never
+	 * issued); an uneven split's smallest chunk counts for every stage */
+	int Lv = scenario_uneven_split(s) ? scenario_min_chunk_layers(s) : s->model.layers / (s->par.pp * v);
+	int out = N < Lv ? N : Lv, back = N < Lv - 1 ? N : Lv - 1;
+	if (back < 0)
+		back = 0;
+	double copies = (double)scenario_num_microbatches(s) * v * (out + back);
+	double t_copy = mem_layer_act_bytes(s, s->par.tp) / (hw->node.host_gbps * 1e9);
+	return copies * (t_copy - 1e-12) + (out > 0 ? u->f1 : 0) / burst + (back > 0 ? u->b1 : 0) / burst;
 }
 
 double plan_time_lower_bound(const struct scenario *s, const struct hwmodel *hw)
@@ -667,9 +696,9 @@ double plan_time_lower_bound(const struct scenario *s, const struct hwmodel *hw)
 	if (burst > 1 && Wc > 0 && x > 1 && w < x * one_idle && 1 - g->power_mem_frac < x * one_idle) {
 		double R = ((1 - g->power_mem_frac) * Wm + w * waits) / (one_idle * Wc);
 		double clock = fmin(clock_for(g, R) * (1 + tol), burst);
-		return Wc / clock + Wm + waits;
+		return fmax(Wc / clock + Wm + waits, offload_copy_lower_bound(s, hw, &u, burst));
 	}
-	return (Wc + Wm) / burst + waits;
+	return fmax((Wc + Wm) / burst + waits, offload_copy_lower_bound(s, hw, &u, burst));
 }
 
 void plan_cost_of(const struct scenario *s, double step_time_s, double tokens, double steps, double price,
