@@ -10,10 +10,12 @@
 #include <time.h>
 
 #include "sim/comm.h"
+#include "sim/fp8.h"
 #include "sim/memory.h"
 #include "sim/moe.h"
 #include "sim/ops.h"
 #include "sim/recompute.h"
+#include "sim/schedule.h"
 #include "util/gserr.h"
 #include "util/xalloc.h"
 
@@ -512,6 +514,7 @@ struct unit_work {
 	double fc, fm, bc, bm;   /* compute-bound and other compute seconds, forward and backward */
 	double tf, tb;           /* TP and expert collectives, forward and backward */
 	double f1, b1;           /* a transformer layer's forward and backward compute (without a rerun forward) */
+	double tf1, tb1;         /* its collectives' waits, forward and backward */
 };
 
 /* A layer's collective as the first stage's groups time it (groups starting at rank 0 cross the fewest node
@@ -599,7 +602,7 @@ static void stage_unit(const struct scenario *s, const struct hwmodel *hw, struc
 			struct opcost rr[OPS_MAX];
 			add_ops(s, hw, rr, recompute_op_list(&oc, fw, nf, rr), &u->bc, &u->bm, &u->tb);
 		}
-		u->f1 = u->fc + u->fm, u->b1 = u->bc + u->bm;
+		u->f1 = u->fc + u->fm, u->b1 = u->bc + u->bm, u->tf1 = u->tf, u->tb1 = u->tb;
 		/* the fewest layers a stage holds: every stage's units are at least this long */
 		double layers = scenario_uneven_split(s) ? scenario_min_chunk_layers(s) : (double)s->model.layers / s->par.pp;
 		u->fc *= layers, u->fm *= layers, u->bc *= layers, u->bm *= layers, u->tf *= layers, u->tb *= layers;
@@ -632,30 +635,85 @@ static double clock_for(const struct hw_gpu *g, double R)
 }
 
 /* Activation offload (training.offload_layers, sim/build.c): each of the first N layers of every model chunk
- * copies its activations to the host after its forward and back before its backward, bytes / node.host_gbps
- * each way, in program order on the stage's one copy stream. The copies are not scaled by the stage clock and
- * the overlap slowdown only lengthens them, so a stage's copy stream is busy at least m v 2N such copies (each
- * rounded to the engine's tick of 2^-40 s: at most half a tick short) within the step. Before the first (the
- * first unit's first layer's D2H) that layer's forward has run, and after the last (the last backward unit's
- * reload of its first layer) that layer's backward still runs; both at most at burst_speedup. So
- * step >= 2 m v N t_copy + (f1 + b1) / burst. Where the copies outweigh the compute (70b_64gpu's offloaded
- * layouts) this is the tighter bound; the compute-stream bound leaves them out. 0 without offload. */
+ * copies its activations to the host after its forward (D2H) and back before its backward (the reload), bytes /
+ * node.host_gbps each way, in program order on the stage's one copy stream. The copies are not scaled by the
+ * stage clock and the overlap slowdown only lengthens them, so the last stage's copy stream is busy for its m v
+ * units' copies (each rounded to the engine's tick of 2^-40 s: at most half a tick short), and idle:
+ *  - before its first copy: the pipeline's fill (the first micro-batch's forward through the p-1 stages before
+ *    it, as in plan_time_lower_bound) and its own first layer's forward, which the first D2H waits for;
+ *  - after its last copy (the last backward unit's reload of its first layer): that layer's backward, which
+ *    waits for it, then the drain back through the p-1 stages before it;
+ *  - between a backward unit's last reload and the next copy: that unit's first layer's backward (the next
+ *    copy is issued after it, in program order: the next backward's first reload at the start of its layer N's
+ *    backward, or the next forward's first D2H after its first layer's forward, which then also runs).
+ * Compute runs at most at burst_speedup. The unit order is the schedule's (sim/schedule.h). So step >= fill and
+ * drain + (f1 + b1) / burst + m v (out + back) t_copy + (backward units followed by another unit) b1 / burst +
+ * (backward units followed by a forward) f1 / burst. Where the copies outweigh the compute (70b_64gpu's
+ * offloaded layouts) this is the tighter bound; the compute-stream bound leaves the copies out. 0 without
+ * offload. */
 static double offload_copy_lower_bound(const struct scenario *s, const struct hwmodel *hw, const struct unit_work *u,
-				       double burst)
+				       double burst, double fill_drain)
 {
 	int N = s->train.offload_layers;
 	if (N <= 0 || s->model.type != MODEL_TRANSFORMER || !(hw->node.host_gbps > 0))
 		return 0;
-	int v = s->par.schedule == SCHED_INTERLEAVED ? s->par.virtual_stages : 1;
+	int v = s->par.schedule == SCHED_INTERLEAVED ? s->par.virtual_stages : 1, p = s->par.pp;
+	int m = scenario_num_microbatches(s);
 	/* a chunk of Lv layers copies out min(N, Lv) and reloads min(N, Lv - 1) (its top layer's reload is never
 	 * issued); an uneven split's smallest chunk counts for every stage */
-	int Lv = scenario_uneven_split(s) ? scenario_min_chunk_layers(s) : s->model.layers / (s->par.pp * v);
+	int Lv = scenario_uneven_split(s) ? scenario_min_chunk_layers(s) : s->model.layers / (p * v);
 	int out = N < Lv ? N : Lv, back = N < Lv - 1 ? N : Lv - 1;
+	if (out <= 0)
+		return 0;
 	if (back < 0)
 		back = 0;
-	double copies = (double)scenario_num_microbatches(s) * v * (out + back);
 	double t_copy = mem_layer_act_bytes(s, s->par.tp) / (hw->node.host_gbps * 1e9);
-	return copies * (t_copy - 1e-12) + (out > 0 ? u->f1 : 0) / burst + (back > 0 ? u->b1 : 0) / burst;
+	double lb = fill_drain + (double)m * v * (out + back) * (t_copy - 1e-12) + u->f1 / burst;
+	if (back > 0) {
+		/* the gaps after backward units: every unit's reloads end before its first layer's backward */
+		struct unit *order = xmalloc(2 * (size_t)m * v * sizeof *order);
+		int n = sched_order(s->par.schedule, p, v, m, p - 1, order), bb = 0, bf = 0;
+		for (int i = 0; i + 1 < n; i++)
+			if (order[i].bwd)
+				order[i + 1].bwd ? bb++ : bf++;
+		free(order);
+		lb += (u->b1 * (1 + bb + bf) + u->f1 * bf) / burst;
+	}
+	return lb;
+}
+
+/* The backward units' waits for their reloads (sim/build.c, offload_in): in each backward unit, layer l's reload
+ * (l < N) is issued as layer l+1's backward starts and layer l's backward starts only once it is in, so the
+ * stretch from the start of layer l+1's backward to the start of layer l's lasts t_copy at least. On the compute
+ * stream that stretch holds layer l+1's backward (its forward first, with full recompute), its collectives, and
+ * what the bound does not count: the gradient accumulation, bucket copies (memory-bound compute), host time, ZeRO-3
+ * gather waits. Its waits are therefore at least max(the collectives counted, t_copy - its compute), i.e. the
+ * counted collectives plus max(0, t_copy - compute - collectives counted): the extra returned here, per stretch,
+ * for the min(N, Lv - 1) stretches of each of the m v backward units. The stretches are disjoint from each other
+ * and from the waits counted elsewhere (unit boundaries, fill and drain). With the power model the compute in a
+ * stretch is at most its work at the sustained rates (the engine's clock factor is >= 1), so `scale` is 1: the
+ * work counted (b1, f1) and any memory-bound work left out (E) take at most their sustained time, and the E
+ * taken from the waits here is added back in W_m, which raises T at least as much as the same seconds of waits
+ * where 1 - power.memory_bound <= the waits' weight w (the caller checks); FP8 casts and gradient compression,
+ * which may hold compute-bound work, are left out (0). Without the power model the stretch's time is at least
+ * t_copy and at least what is counted for it (its compute at burst_speedup plus its collectives), so `scale` is
+ * burst_speedup and the argument holds for any work left out. */
+static double offload_reload_waits(const struct scenario *s, const struct hwmodel *hw, const struct unit_work *u,
+				   double scale)
+{
+	int N = s->train.offload_layers;
+	if (N <= 0 || s->model.type != MODEL_TRANSFORMER || !(hw->node.host_gbps > 0) || fp8_on(s) ||
+	    s->par.gc.method != GC_NONE)
+		return 0;
+	int v = s->par.schedule == SCHED_INTERLEAVED ? s->par.virtual_stages : 1;
+	int Lv = scenario_uneven_split(s) ? scenario_min_chunk_layers(s) : s->model.layers / (s->par.pp * v);
+	int back = N < Lv - 1 ? N : Lv - 1;
+	if (back <= 0)
+		return 0;
+	bool full = s->train.recompute == RECOMPUTE_FULL;
+	double work = (u->b1 + (full ? u->f1 : 0)) / scale, coll = u->tb1 + (full ? u->tf1 : 0);
+	double t_copy = mem_layer_act_bytes(s, s->par.tp) / (hw->node.host_gbps * 1e9) - 1e-12;
+	return (double)scenario_num_microbatches(s) * v * back * fmax(0, t_copy - work - coll);
 }
 
 double plan_time_lower_bound(const struct scenario *s, const struct hwmodel *hw)
@@ -672,7 +730,8 @@ double plan_time_lower_bound(const struct scenario *s, const struct hwmodel *hw)
 	int v = s->par.schedule == SCHED_INTERLEAVED ? s->par.virtual_stages : 1, p = s->par.pp;
 	double m = scenario_num_microbatches(s), burst = g->burst_speedup > 1 ? g->burst_speedup : 1;
 	double unit_fast = (u.fc + u.fm + u.bc + u.bm) / burst + u.tf + u.tb;
-	double waits = (double)(p - 1) / v * unit_fast + m * (u.tf + u.tb);
+	double fill_drain = (double)(p - 1) / v * unit_fast, waits = fill_drain + m * (u.tf + u.tb);
+	double copies = offload_copy_lower_bound(s, hw, &u, burst, fill_drain);
 	if (p > 1 && !s->par.pp_overlap) {
 		/* blocking sends: the last stage's compute stream also waits for its m*(v-1) activation sends (all
 		 * chunks but the model's last) and its m*v gradient sends, each at least a point-to-point transfer
@@ -694,11 +753,14 @@ double plan_time_lower_bound(const struct scenario *s, const struct hwmodel *hw)
 	const double x = g->power_exponent, tol = 1e-6;  /* tol: the clock iteration stops at changes of 1e-6 */
 	double one_idle = 1 - g->power_idle_frac, w = fmax(1 - g->power_comm_frac, one_idle);
 	if (burst > 1 && Wc > 0 && x > 1 && w < x * one_idle && 1 - g->power_mem_frac < x * one_idle) {
+		if (1 - g->power_mem_frac <= w)
+			waits += offload_reload_waits(s, hw, &u, 1);
 		double R = ((1 - g->power_mem_frac) * Wm + w * waits) / (one_idle * Wc);
 		double clock = fmin(clock_for(g, R) * (1 + tol), burst);
-		return fmax(Wc / clock + Wm + waits, offload_copy_lower_bound(s, hw, &u, burst));
+		return fmax(Wc / clock + Wm + waits, copies);
 	}
-	return fmax((Wc + Wm) / burst + waits, offload_copy_lower_bound(s, hw, &u, burst));
+	waits += offload_reload_waits(s, hw, &u, burst);
+	return fmax((Wc + Wm) / burst + waits, copies);
 }
 
 void plan_cost_of(const struct scenario *s, double step_time_s, double tokens, double steps, double price,
