@@ -462,7 +462,26 @@ const char *plan_reject_name(enum plan_reject r)
 
 /* --------------------------------------------------------------------------------------------------------- */
 
-double plan_memory_lower_bound(const struct scenario *s)
+/* The most forward units (micro-batch, model chunk) stage 0 holds activations of at once, in the schedule's
+ * order (sim/schedule.h; sim/build.c follows the same order: a forward adds a unit, a backward frees one). */
+static int stage0_peak_units(const struct scenario *s)
+{
+	int v = s->par.schedule == SCHED_INTERLEAVED ? s->par.virtual_stages : 1, m = scenario_num_microbatches(s);
+	if (m < 1 || v < 1 || s->par.pp < 1)
+		return 0;
+	struct unit *order = xmalloc(2 * (size_t)m * v * sizeof *order);
+	int n = sched_order(s->par.schedule, s->par.pp, v, m, 0, order), live = 0, peak = 0;
+	for (int i = 0; i < n; i++) {
+		live += order[i].bwd ? -1 : 1;
+		if (live > peak)
+			peak = live;
+	}
+	free(order);
+	return peak;
+}
+
+/* plan_memory_lower_bound with stage 0's peak of units alive given (stage0_peak_units; < 0: found here) */
+static double memory_lower_bound(const struct scenario *s, int peak_units)
 {
 	const struct model_cfg *m = &s->model;
 	const struct parallel_cfg *p = &s->par;
@@ -482,7 +501,12 @@ double plan_memory_lower_bound(const struct scenario *s)
 			params += (p->pp == 1 ? scenario_vocab_matrices(s) : 1.0) * m->vocab * m->hidden / p->tp;
 		/* per model chunk (recompute_layers counts per chunk) */
 		int v = p->schedule == SCHED_INTERLEAVED ? p->virtual_stages : 1;
-		acts = inflight * v * (recompute_chunk_act_bytes(s, (int)(stage_layers / v), p->tp) -
+		/* every unit alive holds a chunk's activations (less what it offloads); at the peak, stage0_peak_units:
+		 * at least min(m, pp) per chunk under 1F1B and interleaving, all m under GPipe */
+		int units = peak_units >= 0 ? peak_units : stage0_peak_units(s);
+		if (units < inflight * v)
+			units = inflight * v;
+		acts = units * (recompute_chunk_act_bytes(s, (int)(stage_layers / v), p->tp) -
 				       s->train.offload_layers * mem_layer_act_bytes(s, p->tp));
 	}
 	int zero = scenario_grad_ranks(s) > 1 ? p->zero : 0;
@@ -501,9 +525,14 @@ double plan_memory_lower_bound(const struct scenario *s)
 		o *= shard;
 	if (zero >= 2)
 		g *= shard;
-	if (zero == 3)
-		w /= S;
+	if (zero == 3)  /* the own shard; kept from the forward to the backward (sim/build.c): the stage's whole too */
+		w = w / S + (p->keep_after_forward ? w : 0);
 	return w + g + o + acts;
+}
+
+double plan_memory_lower_bound(const struct scenario *s)
+{
+	return memory_lower_bound(s, -1);
 }
 
 /* One micro-batch's work over the layers of one pipeline stage on one TP rank, at the sustained rates: the
@@ -789,7 +818,19 @@ struct search {
 	size_t nc, capc;
 	uint64_t *seen;              /* open-addressing hash set of layout keys (0 = empty) */
 	size_t seen_cap, nseen;
+	struct { int sched, pp, v, m, peak; } units;  /* the last stage0_peak_units (sched -1: none yet) */
 };
+
+/* stage0_peak_units, remembered for the last schedule, pp, v and m (the enumeration changes them seldom) */
+static int peak_units_of(struct search *x, const struct scenario *s)
+{
+	int v = s->par.schedule == SCHED_INTERLEAVED ? s->par.virtual_stages : 1, m = scenario_num_microbatches(s);
+	if (x->units.sched != (int)s->par.schedule || x->units.pp != s->par.pp || x->units.v != v || x->units.m != m) {
+		x->units.sched = (int)s->par.schedule, x->units.pp = s->par.pp, x->units.v = v, x->units.m = m;
+		x->units.peak = stage0_peak_units(s);
+	}
+	return x->units.peak;
+}
 
 static uint64_t key_of(const struct scenario *s)
 {
@@ -855,7 +896,7 @@ static void consider(struct search *x)
 		o->rejected[PLAN_REJ_SAME]++;
 		return;
 	}
-	if (plan_memory_lower_bound(&t) + x->spec->hw->gpu.workspace_bytes > x->spec->hw->gpu.memory_bytes) {
+	if (memory_lower_bound(&t, peak_units_of(x, &t)) + x->spec->hw->gpu.workspace_bytes > x->spec->hw->gpu.memory_bytes) {
 		o->rejected[PLAN_REJ_MEMORY]++;
 		return;
 	}
@@ -916,7 +957,7 @@ int plan_search(const struct plan_spec *spec, struct plan_result *out)
 	out->price = spec->price > 0 ? spec->price : spec->hw->usd_per_gpu_hour;
 	int K = spec->top > 0 ? spec->top : 1;
 
-	struct search x = { .spec = spec, .out = out, .s = *spec->base };
+	struct search x = { .spec = spec, .out = out, .s = *spec->base, .units = { .sched = -1 } };
 	x.s.par.gpus = spec->gpus;
 	enumerate(&x, 0);
 	if (x.nc > 1)  /* c is NULL when nothing was enumerated: qsort(NULL, 0, ...) is undefined */
