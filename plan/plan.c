@@ -462,25 +462,35 @@ const char *plan_reject_name(enum plan_reject r)
 
 /* --------------------------------------------------------------------------------------------------------- */
 
-/* The most forward units (micro-batch, model chunk) stage 0 holds activations of at once, in the schedule's
- * order (sim/schedule.h; sim/build.c follows the same order: a forward adds a unit, a backward frees one). */
-static int stage0_peak_units(const struct scenario *s)
+/* What the bounds read of the schedule's unit order (sim/schedule.h; sim/build.c runs the units in it): the most
+ * forward units (micro-batch, model chunk) stage 0 holds activations of at once (a forward adds one, a backward
+ * frees one), and of the last stage's units, the backward ones followed by another backward (bb) or by a forward
+ * (bf). */
+struct sched_facts {
+	int peak0, bb, bf;
+};
+
+static void sched_facts_find(const struct scenario *s, struct sched_facts *f)
 {
 	int v = s->par.schedule == SCHED_INTERLEAVED ? s->par.virtual_stages : 1, m = scenario_num_microbatches(s);
+	memset(f, 0, sizeof *f);
 	if (m < 1 || v < 1 || s->par.pp < 1)
-		return 0;
+		return;
 	struct unit *order = xmalloc(2 * (size_t)m * v * sizeof *order);
-	int n = sched_order(s->par.schedule, s->par.pp, v, m, 0, order), live = 0, peak = 0;
+	int n = sched_order(s->par.schedule, s->par.pp, v, m, 0, order), live = 0;
 	for (int i = 0; i < n; i++) {
 		live += order[i].bwd ? -1 : 1;
-		if (live > peak)
-			peak = live;
+		if (live > f->peak0)
+			f->peak0 = live;
 	}
+	n = sched_order(s->par.schedule, s->par.pp, v, m, s->par.pp - 1, order);
+	for (int i = 0; i + 1 < n; i++)
+		if (order[i].bwd)
+			order[i + 1].bwd ? f->bb++ : f->bf++;
 	free(order);
-	return peak;
 }
 
-/* plan_memory_lower_bound with stage 0's peak of units alive given (stage0_peak_units; < 0: found here) */
+/* plan_memory_lower_bound with stage 0's peak of units alive given (sched_facts) */
 static double memory_lower_bound(const struct scenario *s, int peak_units)
 {
 	const struct model_cfg *m = &s->model;
@@ -501,9 +511,9 @@ static double memory_lower_bound(const struct scenario *s, int peak_units)
 			params += (p->pp == 1 ? scenario_vocab_matrices(s) : 1.0) * m->vocab * m->hidden / p->tp;
 		/* per model chunk (recompute_layers counts per chunk) */
 		int v = p->schedule == SCHED_INTERLEAVED ? p->virtual_stages : 1;
-		/* every unit alive holds a chunk's activations (less what it offloads); at the peak, stage0_peak_units:
-		 * at least min(m, pp) per chunk under 1F1B and interleaving, all m under GPipe */
-		int units = peak_units >= 0 ? peak_units : stage0_peak_units(s);
+		/* every unit alive holds a chunk's activations (less what it offloads); at the peak, peak_units: at
+		 * least min(m, pp) per chunk under 1F1B and interleaving, all m under GPipe */
+		int units = peak_units;
 		if (units < inflight * v)
 			units = inflight * v;
 		acts = units * (recompute_chunk_act_bytes(s, (int)(stage_layers / v), p->tp) -
@@ -532,7 +542,9 @@ static double memory_lower_bound(const struct scenario *s, int peak_units)
 
 double plan_memory_lower_bound(const struct scenario *s)
 {
-	return memory_lower_bound(s, -1);
+	struct sched_facts f;
+	sched_facts_find(s, &f);
+	return memory_lower_bound(s, f.peak0);
 }
 
 /* One micro-batch's work over the layers of one pipeline stage on one TP rank, at the sustained rates: the
@@ -681,7 +693,7 @@ static double clock_for(const struct hw_gpu *g, double R)
  * offloaded layouts) this is the tighter bound; the compute-stream bound leaves the copies out. 0 without
  * offload. */
 static double offload_copy_lower_bound(const struct scenario *s, const struct hwmodel *hw, const struct unit_work *u,
-				       double burst, double fill_drain)
+				       const struct sched_facts *f, double burst, double fill_drain)
 {
 	int N = s->train.offload_layers;
 	if (N <= 0 || s->model.type != MODEL_TRANSFORMER || !(hw->node.host_gbps > 0))
@@ -698,16 +710,8 @@ static double offload_copy_lower_bound(const struct scenario *s, const struct hw
 		back = 0;
 	double t_copy = mem_layer_act_bytes(s, s->par.tp) / (hw->node.host_gbps * 1e9);
 	double lb = fill_drain + (double)m * v * (out + back) * (t_copy - 1e-12) + u->f1 / burst;
-	if (back > 0) {
-		/* the gaps after backward units: every unit's reloads end before its first layer's backward */
-		struct unit *order = xmalloc(2 * (size_t)m * v * sizeof *order);
-		int n = sched_order(s->par.schedule, p, v, m, p - 1, order), bb = 0, bf = 0;
-		for (int i = 0; i + 1 < n; i++)
-			if (order[i].bwd)
-				order[i + 1].bwd ? bb++ : bf++;
-		free(order);
-		lb += (u->b1 * (1 + bb + bf) + u->f1 * bf) / burst;
-	}
+	if (back > 0)  /* the gaps after backward units: every unit's reloads end before its first layer's backward */
+		lb += (u->b1 * (1 + f->bb + f->bf) + u->f1 * f->bf) / burst;
 	return lb;
 }
 
@@ -745,7 +749,8 @@ static double offload_reload_waits(const struct scenario *s, const struct hwmode
 	return (double)scenario_num_microbatches(s) * v * back * fmax(0, t_copy - work - coll);
 }
 
-double plan_time_lower_bound(const struct scenario *s, const struct hwmodel *hw)
+/* plan_time_lower_bound with the schedule's facts given */
+static double time_lower_bound(const struct scenario *s, const struct hwmodel *hw, const struct sched_facts *f)
 {
 	/* Each stage runs m forwards and backwards of its layers one after another. The last stage cannot start
 	 * before the first micro-batch's forward has passed the p-1 stages before it (of its first model chunk:
@@ -760,7 +765,7 @@ double plan_time_lower_bound(const struct scenario *s, const struct hwmodel *hw)
 	double m = scenario_num_microbatches(s), burst = g->burst_speedup > 1 ? g->burst_speedup : 1;
 	double unit_fast = (u.fc + u.fm + u.bc + u.bm) / burst + u.tf + u.tb;
 	double fill_drain = (double)(p - 1) / v * unit_fast, waits = fill_drain + m * (u.tf + u.tb);
-	double copies = offload_copy_lower_bound(s, hw, &u, burst, fill_drain);
+	double copies = offload_copy_lower_bound(s, hw, &u, f, burst, fill_drain);
 	if (p > 1 && !s->par.pp_overlap) {
 		/* blocking sends: the last stage's compute stream also waits for its m*(v-1) activation sends (all
 		 * chunks but the model's last) and its m*v gradient sends, each at least a point-to-point transfer
@@ -792,6 +797,13 @@ double plan_time_lower_bound(const struct scenario *s, const struct hwmodel *hw)
 	return fmax((Wc + Wm) / burst + waits, copies);
 }
 
+double plan_time_lower_bound(const struct scenario *s, const struct hwmodel *hw)
+{
+	struct sched_facts f;
+	sched_facts_find(s, &f);
+	return time_lower_bound(s, hw, &f);
+}
+
 void plan_cost_of(const struct scenario *s, double step_time_s, double tokens, double steps, double price,
 		  struct plan_cost *out)
 {
@@ -818,18 +830,18 @@ struct search {
 	size_t nc, capc;
 	uint64_t *seen;              /* open-addressing hash set of layout keys (0 = empty) */
 	size_t seen_cap, nseen;
-	struct { int sched, pp, v, m, peak; } units;  /* the last stage0_peak_units (sched -1: none yet) */
+	struct { int sched, pp, v, m; struct sched_facts f; } units;  /* the last sched_facts (sched -1: none yet) */
 };
 
-/* stage0_peak_units, remembered for the last schedule, pp, v and m (the enumeration changes them seldom) */
-static int peak_units_of(struct search *x, const struct scenario *s)
+/* sched_facts_find, remembered for the last schedule, pp, v and m (the enumeration changes them seldom) */
+static const struct sched_facts *sched_facts_of(struct search *x, const struct scenario *s)
 {
 	int v = s->par.schedule == SCHED_INTERLEAVED ? s->par.virtual_stages : 1, m = scenario_num_microbatches(s);
 	if (x->units.sched != (int)s->par.schedule || x->units.pp != s->par.pp || x->units.v != v || x->units.m != m) {
 		x->units.sched = (int)s->par.schedule, x->units.pp = s->par.pp, x->units.v = v, x->units.m = m;
-		x->units.peak = stage0_peak_units(s);
+		sched_facts_find(s, &x->units.f);
 	}
-	return x->units.peak;
+	return &x->units.f;
 }
 
 static uint64_t key_of(const struct scenario *s)
@@ -872,31 +884,48 @@ static bool seen_insert(struct search *x, uint64_t key)
 	return true;
 }
 
-/* A complete combination: the rules, the canonical form, the memory bound. */
-static void consider(struct search *x)
+/* Whether s breaks one of the plain rules of scenario_check_layout (scenario/layout.c, in its words): sizes of at
+ * least 1, a dense list at tp = pp = 1, tp dividing the heads and widths and pp*virtual_stages the layers (even
+ * split), interleaving at pp >= 2, gpus = dp*tp*pp*cp, no CP with packed documents, dp*micro_batch dividing the
+ * batch and, interleaved, pp dividing the micro-batches. True only where scenario_check_layout fails too (its other
+ * rules are not tried here): most of the enumerated combinations break one of these, and this spares formatting
+ * a message for each. */
+static bool breaks_plain_rule(const struct scenario *s)
+{
+	const struct model_cfg *mc = &s->model;
+	const struct parallel_cfg *pc = &s->par;
+	if (pc->tp < 1 || pc->pp < 1 || pc->dp < 1 || pc->virtual_stages < 1 || s->train.micro_batch < 1)
+		return true;
+	if (mc->type == MODEL_DENSE && (pc->tp > 1 || pc->pp > 1))
+		return true;
+	if (mc->type == MODEL_TRANSFORMER && (mc->heads % pc->tp != 0 || mc->kv_heads % pc->tp != 0))
+		return true;
+	if (mc->hidden % pc->tp != 0 || mc->ffn_hidden % pc->tp != 0)
+		return true;
+	if (!scenario_uneven_split(s) && mc->layers % (pc->pp * pc->virtual_stages) != 0)
+		return true;
+	if (pc->schedule == SCHED_INTERLEAVED && pc->pp < 2)
+		return true;
+	if (pc->cp < 1 || (long long)pc->dp * pc->tp * pc->pp * (pc->cp > 1 ? pc->cp : 1) != pc->gpus)
+		return true;
+	if (mc->doc_tokens > 0 && pc->cp > 1)
+		return true;
+	long long per_step = (long long)pc->dp * s->train.micro_batch;
+	if (s->train.global_batch % per_step != 0)
+		return true;
+	return pc->schedule == SCHED_INTERLEAVED && (s->train.global_batch / per_step) % pc->pp != 0;
+}
+
+/* A distinct layout (t: in canonical form): the repeats, the memory bound, its time bound. */
+static void consider_canonical(struct search *x, const struct scenario *t)
 {
 	struct plan_result *o = x->out;
-	struct scenario *s = &x->s;
-	char why[160];
-	o->candidates++;
-	if (scenario_check_layout(s, why, sizeof why) != 0) {
-		if (o->rejected[PLAN_REJ_RULE]++ == 0)
-			snprintf(o->rule_example, sizeof o->rule_example, "%s", why);
-		return;
-	}
-	if (s->par.tp > x->spec->hw->node.gpus) {
-		o->rejected[PLAN_REJ_TP_NODE]++;
-		return;
-	}
-	struct scenario t = *s;
-	for (int i = 0; i < NOPT; i++)
-		if (!options[i].matters(&t))
-			options[i].set(&t, options[i].neutral);
-	if (!seen_insert(x, key_of(&t))) {
+	if (!seen_insert(x, key_of(t))) {
 		o->rejected[PLAN_REJ_SAME]++;
 		return;
 	}
-	if (memory_lower_bound(&t, peak_units_of(x, &t)) + x->spec->hw->gpu.workspace_bytes > x->spec->hw->gpu.memory_bytes) {
+	const struct sched_facts *f = sched_facts_of(x, t);
+	if (memory_lower_bound(t, f->peak0) + x->spec->hw->gpu.workspace_bytes > x->spec->hw->gpu.memory_bytes) {
 		o->rejected[PLAN_REJ_MEMORY]++;
 		return;
 	}
@@ -906,9 +935,41 @@ static void consider(struct search *x)
 	}
 	struct cand *c = &x->c[x->nc++];
 	for (int i = 0; i < NOPT; i++)
-		c->v[i] = options[i].get(&t);
-	c->lb = plan_time_lower_bound(&t, x->spec->hw);
-	plan_describe(&t, c->desc, sizeof c->desc);
+		c->v[i] = options[i].get(t);
+	c->lb = time_lower_bound(t, x->spec->hw, f);
+	plan_describe(t, c->desc, sizeof c->desc);
+}
+
+/* A complete combination: the rules, the canonical form, the memory bound. */
+static void consider(struct search *x)
+{
+	struct plan_result *o = x->out;
+	struct scenario *s = &x->s;
+	char why[160];
+	o->candidates++;
+	if (o->rejected[PLAN_REJ_RULE] > 0 && breaks_plain_rule(s)) {  /* the first one's message is kept: below */
+		o->rejected[PLAN_REJ_RULE]++;
+		return;
+	}
+	if (scenario_check_layout(s, why, sizeof why) != 0) {
+		if (o->rejected[PLAN_REJ_RULE]++ == 0)
+			snprintf(o->rule_example, sizeof o->rule_example, "%s", why);
+		return;
+	}
+	if (s->par.tp > x->spec->hw->node.gpus) {
+		o->rejected[PLAN_REJ_TP_NODE]++;
+		return;
+	}
+	/* the canonical form, in place: the options set only parallel.* and training.* (176 bytes to put back, not
+	 * the whole scenario's 2 KB) */
+	struct parallel_cfg par = s->par;
+	struct train_cfg train = s->train;
+	for (int i = 0; i < NOPT; i++)
+		if (!options[i].matters(s))
+			options[i].set(s, options[i].neutral);
+	consider_canonical(x, s);
+	s->par = par;
+	s->train = train;
 }
 
 static void enumerate(struct search *x, int row)
