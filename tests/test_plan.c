@@ -41,6 +41,15 @@ static const char long_yaml[] =
 	"parallel: {gpus: 1}\n"
 	"hardware: h100-dgx\n";
 
+/* 8 layers of 512-token sequences: offload of 1 layer a chunk with interleaving (pp 2, v 2; pp 4 at 8 GPUs would
+ * leave chunks of one layer), and context parallelism 2, beside ZeRO-3. */
+static const char deep_yaml[] =
+	"name: small-deep\n"
+	"model: {layers: 8, hidden: 256, heads: 8, seq: 512, vocab: 1000, dtype: bf16, flash_attention: %s}\n"
+	"training: {global_batch: 16, micro_batch: 1, optimizer: adam, master_weights: fp32}\n"
+	"parallel: {gpus: 1}\n"
+	"hardware: h100-dgx\n";
+
 static const char *yaml_of = small_yaml;
 
 static int load(const char *flash, struct scenario *s, struct hwmodel **hw)
@@ -363,6 +372,10 @@ int main(void)
 	/* a slow host link (1 GB/s): offloaded layouts wait for their copies, the bound counts them */
 	host_gbps = 1;
 	compare("true", 4, 0, 8);
+	/* the same with 8 layers of 512 tokens: offload with interleaved pipelines, beside CP and ZeRO-3 */
+	yaml_of = deep_yaml;
+	compare("true", 4, 0, 8);
+	yaml_of = small_yaml;
 	host_gbps = 0;
 	test_offload_bound();
 	test_nothing_fits();
