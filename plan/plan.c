@@ -10,10 +10,12 @@
 #include <time.h>
 
 #include "sim/comm.h"
+#include "sim/fp8.h"
 #include "sim/memory.h"
 #include "sim/moe.h"
 #include "sim/ops.h"
 #include "sim/recompute.h"
+#include "sim/schedule.h"
 #include "util/gserr.h"
 #include "util/xalloc.h"
 
@@ -460,7 +462,36 @@ const char *plan_reject_name(enum plan_reject r)
 
 /* --------------------------------------------------------------------------------------------------------- */
 
-double plan_memory_lower_bound(const struct scenario *s)
+/* What the bounds read of the schedule's unit order (sim/schedule.h; sim/build.c runs the units in it): the most
+ * forward units (micro-batch, model chunk) stage 0 holds activations of at once (a forward adds one, a backward
+ * frees one), and of the last stage's units, the backward ones followed by another backward (bb) or by a forward
+ * (bf). */
+struct sched_facts {
+	int peak0, bb, bf;
+};
+
+static void sched_facts_find(const struct scenario *s, struct sched_facts *f)
+{
+	int v = s->par.schedule == SCHED_INTERLEAVED ? s->par.virtual_stages : 1, m = scenario_num_microbatches(s);
+	memset(f, 0, sizeof *f);
+	if (m < 1 || v < 1 || s->par.pp < 1)
+		return;
+	struct unit *order = xmalloc(2 * (size_t)m * v * sizeof *order);
+	int n = sched_order(s->par.schedule, s->par.pp, v, m, 0, order), live = 0;
+	for (int i = 0; i < n; i++) {
+		live += order[i].bwd ? -1 : 1;
+		if (live > f->peak0)
+			f->peak0 = live;
+	}
+	n = sched_order(s->par.schedule, s->par.pp, v, m, s->par.pp - 1, order);
+	for (int i = 0; i + 1 < n; i++)
+		if (order[i].bwd)
+			order[i + 1].bwd ? f->bb++ : f->bf++;
+	free(order);
+}
+
+/* plan_memory_lower_bound with stage 0's peak of units alive given (sched_facts) */
+static double memory_lower_bound(const struct scenario *s, int peak_units)
 {
 	const struct model_cfg *m = &s->model;
 	const struct parallel_cfg *p = &s->par;
@@ -480,7 +511,12 @@ double plan_memory_lower_bound(const struct scenario *s)
 			params += (p->pp == 1 ? scenario_vocab_matrices(s) : 1.0) * m->vocab * m->hidden / p->tp;
 		/* per model chunk (recompute_layers counts per chunk) */
 		int v = p->schedule == SCHED_INTERLEAVED ? p->virtual_stages : 1;
-		acts = inflight * v * (recompute_chunk_act_bytes(s, (int)(stage_layers / v), p->tp) -
+		/* every unit alive holds a chunk's activations (less what it offloads); at the peak, peak_units: at
+		 * least min(m, pp) per chunk under 1F1B and interleaving, all m under GPipe */
+		int units = peak_units;
+		if (units < inflight * v)
+			units = inflight * v;
+		acts = units * (recompute_chunk_act_bytes(s, (int)(stage_layers / v), p->tp) -
 				       s->train.offload_layers * mem_layer_act_bytes(s, p->tp));
 	}
 	int zero = scenario_grad_ranks(s) > 1 ? p->zero : 0;
@@ -499,9 +535,16 @@ double plan_memory_lower_bound(const struct scenario *s)
 		o *= shard;
 	if (zero >= 2)
 		g *= shard;
-	if (zero == 3)
-		w /= S;
+	if (zero == 3)  /* the own shard; kept from the forward to the backward (sim/build.c): the stage's whole too */
+		w = w / S + (p->keep_after_forward ? w : 0);
 	return w + g + o + acts;
+}
+
+double plan_memory_lower_bound(const struct scenario *s)
+{
+	struct sched_facts f;
+	sched_facts_find(s, &f);
+	return memory_lower_bound(s, f.peak0);
 }
 
 /* One micro-batch's work over the layers of one pipeline stage on one TP rank, at the sustained rates: the
@@ -511,6 +554,8 @@ double plan_memory_lower_bound(const struct scenario *s)
 struct unit_work {
 	double fc, fm, bc, bm;   /* compute-bound and other compute seconds, forward and backward */
 	double tf, tb;           /* TP and expert collectives, forward and backward */
+	double f1, b1;           /* a transformer layer's forward and backward compute (without a rerun forward) */
+	double tf1, tb1;         /* its collectives' waits, forward and backward */
 };
 
 /* A layer's collective as the first stage's groups time it (groups starting at rank 0 cross the fewest node
@@ -598,6 +643,7 @@ static void stage_unit(const struct scenario *s, const struct hwmodel *hw, struc
 			struct opcost rr[OPS_MAX];
 			add_ops(s, hw, rr, recompute_op_list(&oc, fw, nf, rr), &u->bc, &u->bm, &u->tb);
 		}
+		u->f1 = u->fc + u->fm, u->b1 = u->bc + u->bm, u->tf1 = u->tf, u->tb1 = u->tb;
 		/* the fewest layers a stage holds: every stage's units are at least this long */
 		double layers = scenario_uneven_split(s) ? scenario_min_chunk_layers(s) : (double)s->model.layers / s->par.pp;
 		u->fc *= layers, u->fm *= layers, u->bc *= layers, u->bm *= layers, u->tf *= layers, u->tb *= layers;
@@ -629,7 +675,82 @@ static double clock_for(const struct hw_gpu *g, double R)
 	return hi;
 }
 
-double plan_time_lower_bound(const struct scenario *s, const struct hwmodel *hw)
+/* Activation offload (training.offload_layers, sim/build.c): each of the first N layers of every model chunk
+ * copies its activations to the host after its forward (D2H) and back before its backward (the reload), bytes /
+ * node.host_gbps each way, in program order on the stage's one copy stream. The copies are not scaled by the
+ * stage clock and the overlap slowdown only lengthens them, so the last stage's copy stream is busy for its m v
+ * units' copies (each rounded to the engine's tick of 2^-40 s: at most half a tick short), and idle:
+ *  - before its first copy: the pipeline's fill (the first micro-batch's forward through the p-1 stages before
+ *    it, as in plan_time_lower_bound) and its own first layer's forward, which the first D2H waits for;
+ *  - after its last copy (the last backward unit's reload of its first layer): that layer's backward, which
+ *    waits for it, then the drain back through the p-1 stages before it;
+ *  - between a backward unit's last reload and the next copy: that unit's first layer's backward (the next
+ *    copy is issued after it, in program order: the next backward's first reload at the start of its layer N's
+ *    backward, or the next forward's first D2H after its first layer's forward, which then also runs).
+ * Compute runs at most at burst_speedup. The unit order is the schedule's (sim/schedule.h). So step >= fill and
+ * drain + (f1 + b1) / burst + m v (out + back) t_copy + (backward units followed by another unit) b1 / burst +
+ * (backward units followed by a forward) f1 / burst. Where the copies outweigh the compute (70b_64gpu's
+ * offloaded layouts) this is the tighter bound; the compute-stream bound leaves the copies out. 0 without
+ * offload. */
+static double offload_copy_lower_bound(const struct scenario *s, const struct hwmodel *hw, const struct unit_work *u,
+				       const struct sched_facts *f, double burst, double fill_drain)
+{
+	int N = s->train.offload_layers;
+	if (N <= 0 || s->model.type != MODEL_TRANSFORMER || !(hw->node.host_gbps > 0))
+		return 0;
+	int v = s->par.schedule == SCHED_INTERLEAVED ? s->par.virtual_stages : 1, p = s->par.pp;
+	int m = scenario_num_microbatches(s);
+	/* a chunk of Lv layers copies out min(N, Lv) and reloads min(N, Lv - 1) (its top layer's reload is never
+	 * issued); an uneven split's smallest chunk counts for every stage */
+	int Lv = scenario_uneven_split(s) ? scenario_min_chunk_layers(s) : s->model.layers / (p * v);
+	int out = N < Lv ? N : Lv, back = N < Lv - 1 ? N : Lv - 1;
+	if (out <= 0)
+		return 0;
+	if (back < 0)
+		back = 0;
+	double t_copy = mem_layer_act_bytes(s, s->par.tp) / (hw->node.host_gbps * 1e9);
+	double lb = fill_drain + (double)m * v * (out + back) * (t_copy - 1e-12) + u->f1 / burst;
+	if (back > 0)  /* the gaps after backward units: every unit's reloads end before its first layer's backward */
+		lb += (u->b1 * (1 + f->bb + f->bf) + u->f1 * f->bf) / burst;
+	return lb;
+}
+
+/* The backward units' waits for their reloads (sim/build.c, offload_in): in each backward unit, layer l's reload
+ * (l < N) is issued as layer l+1's backward starts and layer l's backward starts only once it is in, so the
+ * stretch from the start of layer l+1's backward to the start of layer l's lasts t_copy at least. On the compute
+ * stream that stretch holds layer l+1's backward (its forward first, with full recompute), its collectives, and
+ * what the bound does not count: the gradient accumulation, bucket copies (memory-bound compute), host time, ZeRO-3
+ * gather waits. Its waits are therefore at least max(the collectives counted, t_copy - its compute), i.e. the
+ * counted collectives plus max(0, t_copy - compute - collectives counted): the extra returned here, per stretch,
+ * for the min(N, Lv - 1) stretches of each of the m v backward units. The stretches are disjoint from each other
+ * and from the waits counted elsewhere (unit boundaries, fill and drain). With the power model the compute in a
+ * stretch is at most its work at the sustained rates (the engine's clock factor is >= 1), so `scale` is 1: the
+ * work counted (b1, f1) and any memory-bound work left out (E) take at most their sustained time, and the E
+ * taken from the waits here is added back in W_m, which raises T at least as much as the same seconds of waits
+ * where 1 - power.memory_bound <= the waits' weight w (the caller checks); FP8 casts and gradient compression,
+ * which may hold compute-bound work, are left out (0). Without the power model the stretch's time is at least
+ * t_copy and at least what is counted for it (its compute at burst_speedup plus its collectives), so `scale` is
+ * burst_speedup and the argument holds for any work left out. */
+static double offload_reload_waits(const struct scenario *s, const struct hwmodel *hw, const struct unit_work *u,
+				   double scale)
+{
+	int N = s->train.offload_layers;
+	if (N <= 0 || s->model.type != MODEL_TRANSFORMER || !(hw->node.host_gbps > 0) || fp8_on(s) ||
+	    s->par.gc.method != GC_NONE)
+		return 0;
+	int v = s->par.schedule == SCHED_INTERLEAVED ? s->par.virtual_stages : 1;
+	int Lv = scenario_uneven_split(s) ? scenario_min_chunk_layers(s) : s->model.layers / (s->par.pp * v);
+	int back = N < Lv - 1 ? N : Lv - 1;
+	if (back <= 0)
+		return 0;
+	bool full = s->train.recompute == RECOMPUTE_FULL;
+	double work = (u->b1 + (full ? u->f1 : 0)) / scale, coll = u->tb1 + (full ? u->tf1 : 0);
+	double t_copy = mem_layer_act_bytes(s, s->par.tp) / (hw->node.host_gbps * 1e9) - 1e-12;
+	return (double)scenario_num_microbatches(s) * v * back * fmax(0, t_copy - work - coll);
+}
+
+/* plan_time_lower_bound with the schedule's facts given */
+static double time_lower_bound(const struct scenario *s, const struct hwmodel *hw, const struct sched_facts *f)
 {
 	/* Each stage runs m forwards and backwards of its layers one after another. The last stage cannot start
 	 * before the first micro-batch's forward has passed the p-1 stages before it (of its first model chunk:
@@ -643,7 +764,8 @@ double plan_time_lower_bound(const struct scenario *s, const struct hwmodel *hw)
 	int v = s->par.schedule == SCHED_INTERLEAVED ? s->par.virtual_stages : 1, p = s->par.pp;
 	double m = scenario_num_microbatches(s), burst = g->burst_speedup > 1 ? g->burst_speedup : 1;
 	double unit_fast = (u.fc + u.fm + u.bc + u.bm) / burst + u.tf + u.tb;
-	double waits = (double)(p - 1) / v * unit_fast + m * (u.tf + u.tb);
+	double fill_drain = (double)(p - 1) / v * unit_fast, waits = fill_drain + m * (u.tf + u.tb);
+	double copies = offload_copy_lower_bound(s, hw, &u, f, burst, fill_drain);
 	if (p > 1 && !s->par.pp_overlap) {
 		/* blocking sends: the last stage's compute stream also waits for its m*(v-1) activation sends (all
 		 * chunks but the model's last) and its m*v gradient sends, each at least a point-to-point transfer
@@ -665,11 +787,21 @@ double plan_time_lower_bound(const struct scenario *s, const struct hwmodel *hw)
 	const double x = g->power_exponent, tol = 1e-6;  /* tol: the clock iteration stops at changes of 1e-6 */
 	double one_idle = 1 - g->power_idle_frac, w = fmax(1 - g->power_comm_frac, one_idle);
 	if (burst > 1 && Wc > 0 && x > 1 && w < x * one_idle && 1 - g->power_mem_frac < x * one_idle) {
+		if (1 - g->power_mem_frac <= w)
+			waits += offload_reload_waits(s, hw, &u, 1);
 		double R = ((1 - g->power_mem_frac) * Wm + w * waits) / (one_idle * Wc);
 		double clock = fmin(clock_for(g, R) * (1 + tol), burst);
-		return Wc / clock + Wm + waits;
+		return fmax(Wc / clock + Wm + waits, copies);
 	}
-	return (Wc + Wm) / burst + waits;
+	waits += offload_reload_waits(s, hw, &u, burst);
+	return fmax((Wc + Wm) / burst + waits, copies);
+}
+
+double plan_time_lower_bound(const struct scenario *s, const struct hwmodel *hw)
+{
+	struct sched_facts f;
+	sched_facts_find(s, &f);
+	return time_lower_bound(s, hw, &f);
 }
 
 void plan_cost_of(const struct scenario *s, double step_time_s, double tokens, double steps, double price,
@@ -698,7 +830,19 @@ struct search {
 	size_t nc, capc;
 	uint64_t *seen;              /* open-addressing hash set of layout keys (0 = empty) */
 	size_t seen_cap, nseen;
+	struct { int sched, pp, v, m; struct sched_facts f; } units;  /* the last sched_facts (sched -1: none yet) */
 };
+
+/* sched_facts_find, remembered for the last schedule, pp, v and m (the enumeration changes them seldom) */
+static const struct sched_facts *sched_facts_of(struct search *x, const struct scenario *s)
+{
+	int v = s->par.schedule == SCHED_INTERLEAVED ? s->par.virtual_stages : 1, m = scenario_num_microbatches(s);
+	if (x->units.sched != (int)s->par.schedule || x->units.pp != s->par.pp || x->units.v != v || x->units.m != m) {
+		x->units.sched = (int)s->par.schedule, x->units.pp = s->par.pp, x->units.v = v, x->units.m = m;
+		sched_facts_find(s, &x->units.f);
+	}
+	return &x->units.f;
+}
 
 static uint64_t key_of(const struct scenario *s)
 {
@@ -740,31 +884,48 @@ static bool seen_insert(struct search *x, uint64_t key)
 	return true;
 }
 
-/* A complete combination: the rules, the canonical form, the memory bound. */
-static void consider(struct search *x)
+/* Whether s breaks one of the plain rules of scenario_check_layout (scenario/layout.c, in its words): sizes of at
+ * least 1, a dense list at tp = pp = 1, tp dividing the heads and widths and pp*virtual_stages the layers (even
+ * split), interleaving at pp >= 2, gpus = dp*tp*pp*cp, no CP with packed documents, dp*micro_batch dividing the
+ * batch and, interleaved, pp dividing the micro-batches. True only where scenario_check_layout fails too (its other
+ * rules are not tried here): most of the enumerated combinations break one of these, and this spares formatting
+ * a message for each. */
+static bool breaks_plain_rule(const struct scenario *s)
+{
+	const struct model_cfg *mc = &s->model;
+	const struct parallel_cfg *pc = &s->par;
+	if (pc->tp < 1 || pc->pp < 1 || pc->dp < 1 || pc->virtual_stages < 1 || s->train.micro_batch < 1)
+		return true;
+	if (mc->type == MODEL_DENSE && (pc->tp > 1 || pc->pp > 1))
+		return true;
+	if (mc->type == MODEL_TRANSFORMER && (mc->heads % pc->tp != 0 || mc->kv_heads % pc->tp != 0))
+		return true;
+	if (mc->hidden % pc->tp != 0 || mc->ffn_hidden % pc->tp != 0)
+		return true;
+	if (!scenario_uneven_split(s) && mc->layers % (pc->pp * pc->virtual_stages) != 0)
+		return true;
+	if (pc->schedule == SCHED_INTERLEAVED && pc->pp < 2)
+		return true;
+	if (pc->cp < 1 || (long long)pc->dp * pc->tp * pc->pp * (pc->cp > 1 ? pc->cp : 1) != pc->gpus)
+		return true;
+	if (mc->doc_tokens > 0 && pc->cp > 1)
+		return true;
+	long long per_step = (long long)pc->dp * s->train.micro_batch;
+	if (s->train.global_batch % per_step != 0)
+		return true;
+	return pc->schedule == SCHED_INTERLEAVED && (s->train.global_batch / per_step) % pc->pp != 0;
+}
+
+/* A distinct layout (t: in canonical form): the repeats, the memory bound, its time bound. */
+static void consider_canonical(struct search *x, const struct scenario *t)
 {
 	struct plan_result *o = x->out;
-	struct scenario *s = &x->s;
-	char why[160];
-	o->candidates++;
-	if (scenario_check_layout(s, why, sizeof why) != 0) {
-		if (o->rejected[PLAN_REJ_RULE]++ == 0)
-			snprintf(o->rule_example, sizeof o->rule_example, "%s", why);
-		return;
-	}
-	if (s->par.tp > x->spec->hw->node.gpus) {
-		o->rejected[PLAN_REJ_TP_NODE]++;
-		return;
-	}
-	struct scenario t = *s;
-	for (int i = 0; i < NOPT; i++)
-		if (!options[i].matters(&t))
-			options[i].set(&t, options[i].neutral);
-	if (!seen_insert(x, key_of(&t))) {
+	if (!seen_insert(x, key_of(t))) {
 		o->rejected[PLAN_REJ_SAME]++;
 		return;
 	}
-	if (plan_memory_lower_bound(&t) + x->spec->hw->gpu.workspace_bytes > x->spec->hw->gpu.memory_bytes) {
+	const struct sched_facts *f = sched_facts_of(x, t);
+	if (memory_lower_bound(t, f->peak0) + x->spec->hw->gpu.workspace_bytes > x->spec->hw->gpu.memory_bytes) {
 		o->rejected[PLAN_REJ_MEMORY]++;
 		return;
 	}
@@ -774,9 +935,41 @@ static void consider(struct search *x)
 	}
 	struct cand *c = &x->c[x->nc++];
 	for (int i = 0; i < NOPT; i++)
-		c->v[i] = options[i].get(&t);
-	c->lb = plan_time_lower_bound(&t, x->spec->hw);
-	plan_describe(&t, c->desc, sizeof c->desc);
+		c->v[i] = options[i].get(t);
+	c->lb = time_lower_bound(t, x->spec->hw, f);
+	plan_describe(t, c->desc, sizeof c->desc);
+}
+
+/* A complete combination: the rules, the canonical form, the memory bound. */
+static void consider(struct search *x)
+{
+	struct plan_result *o = x->out;
+	struct scenario *s = &x->s;
+	char why[160];
+	o->candidates++;
+	if (o->rejected[PLAN_REJ_RULE] > 0 && breaks_plain_rule(s)) {  /* the first one's message is kept: below */
+		o->rejected[PLAN_REJ_RULE]++;
+		return;
+	}
+	if (scenario_check_layout(s, why, sizeof why) != 0) {
+		if (o->rejected[PLAN_REJ_RULE]++ == 0)
+			snprintf(o->rule_example, sizeof o->rule_example, "%s", why);
+		return;
+	}
+	if (s->par.tp > x->spec->hw->node.gpus) {
+		o->rejected[PLAN_REJ_TP_NODE]++;
+		return;
+	}
+	/* the canonical form, in place: the options set only parallel.* and training.* (176 bytes to put back, not
+	 * the whole scenario's 2 KB) */
+	struct parallel_cfg par = s->par;
+	struct train_cfg train = s->train;
+	for (int i = 0; i < NOPT; i++)
+		if (!options[i].matters(s))
+			options[i].set(s, options[i].neutral);
+	consider_canonical(x, s);
+	s->par = par;
+	s->train = train;
 }
 
 static void enumerate(struct search *x, int row)
@@ -825,7 +1018,7 @@ int plan_search(const struct plan_spec *spec, struct plan_result *out)
 	out->price = spec->price > 0 ? spec->price : spec->hw->usd_per_gpu_hour;
 	int K = spec->top > 0 ? spec->top : 1;
 
-	struct search x = { .spec = spec, .out = out, .s = *spec->base };
+	struct search x = { .spec = spec, .out = out, .s = *spec->base, .units = { .sched = -1 } };
 	x.s.par.gpus = spec->gpus;
 	enumerate(&x, 0);
 	if (x.nc > 1)  /* c is NULL when nothing was enumerated: qsort(NULL, 0, ...) is undefined */

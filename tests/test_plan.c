@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include "tests/check.h"
 #include "plan/plan.h"
+#include "sim/memory.h"
 #include "sim/predict.h"
 #include "util/gserr.h"
 
@@ -36,6 +37,15 @@ static const char moe_yaml[] =
 static const char long_yaml[] =
 	"name: small-long\n"
 	"model: {layers: 4, hidden: 256, heads: 8, seq: 512, vocab: 1000, dtype: bf16, flash_attention: %s}\n"
+	"training: {global_batch: 16, micro_batch: 1, optimizer: adam, master_weights: fp32}\n"
+	"parallel: {gpus: 1}\n"
+	"hardware: h100-dgx\n";
+
+/* 8 layers of 512-token sequences: offload of 1 layer a chunk with interleaving (pp 2, v 2; pp 4 at 8 GPUs would
+ * leave chunks of one layer), and context parallelism 2, beside ZeRO-3. */
+static const char deep_yaml[] =
+	"name: small-deep\n"
+	"model: {layers: 8, hidden: 256, heads: 8, seq: 512, vocab: 1000, dtype: bf16, flash_attention: %s}\n"
 	"training: {global_batch: 16, micro_batch: 1, optimizer: adam, master_weights: fp32}\n"
 	"parallel: {gpus: 1}\n"
 	"hardware: h100-dgx\n";
@@ -182,6 +192,7 @@ static void check_sound(const struct plan_result *pr, const struct hwmodel *hw, 
 }
 
 static int node_gpus;  /* > 0: the hardware's GPUs per node, for a search with several nodes */
+static double host_gbps;  /* > 0: the GPU's host link in GB/s (a slow one: offloaded layouts bound by their copies) */
 
 static void compare(const char *flash, int gpus, double memory_bytes, int K)
 {
@@ -194,6 +205,8 @@ static void compare(const char *flash, int gpus, double memory_bytes, int K)
 		hw->gpu.memory_bytes = memory_bytes;
 	if (node_gpus > 0)
 		hw->node.gpus = node_gpus;
+	if (host_gbps > 0)
+		hw->node.host_gbps = host_gbps;
 	enum { MAX_FOUND = 8192 };  /* the fastest 4096 at least are exact (K is far smaller) */
 	struct found *all = calloc(MAX_FOUND, sizeof *all);
 	int n = exhaustive(&s, hw, gpus, all, MAX_FOUND);
@@ -309,6 +322,31 @@ static void test_describe(void)
 	hwmodel_free(hw);
 }
 
+/* Activation offload over a slow host link (0.05 GB/s) on one GPU, tp = pp = dp = 1, mb 1: 16 micro-batches, each
+ * copying 3 of its 4 layers' activations out and back, 96 copies of one layer's activations in a row on the copy
+ * stream. The time bound counts at least those; the simulated step at least the bound. */
+static void test_offload_bound(void)
+{
+	struct scenario s;
+	struct hwmodel *hw = NULL;
+	CHECK_INT(load("true", &s, &hw), 0);
+	if (!hw)
+		return;
+	hw->node.host_gbps = 0.05;
+	s.par.gpus = 1;
+	s.train.offload_layers = 3;
+	double copies = 96 * mem_layer_act_bytes(&s, 1) / 0.05e9;
+	double lb = plan_time_lower_bound(&s, hw);
+	struct result r;
+	CHECK_INT(predict_run(&s, hw, NULL, &r), 0);
+	CHECK(lb >= copies * (1 - 1e-9));
+	CHECK(lb <= r.step_time_s);
+	s.train.offload_layers = 0;  /* without offload: no copies, a far lower bound */
+	CHECK(plan_time_lower_bound(&s, hw) < copies / 2);
+	printf("offload bound: %.6g s of copies, bound %.6g s, simulated %.6g s\n", copies, lb, r.step_time_s);
+	hwmodel_free(hw);
+}
+
 int main(void)
 {
 	compare("true", 4, 0, 5);
@@ -331,6 +369,15 @@ int main(void)
 	yaml_of = long_yaml;
 	compare("true", 4, 0, 8);
 	yaml_of = small_yaml;
+	/* a slow host link (1 GB/s): offloaded layouts wait for their copies, the bound counts them */
+	host_gbps = 1;
+	compare("true", 4, 0, 8);
+	/* the same with 8 layers of 512 tokens: offload with interleaved pipelines, beside CP and ZeRO-3 */
+	yaml_of = deep_yaml;
+	compare("true", 4, 0, 8);
+	yaml_of = small_yaml;
+	host_gbps = 0;
+	test_offload_bound();
 	test_nothing_fits();
 	test_cost();
 	test_describe();
