@@ -884,38 +884,6 @@ static bool seen_insert(struct search *x, uint64_t key)
 	return true;
 }
 
-/* Whether s breaks one of the plain rules of scenario_check_layout (scenario/layout.c, in its words): sizes of at
- * least 1, a dense list at tp = pp = 1, tp dividing the heads and widths and pp*virtual_stages the layers (even
- * split), interleaving at pp >= 2, gpus = dp*tp*pp*cp, no CP with packed documents, dp*micro_batch dividing the
- * batch and, interleaved, pp dividing the micro-batches. True only where scenario_check_layout fails too (its other
- * rules are not tried here): most of the enumerated combinations break one of these, and this spares formatting
- * a message for each. */
-static bool breaks_plain_rule(const struct scenario *s)
-{
-	const struct model_cfg *mc = &s->model;
-	const struct parallel_cfg *pc = &s->par;
-	if (pc->tp < 1 || pc->pp < 1 || pc->dp < 1 || pc->virtual_stages < 1 || s->train.micro_batch < 1)
-		return true;
-	if (mc->type == MODEL_DENSE && (pc->tp > 1 || pc->pp > 1))
-		return true;
-	if (mc->type == MODEL_TRANSFORMER && (mc->heads % pc->tp != 0 || mc->kv_heads % pc->tp != 0))
-		return true;
-	if (mc->hidden % pc->tp != 0 || mc->ffn_hidden % pc->tp != 0)
-		return true;
-	if (!scenario_uneven_split(s) && mc->layers % (pc->pp * pc->virtual_stages) != 0)
-		return true;
-	if (pc->schedule == SCHED_INTERLEAVED && pc->pp < 2)
-		return true;
-	if (pc->cp < 1 || (long long)pc->dp * pc->tp * pc->pp * (pc->cp > 1 ? pc->cp : 1) != pc->gpus)
-		return true;
-	if (mc->doc_tokens > 0 && pc->cp > 1)
-		return true;
-	long long per_step = (long long)pc->dp * s->train.micro_batch;
-	if (s->train.global_batch % per_step != 0)
-		return true;
-	return pc->schedule == SCHED_INTERLEAVED && (s->train.global_batch / per_step) % pc->pp != 0;
-}
-
 /* A distinct layout (t: in canonical form): the repeats, the memory bound, its time bound. */
 static void consider_canonical(struct search *x, const struct scenario *t)
 {
@@ -947,7 +915,9 @@ static void consider(struct search *x)
 	struct scenario *s = &x->s;
 	char why[160];
 	o->candidates++;
-	if (o->rejected[PLAN_REJ_RULE] > 0 && breaks_plain_rule(s)) {  /* the first one's message is kept: below */
+	/* the rules without their message once the first one's is kept (below): most combinations break one, and
+	 * formatting a message for each cost a third of the enumeration */
+	if (o->rejected[PLAN_REJ_RULE] > 0 && scenario_check_layout(s, NULL, 0) != 0) {
 		o->rejected[PLAN_REJ_RULE]++;
 		return;
 	}

@@ -3,6 +3,7 @@
  * (scenario_check_layout) and a scenario moved to another GPU count or batch (scenario_relayout), which the
  * sweeps and the planner use. scenario.c places the same messages at the file's keys. */
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "scenario/ctxpar.h"
@@ -12,18 +13,31 @@
 #include "scenario/variants.h"
 #include "util/gserr.h"
 
+/* The reason a check failed, into why when the caller wants one (why NULL: the verdict alone, nothing formatted;
+ * the planner checks millions of combinations this way). */
+static void tell(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void tell(char *why, size_t n, const char *fmt, ...)
+{
+	if (!why || !n)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, n, fmt, ap);
+	va_end(ap);
+}
+
 enum batch_fault scenario_batch_fault(const struct scenario *s, char *why, size_t n)
 {
 	const struct parallel_cfg *pc = &s->par;
 	long long per_step = (long long)pc->dp * s->train.micro_batch;
 	if (s->train.global_batch % per_step != 0) {
-		snprintf(why, n, "training.global_batch (%d) is not a multiple of dp*micro_batch = %d*%d = %lld",
+		tell(why, n, "training.global_batch (%d) is not a multiple of dp*micro_batch = %d*%d = %lld",
 			 s->train.global_batch, pc->dp, s->train.micro_batch, per_step);
 		return FAULT_BATCH;
 	}
 	long long mb = s->train.global_batch / per_step;
 	if (pc->schedule == SCHED_INTERLEAVED && mb % pc->pp != 0) {
-		snprintf(why, n, "parallel.schedule: interleaved needs the number of micro-batches (%lld = "
+		tell(why, n, "parallel.schedule: interleaved needs the number of micro-batches (%lld = "
 			 "global_batch/(dp*micro_batch)) to be a multiple of pp (%d)", mb, pc->pp);
 		return FAULT_SCHEDULE;
 	}
@@ -81,33 +95,33 @@ int scenario_check_layout(const struct scenario *s, char *why, size_t n)
 		{ pc->pp * pc->virtual_stages, "model.layers", scenario_uneven_split(s) ? 0 : mc->layers },
 	};
 	if (pc->tp < 1 || pc->pp < 1 || pc->dp < 1 || pc->virtual_stages < 1 || s->train.micro_batch < 1) {
-		snprintf(why, n, "tp, pp, dp, virtual_stages and micro_batch must be at least 1");
+		tell(why, n, "tp, pp, dp, virtual_stages and micro_batch must be at least 1");
 		return GS_EINVAL;
 	}
 	if (mc->type == MODEL_DENSE && (pc->tp > 1 || pc->pp > 1)) {
-		snprintf(why, n, "a dense layer list runs data parallel only (tp = pp = 1)");
+		tell(why, n, "a dense layer list runs data parallel only (tp = pp = 1)");
 		return GS_EINVAL;
 	}
 	for (size_t i = 0; i < sizeof divs / sizeof divs[0]; i++)
 		if (divs[i].value % divs[i].by != 0) {
-			snprintf(why, n, "%s (%d) is not divisible by %s (%d)", divs[i].of, divs[i].value,
+			tell(why, n, "%s (%d) is not divisible by %s (%d)", divs[i].of, divs[i].value,
 				 i < 4 ? "tp" : "pp*virtual_stages", divs[i].by);
 			return GS_EINVAL;
 		}
 	if (pc->schedule == SCHED_INTERLEAVED && pc->pp < 2) {
-		snprintf(why, n, "the interleaved schedule needs pp >= 2 (pp is %d)", pc->pp);
+		tell(why, n, "the interleaved schedule needs pp >= 2 (pp is %d)", pc->pp);
 		return GS_EINVAL;
 	}
 	if (pc->cp < 1 || (long long)pc->dp * scenario_model_ranks(s) != pc->gpus) {
 		if (pc->cp > 1)
-			snprintf(why, n, "gpus (%d) is not dp*tp*pp*cp = %d*%d*%d*%d", pc->gpus, pc->dp, pc->tp, pc->pp,
+			tell(why, n, "gpus (%d) is not dp*tp*pp*cp = %d*%d*%d*%d", pc->gpus, pc->dp, pc->tp, pc->pp,
 				 pc->cp);
 		else
-			snprintf(why, n, "gpus (%d) is not dp*tp*pp = %d*%d*%d", pc->gpus, pc->dp, pc->tp, pc->pp);
+			tell(why, n, "gpus (%d) is not dp*tp*pp = %d*%d*%d", pc->gpus, pc->dp, pc->tp, pc->pp);
 		return GS_EINVAL;
 	}
 	if (mc->doc_tokens > 0 && pc->cp > 1) {
-		snprintf(why, n, "packed documents (model.doc_tokens) with context parallelism (cp %d) are not modelled",
+		tell(why, n, "packed documents (model.doc_tokens) with context parallelism (cp %d) are not modelled",
 			 pc->cp);
 		return GS_EINVAL;
 	}

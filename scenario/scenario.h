@@ -219,7 +219,8 @@ int scenario_relayout(const struct scenario *base, int gpus, int global_batch, s
  * changed (a planner, a "what would fit" search), still obeys the layout rules scenario_load checks: tp divides
  * heads, kv_heads, hidden and ffn_hidden; a dense layer list runs tp = pp = 1; pp*virtual_stages divides the
  * layers; gpus = dp*tp*pp; the batch splits into whole micro-batches (a multiple of pp of them when
- * interleaved). 0, or GS_EINVAL with the first broken rule in why (n bytes), nothing printed. */
+ * interleaved). 0, or GS_EINVAL with the first broken rule in why (n bytes), nothing printed; why NULL: the verdict
+ * alone, no message formatted (the planner's millions of combinations). */
 int scenario_check_layout(const struct scenario *s, char *why, size_t n);
 
 /* scenario_load_hardware: hwmodel_load(s->hardware), with the errors placed at the scenario's hardware value:
