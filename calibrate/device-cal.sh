@@ -5,7 +5,9 @@
 # reference loops (calibrate/device-run.sh has them, and takes longer).
 #   calibrate/device-cal.sh           env: SUSTAIN (default 20: the power phase's warm-up, s; an H100 settles within
 #                                     7 s), SCENARIO (default scenarios/validate/t07-single.yaml: its layer GEMMs join
-#                                     the grid, as in hardware/h100x1-measured), NAME (default <gpu>x<N>)
+#                                     the grid, as in hardware/h100x1-measured), NAME (default <gpu>x<N>),
+#                                     PROFILE_ROWS (rows of validate/runner/configs.py profiled kernel by kernel
+#                                     after it: kprof.csv, kernels.csv, gaps.csv)
 # Files in $OUT: summary.txt, log.txt, NAME-measured.yaml, calibrate.txt (its log), raw.tar.gz (the raw CSVs:
 # unpack into hardware/NAME-measured/ and refit there, as calibrate/device-run.sh's header says).
 set -u
@@ -41,3 +43,10 @@ say "calibrate: exit $? ($(($(date +%s) - t0)) s)"
 grep -E "^calibrate: (phases|wrote|fit intra all_reduce)|^gpusim:|^real" "$OUT/calibrate.txt" | tee -a "$summary"
 tar -C "$work" -czf "$OUT/raw.tar.gz" raw
 say "raw: $(du -h "$OUT/raw.tar.gz" | cut -f1)"
+if [ -n "${PROFILE_ROWS:-}" ]; then
+	# where the step's GPU time goes on this lease, beside the calibration that predicts it (docs/validation.md)
+	step "kernel profile of $PROFILE_ROWS"
+	timeout 150 python3 validate/runner/kernel_profile.py --rows "$PROFILE_ROWS" --out "$OUT/kprof.csv" \
+		--kernels "$OUT/kernels.csv" --gaps "$OUT/gaps.csv" >>"$log" 2>&1
+	say "kernel_profile: exit $? ($(($(date +%s) - t0)) s)"
+fi

@@ -36,7 +36,10 @@ Sections of the CSV on stdout (one header, the section in the first column):
         `block_fwd`, `block_bwd` (host us per layer of 8 standard pre-LN GPT blocks at the same size, forward and
         backward: the classes in a mixed stream) and `mix_fwd`, `mix_bwd` (the block's time over the sum of the isolated
         class costs of its kernel-launching ops, as gpusim lists them: views, Python and interleaving different
-        ops, which the isolated chains do not have). KERNELS: kernels per op. `tp_coll` (one tensor-parallel
+        ops, which the isolated chains do not have). Every class and block is measured in 5 rounds in turn (2 with
+        --quick): each row is the median over the rounds, `mix_fwd`/`mix_bwd` the median of each round's own ratio,
+        `mix_fwd_min`, `_max` (and bwd) their spread. The host rows run first in the process, before the kernel
+        rows' profiler sessions. KERNELS: kernels per op. `tp_coll` (one tensor-parallel
         all-reduce as Megatron-style code issues it, in a mixed stream: tp_block_rows) with `block_tp_fwd`,
         `block_tp_bwd`, `block_plain_fwd`, `block_plain_bwd` (the two blocks it compares, per layer).
   memory,NAME,PARAMS,BYTES,0,0         DistributedDataParallel's own memory on a 1-rank group, for a model of PARAMS
@@ -306,9 +309,33 @@ def block_host(tokens, h, dev, layers=8, tp=False):
     return f / layers, b / layers, max(bf, bb)
 
 
-def host_class_rows(out, tokens=16, h=256, n=16):
+def host_class_rows(out, tokens=16, h=256, n=16, rounds=5):
     """Host cost of eager PyTorch by op class (the header's `host,CLASS` lines): each class timed over chains of n
-    and 4n ops on tensors of `tokens` x h (bf16), per op = the slope, fixed cost = the intercept."""
+    and 4n ops on tensors of `tokens` x h (bf16), per op = the slope, fixed cost = the intercept; and the mixed
+    stream's ratios. A lease's host drifts by 20-70 % over seconds (2026-11-27: the same block 211 and 327 us a
+    layer minutes apart in one process), so all of it is measured `rounds` times in turn and each row is the median
+    over the rounds, the ratios `mix_fwd`, `mix_bwd` the median of each round's own ratio (its block over its
+    classes, timed seconds apart), not a ratio of medians taken at different times."""
+    per_round = [host_class_round(tokens, h, n) for _ in range(rounds)]
+    res = {}
+    for name in per_round[0]:
+        per = statistics.median(r[name][0][0] for r in per_round)
+        icpt = statistics.median(r[name][0][1] for r in per_round)
+        res[name] = ((per, icpt), per_round[0][name][1], max(r[name][2] for r in per_round))
+    for name, ((per, _), kern, back) in res.items():
+        out.append(f"host,{name},{n},0,{kern},{max(0.0, per):.2f}")
+        out.append(f"host,{name}_backlog,{n},0,0,{back:.1f}")
+    # the spread of the ratios over the rounds (reported, not modelled): how far the lease's host drifted
+    for name in ("mix_fwd", "mix_bwd"):
+        v = [r[name][0][0] for r in per_round]
+        out.append(f"host,{name}_min,{n},0,0,{min(v):.2f}")
+        out.append(f"host,{name}_max,{n},0,0,{max(v):.2f}")
+    # the intercepts of the forward chains: a module's call with nothing in it (reported, not modelled)
+    out.append(f"host,fwd_chain_fixed,{n},0,0,{max(0.0, res['fwd_elementwise'][0][1]):.2f}")
+
+
+def host_class_round(tokens, h, n):
+    """One round of host_class_rows: {name: ((per op us, intercept us), kernels per op, GPU backlog us)}."""
     dev = "cuda"
     ws = [torch.nn.Parameter(torch.randn(h, h, device=dev, dtype=BF) * 0.05) for _ in range(4 * n)]
     for w in ws:
@@ -440,11 +467,7 @@ def host_class_rows(out, tokens=16, h=256, n=16):
     res["block_bwd"] = ((blk_b, 0), 0, blk_back)
     res["mix_fwd"] = ((blk_f / iso_f if iso_f > 0 else 1.0, 0), 0, 0.0)
     res["mix_bwd"] = ((blk_b / iso_b if iso_b > 0 else 1.0, 0), 0, 0.0)
-    for name, ((per, _), kern, back) in res.items():
-        out.append(f"host,{name},{n},0,{kern},{max(0.0, per):.2f}")
-        out.append(f"host,{name}_backlog,{n},0,0,{back:.1f}")
-    # the intercepts of the forward chains: a module's call with nothing in it (reported, not modelled)
-    out.append(f"host,fwd_chain_fixed,{n},0,0,{max(0.0, res['fwd_elementwise'][0][1]):.2f}")
+    return res
 
 
 def tp_block_rows(out, tokens=16, h=256, rounds=3):
@@ -534,6 +557,14 @@ def main():
     print("# torch %s, cuda %s, %s" % (torch.__version__, torch.version.cuda, torch.cuda.get_device_name(0)),
           flush=True)
     print("section,name,size,bytes,kernels,us", flush=True)
+    # the host rows first, in a fresh process: after the kernel rows (torch.profiler sessions, GiB tensors) the same
+    # probes read 1.2-1.9x slower on one lease (2026-11-27, H200: block 619 against 355 us a layer, the rows
+    # themselves run in a fresh process and agreed with the lower reading)
+    out, dist = [], None
+    if not a.no_host:
+        host_class_rows(out, tokens=a.host_tokens, rounds=2 if a.quick else 5)
+        dist = host_rows(out)
+        tp_block_rows(out, tokens=a.host_tokens, rounds=2 if a.quick else 5)
     top = 26 if a.quick else 28
     sizes = [1 << k for k in range(16, top + 1, 2)]
     for name, n, bpe, f in ([] if a.host_only else kernel_rows(sizes) + adam_rows(sizes[:-1])):
@@ -543,11 +574,6 @@ def main():
     for kind in ([] if a.host_only else ("small", "mixed")):
         g, k = gaps(kind, 800)
         print(f"gap,{kind},{k},0,{k},{g:.3f}", flush=True)
-    out, dist = [], None
-    if not a.no_host:
-        host_class_rows(out, tokens=a.host_tokens)
-        dist = host_rows(out)
-        tp_block_rows(out, tokens=a.host_tokens)
     if not a.no_memory and not a.host_only and dist is not None:
         memory_rows(out)
     for line in out:

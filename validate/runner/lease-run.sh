@@ -8,9 +8,11 @@
 #      to its kernels_torch.csv gives that calibration the lease's host (docs/validation.md says how)
 #   2. validate/runner/mp_profile.py on 2 ranks: one all-reduce call's host and GPU cost by size, and the TP
 #      all-reduce in a mixed stream on the 2-rank group -> coll-<gpu>x2.csv, tp-block-<gpu>x2.csv
-#   3. validate/runner/device-run.sh for the rows of 1 and 2 GPUs -> measured-<gpu>x2.csv, validate-runner.log
+#   3. validate/runner/device-run.sh for the rows of 1 to GPUS GPUs -> measured-<gpu>x<GPUS>.csv, validate-runner.log
+#   4. the host rows of step 1 again -> host-<gpu>-after.csv: how far this lease's host drifted over the call
 # usage: validate/runner/lease-run.sh [OUTDIR]     OUTDIR defaults to $OUT, else ./lease-out
-# env:   LEASE_BUDGET_S (default 540): the call's wall-clock budget; ROWS: rows for step 3 (default all of 1-2 GPUs)
+# env:   LEASE_BUDGET_S (default 540): the call's wall-clock budget; GPUS (default 2): the largest rows of step 3;
+#        ROWS: rows for step 3 (default all of 1 to GPUS GPUs)
 set -u
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 # NVLink multicast stays off on shared machines (see the device docs): NCCL, PyTorch and NVSHMEM.
@@ -42,6 +44,11 @@ OMP_NUM_THREADS=4 timeout -k 10 120 "$py" -m torch.distributed.run --standalone 
 	--tp-block "$out/tp-block-${gpu}x2.csv" >>"$log" 2>&1
 echo "# exit $?" >>"$log"
 rm -rf "$prof"
-echo "# 3. rows of 1 and 2 GPUs ($(left) s left)" | tee -a "$log"
-GPUS=2 VALIDATE_BUDGET_S=$(left 10) validate/runner/device-run.sh "$out"
+gpus=${GPUS:-2}
+echo "# 3. rows of 1 to $gpus GPUs ($(left) s left)" | tee -a "$log"
+GPUS=$gpus VALIDATE_BUDGET_S=$(left 70) validate/runner/device-run.sh "$out"
+echo "# 4. host rows again ($(left) s left)" | tee -a "$log"
+CUDA_VISIBLE_DEVICES=0 MASTER_PORT=29562 timeout -k 10 "$(($(left 5) < 120 ? $(left 5) : 120))" "$py" \
+	calibrate/torch_kernels.py --host-only >"$out/host-$gpu-after.csv" 2>>"$log"
+echo "# exit $?" >>"$log"
 echo "# end ($(left) s left)" | tee -a "$log"
