@@ -474,7 +474,7 @@ def tp_block_rows(out, tokens=16, h=256, rounds=3):
     """The host cost of one tensor-parallel collective as Megatron-style code issues it, in a mixed stream: the
     standard block with its f and g (two all-reduces forward, two backward, each with its autograd.Function) against
     the same block without them, on the 1-rank group of host_rows, alternated `rounds` times (median of each).
-    `host,block_tp_fwd` and `host,block_tp_bwd` per layer; `host,tp_coll` = (difference forward + backward) / 4:
+    `host,block_tp_fwd` and `host,block_tp_bwd` per layer; `host,tp_coll` = the median over the rounds of (difference forward + backward) / 4:
     one collective call, its Function pair and what interleaving them costs, which the tight loop of `all_reduce`
     does not show. A group of more ranks costs NCCL more per call (docs/calibration.md)."""
     plain_f, plain_b, tp_f, tp_b, back = [], [], [], [], 0.0
@@ -495,11 +495,14 @@ def tp_block_rows(out, tokens=16, h=256, rounds=3):
             back = max(back, bk, bk2)
     pf, pb = statistics.median(plain_f), statistics.median(plain_b)
     tf, tb = statistics.median(tp_f), statistics.median(tp_b)
+    # each round's own difference (its two blocks timed seconds apart), then the median: a difference of medians
+    # taken at different times read 70-160 us on one lease as the host drifted (2026-11-27, 4 x H200)
+    coll = statistics.median((tp_f[i] - plain_f[i] + tp_b[i] - plain_b[i]) / 4 for i in range(len(tp_f)))
     out.append(f"host,block_tp_fwd,{tokens},0,0,{tf:.2f}")
     out.append(f"host,block_tp_bwd,{tokens},0,0,{tb:.2f}")
     out.append(f"host,block_plain_fwd,{tokens},0,0,{pf:.2f}")
     out.append(f"host,block_plain_bwd,{tokens},0,0,{pb:.2f}")
-    out.append(f"host,tp_coll,{tokens},0,1,{max(0.0, (tf - pf + tb - pb) / 4):.2f}")
+    out.append(f"host,tp_coll,{tokens},0,1,{max(0.0, coll):.2f}")
     out.append(f"host,tp_coll_backlog,{tokens},0,0,{back:.1f}")
 
 

@@ -6,7 +6,7 @@
 #      classes, mixed-stream ratios, a collective's tight-loop cost on a 1-rank group, a TP all-reduce in a mixed
 #      stream) -> host-<gpu>.csv; `gpusim calibrate --refit` of a calibration's raw folder with these rows appended
 #      to its kernels_torch.csv gives that calibration the lease's host (docs/validation.md says how)
-#   2. validate/runner/mp_profile.py on 2 ranks: one all-reduce call's host and GPU cost by size, and the TP
+#   2. (GPUS >= 2) validate/runner/mp_profile.py on 2 ranks: one all-reduce call's host and GPU cost by size, and the TP
 #      all-reduce in a mixed stream on the 2-rank group -> coll-<gpu>x2.csv, tp-block-<gpu>x2.csv
 #   3. validate/runner/device-run.sh for the rows of 1 to GPUS GPUs -> measured-<gpu>x<GPUS>.csv, validate-runner.log
 #   4. the host rows of step 1 again -> host-<gpu>-after.csv: how far this lease's host drifted over the call
@@ -37,14 +37,16 @@ echo "# 1. host rows ($(left) s left)" | tee -a "$log"
 CUDA_VISIBLE_DEVICES=0 MASTER_PORT=29561 timeout -k 10 150 "$py" calibrate/torch_kernels.py --host-only \
 	>"$out/host-$gpu.csv" 2>>"$log"
 echo "# exit $?" >>"$log"
-echo "# 2. collectives and TP block on 2 ranks ($(left) s left)" | tee -a "$log"
-prof=$(mktemp -d)
-OMP_NUM_THREADS=4 timeout -k 10 120 "$py" -m torch.distributed.run --standalone --nproc_per_node=2 \
-	validate/runner/mp_profile.py --rows none --dir "$prof" --coll "$out/coll-${gpu}x2.csv" \
-	--tp-block "$out/tp-block-${gpu}x2.csv" >>"$log" 2>&1
-echo "# exit $?" >>"$log"
-rm -rf "$prof"
 gpus=${GPUS:-2}
+if [ "$gpus" -ge 2 ]; then
+	echo "# 2. collectives and TP block on 2 ranks ($(left) s left)" | tee -a "$log"
+	prof=$(mktemp -d)
+	OMP_NUM_THREADS=4 timeout -k 10 120 "$py" -m torch.distributed.run --standalone --nproc_per_node=2 \
+		validate/runner/mp_profile.py --rows none --dir "$prof" --coll "$out/coll-${gpu}x2.csv" \
+		--tp-block "$out/tp-block-${gpu}x2.csv" >>"$log" 2>&1
+	echo "# exit $?" >>"$log"
+	rm -rf "$prof"
+fi
 echo "# 3. rows of 1 to $gpus GPUs ($(left) s left)" | tee -a "$log"
 GPUS=$gpus VALIDATE_BUDGET_S=$(left 70) validate/runner/device-run.sh "$out"
 echo "# 4. host rows again ($(left) s left)" | tee -a "$log"
