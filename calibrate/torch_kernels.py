@@ -38,8 +38,7 @@ Sections of the CSV on stdout (one header, the section in the first column):
         class costs of its kernel-launching ops, as gpusim lists them: views, Python and interleaving different
         ops, which the isolated chains do not have). Every class and block is measured in 5 rounds in turn (2 with
         --quick): each row is the median over the rounds, `mix_fwd`/`mix_bwd` the median of each round's own ratio,
-        `mix_fwd_min`, `_max` (and bwd) their spread. The host rows run first in the process, before the kernel
-        rows' profiler sessions. KERNELS: kernels per op. `tp_coll` (one tensor-parallel
+        `mix_fwd_min`, `_max` (and bwd) their spread. KERNELS: kernels per op. `tp_coll` (one tensor-parallel
         all-reduce as Megatron-style code issues it, in a mixed stream: tp_block_rows) with `block_tp_fwd`,
         `block_tp_bwd`, `block_plain_fwd`, `block_plain_bwd` (the two blocks it compares, per layer).
   memory,NAME,PARAMS,BYTES,0,0         DistributedDataParallel's own memory on a 1-rank group, for a model of PARAMS
@@ -560,14 +559,6 @@ def main():
     print("# torch %s, cuda %s, %s" % (torch.__version__, torch.version.cuda, torch.cuda.get_device_name(0)),
           flush=True)
     print("section,name,size,bytes,kernels,us", flush=True)
-    # the host rows first, in a fresh process: after the kernel rows (torch.profiler sessions, GiB tensors) the same
-    # probes read 1.2-1.9x slower on one lease (2026-11-27, H200: block 619 against 355 us a layer, the rows
-    # themselves run in a fresh process and agreed with the lower reading)
-    out, dist = [], None
-    if not a.no_host:
-        host_class_rows(out, tokens=a.host_tokens, rounds=2 if a.quick else 5)
-        dist = host_rows(out)
-        tp_block_rows(out, tokens=a.host_tokens, rounds=2 if a.quick else 5)
     top = 26 if a.quick else 28
     sizes = [1 << k for k in range(16, top + 1, 2)]
     for name, n, bpe, f in ([] if a.host_only else kernel_rows(sizes) + adam_rows(sizes[:-1])):
@@ -577,6 +568,13 @@ def main():
     for kind in ([] if a.host_only else ("small", "mixed")):
         g, k = gaps(kind, 800)
         print(f"gap,{kind},{k},0,{k},{g:.3f}", flush=True)
+    # the host rows after the GPU work, as a training process issues its steps (docs/calibration.md, host: a fresh
+    # process read the same probes 1.2-1.9x faster, and the host-bound rows 23-31 % slower than that reading)
+    out, dist = [], None
+    if not a.no_host:
+        host_class_rows(out, tokens=a.host_tokens, rounds=2 if a.quick else 5)
+        dist = host_rows(out)
+        tp_block_rows(out, tokens=a.host_tokens, rounds=2 if a.quick else 5)
     if not a.no_memory and not a.host_only and dist is not None:
         memory_rows(out)
     for line in out:

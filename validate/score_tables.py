@@ -38,6 +38,19 @@ MODELS = {
                                  ["--hw", "hardware/h200x2-measured.yaml"],
                                  ["--hw", "hardware/h200x2-measured.yaml", "--gpu", "hardware/h200x1-measured.yaml"],
                                  ["--hw", "h200-sxm"]],
+    # 4 x H200 (NV18) of 2026-11-27 (asked as 4 x H100), measured on the same lease as hardware/h200x4-measured.yaml
+    # (calibrate/device-cal.sh, then validate/runner/lease-run.sh GPUS=4); then the 2 x H200 lease's calibration
+    "measured-h200x4.csv": [["--hw", "hardware/h200x4-measured.yaml"],
+                            ["--hw", "hardware/h200x2-1127-measured.yaml"],
+                            ["--hw", "h200-sxm"]],
+    # 1 x H100 of 2026-11-27, measured on the same lease as hardware/h100x1-1127-measured.yaml; then the
+    # 2026-11-25 calibration of another H100 and the preset
+    "measured-h100x1-1127.csv": [["--hw", "hardware/h100x1-1127-measured.yaml"],
+                                 ["--hw", "hardware/h100x1-measured.yaml"], ["--hw", "h100-dgx"]],
+    # a second 2 x H200 lease of 2026-11-27 (53 of the 69 rows: the call's budget ran out), measured on the same
+    # lease as hardware/h200x2-1127b-measured.yaml; then the first lease's calibration and the preset
+    "measured-h200x2-1127b.csv": [["--hw", "hardware/h200x2-1127b-measured.yaml"],
+                                  ["--hw", "hardware/h200x2-1127-measured.yaml"], ["--hw", "h200-sxm"]],
     "measured-h200x2.csv": [["--hw", "hardware/h200x2-1127-measured.yaml"],
                             ["--hw", "hardware/h200x2-measured.yaml"],
                             ["--hw", "hardware/h200x2-measured.yaml", "--gpu", "hardware/h200x1-measured.yaml"],
