@@ -475,7 +475,8 @@ def tp_block_rows(out, tokens=16, h=256, rounds=3):
     the same block without them, on the 1-rank group of host_rows, alternated `rounds` times (median of each).
     `host,block_tp_fwd` and `host,block_tp_bwd` per layer; `host,tp_coll` = the median over the rounds of
     (difference forward + backward) / 4: one collective call, its Function pair and what interleaving them costs,
-    which the tight loop of `all_reduce` does not show. A group of more ranks costs NCCL more per call (docs/calibration.md)."""
+    which the tight loop of `all_reduce` does not show. A group of more ranks costs NCCL more per call
+    (docs/calibration.md)."""
     plain_f, plain_b, tp_f, tp_b, back = [], [], [], [], 0.0
     try:
         from torch.nn.attention import SDPBackend, sdpa_kernel
