@@ -43,7 +43,7 @@ def hostless(path, tmp):
 
 def summary(name, rows):
     if not rows:
-        return "%-15s 0 rows" % name
+        return "%-15s  0 rows" % name
     a = [abs(e) for e, _ in rows]
     worst = max(rows, key=lambda r: abs(r[0]))
     return "%-15s %2d rows: median |error| %5.1f %%, max %5.1f %% (%s), signed median %+5.1f %%" % (

@@ -36,6 +36,17 @@ for f in scenarios/*.yaml scenarios/validate/*.yaml scenarios/megatron/*.yaml sc
 	"$gpusim" predict "$f" --format csv >/dev/null 2>/tmp/gpusim-validate-test.err || bad="$bad $f"
 done
 check "every shipped scenario predicts:${bad:- all}" 0 test -z "$bad"
+# validate/host_split.py: the two groups partition the table's 82 rows; with a threshold no row can pass (a step
+# 1e9 times slower with its host than without) every row is GPU-bound
+if command -v python3 >/dev/null; then
+	check "host_split runs" 0 python3 validate/host_split.py validate/measured-h200x4.csv h200-sxm "$gpusim"
+	cp /tmp/gpusim-validate-test.out /tmp/gpusim-validate-split.out
+	check "host_split partitions" 0 python3 -c "import re,sys; t=open('/tmp/gpusim-validate-split.out').read(); \
+n=[int(re.search(r'^'+g+r' +(\d+) rows', t, re.M).group(1)) for g in ('GPU-bound','host-sensitive','all')]; \
+sys.exit(not (n[0] + n[1] == n[2] == 82 and n[1] > 0))"
+	check "host_split threshold" 0 sh -c "python3 validate/host_split.py validate/measured-h200x4.csv h200-sxm \
+'$gpusim' 1e9 | grep -Eq '^host-sensitive +0 rows'"
+fi
 if command -v python3 >/dev/null && [ -e ../shared/reference/megatron-sc21.csv ]; then
 	check "gen_scenarios current" 0 python3 validate/gen_scenarios.py --check
 	check "gen_megatron current" 0 python3 validate/gen_megatron.py --check
