@@ -29,7 +29,7 @@ static const char *const model_keys[] = { "name", "type", "layers", "hidden", "h
 static const char *const train_keys[] = { "global_batch", "micro_batch", "optimizer", "master_weights",
 					  "grad_dtype", "recompute", "grad_accumulation", "host_us_per_op", "execution",
 					  "optimizer_state", "amp", "fp8", "recompute_layers", "recompute_method",
-					  "offload_layers", NULL };
+					  "offload_layers", "inputs", NULL };
 /* The physical range of every number a scenario holds (docs/scenario.md, "Ranges"); a number outside is an error
  * at its place, so a typo (layers: 1e9) fails at load, not as a 960 GB allocation. */
 static const struct yrange ranges[] = {
@@ -75,7 +75,7 @@ static const struct yrange ranges[] = {
 };
 
 static const char *const par_keys[] = { "gpus", "tp", "pp", "dp", "schedule", "virtual_stages",
-					"dp_bucket_bytes", "dp_overlap", "dp_bucket_copy", "pp_overlap", "pp_scatter_gather", "sp", "overlap_param_gather", "zero",
+					"dp_bucket_bytes", "dp_overlap", "dp_bucket_copy", "pp_overlap", "pp_keep_outputs", "pp_scatter_gather", "sp", "overlap_param_gather", "zero",
 					"ep", "etp", "first_stage_layers", "last_stage_layers", "grad_reduce_dtype",
 					"grad_compression", "shard_group", "reshard_after_forward", "cp", "cp_comm", "tp_comm_overlap",
 					NULL };
@@ -115,6 +115,14 @@ static int enum_get(struct ydoc *d, const struct ynode *map, const char *key, co
 	return ydoc_enum(d, map, key, 0, names, field);
 }
 
+/* model.dropout: a probability in [0, 1), 0 (none) by default */
+static void read_dropout(struct ydoc *d, const struct ynode *m, struct model_cfg *mc)
+{
+	mc->dropout = 0;
+	if (ydoc_double(d, m, "dropout", YD_NONNEG, &mc->dropout) == 1 && mc->dropout >= 1)
+		ydoc_error(d, ynode_get(m, "dropout"), "model.dropout: a probability in [0, 1), got %g", mc->dropout);
+}
+
 /* type: dense: the widths list (input features, then each layer's output features) and the per-layer extras. */
 static void read_dense(struct ydoc *d, const struct ynode *m, struct model_cfg *mc)
 {
@@ -148,9 +156,7 @@ static void read_dense(struct ydoc *d, const struct ynode *m, struct model_cfg *
 	mc->act = (enum activation)act;
 	enum_get(d, m, "loss", loss_names, &loss);
 	mc->loss = (enum loss_kind)loss;
-	mc->dropout = 0;
-	if (ydoc_double(d, m, "dropout", YD_NONNEG, &mc->dropout) == 1 && mc->dropout >= 1)
-		ydoc_error(d, ynode_get(m, "dropout"), "model.dropout: a probability in [0, 1), got %g", mc->dropout);
+	read_dropout(d, m, mc);
 }
 
 static void read_model(struct ydoc *d, const struct ynode *m, struct scenario *s)
@@ -165,14 +171,15 @@ static void read_model(struct ydoc *d, const struct ynode *m, struct scenario *s
 	if (mc->type == MODEL_DENSE) {
 		read_dense(d, m, mc);
 	} else {
-		static const char *const dense_only[] = { "widths", "bias", "activation", "dropout", "loss" };
-		for (int i = 0; i < 5; i++) {
+		static const char *const dense_only[] = { "widths", "bias", "activation", "loss" };
+		for (int i = 0; i < 4; i++) {
 			const struct ynode *v = ynode_get(m, dense_only[i]);
 			if (v)
 				ydoc_error(d, v, "model.%s: only for type: dense (a layer list)", dense_only[i]);
 		}
 		ydoc_int(d, m, "layers", YD_REQUIRED | YD_POSITIVE, &mc->layers);
 		ydoc_int(d, m, "hidden", YD_REQUIRED | YD_POSITIVE, &mc->hidden);
+		read_dropout(d, m, mc);  /* after the attention and MLP outputs: their masks (sim/memory.c) */
 	}
 	if (mc->type == MODEL_TRANSFORMER) {
 		ydoc_int(d, m, "heads", YD_REQUIRED | YD_POSITIVE, &mc->heads);
@@ -252,6 +259,10 @@ static void read_training(struct ydoc *d, const struct ynode *t, struct scenario
 	int accum = 0;
 	enum_get(d, t, "grad_accumulation", accum_names, &accum);
 	tc->grad_accum_add = accum == 1;
+	static const char *const inputs_names[] = { "streamed", "staged", NULL };
+	int inputs = 0;
+	enum_get(d, t, "inputs", inputs_names, &inputs);
+	tc->staged_inputs = inputs == 1;
 	int state = DT_FP32;
 	enum_get(d, t, "optimizer_state", dtype_names, &state);
 	tc->state_dtype = (enum dtype)state;
@@ -305,8 +316,9 @@ static void read_parallel(struct ydoc *d, const struct ynode *p, struct scenario
 	ydoc_bool(d, p, "dp_overlap", 0, &pc->dp_overlap);
 	pc->dp_bucket_copy = false;
 	ydoc_bool(d, p, "dp_bucket_copy", 0, &pc->dp_bucket_copy);
-	pc->pp_overlap = false;
+	pc->pp_overlap = pc->pp_keep_outputs = false;
 	ydoc_bool(d, p, "pp_overlap", 0, &pc->pp_overlap);
+	ydoc_bool(d, p, "pp_keep_outputs", 0, &pc->pp_keep_outputs);
 	pc->pp_scatter_gather = false;
 	ydoc_bool(d, p, "pp_scatter_gather", 0, &pc->pp_scatter_gather);
 	pc->sp = false;

@@ -105,6 +105,10 @@ struct train_cfg {
 	bool grad_accum_add;       /* gradients of every micro-batch are added into the gradient buffer by a separate
 				    * pass (PyTorch autograd); false (default): the weight-gradient GEMMs accumulate
 				    * in place (Megatron-LM's gradient_accumulation_fusion) */
+	bool staged_inputs;        /* training.inputs: staged: every rank allocates the step's micro-batch inputs
+				    * (and, without a vocabulary, their output gradients) before the step and holds
+				    * them through it, as a benchmark feeding synthetic activations does; false
+				    * (streamed, default): one micro-batch's at a time */
 	enum dtype state_dtype;    /* optimizer state (Adam's two moments, SGD's momentum): DT_FP32 (default) or
 				    * DT_BF16 */
 	bool amp;                  /* PyTorch AMP: fp32 parameters, gradients and optimizer (no separate master),
@@ -137,6 +141,9 @@ struct parallel_cfg {
 				 * gradients live in the buckets, as Megatron-LM's contiguous buffer) */
 	bool pp_overlap;        /* pipeline sends overlap compute (default false: the compute stream waits for its
 				 * own sends to finish, as Megatron-LM's batched isend/irecv + wait does) */
+	bool pp_keep_outputs;   /* a stage keeps each micro-batch's sent output until its backward, as a plain
+				 * PyTorch pipeline does (default false: freed after the send, Megatron-LM's
+				 * deallocate_pipeline_outputs; the autograd graph stays) */
 	int zero;               /* ZeRO stage over the DP group: 0 none, 1 optimizer state, 2 + gradients, 3 + weights
 				 * (FSDP's full sharding); default 0 */
 	int ep;                 /* expert parallelism: the routed experts are split over ep ranks of the tp*dp ranks

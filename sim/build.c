@@ -1007,6 +1007,8 @@ static void stage_memory(const struct ctx *c, struct stage_info *info, int zero,
 	peak += cp_transient_bytes(sc) + overlap_buffer_bytes(sc);
 	if (offload_n(c) > 0)  /* a layer on its way out and one reloaded */
 		peak += 2 * offload_bytes(c);
+	/* the in-flight outputs, the arriving gradient, the backward's widest temporaries, staged inputs */
+	peak += mem_stage_extra_bytes(sc, sc->par.tp, c->s, c->p, (peak_units + c->v - 1) / c->v);
 	info->weights = params * mem_weight_bytes_per_param(sc);
 	if (fp8_on(sc) && sc->model.type == MODEL_TRANSFORMER)  /* the FP8 weight pairs of the linear layers */
 		info->weights += c->v * c->Lv * layer_linear_params_local(c) * fp8_weight_extra_bytes_per_param(sc);

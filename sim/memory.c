@@ -21,10 +21,13 @@ double mem_layer_full_act_bytes(const struct scenario *sc, int tp)
 	 * inputs of the norms, of QKV and of fc1 and the dropout masks; the backward gathers QKV's and fc1's
 	 * input again for their weight gradients instead of keeping it whole */
 	double rep = sc->par.sp && tp > 1 ? 1.0 / tp : 1.0;
+	/* model.dropout > 0: the 1-byte masks of the hidden dropout after the attention and MLP outputs (none by
+	 * default: the reference rows measured without them, docs/validation.md) */
+	double mask = m->dropout > 0 ? T * h * rep : 0;
 	double mlp = T * h * xe * rep   /* fc1 input (replicated; SP: split) */
 		   + T * f_in * e       /* activation input = fc1 output */
 		   + T * f * xe         /* fc2 input */
-		   + T * h * rep;       /* dropout mask */
+		   + mask;
 	if (m->ffn == FFN_SWIGLU && sc->train.exec != EXEC_COMPILED)
 		mlp += T * f * e;       /* eager: silu's output, saved by the product */
 	if (m->moe.experts > 0)
@@ -37,7 +40,7 @@ double mem_layer_full_act_bytes(const struct scenario *sc, int tp)
 	double attn = T * h * xe * rep   /* QKV input (replicated; SP: split) */
 		    + (q + kv) * qe      /* Q, K, V */
 		    + q * xe             /* attention output = proj input */
-		    + T * h * rep;       /* dropout mask */
+		    + mask;
 	if (m->flash_attention)
 		attn += T * heads * 4 + cp_saved_bytes(sc);  /* softmax log-sum-exp, fp32 (CP ring: one per step) */
 	else
@@ -118,6 +121,34 @@ double mem_dense_act_bytes(const struct scenario *sc)
 			b += T * o * e;
 		if (m->dropout > 0)
 			b += T * o;
+	}
+	return b;
+}
+
+double mem_stage_extra_bytes(const struct scenario *sc, int tp, int stage, int nstages, int held)
+{
+	const struct model_cfg *m = &sc->model;
+	if (m->type == MODEL_DENSE)  /* a layer list of its own widths: not measured */
+		return 0;
+	double T = scenario_rank_tokens(sc), e = dtype_bytes(m->dtype), h = m->hidden;
+	double th = T * h * e / (sc->par.sp && tp > 1 ? tp : 1);  /* one hidden-state tensor of a micro-batch */
+	bool first = stage == 0, last = stage == nstages - 1, vocab = m->vocab > 0;
+	double f = (double)m->ffn_hidden / tp, f_in = m->ffn == FFN_SWIGLU ? 2 * f : f;
+	if (m->moe.experts > 0)  /* the dense MLP's width is not what the layer runs: the bwd term is MoE's own */
+		f = f_in = 0;
+	/* outputs in flight: the step's own without a loss; a stage's sent ones where the pipeline keeps them */
+	bool kept = last ? !vocab : sc->par.pp_keep_outputs;
+	double b = (kept ? held * th : 0)
+		 + th + (!first ? th : 0)           /* the arriving gradient; the input's, sent back */
+		 + T * f * e;                       /* the MLP's hidden gradient */
+	if (sc->train.grad_accum_add)
+		b += f_in * h * e;                  /* fc1's weight gradient before its add */
+	if (sc->train.staged_inputs) {
+		double n = scenario_num_microbatches(sc);
+		if (vocab)
+			b += n * T * 16;
+		else
+			b += 2 * n * th - (first ? held * th : 0) - (last ? th : 0);
 	}
 	return b;
 }

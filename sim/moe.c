@@ -193,7 +193,7 @@ double moe_mlp_act_bytes(const struct scenario *sc, double tokens, double xe)
 		 + rows * fe * xe             /* expert fc2 input */
 		 + eager * rows * fe * e      /* eager SwiGLU: silu's output */
 		 + rows * h * e               /* expert output, for the weighted unpermute */
-		 + tokens * h;                /* dropout mask */
+		 + (sc->model.dropout > 0) * tokens * h;  /* dropout mask */
 	if (S > 0)
 		b += tokens * S * (1 + swiglu) * e + tokens * S * xe + eager * tokens * S * e;
 	return b;

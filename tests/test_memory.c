@@ -17,6 +17,57 @@ static void load(struct scenario *s, const char *model, const char *train)
 	CHECK_INT(rc, 0);
 }
 
+static void load_par(struct scenario *s, const char *model, const char *train, const char *par)
+{
+	char buf[1024];
+	snprintf(buf, sizeof buf, "name: t\nmodel: {%s}\ntraining: {global_batch: 8, micro_batch: 2, %s}\n"
+		 "parallel: {%s}\nhardware: h100-dgx\n", model, train, par);
+	CHECK_INT(scenario_load_string("t.yaml", buf, NULL, s), 0);
+}
+
+/* What a stage holds beside its saved activations (mem_stage_extra_bytes), by hand: micro-batches of 2
+ * sequences of 8 tokens, T = 16, h = 64, f = 256, bf16. One hidden-state tensor th = T*h*2 = 2,048 B; the MLP's
+ * hidden gradient T*f*2 = 8,192 B; fc1's weight gradient f*h*2 = 32,768 B (SwiGLU: 2f*h*2 = 65,536 B). */
+static void test_stage_extra(void)
+{
+	struct scenario s;
+	const char *m = "layers: 4, hidden: 64, heads: 4, seq: 8, ffn_hidden: 256, dtype: bf16";
+	/* one stage, one micro-batch in flight: its output and its arriving gradient, and the hidden gradient */
+	load_par(&s, m, "grad_accumulation: fused", "gpus: 1");
+	CHECK_NEAR(mem_stage_extra_bytes(&s, 1, 0, 1, 1), 2048 + 2048 + 8192, 0);
+	/* PyTorch's accumulation into an existing .grad computes fc1's weight gradient first */
+	load_par(&s, m, "grad_accumulation: add", "gpus: 1");
+	CHECK_NEAR(mem_stage_extra_bytes(&s, 1, 0, 1, 1), 12288 + 32768, 0);
+	/* staged: 4 micro-batches' inputs and output gradients (8 x th), less the input the first norm saves and the
+	 * gradient counted as arriving */
+	load_par(&s, m, "grad_accumulation: add, inputs: staged", "gpus: 1");
+	CHECK_NEAR(mem_stage_extra_bytes(&s, 1, 0, 1, 1), 45056 + 8 * 2048 - 2048 - 2048, 0);
+	/* two stages under 1F1B: the first receives a gradient, and frees its 2 sent outputs (Megatron-LM) or keeps
+	 * them (pp_keep_outputs); the last keeps its 1 (no loss) and sends its input's gradient back */
+	load_par(&s, m, "grad_accumulation: fused", "gpus: 2, pp: 2");
+	CHECK_NEAR(mem_stage_extra_bytes(&s, 1, 0, 2, 2), 2048 + 8192, 0);
+	CHECK_NEAR(mem_stage_extra_bytes(&s, 1, 1, 2, 1), 2048 + 2048 + 2048 + 8192, 0);
+	load_par(&s, m, "grad_accumulation: fused", "gpus: 2, pp: 2, pp_keep_outputs: true");
+	CHECK_NEAR(mem_stage_extra_bytes(&s, 1, 0, 2, 2), 2 * 2048 + 2048 + 8192, 0);
+	/* TP 2 splits the MLP's hidden width (4,096 B); with SP also the hidden states (1,024 B each) */
+	load_par(&s, m, "grad_accumulation: fused", "gpus: 2, tp: 2");
+	CHECK_NEAR(mem_stage_extra_bytes(&s, 2, 0, 1, 1), 2048 + 2048 + 4096, 0);
+	load_par(&s, m, "grad_accumulation: fused", "gpus: 2, tp: 2, sp: true");
+	CHECK_NEAR(mem_stage_extra_bytes(&s, 2, 0, 1, 1), 1024 + 1024 + 4096, 0);
+	/* SwiGLU: fc1 is 2f wide, its weight gradient twice GeLU's; the hidden gradient stays T*f */
+	load_par(&s, "layers: 4, hidden: 64, heads: 4, seq: 8, ffn: swiglu, ffn_hidden: 256, dtype: bf16",
+		 "grad_accumulation: add", "gpus: 1");
+	CHECK_NEAR(mem_stage_extra_bytes(&s, 1, 0, 1, 1), 2048 + 2048 + 8192 + 65536, 0);
+	/* a vocabulary: the head keeps the last stage's output; staged inputs are token ids and targets, 16 B a
+	 * token: 4 x 16 x 16 */
+	load_par(&s, "layers: 4, hidden: 64, heads: 4, seq: 8, ffn_hidden: 256, vocab: 100, dtype: bf16",
+		 "grad_accumulation: fused, inputs: staged", "gpus: 1");
+	CHECK_NEAR(mem_stage_extra_bytes(&s, 1, 0, 1, 1), 2048 + 8192 + 1024, 0);
+	/* a dense layer list: nothing (not measured) */
+	load_par(&s, "type: dense, widths: [64, 32, 10]", "grad_accumulation: add", "gpus: 1");
+	CHECK_NEAR(mem_stage_extra_bytes(&s, 1, 0, 1, 1), 0, 0);
+}
+
 int main(void)
 {
 	struct scenario s;
@@ -79,11 +130,13 @@ int main(void)
 		struct build b;
 		CHECK_INT(scenario_load_hardware(&s, &hw), 0);
 		CHECK_INT(build_programs(&s, hw, 0, &b), 0);
-		CHECK_NEAR(b.stages[0].activations, 2 * mem_layer_act_bytes(&s, 1) + 16 * 64 * 2 + 16 * 1000 * 12.0,
-			   1e-12);
+		CHECK_NEAR(b.stages[0].activations, 2 * mem_layer_act_bytes(&s, 1) + 16 * 64 * 2 + 16 * 1000 * 12.0 +
+			   mem_stage_extra_bytes(&s, 1, 0, 1, 1), 1e-12);
 		build_release(&b);
 		hwmodel_free(hw);
 	}
+
+	test_stage_extra();
 
 	/* amp with bf16 optimizer state is allowed; amp with bf16 gradients is not */
 	char buf[512];

@@ -11,6 +11,7 @@
 #include <string.h>
 #include "sim/build.h"
 #include "sim/engine.h"
+#include "sim/memory.h"
 #include "sim/predict.h"
 #include "sim/ops.h"
 #include "capture.h"
@@ -337,14 +338,17 @@ int main(void)
 	CHECK_NEAR(r.breakdown_s.pipeline_bubble, (p - 1) * 2 * (tf + tb), 1e-6);
 	CHECK_NEAR(r.breakdown_s.compute, m * 2 * (tf + tb), TICK_REL);
 	CHECK_INT(r.peak_inflight_microbatches, m);
-	double gpipe_act = r.mem.activations;
+	/* beside its micro-batches' saved tensors a stage holds its in-flight outputs and gradients
+	 * (mem_stage_extra_bytes): under GPipe every stage holds m, and the worst is the last (no loss: it keeps
+	 * its m outputs); under 1F1B the first, with p */
+	double gpipe_act = r.mem.activations - mem_stage_extra_bytes(&s, 1, p - 1, p, m);
 
 	/* 1F1B: same time, stage 0 holds p micro-batches */
 	make_sc(&s, 8, m, 1, p, 1, SCHED_1F1B, 1);
 	CHECK_INT(predict_run(&s, &hw, NULL, &r), 0);
 	CHECK_NEAR(r.step_time_s, (m + p - 1) * 2 * (tf + tb) + t_opt, 1e-9);
 	CHECK_INT(r.peak_inflight_microbatches, p);
-	CHECK_NEAR(r.mem.activations, gpipe_act * p / m, 1e-12);
+	CHECK_NEAR(r.mem.activations - mem_stage_extra_bytes(&s, 1, 0, p, p), gpipe_act * p / m, 1e-12);
 
 	/* interleaved, v = 2: the bubble is divided by v */
 	make_sc(&s, 8, m, 1, p, 1, SCHED_INTERLEAVED, 2);

@@ -100,10 +100,13 @@ int main(void)
 	CHECK(op(b, nb, "tp_allgather_mlp_bwd") && op(b, nb, "tp_reducescatter_mlp_bwd"));
 
 	/* activations per layer (Korthikanti et al. 2022, Table 2): what TP replicates, SP splits over tp = 2:
-	 * the inputs of QKV and fc1 (T*h*e each), the two dropout masks (T*h bytes each) and the two norms'
-	 * inputs (T*h*e each): 4*T*h*e + 2*T*h = 4*131072 + 2*65536 = 655360 B, of which SP keeps half, so the
-	 * layer holds 327680 B less */
+	 * the inputs of QKV and fc1 (T*h*e each) and the two norms' inputs (T*h*e each): 4*T*h*e = 4*131072 =
+	 * 524288 B, of which SP keeps half, so the layer holds 262144 B less; with model.dropout also the two
+	 * dropout masks (T*h bytes each): 655360 B, 327680 B less */
+	CHECK_NEAR(mem_layer_full_act_bytes(&s0, 2) - mem_layer_full_act_bytes(&s1, 2), 262144, 1e-6);
+	s0.model.dropout = s1.model.dropout = 0.1;
 	CHECK_NEAR(mem_layer_full_act_bytes(&s0, 2) - mem_layer_full_act_bytes(&s1, 2), 327680, 1e-6);
+	s0.model.dropout = s1.model.dropout = 0;
 	/* full recompute keeps the layer's input: T*h*e = 131072 B, with SP its half */
 	s0.train.recompute = s1.train.recompute = RECOMPUTE_FULL;
 	CHECK_NEAR(mem_layer_act_bytes(&s0, 2), 131072, 0);

@@ -62,8 +62,11 @@ def scenario_text(r, hw):
         par = par.replace("dp_overlap: true", "dp_overlap: false")
     elif r["dp"] > 1:  # torch DDP with gradient_as_bucket_view=False copies gradients into buckets and back
         par = par.replace("dp_overlap: true", "dp_overlap: true, dp_bucket_copy: true")
-    if r["pp"] > 1:  # the runner's compute stream waits for each batched send/recv, as Megatron-LM's does
-        par = par.replace("}", ", pp_overlap: false}")
+    if r["pp"] > 1:  # the runner's compute stream waits for each batched send/recv, as Megatron-LM's does, and
+        # keeps each sent output until its backward (Megatron-LM frees it)
+        par = par.replace("}", ", pp_overlap: false, pp_keep_outputs: true}")
+    # inputs: staged - the runner draws every micro-batch's input and output gradient (token ids and targets with
+    # a vocabulary) before the step and holds them through it, on every rank
     note = ""
     if r["gpus"] > 2 and hw == NODE_PRESET:
         note = ("# Hardware: the %s preset until this is generated again with the model measured on a host of\n"
@@ -75,7 +78,7 @@ def scenario_text(r, hw):
         "name: %s\n"
         "model: %s\n"
         "training: {global_batch: %d, micro_batch: %d, optimizer: adam, master_weights: fp32, grad_dtype: bf16, "
-        "recompute: none, grad_accumulation: add}\n"
+        "recompute: none, grad_accumulation: add, inputs: staged}\n"
         "parallel: %s\n"
         "%s"
         "hardware: %s\n"

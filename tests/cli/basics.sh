@@ -56,14 +56,14 @@ run predict "$scen" "$scen"
 expect_rc 2 "two scenario files"
 
 # a job that does not fit: exit 0 with a warning and the single changes that would fit (each simulated;
-# tests/data/unfit_8gpu.yaml derives 154.0 and 60.2 GB by hand); --require-fit makes it exit 1
+# tests/data/unfit_8gpu.yaml derives 153.1 and 59.3 GB by hand); --require-fit makes it exit 1
 run predict tests/data/unfit_8gpu.yaml
 expect_rc 0 "unfit job"
-expect_err "^gpusim: warning: does not fit: needs 154.0 GB per GPU, the GPU has 85.5 GB$" "unfit job"
-expect_err "^gpusim:     parallel.zero: 1 +60.2 GB per GPU" "unfit job: ZeRO-1 fits"
+expect_err "^gpusim: warning: does not fit: needs 153.1 GB per GPU, the GPU has 85.5 GB$" "unfit job"
+expect_err "^gpusim:     parallel.zero: 1 +59.3 GB per GPU" "unfit job: ZeRO-1 fits"
 run predict tests/data/unfit_8gpu.yaml --require-fit
 expect_rc 1 "--require-fit"
-expect_err "^gpusim: does not fit: needs 154.0 GB per GPU, the GPU has 85.5 GB \(--require-fit\)$" "--require-fit"
+expect_err "^gpusim: does not fit: needs 153.1 GB per GPU, the GPU has 85.5 GB \(--require-fit\)$" "--require-fit"
 
 # two hardware models: predict refuses and names the command that compares them
 run predict "$scen" --hw h100-dgx --hw a100-dgx
