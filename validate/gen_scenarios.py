@@ -78,12 +78,12 @@ def scenario_text(r, hw):
         "name: %s\n"
         "model: %s\n"
         "training: {global_batch: %d, micro_batch: %d, optimizer: adam, master_weights: fp32, grad_dtype: bf16, "
-        "recompute: none, grad_accumulation: add, inputs: staged}\n"
+        "recompute: none, grad_accumulation: add, inputs: staged%s}\n"
         "parallel: %s\n"
         "%s"
         "hardware: %s\n"
         % (r["label"], what, r["m"], r["mb"], r["label"], model, r["gb"], r["mb"],
-           par, note, hw))
+           ", execution: compiled" if r["execution"] == "compiled" else "", par, note, hw))
 
 
 def main():

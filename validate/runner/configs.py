@@ -28,6 +28,10 @@ What the runner does for every transformer row (and what each scenario says):
     and gradients move by NCCL send/recv and the compute stream waits for each transfer.
 MLP rows: per layer Linear(hidden, ffn_hidden) -> GeLU -> Linear(ffn_hidden, hidden), no biases, no norm, no
 residual; a sample is one token (seq 1).
+A mode ending in "-compiled" (single-compiled, dp2-compiled) runs the same work under torch.compile (default
+mode: Inductor fuses the elementwise ops, GEMMs stay cuBLAS and attention the flash kernel; the DDP module is
+compiled whole); its scenario says `execution: compiled`, and its baseline is the config's single-compiled row.
+Issue 11 asks for such rows; not yet measured (2026-11-27).
 """
 
 DP_BUCKET_BYTES = 25 * 1024 * 1024   # torch DDP bucket_cap_mb=25 is MiB
@@ -39,7 +43,7 @@ TIMED_STEPS = 10
 TRANSFORMERS = [
     # id    layers hidden heads kv  ffn      ffn_hidden seq   mb gb vocab modes
     dict(id="t01", layers=8,  hidden=1024, heads=16, seq=1024, mb=8, gb=32,
-         modes=["single", "dp2", "tp2", "pp2-gpipe", "pp2-1f1b"]),
+         modes=["single", "dp2", "tp2", "pp2-gpipe", "pp2-1f1b", "single-compiled"]),
     dict(id="t02", layers=8,  hidden=1024, heads=16, seq=2048, mb=4, gb=16,
          modes=["single", "dp2", "pp2-1f1b"]),
     dict(id="t03", layers=12, hidden=1024, heads=16, seq=4096, mb=1, gb=8,
@@ -47,13 +51,14 @@ TRANSFORMERS = [
     dict(id="t04", layers=8,  hidden=1024, heads=16, seq=1024, mb=1, gb=16,
          modes=["single", "dp2", "pp2-gpipe", "pp2-1f1b"]),
     dict(id="t05", layers=4,  hidden=1024, heads=16, seq=1024, mb=1, gb=1,
-         modes=["single", "tp2", "pp2-1f1b"]),
+         modes=["single", "tp2", "pp2-1f1b", "single-compiled"]),
     dict(id="t06", layers=12, hidden=1536, heads=12, seq=2048, mb=2, gb=16,
          modes=["single", "dp2", "tp2"]),
     dict(id="t07", layers=8,  hidden=2048, heads=16, seq=2048, mb=4, gb=16,
          modes=["single", "dp2", "tp2", "pp2-gpipe", "pp2-1f1b",
                 "dp4", "pp4-gpipe", "pp4-1f1b", "dp2-tp2", "tp2-pp2-1f1b",
-                "dp8", "dp4-tp2", "dp2-tp2-pp2-1f1b"], mb_by_mode={"dp8": 2}),
+                "dp8", "dp4-tp2", "dp2-tp2-pp2-1f1b", "single-compiled", "dp2-compiled"],
+         mb_by_mode={"dp8": 2}),
     dict(id="t08", layers=8,  hidden=2048, heads=16, seq=1024, mb=8, gb=32,
          modes=["single", "dp2", "pp2-1f1b"]),
     dict(id="t09", layers=8,  hidden=2048, heads=16, seq=4096, mb=2, gb=8,
@@ -79,7 +84,7 @@ TRANSFORMERS = [
          modes=["single", "dp2", "tp2"]),
     # grouped-query attention with SwiGLU (Llama-style block, still LayerNorm and biases)
     dict(id="t17", layers=8,  hidden=2048, heads=16, kv_heads=4, ffn="swiglu", ffn_hidden=5632, seq=2048,
-         mb=2, gb=8, modes=["single", "dp2", "tp2"]),
+         mb=2, gb=8, modes=["single", "dp2", "tp2", "single-compiled"]),
     # embedding, tied head and cross-entropy over a 32768-token vocabulary
     dict(id="t18", layers=8,  hidden=2048, heads=16, seq=2048, mb=2, gb=8, vocab=32768,
          modes=["single", "dp2"]),
@@ -95,17 +100,21 @@ MLPS = [
     dict(id="m01", layers=4, hidden=512,  ffn_hidden=512,  gb=256,  mb=256,
          modes=["single", "dp2"], mb_by_mode={"dp2": 128}),
     dict(id="m02", layers=4, hidden=1024, ffn_hidden=1024, gb=1024, mb=1024,
-         modes=["single", "dp2", "dp4", "dp8"], mb_by_mode={"dp2": 512, "dp4": 256, "dp8": 128}),
+         modes=["single", "dp2", "dp4", "dp8", "single-compiled", "dp2-compiled"],
+         mb_by_mode={"dp2": 512, "dp4": 256, "dp8": 128, "dp2-compiled": 512}),
 ]
 
 
 def parse_mode(mode):
-    """'single', 'dp2', 'tp2', 'pp2-gpipe', 'dp2-tp2-pp2-1f1b' -> dict(dp, tp, pp, schedule)."""
-    out = dict(dp=1, tp=1, pp=1, schedule="1f1b")
-    if mode == "single":
-        return out
+    """'single', 'dp2', 'tp2', 'pp2-gpipe', 'dp2-tp2-pp2-1f1b', 'dp2-compiled' -> dict(dp, tp, pp, schedule,
+    execution)."""
+    out = dict(dp=1, tp=1, pp=1, schedule="1f1b", execution="eager")
     for tok in mode.split("-"):
-        if tok in ("gpipe", "1f1b"):
+        if tok == "single":
+            continue
+        if tok == "compiled":
+            out["execution"] = "compiled"
+        elif tok in ("gpipe", "1f1b"):
             out["schedule"] = tok
         elif tok[:2] in ("dp", "tp", "pp") and tok[2:].isdigit() and int(tok[2:]) >= 1:
             out[tok[:2]] = int(tok[2:])
@@ -122,7 +131,9 @@ def _row(cfg, mode, kind):
     r["kind"] = kind
     r["mode"] = mode
     r["label"] = "%s-%s" % (cfg["id"], mode)
-    r["baseline"] = "" if mode == "single" else "%s-single" % cfg["id"]
+    compiled = par["execution"] == "compiled"
+    single = mode in ("single", "single-compiled")
+    r["baseline"] = "" if single else "%s-single%s" % (cfg["id"], "-compiled" if compiled else "")
     r.update(par)
     r["gpus"] = par["dp"] * par["tp"] * par["pp"]
     r["mb"] = cfg.get("mb_by_mode", {}).get(mode, cfg["mb"])
@@ -146,6 +157,8 @@ def _row(cfg, mode, kind):
             raise ValueError("%s: vocab > 0 is implemented for single GPU and DP only" % r["label"])
     elif r["tp"] > 1 or r["pp"] > 1:
         raise ValueError("%s: MLP rows run single GPU or DP only" % r["label"])
+    if r["execution"] == "compiled" and (r["tp"] > 1 or r["pp"] > 1):
+        raise ValueError("%s: compiled rows run single GPU or DP only" % r["label"])
     return r
 
 
@@ -187,12 +200,16 @@ def flops_per_step(r):
 
 
 def select(spec="all", rows_=None):
-    """Rows named by spec: "all", or a comma list of labels and config ids (t07-dp4, t07), in run order."""
+    """Rows named by spec, in run order: "all" (the eager rows: torch.compile's rows take minutes to compile, so
+    a lease runs them on purpose), "compiled" (the compiled rows), "everything", or a comma list of labels and
+    config ids (t07-dp4, t07: a config id names its eager rows)."""
     rs = rows() if rows_ is None else rows_
-    if spec == "all":
+    if spec == "everything":
         return rs
+    if spec in ("all", "compiled"):
+        return [r for r in rs if (r["execution"] == "compiled") == (spec == "compiled")]
     want = set(spec.split(","))
-    return [r for r in rs if r["label"] in want or r["id"] in want]
+    return [r for r in rs if r["label"] in want or (r["id"] in want and r["execution"] == "eager")]
 
 
 def multi_gpu_labels(lo, hi, spec="all"):

@@ -50,7 +50,7 @@ sys.exit(1 if bad or n == 0 else 0)
 PY
 # every row of the checked world sizes gave a checksum (a row that failed on every rank prints none)
 want=$(cd "$here" && "$py" -c 'import sys, configs; w = set(map(int, sys.argv[1:]))
-print(sum(1 for r in configs.rows() if r["gpus"] in w))' $ranks)
+print(sum(1 for r in configs.select("all") if r["gpus"] in w))' $ranks)
 got=$(cat "${outs[@]}" | grep -c '^CHECK ' || true)
 if [ "$got" != "$want" ]; then
 	echo "checksums for $got rows of $ranks processes, expected $want"

@@ -363,6 +363,11 @@ class Row:
             kw = {} if args.cpu else {"device_ids": [device.index]}
             self.ddp = DDP(self.model, process_group=lay.dp_group, broadcast_buffers=False,
                            bucket_cap_mb=configs.DP_BUCKET_BYTES / 2**20, gradient_as_bucket_view=False, **kw)
+        self.net = self.ddp if self.ddp is not None else self.model
+        if r["execution"] == "compiled" and not args.cpu:
+            # torch.compile's default mode over the module the step calls (DDP's too: its DDPOptimizer splits
+            # the graph at the buckets); it compiles in the warm-up steps, which are not timed
+            self.net = torch.compile(self.net)
         # inputs and output gradients of this replica's micro-batches, drawn per sample from the sample's
         # global index, so every layout (and micro-batch size) sees the same data. The output gradient is
         # that of a loss averaged over the global batch: 1/(m*mb) per sample (DDP divides by dp).
@@ -390,7 +395,7 @@ class Row:
     # -- pieces ---------------------------------------------------------------------------------------------
 
     def _net(self):
-        return self.ddp if self.ddp is not None else self.model
+        return self.net
 
     def _p2p(self, send_prev=None, send_next=None, recv_prev=False, recv_next=False):
         lay, ops, got_prev, got_next = self.lay, [], None, None
