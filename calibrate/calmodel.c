@@ -444,6 +444,44 @@ static unsigned build_rest(const struct calib *c, const struct cal_base *b, bool
 	return parts;
 }
 
+/* --kernels torch: the host section from the probe's rows (a collective call's enqueue, the eager op classes, a
+ * TP collective as a step issues it); false without them (the base's host stays). */
+static bool host_from_probe(const struct calib *c, struct hwmodel *hw)
+{
+	double coll_us, op_us, call_us, mf, mb, tp, lo, hi;
+	if (!torchkern_coll_us(c, &coll_us, &op_us, &call_us))
+		return false;
+	hw->host.mode[EXEC_EAGER].coll_us = hw->host.mode[EXEC_COMPILED].coll_us = coll_us;
+	char src[400];
+	snprintf(src, sizeof src, "coll_us measured (NCCL all_reduce %.1f - eager op %.1f us); %.200s", call_us, op_us,
+		 hw->host.source[0] ? hw->host.source : "the rest not measured");
+	set_str(hw->host.source, sizeof hw->host.source, src);
+	struct hw_host_cost *e = &hw->host.mode[EXEC_EAGER];
+	if (!torchkern_host(c, e, &mf, &mb))  /* the eager op classes */
+		return true;
+	char mix[64];
+	int n = snprintf(mix, sizeof mix, "mix x%.2f/x%.2f", mf, mb);
+	if (torchkern_mix_spread(c, &lo, &hi)) {
+		snprintf(mix + n, sizeof mix - n, ", rounds x%.2f-%.2f", lo, hi);
+		if (hi > 1.5 * lo)  /* single rounds this far apart: the host drifted while it was measured */
+			diag_warning("calibrate: the host drifted while its probe ran (the mixed-stream ratio x%.2f to x%.2f "
+				     "over its rounds; the median x%.2f is kept): predictions of host-bound steps carry that "
+				     "spread (docs/calibration.md)", lo, hi, mf);
+	}
+	if (torchkern_tp_coll(c, &tp)) {
+		/* a collective as a training step issues it (Megatron's f/g in a mixed stream), not the tight loop of
+		 * one all_reduce: op_us + coll_us is that call */
+		e->coll_us = fmax(0, round((tp - e->op_us) * 100) / 100);
+		snprintf(src, sizeof src, "measured: op classes (%s), coll_us = TP call in a block %.1f - op %.1f us; "
+			 "step, bucket: base", mix, tp, e->op_us);
+	} else {
+		snprintf(src, sizeof src, "measured: eager op classes (%s), coll_us (all_reduce %.1f - op %.1f us); step, "
+			 "bucket: base", mix, call_us, op_us);
+	}
+	set_str(hw->host.source, sizeof hw->host.source, src);
+	return true;
+}
+
 int calmodel_build(const struct calib *c, const struct calmodel_opts *o, struct calmodel *m)
 {
 	const struct cal_base *b = o->base && o->base->loaded ? o->base : NULL;
@@ -477,31 +515,8 @@ int calmodel_build(const struct calib *c, const struct calmodel_opts *o, struct 
 	m->wo.parts = build_rest(c, b, bp != NULL, hw, &host);
 	if (sustain_power(c, b, &hw->gpu))  /* the power phase (--sustain): gpu.power is measured */
 		m->wo.parts |= HWW_POWER;
-	double coll_us, op_us, call_us;
-	if (torchkern_coll_us(c, &coll_us, &op_us, &call_us)) {  /* --kernels torch: a collective call's enqueue */
-		hw->host.mode[EXEC_EAGER].coll_us = hw->host.mode[EXEC_COMPILED].coll_us = coll_us;
-		char src[400];
-		snprintf(src, sizeof src, "coll_us measured (NCCL all_reduce %.1f - eager op %.1f us); %.200s", call_us, op_us,
-			 hw->host.source[0] ? hw->host.source : "the rest not measured");
-		set_str(hw->host.source, sizeof hw->host.source, src);
+	if (host_from_probe(c, hw))
 		m->wo.parts |= HWW_HOST;
-		double mf, mb;
-		if (torchkern_host(c, &hw->host.mode[EXEC_EAGER], &mf, &mb)) {  /* and the eager op classes */
-			struct hw_host_cost *e = &hw->host.mode[EXEC_EAGER];
-			double tp;
-			if (torchkern_tp_coll(c, &tp)) {
-				/* a collective as a training step issues it (Megatron's f/g in a mixed stream), not the
-				 * tight loop of one all_reduce: op_us + coll_us is that call */
-				e->coll_us = fmax(0, round((tp - e->op_us) * 100) / 100);
-				snprintf(src, sizeof src, "measured: op classes (mix x%.2f/x%.2f), coll_us = TP all-reduce "
-					 "in a mixed stream %.1f - op %.1f us; step, bucket: base", mf, mb, tp, e->op_us);
-			} else {
-				snprintf(src, sizeof src, "measured: eager op classes (mixed-stream x%.2f fwd, x%.2f bwd), "
-					 "coll_us (all_reduce %.1f - op %.1f us); step, bucket: base", mf, mb, call_us, op_us);
-			}
-			set_str(hw->host.source, sizeof hw->host.source, src);
-		}
-	}
 	if (bp) {
 		snprintf(m->base, sizeof m->base, "%s", bp);
 		m->wo.base = m->base;

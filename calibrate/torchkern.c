@@ -257,6 +257,16 @@ bool torchkern_tp_coll(const struct calib *c, double *us)
 	return true;
 }
 
+bool torchkern_mix_spread(const struct calib *c, double *lo, double *hi)
+{
+	double a = host_row(c, "mix_fwd_min"), b = host_row(c, "mix_fwd_max");
+	if (!(a > 0) || !(b >= a))
+		return false;
+	*lo = a;
+	*hi = b;
+	return true;
+}
+
 bool torchkern_host(const struct calib *c, struct hw_host_cost *h, double *mix_fwd, double *mix_bwd)
 {
 	double fl = host_row(c, "fwd_linear"), fe = host_row(c, "fwd_elementwise"), fn = host_row(c, "fwd_norm");

@@ -45,5 +45,8 @@ bool torchkern_host(const struct calib *c, struct hw_host_cost *h, double *mix_f
 /* torchkern_tp_coll: the host us of one tensor-parallel all-reduce as Megatron-style code issues it in a mixed
  * stream (the probe's `tp_coll` row: its Function pair and the interleaving included); false when not measured. */
 bool torchkern_tp_coll(const struct calib *c, double *us);
+/* torchkern_mix_spread: the forward mixed-stream ratio's lowest and highest round (`mix_fwd_min`, `_max`: how far
+ * the host drifted while the probe ran); false for a probe of one round (an older CSV). */
+bool torchkern_mix_spread(const struct calib *c, double *lo, double *hi);
 
 #endif
