@@ -100,6 +100,14 @@ static double optimizer_time(const struct scenario *s, const struct hwmodel *hw,
 	return ops_optimizer_s(&c, layers_on_stage * scenario_params_per_layer(s) / s->par.tp);
 }
 
+/* The id a cursor's record, wait, receive or send names in its pass; 0 for the other kinds. */
+static int32_t cursor_id(const struct program_cursor *c)
+{
+	if (c->in->kind == INS_RECORD || c->in->kind == INS_WAIT)
+		return program_cursor_event(c);
+	return c->in->kind == INS_RECV || c->in->kind == INS_SEND ? program_cursor_slot(c) : 0;
+}
+
 /* Repeated runs (sim/program.c): a stage's program stores a layer's forward and backward once and repeats it, and
  * its micro-batches' passes as loops; walked with the cursor, it is the very instruction list that a build storing
  * every instruction (keep_ops, for timelines) makes, field for field and bit for bit (the ids a loop steps as the
@@ -122,7 +130,7 @@ static void check_repeats(const struct scenario *s, const struct hwmodel *hw, in
 					  ca.in->kind == INS_SEND;
 				same += memcmp(&ca.in->dur, &cb.in->dur, sizeof(double)) == 0 && ca.in->kind == cb.in->kind &&
 					ca.in->cat == cb.in->cat && ca.in->flags == cb.in->flags &&
-					ca.in->nops == cb.in->nops && program_cursor_arg(&ca) == program_cursor_arg(&cb) &&
+					ca.in->nops == cb.in->nops && cursor_id(&ca) == cursor_id(&cb) &&
 					ca.in->group == cb.in->group && ca.in->dest == cb.in->dest &&
 					ca.in->scope == cb.in->scope &&
 					(ids || memcmp(&ca.in->host, &cb.in->host, sizeof(double)) == 0);
