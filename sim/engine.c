@@ -43,11 +43,12 @@ struct sim {
 	int64_t *arrive;       /* [rank*NSTREAMS + k]: when the stream arrived at its collective or send, or (traced
 	                        * without fusion) when the GPU began its compute segment */
 	int8_t *block_cat;     /* compute stream: why it is blocked (-1 none) */
-	uint8_t *waiting;      /* per rank: bit k set while stream k is blocked at a WAIT or RECV (block), so a record or
-	                        * a landed transfer looks only at the streams that wait */
+	uint16_t *waiting;     /* per rank: bit k set while stream k is blocked at a WAIT, bit 8 + k at a RECV (block),
+	                        * so a record looks only at the streams that wait for one, a landed transfer only at
+	                        * those that receive */
 	int32_t *block_slot;
-	int32_t *block_id;     /* [rank*NSTREAMS + k] while blocked (waiting): the event id it waits for, or -1 - the
-	                        * mailbox slot it receives into */
+	int32_t *block_id;     /* [rank*NSTREAMS + k] while blocked (waiting): the event id it waits for, or the mailbox
+	                        * slot it receives into */
 	int64_t *end_t;        /* [rank*NSTREAMS + k] when the stream finished */
 	/* per rank*LINK_N */
 	uint8_t *link_busy, *link_nwait;
@@ -152,7 +153,7 @@ struct sim *sim_new(const struct sim_config *cfg)
 	s->block_cat = xmalloc(s->nranks);
 	s->block_slot = xcalloc(s->nranks, sizeof(int32_t));
 	s->block_id = xcalloc(rk, sizeof(int32_t));
-	s->waiting = xcalloc(s->nranks, 1);
+	s->waiting = xcalloc(s->nranks, sizeof *s->waiting);
 	s->link_busy = xcalloc(nl, 1);
 	s->link_nwait = xcalloc(nl, 1);
 	s->link_wait = xcalloc(nl * 2, 1);
@@ -184,7 +185,7 @@ void sim_reset(struct sim *s)
 	memset(s->host_t, 0, (size_t)s->nranks * sizeof(int64_t));
 	memset(s->side_t, 0, (size_t)s->nranks * sizeof(int64_t));
 	memset(s->block_slot, 0, (size_t)s->nranks * sizeof(int32_t));
-	memset(s->waiting, 0, (size_t)s->nranks);
+	memset(s->waiting, 0, (size_t)s->nranks * sizeof *s->waiting);
 	memset(s->link_busy, 0, nl);
 	memset(s->link_nwait, 0, nl);
 	memset(s->link_wait, 0, nl * 2);
@@ -260,8 +261,8 @@ static void account_idle(struct sim *s, int r, int64_t now)
 static void block(struct sim *s, int r, int k, int why, int32_t id, int slot)
 {
 	s->state[r * NSTREAMS + k] = ST_BLOCKED;
-	s->block_id[r * NSTREAMS + k] = slot < 0 ? id : -1 - slot;
-	s->waiting[r] |= (uint8_t)(1u << k);
+	s->block_id[r * NSTREAMS + k] = slot < 0 ? id : slot;
+	s->waiting[r] |= (uint16_t)(slot < 0 ? 1u << k : 0x100u << k);
 	if (k == STREAM_COMPUTE) {
 		s->block_cat[r] = (int8_t)why;
 		s->block_slot[r] = slot;
@@ -271,7 +272,7 @@ static void block(struct sim *s, int r, int k, int why, int32_t id, int slot)
 /* Wake stream k of rank r, blocked at a WAIT or RECV. */
 static void wake(struct sim *s, int r, int k, int64_t now)
 {
-	s->waiting[r] &= (uint8_t)~(1u << k);
+	s->waiting[r] &= (uint16_t)~(0x101u << k);
 	if (k == STREAM_COMPUTE)
 		account_idle(s, r, now);
 	make_runnable(s, r, k);
@@ -691,9 +692,10 @@ static void run(struct sim *s, int r, int k, int64_t now)
 		case INS_RECORD: {
 			uint32_t ev = (uint32_t)program_cursor_event(c);
 			s->ev_done[(size_t)r * s->evwords + ev / 64] |= 1ull << (ev % 64);
-			for (unsigned m = s->waiting[r]; m; m &= m - 1) {
+			const int32_t *bid = &s->block_id[(size_t)r * NSTREAMS];
+			for (unsigned m = s->waiting[r] & 0xffu; m; m &= m - 1) {
 				int k2 = __builtin_ctz(m);
-				if (s->block_id[r * NSTREAMS + k2] == (int32_t)ev)
+				if (bid[k2] == (int32_t)ev)
 					wake(s, r, k2, now);
 			}
 			step(s, r, k);
@@ -836,9 +838,10 @@ static void link_done(struct sim *s, const struct event *e)
 		trace_instr(s, r, k, k, in, s->arrive[si], e->t - s->arrive[si]);
 		trace_instr(s, r, k, TRACK_LINK + in->scope, in, s->link_start[l], e->t - s->link_start[l]);
 	}
-	for (unsigned m = s->waiting[dst]; m; m &= m - 1) {
+	const int32_t *bid = &s->block_id[(size_t)dst * NSTREAMS];
+	for (unsigned m = s->waiting[dst] >> 8; m; m &= m - 1) {
 		int k2 = __builtin_ctz(m);
-		if (s->block_id[dst * NSTREAMS + k2] == -1 - (int32_t)arg)
+		if (bid[k2] == (int32_t)arg)
 			wake(s, dst, k2, e->t);
 	}
 	s->link_busy[l] = 0;
