@@ -243,8 +243,7 @@ static inline void program_cursor_span(const struct program *p, int st, uint32_t
 	c->end = c->in + sp->n;
 	c->span = i;
 	c->rep = 0;
-	c->eoff = sp->eoff;
-	c->soff = sp->soff;
+	memcpy(&c->eoff, &sp->eoff, 2 * sizeof c->eoff);  /* eoff and soff, side by side in both */
 }
 static inline void program_cursor_start(const struct program *p, int st, struct program_cursor *c)
 {
@@ -261,10 +260,15 @@ static inline void program_cursor_next(const struct program *p, int st, struct p
 		c->in = c->end - sp->n;
 		return;
 	}
-	if (c->span + 1 < p->nspans[st])
-		program_cursor_span(p, st, c->span + 1, c);
-	else
+	c->rep = 0;
+	if (++c->span < p->nspans[st]) {  /* program_cursor_span, with sp at hand */
+		sp++;
+		c->in = p->ins[st] + sp->off;
+		c->end = c->in + sp->n;
+		memcpy(&c->eoff, &sp->eoff, 2 * sizeof c->eoff);  /* eoff and soff, side by side in both */
+	} else {
 		c->in = NULL;
+	}
 }
 /* Make room for n more instructions on a stream at once (saves regrowing a long schedule). */
 void program_reserve(struct program *p, enum stream_kind st, size_t n);

@@ -4,7 +4,7 @@
  * loops run, each record, wait, receive and send with the id of its pass (arg + pass * astep, the pass being the
  * loop's pass plus the piece's repetition, struct loop); within a span every event id steps alike and every slot
  * steps alike, so one offset per class names them; the compute stream's span_piece[i] is the piece span i runs
- * (the whole of it unless the span's off and n say otherwise); a stream stored as it runs is one loop of pieces of
+ * (the whole of it unless the span's off and n say otherwise); no span has n 0; a stream stored as it runs is one loop of pieces of
  * one repetition, each a span, whose ids are its instructions' own. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -61,6 +61,8 @@ static void piece_template(const struct program *p, uint32_t i, struct tlist *o)
 	const struct instr *ins = p->ins[STREAM_COMPUTE] + pc->off;
 	static const int16_t none[2] = { 0, 0 };
 	int steps = 0;
+	if (pc->n == 0)
+		return;  /* nothing to run */
 	for (uint32_t j = 0; j < pc->n && !steps; j++)
 		steps = ins[j].astep && id_class(&ins[j]) >= 0;
 	if (!steps) {
