@@ -517,56 +517,46 @@ static void fused(struct sim *s, int r, int64_t now, int group, struct clocks *o
 	const struct tmap_stage *ts = &(group ? s->gmap : s->stmap)[st];
 	const uint16_t *pmap = ts->map_of;
 	struct clocks c = { now, s->host_t[r], s->side_t[r], { 0 } };
-	/* the cursor, stepped as program_cursor_next steps it, in locals */
 	const struct span *sps = p->spans[STREAM_COMPUTE];
-	const struct instr *ins = p->ins[STREAM_COMPUTE], *in = s->pc[si].in, *end = s->pc[si].end;
-	uint32_t span = s->pc[si].span, rep = s->pc[si].rep, nsp = (uint32_t)p->nspans[STREAM_COMPUTE];
-	const struct instr *first = end - sps[span].n;  /* its span's first instruction */
+	struct program_cursor cu = s->pc[si];  /* stepped as program_cursor_next steps it */
+	const struct instr *first = cu.end - sps[cu.span].n;  /* its span's first instruction */
 	for (;;) {
-		const struct instr *last = in;
-		uint32_t reps = sps[span].reps;
-		if (in == first && pmap[span]) {
+		const struct instr *last = cu.in;
+		uint32_t reps = sps[cu.span].reps;
+		if (cu.in == first && pmap[cu.span]) {
 			/* the rest of a span at once: reps - rep passes */
-			fused_passes(&ts->maps[pmap[span] - 1], reps - rep, &c);
-			last = end - 1;
-			rep = reps - 1;
+			fused_passes(&ts->maps[pmap[cu.span] - 1], reps - cu.rep, &c);
+			last = cu.end - 1;
+			cu.rep = reps - 1;
 		} else {
-			fused_one(s, r, in, sp, &c);
+			fused_one(s, r, cu.in, sp, &c);
 		}
 		/* the next instruction, and whether it joins the run */
-		in = last;
+		cu.in = last;
 		const struct instr *nx = last + 1;
-		if (nx == end) {
-			int again = rep + 1 < reps;  /* the span's next repetition, else the next span */
+		if (nx == cu.end) {
+			int again = cu.rep + 1 < reps;  /* the span's next repetition, else the next span */
 			if (again)
 				nx = first;
-			else if (span + 1 < nsp)
-				nx = ins + sps[span + 1].off;
+			else if (cu.span + 1 < p->nspans[STREAM_COMPUTE])
+				nx = p->ins[STREAM_COMPUTE] + sps[cu.span + 1].off;
 			else
 				break;
 			if ((nx->flags & INSF_UNIT_START) || !tmap_fusable(nx, tp_fuses))
 				break;
-			if (again) {
-				rep++;
-			} else {
-				span++;
-				rep = 0;
+			if (!again) {
+				program_cursor_span(p, STREAM_COMPUTE, cu.span + 1, &cu);
 				first = nx;
-				end = nx + sps[span].n;
+				continue;
 			}
+			cu.rep++;
 		} else if ((nx->flags & INSF_UNIT_START) || !tmap_fusable(nx, tp_fuses)) {
 			break;
 		}
-		in = nx;
+		cu.in = nx;
 	}
 	/* the event ends the last instruction of the run; finish() steps past it */
-	struct program_cursor *cu = &s->pc[si];
-	cu->in = in;
-	cu->end = end;
-	cu->span = span;
-	cu->rep = rep;
-	cu->eoff = sps[span].eoff;
-	cu->soff = sps[span].soff;
+	s->pc[si] = cu;
 	s->host_t[r] = c.h;
 	s->side_t[r] = c.side;
 	*out = c;
