@@ -226,8 +226,9 @@ static void make_runnable(struct sim *s, int r, int k)
 		s->capwork = s->capwork ? 2 * s->capwork : 64;
 		s->work = xrealloc(s->work, s->capwork * sizeof *s->work);
 	}
-	s->state[r * NSTREAMS + k] = ST_RUN;
-	s->work[s->nwork++] = (uint32_t)(r * NSTREAMS + k);
+	uint32_t i = (uint32_t)(r * NSTREAMS + k);
+	s->state[i] = ST_RUN;
+	s->work[s->nwork++] = i;
 }
 
 /* Split the compute stream's idle time up to now by why it was blocked. */

@@ -8,6 +8,7 @@
  * one repetition, each a span, whose ids are its instructions' own. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include "sim/program.h"
 #include "sim/program_internal.h"
 #include "util/xalloc.h"
@@ -150,16 +151,16 @@ static void flatten(struct program *p, enum stream_kind st)
 		for (uint32_t pass = 0; pass < lp->reps; pass++)
 			for (uint32_t i = lp->first; i < lp->first + lp->n; i++) {
 				const struct piece *pc = &p->pieces[st][i];
-				for (uint32_t r = 0; r < pc->reps; r++)
-					for (uint32_t j = 0; j < pc->n; j++, at++) {
-						ins[at] = p->ins[st][pc->off + j];
-						if (ranges)
-							ranges[at] = p->ranges[st][pc->off + j];
-						if (ins[at].astep) {  /* only ids step (same_pass) */
-							ins[at].arg += (int32_t)(((int64_t)pass + r) * ins[at].astep);
-							ins[at].astep = 0;
+				for (uint32_t r = 0; r < pc->reps; r++, at += pc->n) {
+					memcpy(ins + at, p->ins[st] + pc->off, pc->n * sizeof *ins);
+					if (ranges)
+						memcpy(ranges + at, p->ranges[st] + pc->off, pc->n * sizeof *ranges);
+					for (uint32_t j = 0; j < pc->n; j++)
+						if (ins[at + j].astep) {  /* only ids step (same_pass) */
+							ins[at + j].arg += (int32_t)(((int64_t)pass + r) * ins[at + j].astep);
+							ins[at + j].astep = 0;
 						}
-					}
+				}
 			}
 	}
 	free(p->ins[st]);
