@@ -111,6 +111,7 @@ struct span {
 	int32_t eoff, soff;
 };
 _Static_assert(sizeof(struct span) == 16, "struct span stays 16 bytes");
+#define PROGRAM_SPAN_PART UINT32_MAX  /* program.span_piece of a span that runs a part of a piece */
 
 /* A stored run of instructions to replay (program_repeat_*): at most PROGRAM_TEMPLATES per program. */
 enum { PROGRAM_TEMPLATES = 16 };
@@ -138,7 +139,7 @@ struct program {
 	size_t nloops[NSTREAMS], caploops[NSTREAMS];
 	struct span *spans[NSTREAMS];       /* the loops expanded (struct span), made by program_seal */
 	size_t nspans[NSTREAMS];
-	uint32_t *span_piece;               /* compute stream: the piece each span runs (all of it, or a part) */
+	uint32_t *span_piece;               /* compute stream: the piece each span runs whole, or PROGRAM_SPAN_PART */
 	size_t sealed[NSTREAMS];            /* pieces[0 .. sealed-1] are final (a unit began after them) */
 	size_t fold_seen[NSTREAMS];         /* sealed when program_fold last looked */
 	/* passes (sim/program_loop.c): what each unit's start folded since the compute stream's loop last ran once

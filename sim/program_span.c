@@ -4,7 +4,7 @@
  * loops run, each record, wait, receive and send with the id of its pass (arg + pass * astep, the pass being the
  * loop's pass plus the piece's repetition, struct loop); within a span every event id steps alike and every slot
  * steps alike, so one offset per class names them; the compute stream's span_piece[i] is the piece span i runs
- * (the whole of it unless the span's off and n say otherwise); no span has n 0; a stream stored as it runs is one loop of pieces of
+ * whole, or PROGRAM_SPAN_PART when it runs a part of one; no span has n 0; a stream stored as it runs is one loop of pieces of
  * one repetition, each a span, whose ids are its instructions' own. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -54,6 +54,14 @@ static void push_tspan(struct tlist *o, uint32_t off, uint32_t n, uint32_t reps,
 	o->v[o->n++] = (struct tspan){ { off, (uint16_t)n, (uint16_t)reps, 0, 0 }, piece, at, { step[0], step[1] } };
 }
 
+/* After piece_template: the new templates' piece, PROGRAM_SPAN_PART where they run a part of it. */
+static void mark_parts(const struct piece *pc, struct tlist *o, size_t from)
+{
+	for (size_t i = from; i < o->n; i++)
+		if (o->v[i].sp.off != pc->off || o->v[i].sp.n != pc->n)
+			o->v[i].piece = PROGRAM_SPAN_PART;
+}
+
 /* Piece i's part of its loop's pass template: when none of its ids steps, its spans (one, unless n or reps need
  * cutting); else each repetition's, cut where its event ids or its slots stop stepping alike. */
 static void piece_template(const struct program *p, uint32_t i, struct tlist *o)
@@ -97,8 +105,11 @@ static void compute_spans(struct program *p)
 	for (size_t l = 0; l < nl; l++) {
 		const struct loop *lp = &p->loops[st][l];
 		first[l] = t.n;
-		for (uint32_t i = lp->first; i < lp->first + lp->n; i++)
+		for (uint32_t i = lp->first; i < lp->first + lp->n; i++) {
+			size_t from = t.n;
 			piece_template(p, i, &t);
+			mark_parts(&p->pieces[st][i], &t, from);
+		}
 		total += (size_t)lp->reps * (t.n - first[l]);
 	}
 	first[nl] = t.n;

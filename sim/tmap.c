@@ -120,9 +120,8 @@ static uint16_t *span_maps(const struct program *p, const uint16_t *piece_map_of
 	size_t ns = p->nspans[STREAM_COMPUTE];
 	uint16_t *map_of = xmalloc((ns ? ns : 1) * sizeof *map_of);
 	for (size_t i = 0; i < ns; i++) {
-		const struct span *sn = &p->spans[STREAM_COMPUTE][i];
-		const struct piece *pc = &p->pieces[STREAM_COMPUTE][p->span_piece[i]];
-		map_of[i] = sn->off == pc->off && sn->n == pc->n ? piece_map_of[p->span_piece[i]] : 0;
+		uint32_t pi = p->span_piece[i];
+		map_of[i] = pi == PROGRAM_SPAN_PART ? 0 : piece_map_of[pi];
 	}
 	return map_of;
 }
