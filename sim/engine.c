@@ -557,6 +557,8 @@ static void fused(struct sim *s, int r, int64_t now, int group, struct clocks *o
 		cu.in = nx;
 	}
 	/* the event ends the last instruction of the run; finish() steps past it */
+	cu.eoff = sps[cu.span].eoff + (int32_t)cu.rep * sps[cu.span].estep;  /* as its repetitions stepped them */
+	cu.soff = sps[cu.span].soff + (int32_t)cu.rep * sps[cu.span].sstep;
 	s->pc[si] = cu;
 	s->host_t[r] = c.h;
 	s->side_t[r] = c.side;

@@ -101,16 +101,17 @@ struct loop {
 /* A piece as the engine walks it: at the program's end (program_seal) each stream's loops are expanded into a
  * flat list of spans, so that the engine's cursor steps as over plain pieces and reads an id with one add, while
  * the instructions stay stored once. Span i runs ins[off .. off+n-1] reps times in a row, with event ids arg + eoff
- * (RECORD, WAIT) and mailbox slots arg + soff (RECV, SEND): a loop's pass i of a piece whose ids step is a span of
- * its own (eoff = i * the events' astep), and so is each repetition of a piece whose ids step as it repeats; a
- * piece whose ids step by different amounts within one class is cut where they change. 16 bytes: 70b_64gpu walks
- * 3,100 of them a stage. */
+ * (RECORD, WAIT) and mailbox slots arg + soff (RECV, SEND) in its first repetition, each repetition estep and sstep
+ * more (a send stream's micro-batches: one span): a loop's pass i of a piece whose ids step is a span of its own
+ * (eoff = i * the events' astep); a piece whose ids step by different amounts within one class is cut where they
+ * change, each repetition a span. 20 bytes: 70b_64gpu walks 3,100 of them a stage. */
 struct span {
 	uint32_t off;
 	uint16_t n, reps;
 	int32_t eoff, soff;
+	int16_t estep, sstep;
 };
-_Static_assert(sizeof(struct span) == 16, "struct span stays 16 bytes");
+_Static_assert(sizeof(struct span) == 20, "struct span stays 20 bytes");
 #define PROGRAM_SPAN_PART UINT32_MAX  /* program.span_piece of a span that runs a part of a piece */
 
 /* A stored run of instructions to replay (program_repeat_*): at most PROGRAM_TEMPLATES per program. */
@@ -205,6 +206,12 @@ int program_repeat_more(struct program *p, const void *key, int k);
  * span), and gives back what program_reserve held beyond the instructions stored (the builder reserves an upper
  * bound of a stage's compute stream). */
 void program_seal(struct program *p);
+/* For a program that many ranks walk (predict's --all-ranks), after program_seal: store the streams but the
+ * compute stream as they run, every instruction their loops run with its id (the same instructions, ids and
+ * order, in one span). A send stream's micro-batches are one span of many repetitions otherwise, a repetition
+ * every third instruction for each rank; stored as they run they cost memory (page faults) once, which a program
+ * one rank walks does not win back. */
+void program_flatten(struct program *p);
 /* Cursor over a stream's instructions (the engine keeps one per rank and stream): it walks the spans. */
 struct program_cursor {
 	const struct instr *in;   /* current instruction, NULL past the end */
@@ -259,6 +266,8 @@ static inline void program_cursor_next(const struct program *p, int st, struct p
 	const struct span *sp = &p->spans[st][c->span];
 	if (++c->rep < sp->reps) {
 		c->in = c->end - sp->n;
+		c->eoff += sp->estep;
+		c->soff += sp->sstep;
 		return;
 	}
 	c->rep = 0;

@@ -1,9 +1,10 @@
-/* program_span: a program's loops made into what the engine walks, at the program's end (program_seal). The
- * compute stream's loops are expanded into spans (struct span); the other streams, a few instructions a
- * micro-batch, are stored as they run. Invariants: a stream's spans run, in order, exactly the instructions its
- * loops run, each record, wait, receive and send with the id of its pass (arg + pass * astep, the pass being the
- * loop's pass plus the piece's repetition, struct loop); within a span every event id steps alike and every slot
- * steps alike, so one offset per class names them; the compute stream's span_piece[i] is the piece span i runs
+/* program_span: a program's loops made into what the engine walks: at the program's end (program_seal) each
+ * stream's loops are expanded into spans (struct span); for a program many ranks walk, the streams but the compute
+ * stream, a few instructions a micro-batch, are then stored as they run (program_flatten). Invariants: a stream's
+ * spans run, in order, exactly the instructions its loops run, each record, wait, receive and send with the id of
+ * its pass (arg + pass * astep, the pass being the loop's pass plus the piece's repetition, struct loop); within a
+ * span every event id steps alike and every slot steps alike, so one offset per class names them, and a
+ * repetition adds one step per class to them; the compute stream's span_piece[i] is the piece span i runs
  * whole, or PROGRAM_SPAN_PART when it runs a part of one; no span has n 0; a stream stored as it runs is one loop of pieces of
  * one repetition, each a span, whose ids are its instructions' own. */
 #include <stdint.h>
@@ -13,12 +14,11 @@
 #include "sim/program_internal.h"
 #include "util/xalloc.h"
 
-/* One span of a loop's pass, as the pass's template: in pass i its event ids are arg + (i + at) * step[0] and its
- * slots arg + (i + at) * step[1] (at: the piece's repetition when each repetition is a pass of its own). */
+/* One span of a loop's pass, as the pass's template: in pass i its first repetition's event ids are
+ * arg + (i + at) * sp.estep and its slots arg + (i + at) * sp.sstep (at: the piece's repetition it starts at). */
 struct tspan {
 	struct span sp;
 	uint32_t piece, at;
-	int16_t step[2];
 };
 
 struct tlist {
@@ -42,16 +42,16 @@ static void push_tspan(struct tlist *o, uint32_t off, uint32_t n, uint32_t reps,
 	if (n > UINT16_MAX) {
 		for (uint32_t r = 0; r < reps; r++)
 			for (uint32_t j = 0; j < n; j += UINT16_MAX)
-				push_tspan(o, off + j, n - j < UINT16_MAX ? n - j : UINT16_MAX, 1, piece, at, step);
+				push_tspan(o, off + j, n - j < UINT16_MAX ? n - j : UINT16_MAX, 1, piece, at + r, step);
 		return;
 	}
-	for (; reps > UINT16_MAX; reps -= UINT16_MAX)
+	for (; reps > UINT16_MAX; reps -= UINT16_MAX, at += UINT16_MAX)
 		push_tspan(o, off, n, UINT16_MAX, piece, at, step);
 	if (o->n == o->cap) {
 		o->cap = o->cap ? 2 * o->cap : 16;
 		o->v = xrealloc(o->v, o->cap * sizeof *o->v);
 	}
-	o->v[o->n++] = (struct tspan){ { off, (uint16_t)n, (uint16_t)reps, 0, 0 }, piece, at, { step[0], step[1] } };
+	o->v[o->n++] = (struct tspan){ { off, (uint16_t)n, (uint16_t)reps, 0, 0, step[0], step[1] }, piece, at };
 }
 
 /* After piece_template: the new templates' piece, PROGRAM_SPAN_PART where they run a part of it. */
@@ -62,43 +62,49 @@ static void mark_parts(const struct piece *pc, struct tlist *o, size_t from)
 			o->v[i].piece = PROGRAM_SPAN_PART;
 }
 
-/* Piece i's part of its loop's pass template: when none of its ids steps, its spans (one, unless n or reps need
- * cutting); else each repetition's, cut where its event ids or its slots stop stepping alike. */
-static void piece_template(const struct program *p, uint32_t i, struct tlist *o)
+/* Where piece pc's run of instructions from j0 stops stepping alike (its event ids, or its slots, step by another
+ * amount), and the steps up to there. */
+static uint32_t cut_end(const struct instr *ins, const struct piece *pc, uint32_t j0, int16_t step[2])
 {
-	const struct piece *pc = &p->pieces[STREAM_COMPUTE][i];
-	const struct instr *ins = p->ins[STREAM_COMPUTE] + pc->off;
-	static const int16_t none[2] = { 0, 0 };
-	int steps = 0;
+	int seen[2] = { 0, 0 };
+	uint32_t j;
+	step[0] = step[1] = 0;
+	for (j = j0; j < pc->n; j++) {
+		int k = id_class(&ins[j]);
+		if (k < 0)
+			continue;
+		if (seen[k] && ins[j].astep != step[k])
+			break;
+		seen[k] = 1;
+		step[k] = ins[j].astep;
+	}
+	return j;
+}
+
+/* Piece i's part of its loop's pass template: one span of its repetitions, unless n or reps need cutting or its
+ * event ids or its slots do not step alike; then each repetition's spans, cut where they stop. */
+static void piece_template(const struct program *p, enum stream_kind st, uint32_t i, struct tlist *o)
+{
+	const struct piece *pc = &p->pieces[st][i];
+	const struct instr *ins = p->ins[st] + pc->off;
+	int16_t step[2];
 	if (pc->n == 0)
 		return;  /* nothing to run */
-	for (uint32_t j = 0; j < pc->n && !steps; j++)
-		steps = ins[j].astep && id_class(&ins[j]) >= 0;
-	if (!steps) {
-		push_tspan(o, pc->off, pc->n, pc->reps, i, 0, none);
+	if (cut_end(ins, pc, 0, step) == pc->n) {
+		push_tspan(o, pc->off, pc->n, pc->reps, i, 0, step);
 		return;
 	}
 	for (uint32_t r = 0; r < pc->reps; r++)
 		for (uint32_t j0 = 0, j; j0 < pc->n; j0 = j) {
-			int16_t step[2] = { 0, 0 };
-			int seen[2] = { 0, 0 };
-			for (j = j0; j < pc->n; j++) {
-				int k = id_class(&ins[j]);
-				if (k < 0)
-					continue;
-				if (seen[k] && ins[j].astep != step[k])
-					break;
-				seen[k] = 1;
-				step[k] = ins[j].astep;
-			}
+			j = cut_end(ins, pc, j0, step);
 			push_tspan(o, pc->off + j0, j - j0, 1, i, r, step);
 		}
 }
 
-/* The compute stream's spans and the piece of each: each loop's pass template, once per pass with its ids. */
-static void compute_spans(struct program *p)
+/* A stream's spans (and the compute stream's piece of each): each loop's pass template, once per pass with its
+ * ids. */
+static void stream_spans(struct program *p, enum stream_kind st)
 {
-	enum stream_kind st = STREAM_COMPUTE;
 	size_t total = 0, nl = p->nloops[st];
 	struct tlist t = { 0 };
 	size_t *first = xmalloc((nl + 1) * sizeof *first);  /* loop l's pass template: t.v[first[l] .. first[l+1]-1] */
@@ -107,30 +113,33 @@ static void compute_spans(struct program *p)
 		first[l] = t.n;
 		for (uint32_t i = lp->first; i < lp->first + lp->n; i++) {
 			size_t from = t.n;
-			piece_template(p, i, &t);
+			piece_template(p, st, i, &t);
 			mark_parts(&p->pieces[st][i], &t, from);
 		}
 		total += (size_t)lp->reps * (t.n - first[l]);
 	}
 	first[nl] = t.n;
 	struct span *v = xmalloc((total ? total : 1) * sizeof *v), *o = v;
-	uint32_t *pieces = xmalloc((total ? total : 1) * sizeof *pieces), *op = pieces;
+	uint32_t *pieces = st == STREAM_COMPUTE ? xmalloc((total ? total : 1) * sizeof *pieces) : NULL, *op = pieces;
 	for (size_t l = 0; l < nl; l++)
 		for (uint32_t pass = 0; pass < p->loops[st][l].reps; pass++)
 			for (const struct tspan *x = t.v + first[l]; x < t.v + first[l + 1]; x++, o++) {
 				int64_t at = (int64_t)pass + x->at;
 				*o = x->sp;
-				o->eoff = (int32_t)(at * x->step[0]);
-				o->soff = (int32_t)(at * x->step[1]);
-				*op++ = x->piece;
+				o->eoff = (int32_t)(at * x->sp.estep);
+				o->soff = (int32_t)(at * x->sp.sstep);
+				if (op)
+					*op++ = x->piece;
 			}
 	free(t.v);
 	free(first);
 	free(p->spans[st]);
-	free(p->span_piece);
 	p->spans[st] = v;
-	p->span_piece = pieces;
 	p->nspans[st] = total;
+	if (st == STREAM_COMPUTE) {
+		free(p->span_piece);
+		p->span_piece = pieces;
+	}
 }
 
 /* The work of a program's streams but its compute stream (collectives, transfers, copies), in seconds, summed
@@ -149,9 +158,7 @@ static double other_streams(const struct program *p)
 }
 
 /* Store stream st (not the compute stream) as it runs: every instruction its loops run, in order, with its id in
- * its pass; its pieces, loops and spans then walk that list once (cut where n does not fit a span's 16 bits). A
- * send stream's micro-batches would be a span each otherwise, and the engine would step spans every third
- * instruction. */
+ * its pass; its pieces, loops and spans then walk that list once (cut where n does not fit a span's 16 bits). */
 static void flatten(struct program *p, enum stream_kind st)
 {
 	size_t n = p->count[st], at = 0, nchunks = (n + UINT16_MAX - 1) / UINT16_MAX;
@@ -187,7 +194,7 @@ static void flatten(struct program *p, enum stream_kind st)
 	for (size_t c = 0; c < nchunks; c++) {
 		uint32_t off = (uint32_t)(c * UINT16_MAX), len = n - off < UINT16_MAX ? (uint32_t)(n - off) : UINT16_MAX;
 		p->pieces[st][c] = (struct piece){ off, len, 1 };
-		p->spans[st][c] = (struct span){ off, (uint16_t)len, 1, 0, 0 };
+		p->spans[st][c] = (struct span){ off, (uint16_t)len, 1, 0, 0, 0, 0 };
 	}
 	p->npieces[st] = p->cappieces[st] = p->sealed[st] = p->fold_seen[st] = nchunks;
 	p->nspans[st] = nchunks;
@@ -199,7 +206,12 @@ static void flatten(struct program *p, enum stream_kind st)
 void program_make_spans(struct program *p)
 {
 	p->other_s = other_streams(p);
-	compute_spans(p);
+	for (int st = 0; st < NSTREAMS; st++)
+		stream_spans(p, (enum stream_kind)st);
+}
+
+void program_flatten(struct program *p)
+{
 	for (int st = 1; st < NSTREAMS; st++)
 		flatten(p, (enum stream_kind)st);
 }
