@@ -536,29 +536,27 @@ static void fused(struct sim *s, int r, int64_t now, int group, struct clocks *o
 		cu.in = last;
 		const struct instr *nx = last + 1;
 		if (nx == cu.end) {
-			int again = cu.rep + 1 < reps;  /* the span's next repetition, else the next span */
-			if (again)
-				nx = first;
-			else if (cu.span + 1 < p->nspans[STREAM_COMPUTE])
-				nx = p->ins[STREAM_COMPUTE] + sps[cu.span + 1].off;
+			struct program_cursor nc = cu;
+			if (++nc.rep < reps)
+				nc.in = first;
 			else
+				program_cursor_next_span(p, STREAM_COMPUTE, &nc);
+			nx = nc.in;
+			if (!nx || (nx->flags & INSF_UNIT_START) || !tmap_fusable(nx, tp_fuses))
 				break;
-			if ((nx->flags & INSF_UNIT_START) || !tmap_fusable(nx, tp_fuses))
-				break;
-			if (!again) {
-				program_cursor_span(p, STREAM_COMPUTE, cu.span + 1, &cu);
+			if (nc.rep == 0)  /* a new span, or its loop's next pass */
 				first = nx;
-				continue;
-			}
-			cu.rep++;
+			cu = nc;
+			continue;
 		} else if ((nx->flags & INSF_UNIT_START) || !tmap_fusable(nx, tp_fuses)) {
 			break;
 		}
 		cu.in = nx;
 	}
-	/* the event ends the last instruction of the run; finish() steps past it */
-	cu.eoff = sps[cu.span].eoff + (int32_t)cu.rep * sps[cu.span].estep;  /* as its repetitions stepped them */
-	cu.soff = sps[cu.span].soff + (int32_t)cu.rep * sps[cu.span].sstep;
+	/* the event ends the last instruction of the run; finish() steps past it. Its ids' offsets, as its
+	 * repetitions and loop passes stepped them (a map may have crossed several repetitions) */
+	cu.eoff = sps[cu.span].eoff + (int32_t)(cu.lrep + cu.rep) * sps[cu.span].estep;
+	cu.soff = sps[cu.span].soff + (int32_t)(cu.lrep + cu.rep) * sps[cu.span].sstep;
 	s->pc[si] = cu;
 	s->host_t[r] = c.h;
 	s->side_t[r] = c.side;
@@ -592,7 +590,7 @@ static int in_step(const struct sim *s, int r)
 		if (s->state[j] != ST_RUN)
 			return 0;
 		if (!program_cursor_same(&s->pc[j], &s->pc[i])) {
-			if (program_cursor_before(&s->pc[j], &s->pc[i]))
+			if (program_cursor_before(s->prog_of[r], &s->pc[j], &s->pc[i]))
 				return -1;
 			same = 0;
 		} else if (s->host_t[q] != s->host_t[r] || s->side_t[q] != s->side_t[r]) {
@@ -797,7 +795,7 @@ static void run(struct sim *s, int r, int k, int64_t now)
 	}
 }
 
-static void finish(struct sim *s, int r, int k, int64_t now)
+static inline void finish(struct sim *s, int r, int k, int64_t now)
 {
 	if (k == STREAM_COMPUTE)
 		s->idle_since[r] = now;

@@ -30,6 +30,7 @@ void program_release(struct program *p)
 		free(p->spans[s]);
 	}
 	free(p->span_piece);
+	free(p->span_loop);
 	free(p->pw);
 	free(p->ops);
 	memset(p, 0, sizeof *p);

@@ -98,13 +98,16 @@ struct loop {
 	uint32_t first, n, reps;
 };
 
-/* A piece as the engine walks it: at the program's end (program_seal) each stream's loops are expanded into a
- * flat list of spans, so that the engine's cursor steps as over plain pieces and reads an id with one add, while
- * the instructions stay stored once. Span i runs ins[off .. off+n-1] reps times in a row, with event ids arg + eoff
- * (RECORD, WAIT) and mailbox slots arg + soff (RECV, SEND) in its first repetition, each repetition estep and sstep
- * more (a send stream's micro-batches: one span): a loop's pass i of a piece whose ids step is a span of its own
- * (eoff = i * the events' astep); a piece whose ids step by different amounts within one class is cut where they
- * change, each repetition a span. 20 bytes: 70b_64gpu walks 3,100 of them a stage. */
+/* A piece as the engine walks it, so that the cursor reads an id with one add (program_seal makes them): span i
+ * runs ins[off .. off+n-1] reps times in a row, with event ids arg + eoff (RECORD, WAIT) and mailbox slots
+ * arg + soff (RECV, SEND) in its first repetition in its loop's first pass, each repetition and each pass estep and
+ * sstep more (a send stream's micro-batches: one span); a piece whose ids step by different amounts within one
+ * class is cut where they change, each repetition a span. A loop's pass is its spans once, followed by its loop's
+ * end: a span of n 0 whose reps are the loop's passes and whose off is the pass's first span; spans[nspans], of n
+ * 0 and reps 0, is the stream's end. A program many ranks
+ * walk (program_flatten) has its compute stream's loops expanded, a span per piece and pass and no loop's end, so
+ * that every rank's cursor steps as over plain pieces; the loops keep a program that one rank walks a few dozen
+ * spans a stage instead of thousands (page faults). 20 bytes. */
 struct span {
 	uint32_t off;
 	uint16_t n, reps;
@@ -141,6 +144,8 @@ struct program {
 	struct span *spans[NSTREAMS];       /* the loops expanded (struct span), made by program_seal */
 	size_t nspans[NSTREAMS];
 	uint32_t *span_piece;               /* compute stream: the piece each span runs whole, or PROGRAM_SPAN_PART */
+	uint32_t *span_loop;                /* compute stream: the first span of each span's loop pass; NULL when no
+	                                     * loop runs more than once (program_cursor_before) */
 	size_t sealed[NSTREAMS];            /* pieces[0 .. sealed-1] are final (a unit began after them) */
 	size_t fold_seen[NSTREAMS];         /* sealed when program_fold last looked */
 	/* passes (sim/program_loop.c): what each unit's start folded since the compute stream's loop last ran once
@@ -217,9 +222,11 @@ struct program_cursor {
 	const struct instr *in;   /* current instruction, NULL past the end */
 	const struct instr *end;  /* one past the current span's last instruction: within a span, a step is a
 	                           * compare */
-	uint32_t span, rep;       /* the current span and its repetition */
-	int32_t eoff, soff;       /* the span's id offsets (struct span) */
+	uint32_t span;            /* the current span */
+	uint16_t rep, lrep;       /* its repetition, and its loop's pass */
+	int32_t eoff, soff;       /* the span's id offsets there (struct span) */
 };
+_Static_assert(sizeof(struct program_cursor) == 32, "a rank's cursors stay 32 bytes each");
 /* The current instruction's event id (RECORD, WAIT) or mailbox slot (RECV, SEND), in this pass. */
 static inline int32_t program_cursor_event(const struct program_cursor *c)
 {
@@ -229,35 +236,70 @@ static inline int32_t program_cursor_slot(const struct program_cursor *c)
 {
 	return c->in->arg + c->soff;
 }
-/* Whether a and b are at the same place (the same instruction of the same span and repetition). */
+/* Whether a and b are at the same place (the same instruction of the same span, repetition and loop pass). */
 static inline int program_cursor_same(const struct program_cursor *a, const struct program_cursor *b)
 {
-	return a->in == b->in && a->span == b->span && a->rep == b->rep;
+	return a->in == b->in && a->span == b->span && a->rep == b->rep && a->lrep == b->lrep;
 }
-/* Whether a is before b in the same stream. */
-static inline int program_cursor_before(const struct program_cursor *a, const struct program_cursor *b)
+/* Whether a is before b on the compute stream of program p. */
+static inline int program_cursor_before(const struct program *p, const struct program_cursor *a,
+					const struct program_cursor *b)
 {
+	if (p->span_loop && p->span_loop[a->span] == p->span_loop[b->span] && a->lrep != b->lrep)
+		return a->lrep < b->lrep;  /* in one loop, an earlier pass */
 	if (a->span != b->span)
 		return a->span < b->span;
 	if (a->rep != b->rep)
 		return a->rep < b->rep;
 	return a->in < b->in;
 }
-/* Put c at the start of span i (< nspans). */
-static inline void program_cursor_span(const struct program *p, int st, uint32_t i, struct program_cursor *c)
+/* Put c at the start of span i (< nspans, not a loop's end: sp), in its loop's pass c->lrep. */
+static inline void program_cursor_at(const struct program *p, int st, uint32_t i, const struct span *sp,
+				     struct program_cursor *c)
 {
-	const struct span *sp = &p->spans[st][i];
 	c->in = p->ins[st] + sp->off;
 	c->end = c->in + sp->n;
 	c->span = i;
 	c->rep = 0;
 	memcpy(&c->eoff, &sp->eoff, 2 * sizeof c->eoff);  /* eoff and soff, side by side in both */
+	if (c->lrep) {
+		c->eoff += (int32_t)c->lrep * sp->estep;
+		c->soff += (int32_t)c->lrep * sp->sstep;
+	}
+}
+static inline void program_cursor_enter(const struct program *p, int st, uint32_t i, struct program_cursor *c)
+{
+	const struct span *sp = &p->spans[st][i];
+	program_cursor_at(p, st, i, sp, c);
+}
+/* Move c to the first repetition of the next span: past a loop's end, its loop's next pass or what follows it;
+ * in NULL past the stream's end. */
+static inline void program_cursor_next_span(const struct program *p, int st, struct program_cursor *c)
+{
+	uint32_t i = c->span + 1;
+	const struct span *sp = &p->spans[st][i];
+	if (!sp->n) {  /* a loop's end, or the stream's */
+		if (++c->lrep < sp->reps) {
+			i = sp->off;
+		} else {
+			c->lrep = 0;
+			i += sp->reps > 0;
+		}
+		sp = &p->spans[st][i];
+		if (!sp->n) {
+			c->span = i;
+			c->rep = 0;
+			c->in = NULL;
+			return;
+		}
+	}
+	program_cursor_at(p, st, i, sp, c);
 }
 static inline void program_cursor_start(const struct program *p, int st, struct program_cursor *c)
 {
 	*c = (struct program_cursor){ 0 };
 	if (p->nspans[st])
-		program_cursor_span(p, st, 0, c);
+		program_cursor_enter(p, st, 0, c);
 }
 static inline void program_cursor_next(const struct program *p, int st, struct program_cursor *c)
 {
@@ -270,15 +312,7 @@ static inline void program_cursor_next(const struct program *p, int st, struct p
 		c->soff += sp->sstep;
 		return;
 	}
-	c->rep = 0;
-	if (++c->span < p->nspans[st]) {  /* program_cursor_span, with sp at hand */
-		sp++;
-		c->in = p->ins[st] + sp->off;
-		c->end = c->in + sp->n;
-		memcpy(&c->eoff, &sp->eoff, 2 * sizeof c->eoff);  /* eoff and soff, side by side in both */
-	} else {
-		c->in = NULL;
-	}
+	program_cursor_next_span(p, st, c);
 }
 /* Make room for n more instructions on a stream at once (saves regrowing a long schedule). */
 void program_reserve(struct program *p, enum stream_kind st, size_t n);

@@ -1,12 +1,15 @@
 /* program_span: a program's loops made into what the engine walks: at the program's end (program_seal) each
- * stream's loops are expanded into spans (struct span); for a program many ranks walk, the streams but the compute
- * stream, a few instructions a micro-batch, are then stored as they run (program_flatten). Invariants: a stream's
- * spans run, in order, exactly the instructions its loops run, each record, wait, receive and send with the id of
- * its pass (arg + pass * astep, the pass being the loop's pass plus the piece's repetition, struct loop); within a
- * span every event id steps alike and every slot steps alike, so one offset per class names them, and a
- * repetition adds one step per class to them; the compute stream's span_piece[i] is the piece span i runs
- * whole, or PROGRAM_SPAN_PART when it runs a part of one; no span has n 0; a stream stored as it runs is one loop of pieces of
- * one repetition, each a span, whose ids are its instructions' own. */
+ * stream's pieces become spans (struct span), a loop's pass once, followed by its loop's end; for a program many
+ * ranks walk (program_flatten) the compute stream's loops are then expanded, a span per piece and pass, and the
+ * other streams, a few instructions a micro-batch, stored as they run. Invariants: a stream's spans run, in order,
+ * exactly the instructions its loops run, each record, wait, receive and send with the id of its pass
+ * (arg + pass * astep, the pass being the loop's pass plus the piece's repetition, struct loop); within a span
+ * every event id steps alike and every slot steps alike, so one offset per class names them, and a repetition or
+ * a pass of its loop adds one step per class to them; a loop's end (n 0) follows its pass's spans, off naming the
+ * first, reps its passes, and a span of n 0 and reps 0 the stream's last (spans[nspans]); no other span has n 0; the compute stream's span_piece[i] is the piece span i runs whole,
+ * or PROGRAM_SPAN_PART when it runs a part of one (or is a loop's end), and span_loop[i] (NULL when no loop runs
+ * more than once) the first span of its loop's pass; a stream stored as it runs is one loop of pieces of one
+ * repetition, each a span, whose ids are its instructions' own. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,11 +104,45 @@ static void piece_template(const struct program *p, enum stream_kind st, uint32_
 		}
 }
 
-/* A stream's spans (and the compute stream's piece of each): each loop's pass template, once per pass with its
- * ids. */
-static void stream_spans(struct program *p, enum stream_kind st)
+/* The spans being made, the piece of each (compute stream) and the loop of each (compute stream, looped). */
+struct slist {
+	struct span *v;
+	uint32_t *piece, *loop;
+	size_t n;
+};
+
+/* Append loop lp's pass template t as passes [pass0, pass0 + k): expanded, each pass a copy with its ids; else
+ * once with the ids of pass0, then (k > 1) the span that sends the cursor back to it, its loop's end. */
+static void push_passes(struct slist *o, const struct tspan *t, size_t nt, uint32_t pass0, uint32_t k, int expand)
+{
+	uint32_t first = (uint32_t)o->n;
+	for (uint32_t pass = pass0; pass < pass0 + (expand ? k : 1); pass++)
+		for (const struct tspan *x = t; x < t + nt; x++, o->n++) {
+			int64_t at = (int64_t)pass + x->at;
+			o->v[o->n] = x->sp;
+			o->v[o->n].eoff = (int32_t)(at * x->sp.estep);
+			o->v[o->n].soff = (int32_t)(at * x->sp.sstep);
+			if (o->piece)
+				o->piece[o->n] = x->piece;
+			if (o->loop)
+				o->loop[o->n] = first;
+		}
+	if (expand || k == 1)
+		return;
+	o->v[o->n] = (struct span){ first, 0, (uint16_t)k, 0, 0, 0, 0 };
+	if (o->piece)
+		o->piece[o->n] = PROGRAM_SPAN_PART;
+	if (o->loop)
+		o->loop[o->n] = first;
+	o->n++;
+}
+
+/* A stream's spans (and the compute stream's piece and loop of each): each loop's pass template, once per pass
+ * with its ids (expand), or once with a loop end (struct span) for each UINT16_MAX passes. */
+static void stream_spans(struct program *p, enum stream_kind st, int expand)
 {
 	size_t total = 0, nl = p->nloops[st];
+	int looped = 0;
 	struct tlist t = { 0 };
 	size_t *first = xmalloc((nl + 1) * sizeof *first);  /* loop l's pass template: t.v[first[l] .. first[l+1]-1] */
 	for (size_t l = 0; l < nl; l++) {
@@ -116,29 +153,32 @@ static void stream_spans(struct program *p, enum stream_kind st)
 			piece_template(p, st, i, &t);
 			mark_parts(&p->pieces[st][i], &t, from);
 		}
-		total += (size_t)lp->reps * (t.n - first[l]);
+		size_t chunks = (lp->reps + UINT16_MAX - 1) / UINT16_MAX;
+		total += expand ? (size_t)lp->reps * (t.n - first[l]) : chunks * (t.n - first[l] + (lp->reps > 1));
+		looped |= !expand && lp->reps > 1;
 	}
 	first[nl] = t.n;
-	struct span *v = xmalloc((total ? total : 1) * sizeof *v), *o = v;
-	uint32_t *pieces = st == STREAM_COMPUTE ? xmalloc((total ? total : 1) * sizeof *pieces) : NULL, *op = pieces;
+	size_t cap = total + 1;  /* and the stream's end */
+	struct slist o = { xmalloc(cap * sizeof *o.v), NULL, NULL, 0 };
+	if (st == STREAM_COMPUTE) {
+		o.piece = xmalloc(cap * sizeof *o.piece);
+		o.loop = looped ? xmalloc(cap * sizeof *o.loop) : NULL;
+	}
 	for (size_t l = 0; l < nl; l++)
-		for (uint32_t pass = 0; pass < p->loops[st][l].reps; pass++)
-			for (const struct tspan *x = t.v + first[l]; x < t.v + first[l + 1]; x++, o++) {
-				int64_t at = (int64_t)pass + x->at;
-				*o = x->sp;
-				o->eoff = (int32_t)(at * x->sp.estep);
-				o->soff = (int32_t)(at * x->sp.sstep);
-				if (op)
-					*op++ = x->piece;
-			}
+		for (uint32_t pass = 0, reps = p->loops[st][l].reps; pass < reps; pass += UINT16_MAX)
+			push_passes(&o, t.v + first[l], first[l + 1] - first[l], pass,
+				    reps - pass < UINT16_MAX ? reps - pass : UINT16_MAX, expand);
+	o.v[o.n] = (struct span){ 0 };  /* the stream's end (struct span) */
 	free(t.v);
 	free(first);
 	free(p->spans[st]);
-	p->spans[st] = v;
-	p->nspans[st] = total;
+	p->spans[st] = o.v;
+	p->nspans[st] = o.n;
 	if (st == STREAM_COMPUTE) {
 		free(p->span_piece);
-		p->span_piece = pieces;
+		free(p->span_loop);
+		p->span_piece = o.piece;
+		p->span_loop = o.loop;
 	}
 }
 
@@ -190,7 +230,8 @@ static void flatten(struct program *p, enum stream_kind st)
 	p->pieces[st] = xrealloc(p->pieces[st], cap * sizeof *p->pieces[st]);
 	p->loops[st] = xrealloc(p->loops[st], sizeof *p->loops[st]);
 	free(p->spans[st]);
-	p->spans[st] = xmalloc(cap * sizeof *p->spans[st]);
+	p->spans[st] = xmalloc((nchunks + 1) * sizeof *p->spans[st]);
+	p->spans[st][nchunks] = (struct span){ 0 };  /* the stream's end (struct span) */
 	for (size_t c = 0; c < nchunks; c++) {
 		uint32_t off = (uint32_t)(c * UINT16_MAX), len = n - off < UINT16_MAX ? (uint32_t)(n - off) : UINT16_MAX;
 		p->pieces[st][c] = (struct piece){ off, len, 1 };
@@ -207,11 +248,12 @@ void program_make_spans(struct program *p)
 {
 	p->other_s = other_streams(p);
 	for (int st = 0; st < NSTREAMS; st++)
-		stream_spans(p, (enum stream_kind)st);
+		stream_spans(p, (enum stream_kind)st, 0);
 }
 
 void program_flatten(struct program *p)
 {
+	stream_spans(p, STREAM_COMPUTE, 1);
 	for (int st = 1; st < NSTREAMS; st++)
 		flatten(p, (enum stream_kind)st);
 }
