@@ -104,10 +104,10 @@ struct loop {
  * sstep more (a send stream's micro-batches: one span); a piece whose ids step by different amounts within one
  * class is cut where they change, each repetition a span. A loop's pass is its spans once, followed by its loop's
  * end: a span of n 0 whose reps are the loop's passes and whose off is the pass's first span; spans[nspans], of n
- * 0 and reps 0, is the stream's end. A program many ranks
- * walk (program_flatten) has its compute stream's loops expanded, a span per piece and pass and no loop's end, so
- * that every rank's cursor steps as over plain pieces; the loops keep a program that one rank walks a few dozen
- * spans a stage instead of thousands (page faults). 20 bytes. */
+ * 0 and reps 0, is the stream's end. A program many ranks walk (program_flatten) has its compute stream's loops
+ * expanded, a span per piece and pass and no loop's end, so that every rank's cursor steps as over plain pieces;
+ * the loops keep a program that one rank walks a few dozen spans a stage instead of thousands (page faults).
+ * 20 bytes. */
 struct span {
 	uint32_t off;
 	uint16_t n, reps;
@@ -141,7 +141,7 @@ struct program {
 	size_t npieces[NSTREAMS], cappieces[NSTREAMS];
 	struct loop *loops[NSTREAMS];
 	size_t nloops[NSTREAMS], caploops[NSTREAMS];
-	struct span *spans[NSTREAMS];       /* the loops expanded (struct span), made by program_seal */
+	struct span *spans[NSTREAMS];       /* what the engine walks (struct span), nspans and the stream's end */
 	size_t nspans[NSTREAMS];
 	uint32_t *span_piece;               /* compute stream: the piece each span runs whole, or PROGRAM_SPAN_PART */
 	uint32_t *span_loop;                /* compute stream: the first span of each span's loop pass; NULL when no
@@ -207,15 +207,15 @@ void program_repeat_end(struct program *p, const void *key);
  * ends in a repetition of key's run that k more replays would only extend; returns k then, else 0 (and the
  * caller emits as usual). Calls may nest: while a run is recorded, inner keys emit as usual, as part of it. */
 int program_repeat_more(struct program *p, const void *key, int k);
-/* After the last instruction: seals every piece, expands the loops into the spans the engine walks (struct
- * span), and gives back what program_reserve held beyond the instructions stored (the builder reserves an upper
- * bound of a stage's compute stream). */
+/* After the last instruction: seals every piece, makes the spans the engine walks (struct span), and gives back
+ * what program_reserve held beyond the instructions stored (the builder reserves an upper bound of a stage's
+ * compute stream). */
 void program_seal(struct program *p);
-/* For a program that many ranks walk (predict's --all-ranks), after program_seal: store the streams but the
- * compute stream as they run, every instruction their loops run with its id (the same instructions, ids and
- * order, in one span). A send stream's micro-batches are one span of many repetitions otherwise, a repetition
- * every third instruction for each rank; stored as they run they cost memory (page faults) once, which a program
- * one rank walks does not win back. */
+/* For a program that many ranks walk (predict's --all-ranks), after program_seal: expand the compute stream's
+ * loops (a span per piece and pass, no loop's end to cross), and store the other streams as they run, every
+ * instruction their loops run with its id (the same instructions, ids and order, in one span; a send stream's
+ * micro-batches are a span of many repetitions otherwise, a repetition every third instruction). For every rank
+ * a step less to take; once, memory (page faults) that a program one rank walks does not win back. */
 void program_flatten(struct program *p);
 /* Cursor over a stream's instructions (the engine keeps one per rank and stream): it walks the spans. */
 struct program_cursor {
@@ -267,11 +267,6 @@ static inline void program_cursor_at(const struct program *p, int st, uint32_t i
 		c->soff += (int32_t)c->lrep * sp->sstep;
 	}
 }
-static inline void program_cursor_enter(const struct program *p, int st, uint32_t i, struct program_cursor *c)
-{
-	const struct span *sp = &p->spans[st][i];
-	program_cursor_at(p, st, i, sp, c);
-}
 /* Move c to the first repetition of the next span: past a loop's end, its loop's next pass or what follows it;
  * in NULL past the stream's end. */
 static inline void program_cursor_next_span(const struct program *p, int st, struct program_cursor *c)
@@ -299,7 +294,7 @@ static inline void program_cursor_start(const struct program *p, int st, struct 
 {
 	*c = (struct program_cursor){ 0 };
 	if (p->nspans[st])
-		program_cursor_enter(p, st, 0, c);
+		program_cursor_at(p, st, 0, &p->spans[st][0], c);
 }
 static inline void program_cursor_next(const struct program *p, int st, struct program_cursor *c)
 {

@@ -6,10 +6,11 @@
  * (arg + pass * astep, the pass being the loop's pass plus the piece's repetition, struct loop); within a span
  * every event id steps alike and every slot steps alike, so one offset per class names them, and a repetition or
  * a pass of its loop adds one step per class to them; a loop's end (n 0) follows its pass's spans, off naming the
- * first, reps its passes, and a span of n 0 and reps 0 the stream's last (spans[nspans]); no other span has n 0; the compute stream's span_piece[i] is the piece span i runs whole,
- * or PROGRAM_SPAN_PART when it runs a part of one (or is a loop's end), and span_loop[i] (NULL when no loop runs
- * more than once) the first span of its loop's pass; a stream stored as it runs is one loop of pieces of one
- * repetition, each a span, whose ids are its instructions' own. */
+ * first, reps its passes, and a span of n 0 and reps 0 is the stream's last (spans[nspans]); no other span has
+ * n 0; the compute stream's span_piece[i] is the piece span i runs whole, or PROGRAM_SPAN_PART when it runs a part
+ * of one (or is a loop's end), and span_loop[i] (NULL when no loop runs more than once) the first span of its
+ * loop's pass; a stream stored as it runs is one loop of pieces of one repetition, each a span, whose ids are its
+ * instructions' own. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,8 +112,8 @@ struct slist {
 	size_t n;
 };
 
-/* Append loop lp's pass template t as passes [pass0, pass0 + k): expanded, each pass a copy with its ids; else
- * once with the ids of pass0, then (k > 1) the span that sends the cursor back to it, its loop's end. */
+/* Append a loop's pass template t (nt spans) as its passes [pass0, pass0 + k): expanded, each pass a copy with its
+ * ids; else once with the ids of pass0, then (k > 1) the span that sends the cursor back to it, its loop's end. */
 static void push_passes(struct slist *o, const struct tspan *t, size_t nt, uint32_t pass0, uint32_t k, int expand)
 {
 	uint32_t first = (uint32_t)o->n;
