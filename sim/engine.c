@@ -43,9 +43,12 @@ struct sim {
 	int64_t *arrive;       /* [rank*NSTREAMS + k]: when the stream arrived at its collective or send, or (traced
 	                        * without fusion) when the GPU began its compute segment */
 	int8_t *block_cat;     /* compute stream: why it is blocked (-1 none) */
-	uint8_t *waiting;      /* per rank: bit k set while stream k is blocked at a WAIT or RECV (block), so a record or
-	                        * a landed transfer looks only at the streams that wait */
+	uint16_t *waiting;     /* per rank: bit k set while stream k is blocked at a WAIT, bit 8 + k at a RECV (block),
+	                        * so a record looks only at the streams that wait for one, a landed transfer only at
+	                        * those that receive */
 	int32_t *block_slot;
+	int32_t *block_id;     /* [rank*NSTREAMS + k] while blocked (waiting): the event id it waits for, or the mailbox
+	                        * slot it receives into */
 	int64_t *end_t;        /* [rank*NSTREAMS + k] when the stream finished */
 	/* per rank*LINK_N */
 	uint8_t *link_busy, *link_nwait;
@@ -85,10 +88,10 @@ static inline const struct instr *cur(const struct sim *s, int r, int k)
 {
 	return s->pc[(size_t)r * NSTREAMS + k].in;
 }
-/* The event id or mailbox slot of stream k's current instruction (in this pass of its loop). */
-static inline uint32_t cur_arg(const struct sim *s, int r, int k)
+/* The mailbox slot of stream k's current instruction (RECV, SEND), in this pass. */
+static inline uint32_t cur_slot(const struct sim *s, int r, int k)
 {
-	return (uint32_t)program_cursor_arg(&s->pc[(size_t)r * NSTREAMS + k]);
+	return (uint32_t)program_cursor_slot(&s->pc[(size_t)r * NSTREAMS + k]);
 }
 /* Step stream k of rank r past its current instruction. */
 static inline void step(struct sim *s, int r, int k)
@@ -149,7 +152,8 @@ struct sim *sim_new(const struct sim_config *cfg)
 	s->side_t = xcalloc(s->nranks, sizeof(int64_t));
 	s->block_cat = xmalloc(s->nranks);
 	s->block_slot = xcalloc(s->nranks, sizeof(int32_t));
-	s->waiting = xcalloc(s->nranks, 1);
+	s->block_id = xcalloc(rk, sizeof(int32_t));
+	s->waiting = xcalloc(s->nranks, sizeof *s->waiting);
 	s->link_busy = xcalloc(nl, 1);
 	s->link_nwait = xcalloc(nl, 1);
 	s->link_wait = xcalloc(nl * 2, 1);
@@ -181,7 +185,7 @@ void sim_reset(struct sim *s)
 	memset(s->host_t, 0, (size_t)s->nranks * sizeof(int64_t));
 	memset(s->side_t, 0, (size_t)s->nranks * sizeof(int64_t));
 	memset(s->block_slot, 0, (size_t)s->nranks * sizeof(int32_t));
-	memset(s->waiting, 0, (size_t)s->nranks);
+	memset(s->waiting, 0, (size_t)s->nranks * sizeof *s->waiting);
 	memset(s->link_busy, 0, nl);
 	memset(s->link_nwait, 0, nl);
 	memset(s->link_wait, 0, nl * 2);
@@ -203,7 +207,7 @@ void sim_free(struct sim *s)
 	free(s->stage_of); free(s->d_of); free(s->t_of); free(s->prog_of);
 	free(s->pc); free(s->state); free(s->busy_from); free(s->busy_until); free(s->arrive);
 	free(s->end_t); free(s->ev_done); free(s->mb_start); free(s->mb_end); free(s->acc);
-	free(s->idle_since); free(s->host_t); free(s->side_t); free(s->block_cat); free(s->block_slot); free(s->waiting); free(s->link_busy);
+	free(s->idle_since); free(s->host_t); free(s->side_t); free(s->block_cat); free(s->block_slot); free(s->block_id); free(s->waiting); free(s->link_busy);
 	free(s->link_nwait); free(s->link_wait); free(s->link_start); free(s->tp_arrived);
 	free(s->dp_arrived); free(s->work); free(s->batch);
 	for (int i = 0; s->stmap && i < s->cfg.pp; i++)
@@ -222,8 +226,9 @@ static void make_runnable(struct sim *s, int r, int k)
 		s->capwork = s->capwork ? 2 * s->capwork : 64;
 		s->work = xrealloc(s->work, s->capwork * sizeof *s->work);
 	}
-	s->state[r * NSTREAMS + k] = ST_RUN;
-	s->work[s->nwork++] = (uint32_t)(r * NSTREAMS + k);
+	uint32_t i = (uint32_t)(r * NSTREAMS + k);
+	s->state[i] = ST_RUN;
+	s->work[s->nwork++] = i;
 }
 
 /* Split the compute stream's idle time up to now by why it was blocked. */
@@ -253,11 +258,12 @@ static void account_idle(struct sim *s, int r, int64_t now)
 	s->block_cat[r] = -1;
 }
 
-/* Stream k of rank r blocks at a WAIT or RECV (why: its category; slot: the RECV's mailbox slot, else -1). */
-static void block(struct sim *s, int r, int k, int why, int slot)
+/* Stream k of rank r blocks at a WAIT for event id (slot -1) or a RECV into mailbox slot (why: its category). */
+static void block(struct sim *s, int r, int k, int why, int32_t id, int slot)
 {
 	s->state[r * NSTREAMS + k] = ST_BLOCKED;
-	s->waiting[r] |= (uint8_t)(1u << k);
+	s->block_id[r * NSTREAMS + k] = slot < 0 ? id : slot;
+	s->waiting[r] |= (uint16_t)(slot < 0 ? 1u << k : 0x100u << k);
 	if (k == STREAM_COMPUTE) {
 		s->block_cat[r] = (int8_t)why;
 		s->block_slot[r] = slot;
@@ -267,7 +273,7 @@ static void block(struct sim *s, int r, int k, int why, int slot)
 /* Wake stream k of rank r, blocked at a WAIT or RECV. */
 static void wake(struct sim *s, int r, int k, int64_t now)
 {
-	s->waiting[r] &= (uint8_t)~(1u << k);
+	s->waiting[r] &= (uint16_t)~(0x101u << k);
 	if (k == STREAM_COMPUTE)
 		account_idle(s, r, now);
 	make_runnable(s, r, k);
@@ -512,18 +518,16 @@ static void fused(struct sim *s, int r, int64_t now, int group, struct clocks *o
 	const struct tmap_stage *ts = &(group ? s->gmap : s->stmap)[st];
 	const uint16_t *pmap = ts->map_of;
 	struct clocks c = { now, s->host_t[r], s->side_t[r], { 0 } };
-	const struct piece *pcs = p->pieces[STREAM_COMPUTE];
-	const struct instr *ins = p->ins[STREAM_COMPUTE];
+	const struct span *sps = p->spans[STREAM_COMPUTE];
 	struct program_cursor cu = s->pc[si];  /* stepped as program_cursor_next steps it */
-	const struct instr *first = ins + pcs[cu.piece].off;  /* its piece's first instruction */
+	const struct instr *first = cu.end - sps[cu.span].n;  /* its span's first instruction */
 	for (;;) {
 		const struct instr *last = cu.in;
-		uint32_t reps = pcs[cu.piece].reps;
-		if (cu.in == first && pmap[cu.piece]) {
-			/* the rest of a piece at once: reps - rep passes */
-			fused_passes(&ts->maps[pmap[cu.piece] - 1], reps - cu.rep, &c);
+		uint32_t reps = sps[cu.span].reps;
+		if (cu.in == first && pmap[cu.span]) {
+			/* the rest of a span at once: reps - rep passes */
+			fused_passes(&ts->maps[pmap[cu.span] - 1], reps - cu.rep, &c);
 			last = cu.end - 1;
-			cu.pass += reps - 1 - cu.rep;
 			cu.rep = reps - 1;
 		} else {
 			fused_one(s, r, cu.in, sp, &c);
@@ -533,27 +537,26 @@ static void fused(struct sim *s, int r, int64_t now, int group, struct clocks *o
 		const struct instr *nx = last + 1;
 		if (nx == cu.end) {
 			struct program_cursor nc = cu;
-			if (++nc.rep < reps) {
-				nc.pass++;
-				nx = first;
-			} else if (program_cursor_next_piece(p, STREAM_COMPUTE, &nc)) {
-				nx = ins + pcs[nc.piece].off;
-			} else {
+			if (++nc.rep < reps)
+				nc.in = first;
+			else
+				program_cursor_next_span(p, STREAM_COMPUTE, &nc);
+			nx = nc.in;
+			if (!nx || (nx->flags & INSF_UNIT_START) || !tmap_fusable(nx, tp_fuses))
 				break;
-			}
-			if ((nx->flags & INSF_UNIT_START) || !tmap_fusable(nx, tp_fuses))
-				break;
-			if (nc.rep == 0) {  /* a new piece */
+			if (nc.rep == 0)  /* a new span, or its loop's next pass */
 				first = nx;
-				nc.end = nx + pcs[nc.piece].n;
-			}
 			cu = nc;
+			continue;
 		} else if ((nx->flags & INSF_UNIT_START) || !tmap_fusable(nx, tp_fuses)) {
 			break;
 		}
 		cu.in = nx;
 	}
-	/* the event ends the last instruction of the run; finish() steps past it */
+	/* the event ends the last instruction of the run; finish() steps past it. Its ids' offsets, as its
+	 * repetitions and loop passes stepped them (a map may have crossed several repetitions) */
+	cu.eoff = sps[cu.span].eoff + (int32_t)(cu.lrep + cu.rep) * sps[cu.span].estep;
+	cu.soff = sps[cu.span].soff + (int32_t)(cu.lrep + cu.rep) * sps[cu.span].sstep;
 	s->pc[si] = cu;
 	s->host_t[r] = c.h;
 	s->side_t[r] = c.side;
@@ -568,20 +571,6 @@ static void run_fused(struct sim *s, int r, int64_t now)
 	fused(s, r, now, 0, &c);
 	fused_accounts(s, r, now, &c);
 	start_until(s, r, STREAM_COMPUTE, now, c.t, EV_STREAM, (uint32_t)si);
-}
-
-/* Whether cursor a is before cursor b in the same program. */
-static int cursor_before(const struct program_cursor *a, const struct program_cursor *b)
-{
-	if (a->loop != b->loop)
-		return a->loop < b->loop;
-	if (a->lrep != b->lrep)
-		return a->lrep < b->lrep;
-	if (a->piece != b->piece)
-		return a->piece < b->piece;
-	if (a->rep != b->rep)
-		return a->rep < b->rep;
-	return a->in < b->in;
 }
 
 /* Whether rank r's TP group is in step (1): every member runnable now at the same instruction with the same
@@ -601,7 +590,7 @@ static int in_step(const struct sim *s, int r)
 		if (s->state[j] != ST_RUN)
 			return 0;
 		if (!program_cursor_same(&s->pc[j], &s->pc[i])) {
-			if (cursor_before(&s->pc[j], &s->pc[i]))
+			if (program_cursor_before(s->prog_of[r], &s->pc[j], &s->pc[i]))
 				return -1;
 			same = 0;
 		} else if (s->host_t[q] != s->host_t[r] || s->side_t[q] != s->side_t[r]) {
@@ -702,12 +691,12 @@ static void run(struct sim *s, int r, int k, int64_t now)
 			return;
 		}
 		case INS_RECORD: {
-			uint32_t ev = (uint32_t)program_cursor_arg(c);
+			uint32_t ev = (uint32_t)program_cursor_event(c);
 			s->ev_done[(size_t)r * s->evwords + ev / 64] |= 1ull << (ev % 64);
-			for (unsigned m = s->waiting[r]; m; m &= m - 1) {
+			const int32_t *bid = &s->block_id[(size_t)r * NSTREAMS];
+			for (unsigned m = s->waiting[r] & 0xffu; m; m &= m - 1) {
 				int k2 = __builtin_ctz(m);
-				const struct instr *w = cur(s, r, k2);
-				if (w->kind == INS_WAIT && cur_arg(s, r, k2) == ev)
+				if (bid[k2] == (int32_t)ev)
 					wake(s, r, k2, now);
 			}
 			step(s, r, k);
@@ -746,21 +735,21 @@ static void run(struct sim *s, int r, int k, int64_t now)
 			step(s, r, k);
 			continue;
 		case INS_WAIT: {
-			uint32_t ev = (uint32_t)program_cursor_arg(c);
+			uint32_t ev = (uint32_t)program_cursor_event(c);
 			if (s->ev_done[(size_t)r * s->evwords + ev / 64] >> (ev % 64) & 1) {
 				step(s, r, k);
 				continue;
 			}
-			block(s, r, k, in->cat, -1);
+			block(s, r, k, in->cat, (int32_t)ev, -1);
 			return;
 		}
 		case INS_RECV: {
-			uint32_t slot = (uint32_t)program_cursor_arg(c);
+			uint32_t slot = (uint32_t)program_cursor_slot(c);
 			if (s->mb_end[(size_t)r * s->maxslot + slot] >= 0) {
 				step(s, r, k);
 				continue;
 			}
-			block(s, r, k, CAT_PP, (int)slot);
+			block(s, r, k, CAT_PP, 0, (int)slot);
 			return;
 		}
 		case INS_COLL: {
@@ -806,7 +795,7 @@ static void run(struct sim *s, int r, int k, int64_t now)
 	}
 }
 
-static void finish(struct sim *s, int r, int k, int64_t now)
+static inline void finish(struct sim *s, int r, int k, int64_t now)
 {
 	if (k == STREAM_COMPUTE)
 		s->idle_since[r] = now;
@@ -839,7 +828,7 @@ static void link_done(struct sim *s, const struct event *e)
 	const struct instr *in = cur(s, r, k);
 	size_t l = (size_t)r * LINK_N + in->scope;
 	int dst = rank_of(s, in->dest, rank_d(s, r), rank_t(s, r));
-	uint32_t arg = cur_arg(s, r, k);
+	uint32_t arg = cur_slot(s, r, k);
 	size_t slot = (size_t)dst * s->maxslot + arg;
 	s->mb_start[slot] = s->link_start[l];
 	s->mb_end[slot] = e->t;
@@ -850,10 +839,10 @@ static void link_done(struct sim *s, const struct event *e)
 		trace_instr(s, r, k, k, in, s->arrive[si], e->t - s->arrive[si]);
 		trace_instr(s, r, k, TRACK_LINK + in->scope, in, s->link_start[l], e->t - s->link_start[l]);
 	}
-	for (unsigned m = s->waiting[dst]; m; m &= m - 1) {
+	const int32_t *bid = &s->block_id[(size_t)dst * NSTREAMS];
+	for (unsigned m = s->waiting[dst] >> 8; m; m &= m - 1) {
 		int k2 = __builtin_ctz(m);
-		const struct instr *w = cur(s, dst, k2);
-		if (w->kind == INS_RECV && cur_arg(s, dst, k2) == arg)
+		if (bid[k2] == (int32_t)arg)
 			wake(s, dst, k2, e->t);
 	}
 	s->link_busy[l] = 0;
@@ -945,7 +934,7 @@ int sim_run(struct sim *s)
 			if (s->state[si] != ST_DONE) {
 				const struct instr *in = cur(s, r, k);
 				return diag_errorf("internal error: simulation deadlock: stage %d stream %d stuck in "
-						   "piece %u (kind %d)", rank_stage(s, r), k, s->pc[si].piece,
+						   "span %u (kind %d)", rank_stage(s, r), k, s->pc[si].span,
 						   in ? in->kind : -1);
 			}
 			if (s->end_t[si] > s->step_time)

@@ -439,6 +439,8 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 	int rc = build_programs(sc, hw, opts && opts->trace, &b);
 	if (rc < 0)
 		return rc;
+	for (int i = 0; all && par->dp * par->tp > 1 && i < par->pp; i++)
+		program_flatten(&b.progs[i]);  /* each program walked by dp * tp ranks */
 	struct trace *trace = open_trace(sc, hw, opts);
 	struct sim_config cfg = {
 		.progs = b.progs, .pp = par->pp, .dp_sim = all ? par->dp : 1, .tp_sim = all ? par->tp : 1,

@@ -27,7 +27,10 @@ void program_release(struct program *p)
 		free(p->ranges[s]);
 		free(p->pieces[s]);
 		free(p->loops[s]);
+		free(p->spans[s]);
 	}
+	free(p->span_piece);
+	free(p->span_loop);
 	free(p->pw);
 	free(p->ops);
 	memset(p, 0, sizeof *p);
@@ -296,6 +299,7 @@ int program_repeat_more(struct program *p, const void *key, int k)
 void program_seal(struct program *p)
 {
 	program_seal_pieces(p, 1);
+	program_make_spans(p);
 	free(p->pw);
 	p->pw = p->pcoll = NULL;
 	for (int st = 0; st < NSTREAMS; st++) {

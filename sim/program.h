@@ -98,6 +98,25 @@ struct loop {
 	uint32_t first, n, reps;
 };
 
+/* A piece as the engine walks it, so that the cursor reads an id with one add (program_seal makes them): span i
+ * runs ins[off .. off+n-1] reps times in a row, with event ids arg + eoff (RECORD, WAIT) and mailbox slots
+ * arg + soff (RECV, SEND) in its first repetition in its loop's first pass, each repetition and each pass estep and
+ * sstep more (a send stream's micro-batches: one span); a piece whose ids step by different amounts within one
+ * class is cut where they change, each repetition a span. A loop's pass is its spans once, followed by its loop's
+ * end: a span of n 0 whose reps are the loop's passes and whose off is the pass's first span; spans[nspans], of n
+ * 0 and reps 0, is the stream's end. A program many ranks walk (program_flatten) has its compute stream's loops
+ * expanded, a span per piece and pass and no loop's end, so that every rank's cursor steps as over plain pieces;
+ * the loops keep a program that one rank walks a few dozen spans a stage instead of thousands (page faults).
+ * 20 bytes. */
+struct span {
+	uint32_t off;
+	uint16_t n, reps;
+	int32_t eoff, soff;
+	int16_t estep, sstep;
+};
+_Static_assert(sizeof(struct span) == 20, "struct span stays 20 bytes");
+#define PROGRAM_SPAN_PART UINT32_MAX  /* program.span_piece of a span that runs a part of a piece */
+
 /* A stored run of instructions to replay (program_repeat_*): at most PROGRAM_TEMPLATES per program. */
 enum { PROGRAM_TEMPLATES = 16 };
 struct program_template {
@@ -122,6 +141,11 @@ struct program {
 	size_t npieces[NSTREAMS], cappieces[NSTREAMS];
 	struct loop *loops[NSTREAMS];
 	size_t nloops[NSTREAMS], caploops[NSTREAMS];
+	struct span *spans[NSTREAMS];       /* what the engine walks (struct span), nspans and the stream's end */
+	size_t nspans[NSTREAMS];
+	uint32_t *span_piece;               /* compute stream: the piece each span runs whole, or PROGRAM_SPAN_PART */
+	uint32_t *span_loop;                /* compute stream: the first span of each span's loop pass; NULL when no
+	                                     * loop runs more than once (program_cursor_before) */
 	size_t sealed[NSTREAMS];            /* pieces[0 .. sealed-1] are final (a unit began after them) */
 	size_t fold_seen[NSTREAMS];         /* sealed when program_fold last looked */
 	/* passes (sim/program_loop.c): what each unit's start folded since the compute stream's loop last ran once
@@ -145,6 +169,7 @@ struct program {
 	double next_pw, next_pcoll;         /* the sums before the next instruction stored, when vfrom < 0 */
 	long vfrom;                         /* else they are pw/pcoll[vfrom] plus that instruction's own */
 	double work_s, coll_s;              /* sums over the sealed pieces */
+	double other_s;                     /* the other streams' work in seconds, over their loops (program_seal) */
 	size_t count[NSTREAMS];             /* instructions the stream executes: sum of n * reps over its pieces */
 	struct op *ops;
 	size_t nops, opcap;
@@ -182,76 +207,107 @@ void program_repeat_end(struct program *p, const void *key);
  * ends in a repetition of key's run that k more replays would only extend; returns k then, else 0 (and the
  * caller emits as usual). Calls may nest: while a run is recorded, inner keys emit as usual, as part of it. */
 int program_repeat_more(struct program *p, const void *key, int k);
-/* After the last instruction: seals every piece and gives back what program_reserve held beyond the
- * instructions stored (the builder reserves an upper bound of a stage's compute stream). */
+/* After the last instruction: seals every piece, makes the spans the engine walks (struct span), and gives back
+ * what program_reserve held beyond the instructions stored (the builder reserves an upper bound of a stage's
+ * compute stream). */
 void program_seal(struct program *p);
-/* Cursor over a stream's instructions (the engine keeps one per rank and stream). */
+/* For a program that many ranks walk (predict's --all-ranks), after program_seal: expand the compute stream's
+ * loops (a span per piece and pass, no loop's end to cross), and store the other streams as they run, every
+ * instruction their loops run with its id (the same instructions, ids and order, in one span; a send stream's
+ * micro-batches are a span of many repetitions otherwise, a repetition every third instruction). For every rank
+ * a step less to take; once, memory (page faults) that a program one rank walks does not win back. */
+void program_flatten(struct program *p);
+/* Cursor over a stream's instructions (the engine keeps one per rank and stream): it walks the spans. */
 struct program_cursor {
 	const struct instr *in;   /* current instruction, NULL past the end */
-	const struct instr *end;  /* one past the current piece's last instruction: within a piece, a step is a
+	const struct instr *end;  /* one past the current span's last instruction: within a span, a step is a
 	                           * compare */
-	uint32_t piece, rep;      /* the current piece and its repetition */
-	uint32_t loop, lrep;      /* the loop it is in and the loop's pass */
-	uint32_t lend;            /* one past the loop's last piece */
-	uint32_t pass;            /* the pass the ids step by: lrep + rep (struct loop) */
+	uint32_t span;            /* the current span */
+	uint16_t rep, lrep;       /* its repetition, and its loop's pass */
+	int32_t eoff, soff;       /* the span's id offsets there (struct span) */
 };
-/* The current instruction's event id or mailbox slot, in this pass. */
-static inline int32_t program_cursor_arg(const struct program_cursor *c)
+_Static_assert(sizeof(struct program_cursor) == 32, "a rank's cursors stay 32 bytes each");
+/* The current instruction's event id (RECORD, WAIT) or mailbox slot (RECV, SEND), in this pass. */
+static inline int32_t program_cursor_event(const struct program_cursor *c)
 {
-	return c->in->arg + (int32_t)c->pass * c->in->astep;
+	return c->in->arg + c->eoff;
 }
-/* Whether a and b are at the same place (the same instruction of the same piece, repetition and loop pass). */
+static inline int32_t program_cursor_slot(const struct program_cursor *c)
+{
+	return c->in->arg + c->soff;
+}
+/* Whether a and b are at the same place (the same instruction of the same span, repetition and loop pass). */
 static inline int program_cursor_same(const struct program_cursor *a, const struct program_cursor *b)
 {
-	return a->in == b->in && memcmp(&a->piece, &b->piece, 4 * sizeof a->piece) == 0;
+	return a->in == b->in && a->span == b->span && a->rep == b->rep && a->lrep == b->lrep;
 }
-static inline void program_cursor_piece(const struct program *p, int st, struct program_cursor *c)
+/* Whether a is before b on the compute stream of program p. */
+static inline int program_cursor_before(const struct program *p, const struct program_cursor *a,
+					const struct program_cursor *b)
 {
-	const struct piece *pc = &p->pieces[st][c->piece];
-	c->in = p->ins[st] + pc->off;
-	c->end = c->in + pc->n;
+	if (p->span_loop && p->span_loop[a->span] == p->span_loop[b->span] && a->lrep != b->lrep)
+		return a->lrep < b->lrep;  /* in one loop, an earlier pass */
+	if (a->span != b->span)
+		return a->span < b->span;
+	if (a->rep != b->rep)
+		return a->rep < b->rep;
+	return a->in < b->in;
+}
+/* Put c at the start of span i (< nspans, not a loop's end: sp), in its loop's pass c->lrep. */
+static inline void program_cursor_at(const struct program *p, int st, uint32_t i, const struct span *sp,
+				     struct program_cursor *c)
+{
+	c->in = p->ins[st] + sp->off;
+	c->end = c->in + sp->n;
+	c->span = i;
+	c->rep = 0;
+	memcpy(&c->eoff, &sp->eoff, 2 * sizeof c->eoff);  /* eoff and soff, side by side in both */
+	if (c->lrep) {
+		c->eoff += (int32_t)c->lrep * sp->estep;
+		c->soff += (int32_t)c->lrep * sp->sstep;
+	}
+}
+/* Move c to the first repetition of the next span: past a loop's end, its loop's next pass or what follows it;
+ * in NULL past the stream's end. */
+static inline void program_cursor_next_span(const struct program *p, int st, struct program_cursor *c)
+{
+	uint32_t i = c->span + 1;
+	const struct span *sp = &p->spans[st][i];
+	if (!sp->n) {  /* a loop's end, or the stream's */
+		if (++c->lrep < sp->reps) {
+			i = sp->off;
+		} else {
+			c->lrep = 0;
+			i += sp->reps > 0;
+		}
+		sp = &p->spans[st][i];
+		if (!sp->n) {
+			c->span = i;
+			c->rep = 0;
+			c->in = NULL;
+			return;
+		}
+	}
+	program_cursor_at(p, st, i, sp, c);
 }
 static inline void program_cursor_start(const struct program *p, int st, struct program_cursor *c)
 {
 	*c = (struct program_cursor){ 0 };
-	if (p->npieces[st]) {
-		c->lend = p->loops[st][0].n;
-		program_cursor_piece(p, st, c);
-	}
-}
-/* Move c to the first pass of the next piece (program_cursor_piece sets it there): in its loop, the loop's next
- * pass, or the next loop; 0 past the stream's end. */
-static inline int program_cursor_next_piece(const struct program *p, int st, struct program_cursor *c)
-{
-	c->rep = 0;
-	if (++c->piece == c->lend) {
-		const struct loop *lp = &p->loops[st][c->loop];
-		if (++c->lrep < lp->reps) {
-			c->piece = lp->first;
-		} else {
-			c->lrep = 0;
-			if (++c->loop == p->nloops[st])
-				return 0;
-			c->lend = lp[1].first + lp[1].n;
-		}
-	}
-	c->pass = c->lrep;
-	return 1;
+	if (p->nspans[st])
+		program_cursor_at(p, st, 0, &p->spans[st][0], c);
 }
 static inline void program_cursor_next(const struct program *p, int st, struct program_cursor *c)
 {
 	if (++c->in < c->end)
 		return;
-	const struct piece *pc = &p->pieces[st][c->piece];
-	if (++c->rep < pc->reps) {
-		c->in = c->end - pc->n;
-		c->pass++;
+	const struct span *sp = &p->spans[st][c->span];
+	if (++c->rep < sp->reps) {
+		c->in = c->end - sp->n;
+		c->eoff += sp->estep;
+		c->soff += sp->sstep;
 		return;
 	}
-	if (program_cursor_next_piece(p, st, c))
-		program_cursor_piece(p, st, c);
-	else
-		c->in = NULL;
+	program_cursor_next_span(p, st, c);
 }
 /* Make room for n more instructions on a stream at once (saves regrowing a long schedule). */
 void program_reserve(struct program *p, enum stream_kind st, size_t n);

@@ -21,5 +21,7 @@ void program_seal_pieces(struct program *p, int all);
 /* At a unit's start, after program_seal_pieces: fold each stream's newest passes into a loop when they repeat,
  * and note what that did to the pass (program.pass). */
 void program_fold_all(struct program *p);
+/* At the program's end, after every piece is sealed: expand each stream's loops into its spans (struct span). */
+void program_make_spans(struct program *p);
 
 #endif

@@ -113,18 +113,17 @@ static struct tmap piece_map(const struct program *p, const struct piece *pc, do
 	return m;
 }
 
-/* The work of a program's streams but its compute stream (collectives, transfers, copies), in seconds. */
-static double other_streams(const struct program *p)
+/* Each compute-stream span's map, from its piece's (piece_map_of): a span that runs a whole piece crosses it by the
+ * piece's map (its repetitions are never more than the piece's), a part of one has none. */
+static uint16_t *span_maps(const struct program *p, const uint16_t *piece_map_of)
 {
-	double w = 0;
-	for (int k = 1; k < NSTREAMS; k++)
-		for (size_t l = 0; l < p->nloops[k]; l++) {
-			const struct loop *lp = &p->loops[k][l];
-			for (size_t i = lp->first; i < lp->first + lp->n; i++)
-				for (uint32_t j = 0; j < p->pieces[k][i].n; j++)
-					w += p->ins[k][p->pieces[k][i].off + j].dur * p->pieces[k][i].reps * (double)lp->reps;
-		}
-	return w;
+	size_t ns = p->nspans[STREAM_COMPUTE];
+	uint16_t *map_of = xmalloc((ns ? ns : 1) * sizeof *map_of);
+	for (size_t i = 0; i < ns; i++) {
+		uint32_t pi = p->span_piece[i];
+		map_of[i] = pi == PROGRAM_SPAN_PART ? 0 : piece_map_of[pi];
+	}
+	return map_of;
 }
 
 /* A stage's pieces replay a few stored runs (a layer's forward or backward) a thousand times: each distinct run
@@ -138,8 +137,8 @@ static void stage_index(const struct program *p, double sp, int tp_fuses, int ma
 	uint32_t *hash = xcalloc(hsize, sizeof *hash);  /* slot -> 1 + first piece of that run */
 	int32_t *run_of = xmalloc(n1 * sizeof *run_of);
 	uint16_t *slot = xmalloc(n1 * sizeof *slot);    /* run -> 1 + its map, 0: none */
+	uint16_t *piece_map_of = xmalloc(n1 * sizeof *piece_map_of);  /* piece -> its run's slot */
 	double *comp = xmalloc(n1 * sizeof *comp), *rest = xmalloc(n1 * sizeof *rest);  /* run: one pass */
-	out->map_of = xmalloc(n1 * sizeof *out->map_of);
 	out->maps = NULL;
 	out->map_piece = NULL;
 	out->nmaps = 0;
@@ -193,16 +192,18 @@ static void stage_index(const struct program *p, double sp, int tp_fuses, int ma
 			}
 		}
 		run_of[i] = (int32_t)r;
-		out->map_of[i] = slot[r];
+		piece_map_of[i] = slot[r];
 		out->comp += comp[r] * passes;
 		out->rest += rest[r] * passes;
 	}
+	out->map_of = span_maps(p, piece_map_of);
+	free(piece_map_of);
 	free(hash);
 	free(run_of);
 	free(slot);
 	free(comp);
 	free(rest);
-	out->other_streams = other_streams(p);
+	out->other_streams = p->other_s;
 }
 
 void tmap_stage_prepare(const struct program *p, double sp, int tp_fuses, int maps, struct tmap_stage *out)

@@ -102,16 +102,17 @@ static inline void tmap_apply_pow(const struct tmap *m, uint32_t k, int64_t *t, 
 		sum[i] += m->sum[i] * (int64_t)k;
 }
 
-/* A stage's maps: maps[map_of[i] - 1] the map of one pass over compute-stream piece i when a run can cross it whole
- * (every instruction fusable, none starting a unit but the first of a piece run once), map_of[i] 0 else; one map
- * per distinct stored run (off, n), kept only for the few runs that can have one (a layer's forward or backward: a
- * handful a stage, against a thousand runs of single receives and records), so the index costs two bytes a piece.
+/* A stage's maps: maps[map_of[i] - 1] the map of one pass over compute-stream span i (struct span) when a run can
+ * cross it whole (it runs a whole piece, every instruction of which is fusable, none starting a unit but the first
+ * of a piece run once), map_of[i] 0 else; one map per distinct stored run (off, n), kept only for the few runs that
+ * can have one (a layer's forward or backward: a handful a stage, against a thousand runs of single receives and
+ * records), so the index costs two bytes a span.
  * work_s: every stream's work in seconds (a bound of the step's length). Which pieces run the same stored run, and
  * which runs can have a map (their host seconds and side waits decide, not the speed), depend on the program only:
  * the first tmap_stage_prepare finds them (with a hash of the pieces, in memory it frees again) and preparing again
  * at other speeds (the stage clocks' iterations) only remakes the maps and the bound. */
 struct tmap_stage {
-	uint16_t *map_of;          /* piece -> 1 + the index in maps of its run's map; 0: none (walked instruction by
+	uint16_t *map_of;          /* span -> 1 + the index in maps of its run's map; 0: none (walked instruction by
 	                            * instruction). NULL until the first tmap_stage_prepare */
 	struct tmap *maps;         /* at most UINT16_MAX; other runs are walked */
 	uint32_t *map_piece;       /* maps[i] is one pass over piece map_piece[i], the first of its run */

@@ -101,40 +101,55 @@ static double optimizer_time(const struct scenario *s, const struct hwmodel *hw,
 	return ops_optimizer_s(&c, layers_on_stage * scenario_params_per_layer(s) / s->par.tp);
 }
 
+/* The id a cursor's record, wait, receive or send names in its pass; 0 for the other kinds. */
+static int32_t cursor_id(const struct program_cursor *c)
+{
+	if (c->in->kind == INS_RECORD || c->in->kind == INS_WAIT)
+		return program_cursor_event(c);
+	return c->in->kind == INS_RECV || c->in->kind == INS_SEND ? program_cursor_slot(c) : 0;
+}
+
 /* Repeated runs (sim/program.c): a stage's program stores a layer's forward and backward once and repeats it, and
- * its micro-batches' passes as loops; walked with the cursor, it is the very instruction list that a build storing
- * every instruction (keep_ops, for timelines) makes, field for field and bit for bit (the ids a loop steps as the
- * cursor gives them), in far fewer stored instructions. */
+ * its micro-batches' passes as loops; walked with the cursor (over its spans), it is the very instruction list that
+ * a build storing every instruction (keep_ops, for timelines) makes, field for field and bit for bit (the ids a loop
+ * steps as the cursor gives them), in far fewer stored instructions; and so it is once program_flatten has stored
+ * the other streams as they run. */
 static void check_repeats(const struct scenario *s, const struct hwmodel *hw, int few)
 {
 	struct build a, b;
 	CHECK_INT(build_programs(s, hw, 0, &a), 0);
 	CHECK_INT(build_programs(s, hw, 1, &b), 0);
-	for (int st = 0; st < s->par.pp; st++)
-		for (int k = 0; k < NSTREAMS; k++) {
-			const struct program *pa = &a.progs[st], *pb = &b.progs[st];
-			struct program_cursor ca, cb;
-			program_cursor_start(pa, k, &ca);
-			program_cursor_start(pb, k, &cb);
-			size_t n = 0, same = 0;
-			for (; ca.in && cb.in; program_cursor_next(pa, k, &ca), program_cursor_next(pb, k, &cb), n++) {
-				/* a loop's records, waits, receives and sends name their ids through the cursor */
-				int ids = ca.in->kind == INS_RECORD || ca.in->kind == INS_WAIT || ca.in->kind == INS_RECV ||
-					  ca.in->kind == INS_SEND;
-				same += memcmp(&ca.in->dur, &cb.in->dur, sizeof(double)) == 0 && ca.in->kind == cb.in->kind &&
-					ca.in->cat == cb.in->cat && ca.in->flags == cb.in->flags &&
-					ca.in->nops == cb.in->nops && program_cursor_arg(&ca) == program_cursor_arg(&cb) &&
-					ca.in->group == cb.in->group && ca.in->dest == cb.in->dest &&
-					ca.in->scope == cb.in->scope &&
-					(ids || memcmp(&ca.in->host, &cb.in->host, sizeof(double)) == 0);
+	for (int flat = 0; flat < 2; flat++) {  /* as sealed, then with the other streams stored as they run */
+		for (int st = 0; st < s->par.pp; st++)
+			for (int k = 0; k < NSTREAMS; k++) {
+				if (flat && k == 0)
+					program_flatten(&a.progs[st]);
+				const struct program *pa = &a.progs[st], *pb = &b.progs[st];
+				struct program_cursor ca, cb;
+				program_cursor_start(pa, k, &ca);
+				program_cursor_start(pb, k, &cb);
+				size_t n = 0, same = 0;
+				for (; ca.in && cb.in; program_cursor_next(pa, k, &ca), program_cursor_next(pb, k, &cb), n++) {
+					/* a loop's records, waits, receives and sends name their ids through the cursor */
+					int ids = ca.in->kind == INS_RECORD || ca.in->kind == INS_WAIT || ca.in->kind == INS_RECV ||
+						  ca.in->kind == INS_SEND;
+					same += memcmp(&ca.in->dur, &cb.in->dur, sizeof(double)) == 0 && ca.in->kind == cb.in->kind &&
+						ca.in->cat == cb.in->cat && ca.in->flags == cb.in->flags &&
+						ca.in->nops == cb.in->nops && cursor_id(&ca) == cursor_id(&cb) &&
+						ca.in->group == cb.in->group && ca.in->dest == cb.in->dest &&
+						ca.in->scope == cb.in->scope &&
+						(ids || memcmp(&ca.in->host, &cb.in->host, sizeof(double)) == 0);
+				}
+				CHECK(!ca.in && !cb.in);
+				CHECK_INT(same, n);
+				CHECK_INT(pa->count[k], n);
+				CHECK_INT(pb->n[k], n);
+				if (k != STREAM_COMPUTE && flat)
+					CHECK_INT(pa->n[k], n);
+				if (k == STREAM_COMPUTE && few)  /* many layers and micro-batches: few stored */
+					CHECK(pa->n[k] * 4 < n);
 			}
-			CHECK(!ca.in && !cb.in);
-			CHECK_INT(same, n);
-			CHECK_INT(pa->count[k], n);
-			CHECK_INT(pb->n[k], n);
-			if (k == STREAM_COMPUTE && few)  /* many layers and micro-batches: few stored */
-				CHECK(pa->n[k] * 4 < n);
-		}
+	}
 	build_release(&a);
 	build_release(&b);
 }
