@@ -75,7 +75,8 @@ static const struct yrange ranges[] = {
 };
 
 static const char *const par_keys[] = { "gpus", "tp", "pp", "dp", "schedule", "virtual_stages",
-					"dp_bucket_bytes", "dp_overlap", "dp_bucket_copy", "pp_overlap", "pp_keep_outputs", "pp_scatter_gather", "sp", "overlap_param_gather", "zero",
+					"dp_bucket_bytes", "dp_overlap", "dp_bucket_copy", "pp_overlap", "pp_keep_outputs",
+					"pp_scatter_gather", "sp", "overlap_param_gather", "zero",
 					"ep", "etp", "first_stage_layers", "last_stage_layers", "grad_reduce_dtype",
 					"grad_compression", "shard_group", "reshard_after_forward", "cp", "cp_comm", "tp_comm_overlap",
 					NULL };

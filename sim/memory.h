@@ -2,8 +2,8 @@
  * activations its pipeline schedule keeps alive. Activations per layer per micro-batch follow Korthikanti et
  * al. (arXiv 2205.05198) with tensor parallelism and no sequence parallelism, written per stored tensor so
  * GQA, SwiGLU and dtype are exact: replicated on every TP rank are the inputs of both norms, of QKV and of
- * fc1, and with model.dropout two dropout masks (1 byte per element); split over TP are Q, K, V, the attention output, fc1's
- * output and fc2's input; without a fused kernel the s*s scores, softmax output and dropout mask are stored too.
+ * fc1, and with model.dropout two dropout masks (1 byte per element); split over TP are Q, K, V, the attention
+ * output, fc1's output and fc2's input; without a fused kernel the s*s scores, softmax output and dropout mask are stored too.
  * With full recompute a layer keeps only its input, and backward rebuilds one layer at a time. */
 #ifndef MEMORY_H
 #define MEMORY_H
@@ -37,7 +37,8 @@ double mem_optimizer_bytes_per_param(const struct scenario *sc);
  *            the step on every rank (T*h each), less those counted already (the first stage's in-flight inputs,
  *            saved by its first norm; the last stage's arriving gradient); with a vocabulary the token ids and
  *            targets, 8 bytes a token each
- * (an MLP: its layers' hidden width f, no vocabulary); 0 for a dense layer list. Measured: docs/validation.md ("Peak memory, term by term"). */
+ * (an MLP: its layers' hidden width f, no vocabulary); 0 for a dense layer list. Measured: docs/validation.md
+ * ("Peak memory, term by term"). */
 double mem_stage_extra_bytes(const struct scenario *sc, int tp, int stage, int nstages, int held);
 
 #endif
