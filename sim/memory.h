@@ -3,8 +3,8 @@
  * al. (arXiv 2205.05198) with tensor parallelism and no sequence parallelism, written per stored tensor so
  * GQA, SwiGLU and dtype are exact: replicated on every TP rank are the inputs of both norms, of QKV and of
  * fc1, and with model.dropout two dropout masks (1 byte per element); split over TP are Q, K, V, the attention
- * output, fc1's output and fc2's input; without a fused kernel the s*s scores, softmax output and dropout mask are stored too.
- * With full recompute a layer keeps only its input, and backward rebuilds one layer at a time. */
+ * output, fc1's output and fc2's input; without a fused kernel the s*s scores, softmax output and dropout mask
+ * are stored too. With full recompute a layer keeps only its input, and backward rebuilds one layer at a time. */
 #ifndef MEMORY_H
 #define MEMORY_H
 
