@@ -23,6 +23,8 @@ enum { MOVE_NONE, MOVE_REP, MOVE_PASS };
 
 struct steady {
 	int tries, off, have;
+	int full;                      /* the snapshot holds the events recorded and the mailboxes (the costly part,
+	                                * kept once the rest has repeated from one checkpoint to the next) */
 	long applied;                  /* passes applied (steady_applied) */
 	int64_t now;
 	long long events;
@@ -80,7 +82,7 @@ struct steady *steady_new(const struct steady_view *v)
 
 void steady_reset(struct steady *st)
 {
-	st->tries = st->off = st->have = 0;
+	st->tries = st->off = st->have = st->full = 0;
 	st->applied = 0;
 }
 
@@ -96,7 +98,7 @@ void steady_free(struct steady *st)
 	free(st);
 }
 
-/* Keep the view's state as this checkpoint's. */
+/* Keep the view's state as this checkpoint's (with st->full, its events recorded and mailboxes too). */
 static void snapshot(struct steady *st, const struct steady_view *v, int64_t now)
 {
 	size_t rk = n_streams(v), nl = n_links(v), ns = n_slots(v), nr = (size_t)v->nranks;
@@ -106,9 +108,11 @@ static void snapshot(struct steady *st, const struct steady_view *v, int64_t now
 	memcpy(st->busy_until, v->busy_until, rk * sizeof(int64_t));
 	memcpy(st->arrive, v->arrive, rk * sizeof(int64_t));
 	memcpy(st->block_id, v->block_id, rk * sizeof(int32_t));
-	memcpy(st->ev_done, v->ev_done, nr * v->evwords * sizeof(uint64_t));
-	memcpy(st->mb_start, v->mb_start, ns * sizeof(int64_t));
-	memcpy(st->mb_end, v->mb_end, ns * sizeof(int64_t));
+	if (st->full) {
+		memcpy(st->ev_done, v->ev_done, nr * v->evwords * sizeof(uint64_t));
+		memcpy(st->mb_start, v->mb_start, ns * sizeof(int64_t));
+		memcpy(st->mb_end, v->mb_end, ns * sizeof(int64_t));
+	}
 	memcpy(st->acc, v->acc, nr * ACC_N * sizeof(int64_t));
 	memcpy(st->idle_since, v->idle_since, nr * sizeof(int64_t));
 	memcpy(st->host_t, v->host_t, nr * sizeof(int64_t));
@@ -297,15 +301,28 @@ static int events_moved(const struct steady *st, const struct steady_view *v, in
 	return 1;
 }
 
+/* The 64 bits of w from bit pos on (pos >= 0): w holds a word past them (ev_done keeps a spare one at its end). */
+static inline uint64_t bits_at(const uint64_t *w, long pos)
+{
+	long i = pos / 64, o = pos % 64;
+	return o ? w[i] >> o | w[i + 1] << (64 - o) : w[i];
+}
+
 /* Rank r's recorded events: from one step past the least a pass's waits read (low_ev), a's one step E on (pass j
  * reads a's ids j steps on, so nothing lower is read again); none of a's past nevents - E. */
 static int ids_moved(const struct steady *st, const struct steady_view *v, int r, int32_t E)
 {
-	long lo = st->low_ev[r];
 	long nev = v->prog_of[r]->nevents;
 	const uint64_t *a = &st->ev_done[(size_t)r * v->evwords], *b = &v->ev_done[(size_t)r * v->evwords];
-	for (long x = 0; x < nev; x++)
-		if ((x >= lo + E && bit(b, x) != bit(a, x - E)) || (x >= nev - E && bit(a, x)))
+	for (long x = st->low_ev[r] + E; x < nev; x += 64) {
+		uint64_t diff = bits_at(b, x) ^ bits_at(a, x - E);
+		if (nev - x < 64)
+			diff &= (1ull << (nev - x)) - 1;
+		if (diff)
+			return 0;
+	}
+	for (long x = nev - E > 0 ? nev - E : 0; x < nev; x++)
+		if (bit(a, x))
 			return 0;
 	return 1;
 }
@@ -340,11 +357,11 @@ static long still_blocked(const struct steady *st, const struct steady_view *v, 
 				continue;
 			int wait = v->waiting[r] >> k & 1;
 			long y = v->block_id[i], step = wait ? st->E[r] : st->S[r];
-			size_t o = (size_t)r * (wait ? v->evwords * 64 : (size_t)v->maxslot);
+			size_t o = (size_t)r * (wait ? v->evwords : (size_t)v->maxslot);
+			const uint64_t *a = &st->ev_done[o], *b = &v->ev_done[o];
 			for (long j = 1; j <= kmax && step > 0 && y - j * step >= 0; j++) {
 				long x = y - j * step;
-				int fresh = wait ? bit(v->ev_done, (long)o + x) && !bit(st->ev_done, (long)o + x)
-						 : v->mb_end[o + x] >= 0 && st->mb_end[o + x] < 0;
+				int fresh = wait ? bit(b, x) && !bit(a, x) : v->mb_end[o + x] >= 0 && st->mb_end[o + x] < 0;
 				if (fresh)
 					kmax = j - 1;
 			}
@@ -395,10 +412,12 @@ static int64_t apply(const struct steady *st, const struct steady_view *v, long 
 		long nev = v->prog_of[r]->nevents, ns = v->prog_of[r]->nslots, E = st->E[r], S = st->S[r];
 		uint64_t *b = &v->ev_done[(size_t)r * v->evwords];
 		const uint64_t *a = &st->ev_done[(size_t)r * v->evwords];
-		for (long x = nev - 1; E > 0 && x >= 0; x--)
-			if (bit(b, x) && !bit(a, x))
+		for (long w = (nev + 63) / 64 - 1; E > 0 && w >= 0; w--)  /* downwards: each sets only later bits */
+			for (uint64_t d = b[w] & ~a[w]; d; d &= ~(1ull << (63 - __builtin_clzll(d)))) {
+				long x = w * 64 + 63 - __builtin_clzll(d);
 				for (long j = 1; j <= k && x + j * E < nev; j++)
 					b[(x + j * E) / 64] |= 1ull << ((x + j * E) % 64);
+			}
 		size_t o = (size_t)r * v->maxslot;
 		for (long x = ns - 1; S > 0 && x >= 0; x--)
 			if (v->mb_end[o + x] >= 0 && st->mb_end[o + x] < 0)
@@ -426,20 +445,23 @@ int64_t steady_pass(struct steady *st, const struct steady_view *v, int64_t now)
 		k = streams_moved(st, v, dt);
 		if (k > 0 && !(ranks_moved(st, v, dt) && events_moved(st, v, dt)))
 			k = 0;
+		int full = st->full;
 		for (int r = 0; k > 0 && r < v->nranks; r++) {
 			int32_t E = st->E[r] == STEP_UNSET ? 0 : st->E[r], S = st->S[r] == STEP_UNSET ? 0 : st->S[r];
 			st->E[r] = E;
 			st->S[r] = S;
-			if (!ids_moved(st, v, r, E) || !slots_moved(st, v, r, S, dt))
+			if (full && (!ids_moved(st, v, r, E) || !slots_moved(st, v, r, S, dt)))
 				k = 0;
 		}
-		if (k > 0)
+		if (k > 0 && full)
 			k = still_blocked(st, v, k);
-	}
-	if (k > 0) {
-		st->off = 1;
-		st->applied = k;
-		return apply(st, v, k, dt);
+		if (k > 0 && full) {
+			st->off = 1;
+			st->applied = k;
+			return apply(st, v, k, dt);
+		}
+		/* the streams, clocks and events repeat: keep the events recorded and the mailboxes too this time */
+		st->full = k > 0;
 	}
 	if (++st->tries > STEADY_TRIES || eventq_small_events(v->q, st->ev) < 0)
 		st->off = 1;
