@@ -51,16 +51,13 @@ static size_t n_slots(const struct steady_view *v) { return (size_t)v->nranks * 
 struct steady *steady_new(const struct steady_view *v)
 {
 	struct steady *st = xcalloc(1, sizeof *st);
-	size_t rk = n_streams(v), nl = n_links(v), ns = n_slots(v), nr = (size_t)v->nranks;
+	size_t rk = n_streams(v), nl = n_links(v), nr = (size_t)v->nranks;
 	st->pc = xcalloc(rk, sizeof *st->pc);
 	st->state = xcalloc(rk, 1);
 	st->busy_from = xcalloc(rk, sizeof(int64_t));
 	st->busy_until = xcalloc(rk, sizeof(int64_t));
 	st->arrive = xcalloc(rk, sizeof(int64_t));
 	st->block_id = xcalloc(rk, sizeof(int32_t));
-	st->ev_done = xcalloc(nr * v->evwords + 1, sizeof(uint64_t));
-	st->mb_start = xcalloc(ns + 1, sizeof(int64_t));
-	st->mb_end = xcalloc(ns + 1, sizeof(int64_t));
 	st->acc = xcalloc(nr * ACC_N, sizeof(int64_t));
 	st->idle_since = xcalloc(nr, sizeof(int64_t));
 	st->host_t = xcalloc(nr, sizeof(int64_t));
@@ -109,6 +106,11 @@ static void snapshot(struct steady *st, const struct steady_view *v, int64_t now
 	memcpy(st->arrive, v->arrive, rk * sizeof(int64_t));
 	memcpy(st->block_id, v->block_id, rk * sizeof(int32_t));
 	if (st->full) {
+		if (!st->ev_done) {  /* first needed here: a run that never repeats never touches them (page faults) */
+			st->ev_done = xcalloc(nr * v->evwords + 1, sizeof(uint64_t));
+			st->mb_start = xmalloc(ns * sizeof(int64_t));
+			st->mb_end = xmalloc(ns * sizeof(int64_t));
+		}
 		memcpy(st->ev_done, v->ev_done, nr * v->evwords * sizeof(uint64_t));
 		memcpy(st->mb_start, v->mb_start, ns * sizeof(int64_t));
 		memcpy(st->mb_end, v->mb_end, ns * sizeof(int64_t));
