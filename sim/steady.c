@@ -17,7 +17,10 @@
 #include "sim/engine.h"
 #include "util/xalloc.h"
 
-enum { STEADY_TRIES = 32 };        /* checkpoints compared before giving up: a run that repeats does so early */
+/* Checkpoints compared before giving up, beyond two per stage: the last stage reaches its steady state about as
+ * many of the first stage's passes after it as there are stages (the shipped 1F1B runs that repeat did so by the
+ * 29th checkpoint at 16 stages, the 5th at 4). */
+enum { STEADY_SPARE_TRIES = 8 };
 enum { MOVE_NONE, MOVE_REP, MOVE_PASS };
 #define STEP_UNSET INT32_MIN
 
@@ -465,7 +468,7 @@ int64_t steady_pass(struct steady *st, const struct steady_view *v, int64_t now)
 		/* the streams, clocks and events repeat: keep the events recorded and the mailboxes too this time */
 		st->full = k > 0;
 	}
-	if (++st->tries > STEADY_TRIES || eventq_small_events(v->q, st->ev) < 0)
+	if (++st->tries > 2 * v->nranks + STEADY_SPARE_TRIES || eventq_small_events(v->q, st->ev) < 0)
 		st->off = 1;
 	else
 		snapshot(st, v, now);
