@@ -17,10 +17,10 @@
 #include "sim/engine.h"
 #include "util/xalloc.h"
 
-/* Checkpoints compared before giving up, beyond two per stage: the last stage reaches its steady state about as
+/* Checkpoints compared before giving up, beyond two a stage: the last stage reaches its steady state about as
  * many of the first stage's passes after it as there are stages (the shipped 1F1B runs that repeat did so by the
- * 29th checkpoint at 16 stages, the 5th at 4). */
-enum { STEADY_SPARE_TRIES = 8 };
+ * 29th checkpoint at 16 stages, the 5th at 4, and a single stage by the 11th). */
+enum { STEADY_SPARE_TRIES = 16 };
 enum { MOVE_NONE, MOVE_REP, MOVE_PASS };
 #define STEP_UNSET INT32_MIN
 
