@@ -31,15 +31,8 @@ struct steady {
 	long applied;                  /* passes applied (steady_applied) */
 	int64_t now;
 	long long events;
-	/* the view's tables at the last checkpoint */
-	struct program_cursor *pc;
-	uint8_t *state, *link_busy, *link_nwait, *link_wait;
-	int64_t *busy_from, *busy_until, *arrive, *mb_start, *mb_end, *acc, *idle_since, *host_t, *side_t,
-		*link_start;
-	int32_t *block_id, *block_slot;
-	uint64_t *ev_done;
-	int8_t *block_cat;
-	uint16_t *waiting;
+	struct steady_view a;          /* the view's tables at the last checkpoint (TABLES), in buf and full_buf */
+	char *buf, *full_buf;
 	struct event ev[EVENTQ_SMALL];
 	int nev;
 	/* the comparison's findings: per rank the event and slot steps of a pass, per stream how it moved */
@@ -47,36 +40,35 @@ struct steady {
 	uint8_t *move;
 };
 
+static size_t n_ranks(const struct steady_view *v) { return (size_t)v->nranks; }
 static size_t n_streams(const struct steady_view *v) { return (size_t)v->nranks * NSTREAMS; }
 static size_t n_links(const struct steady_view *v) { return (size_t)v->nranks * LINK_N; }
 static size_t n_slots(const struct steady_view *v) { return (size_t)v->nranks * v->maxslot; }
 
+/* The tables a checkpoint keeps, X(field, elements) for each: the streams', the ranks' and the links' at every
+ * checkpoint; the events recorded and the mailboxes (FULL_TABLES) once the rest has repeated. */
+#define TABLES(X, v)                                                                                           \
+	X(pc, n_streams(v)) X(state, n_streams(v)) X(busy_from, n_streams(v)) X(busy_until, n_streams(v))     \
+	X(arrive, n_streams(v)) X(block_id, n_streams(v)) X(acc, n_ranks(v) * ACC_N) X(idle_since, n_ranks(v)) \
+	X(host_t, n_ranks(v)) X(side_t, n_ranks(v)) X(block_cat, n_ranks(v)) X(block_slot, n_ranks(v))        \
+	X(waiting, n_ranks(v)) X(link_busy, n_links(v)) X(link_nwait, n_links(v)) X(link_wait, 2 * n_links(v)) \
+	X(link_start, n_links(v))
+#define FULL_TABLES(X, v) X(ev_done, n_ranks(v) * (v)->evwords + 1) X(mb_start, n_slots(v)) X(mb_end, n_slots(v))
+/* a table's bytes in a snapshot's buffer, 8-aligned; its place there; its copy from the view */
+#define TABLE_BYTES(field, n) + (((n) * sizeof *st->a.field + 7) & ~(size_t)7)
+#define TABLE_PLACE(field, n) st->a.field = (void *)p; p += ((n) * sizeof *st->a.field + 7) & ~(size_t)7;
+#define TABLE_COPY(field, n) memcpy(st->a.field, v->field, (n) * sizeof *v->field);
+
 struct steady *steady_new(const struct steady_view *v)
 {
 	struct steady *st = xcalloc(1, sizeof *st);
-	size_t rk = n_streams(v), nl = n_links(v), nr = (size_t)v->nranks;
-	st->pc = xcalloc(rk, sizeof *st->pc);
-	st->state = xcalloc(rk, 1);
-	st->busy_from = xcalloc(rk, sizeof(int64_t));
-	st->busy_until = xcalloc(rk, sizeof(int64_t));
-	st->arrive = xcalloc(rk, sizeof(int64_t));
-	st->block_id = xcalloc(rk, sizeof(int32_t));
-	st->acc = xcalloc(nr * ACC_N, sizeof(int64_t));
-	st->idle_since = xcalloc(nr, sizeof(int64_t));
-	st->host_t = xcalloc(nr, sizeof(int64_t));
-	st->side_t = xcalloc(nr, sizeof(int64_t));
-	st->block_cat = xcalloc(nr, 1);
-	st->block_slot = xcalloc(nr, sizeof(int32_t));
-	st->waiting = xcalloc(nr, sizeof(uint16_t));
-	st->link_busy = xcalloc(nl, 1);
-	st->link_nwait = xcalloc(nl, 1);
-	st->link_wait = xcalloc(nl * 2, 1);
-	st->link_start = xcalloc(nl, sizeof(int64_t));
-	st->E = xcalloc(nr, sizeof(int32_t));
-	st->S = xcalloc(nr, sizeof(int32_t));
-	st->low_ev = xcalloc(nr, sizeof(int32_t));
-	st->low_slot = xcalloc(nr, sizeof(int32_t));
-	st->move = xcalloc(rk, 1);
+	char *p = st->buf = xmalloc(0 TABLES(TABLE_BYTES, v));
+	TABLES(TABLE_PLACE, v)
+	st->E = xcalloc(n_ranks(v), sizeof(int32_t));
+	st->S = xcalloc(n_ranks(v), sizeof(int32_t));
+	st->low_ev = xcalloc(n_ranks(v), sizeof(int32_t));
+	st->low_slot = xcalloc(n_ranks(v), sizeof(int32_t));
+	st->move = xcalloc(n_streams(v), 1);
 	return st;
 }
 
@@ -90,10 +82,7 @@ void steady_free(struct steady *st)
 {
 	if (!st)
 		return;
-	free(st->pc); free(st->state); free(st->busy_from); free(st->busy_until); free(st->arrive);
-	free(st->block_id); free(st->ev_done); free(st->mb_start); free(st->mb_end); free(st->acc);
-	free(st->idle_since); free(st->host_t); free(st->side_t); free(st->block_cat); free(st->block_slot);
-	free(st->waiting); free(st->link_busy); free(st->link_nwait); free(st->link_wait); free(st->link_start);
+	free(st->buf); free(st->full_buf);
 	free(st->E); free(st->S); free(st->low_ev); free(st->low_slot); free(st->move);
 	free(st);
 }
@@ -101,34 +90,14 @@ void steady_free(struct steady *st)
 /* Keep the view's state as this checkpoint's (with st->full, its events recorded and mailboxes too). */
 static void snapshot(struct steady *st, const struct steady_view *v, int64_t now)
 {
-	size_t rk = n_streams(v), nl = n_links(v), ns = n_slots(v), nr = (size_t)v->nranks;
-	memcpy(st->pc, v->pc, rk * sizeof *st->pc);
-	memcpy(st->state, v->state, rk);
-	memcpy(st->busy_from, v->busy_from, rk * sizeof(int64_t));
-	memcpy(st->busy_until, v->busy_until, rk * sizeof(int64_t));
-	memcpy(st->arrive, v->arrive, rk * sizeof(int64_t));
-	memcpy(st->block_id, v->block_id, rk * sizeof(int32_t));
+	TABLES(TABLE_COPY, v)
 	if (st->full) {
-		if (!st->ev_done) {  /* first needed here: a run that never repeats never touches them (page faults) */
-			st->ev_done = xcalloc(nr * v->evwords + 1, sizeof(uint64_t));
-			st->mb_start = xmalloc(ns * sizeof(int64_t));
-			st->mb_end = xmalloc(ns * sizeof(int64_t));
+		if (!st->full_buf) {  /* first needed here: a run that never repeats never touches them (page faults) */
+			char *p = st->full_buf = xmalloc(0 FULL_TABLES(TABLE_BYTES, v));
+			FULL_TABLES(TABLE_PLACE, v)
 		}
-		memcpy(st->ev_done, v->ev_done, nr * v->evwords * sizeof(uint64_t));
-		memcpy(st->mb_start, v->mb_start, ns * sizeof(int64_t));
-		memcpy(st->mb_end, v->mb_end, ns * sizeof(int64_t));
+		FULL_TABLES(TABLE_COPY, v)
 	}
-	memcpy(st->acc, v->acc, nr * ACC_N * sizeof(int64_t));
-	memcpy(st->idle_since, v->idle_since, nr * sizeof(int64_t));
-	memcpy(st->host_t, v->host_t, nr * sizeof(int64_t));
-	memcpy(st->side_t, v->side_t, nr * sizeof(int64_t));
-	memcpy(st->block_cat, v->block_cat, nr);
-	memcpy(st->block_slot, v->block_slot, nr * sizeof(int32_t));
-	memcpy(st->waiting, v->waiting, nr * sizeof(uint16_t));
-	memcpy(st->link_busy, v->link_busy, nl);
-	memcpy(st->link_nwait, v->link_nwait, nl);
-	memcpy(st->link_wait, v->link_wait, nl * 2);
-	memcpy(st->link_start, v->link_start, nl * sizeof(int64_t));
 	st->nev = eventq_small_events(v->q, st->ev);
 	st->now = now;
 	st->events = *v->events;
@@ -231,9 +200,9 @@ static long streams_moved(struct steady *st, const struct steady_view *v, int64_
 	for (int r = 0; r < v->nranks; r++)
 		for (int k = 0; k < NSTREAMS; k++) {
 			size_t i = (size_t)r * NSTREAMS + k;
-			const struct program_cursor *a = &st->pc[i], *b = &v->pc[i];
+			const struct program_cursor *a = &st->a.pc[i], *b = &v->pc[i];
 			long left = kmax;
-			if (st->state[i] != v->state[i] || v->state[i] == ST_RUN)
+			if (st->a.state[i] != v->state[i] || v->state[i] == ST_RUN)
 				return 0;
 			int mv = classify(st, v->prog_of[r], k, r, a, b, &left);
 			if (mv < 0)
@@ -248,9 +217,9 @@ static long streams_moved(struct steady *st, const struct steady_view *v, int64_
 			moved = 1;
 			kmax = left < kmax ? left : kmax;
 			if (v->state[i] == ST_BUSY &&
-			    (v->busy_from[i] != st->busy_from[i] + dt || v->busy_until[i] != st->busy_until[i] + dt))
+			    (v->busy_from[i] != st->a.busy_from[i] + dt || v->busy_until[i] != st->a.busy_until[i] + dt))
 				return 0;
-			if (in_collective(b->in, k) && v->arrive[i] != st->arrive[i] + dt)
+			if (in_collective(b->in, k) && v->arrive[i] != st->a.arrive[i] + dt)
 				return 0;
 		}
 	return moved ? kmax : 0;
@@ -273,20 +242,20 @@ static int ranks_moved(const struct steady *st, const struct steady_view *v, int
 	for (int r = 0; r < v->nranks; r++) {
 		if (st->move[(size_t)r * NSTREAMS + STREAM_COMPUTE] == MOVE_NONE)
 			return 0;
-		if (v->waiting[r] != st->waiting[r] || v->block_cat[r] != st->block_cat[r] ||
-		    v->idle_since[r] != st->idle_since[r] + dt || !host_moved(st->host_t[r], v->host_t[r], st->now, dt))
+		if (v->waiting[r] != st->a.waiting[r] || v->block_cat[r] != st->a.block_cat[r] ||
+		    v->idle_since[r] != st->a.idle_since[r] + dt || !host_moved(st->a.host_t[r], v->host_t[r], st->now, dt))
 			return 0;
 		/* a side channel never used stays at 0 (its waits never wait); else it moves */
-		if (!(v->side_t[r] == 0 && st->side_t[r] == 0) && v->side_t[r] != st->side_t[r] + dt)
+		if (!(v->side_t[r] == 0 && st->a.side_t[r] == 0) && v->side_t[r] != st->a.side_t[r] + dt)
 			return 0;
 		if (v->block_cat[r] >= 0 && v->block_slot[r] >= 0 &&
-		    (st->block_slot[r] < 0 || v->block_slot[r] - st->block_slot[r] != st->S[r]))
+		    (st->a.block_slot[r] < 0 || v->block_slot[r] - st->a.block_slot[r] != st->S[r]))
 			return 0;
 		for (int l = 0; l < LINK_N; l++) {
 			size_t j = (size_t)r * LINK_N + l;
-			if (v->link_busy[j] != st->link_busy[j] || v->link_nwait[j] != st->link_nwait[j] ||
-			    memcmp(&v->link_wait[j * 2], &st->link_wait[j * 2], v->link_nwait[j]) ||
-			    (v->link_busy[j] && v->link_start[j] != st->link_start[j] + dt))
+			if (v->link_busy[j] != st->a.link_busy[j] || v->link_nwait[j] != st->a.link_nwait[j] ||
+			    memcmp(&v->link_wait[j * 2], &st->a.link_wait[j * 2], v->link_nwait[j]) ||
+			    (v->link_busy[j] && v->link_start[j] != st->a.link_start[j] + dt))
 				return 0;
 		}
 	}
@@ -318,7 +287,7 @@ static inline uint64_t bits_at(const uint64_t *w, long pos)
 static int ids_moved(const struct steady *st, const struct steady_view *v, int r, int32_t E)
 {
 	long nev = v->prog_of[r]->nevents;
-	const uint64_t *a = &st->ev_done[(size_t)r * v->evwords], *b = &v->ev_done[(size_t)r * v->evwords];
+	const uint64_t *a = &st->a.ev_done[(size_t)r * v->evwords], *b = &v->ev_done[(size_t)r * v->evwords];
 	for (long x = st->low_ev[r] + E; x < nev; x += 64) {
 		uint64_t diff = bits_at(b, x) ^ bits_at(a, x - E);
 		if (nev - x < 64)
@@ -341,11 +310,11 @@ static int slots_moved(const struct steady *st, const struct steady_view *v, int
 	size_t o = (size_t)r * v->maxslot;
 	for (long x = 0; x < ns; x++) {
 		if (x >= lo + S) {
-			int64_t ae = st->mb_end[o + x - S], be = v->mb_end[o + x];
-			if (ae < 0 ? be >= 0 : be != ae + dt || v->mb_start[o + x] != st->mb_start[o + x - S] + dt)
+			int64_t ae = st->a.mb_end[o + x - S], be = v->mb_end[o + x];
+			if (ae < 0 ? be >= 0 : be != ae + dt || v->mb_start[o + x] != st->a.mb_start[o + x - S] + dt)
 				return 0;
 		}
-		if (x >= ns - S && st->mb_end[o + x] >= 0)
+		if (x >= ns - S && st->a.mb_end[o + x] >= 0)
 			return 0;
 	}
 	return 1;
@@ -363,10 +332,10 @@ static long still_blocked(const struct steady *st, const struct steady_view *v, 
 			int wait = v->waiting[r] >> k & 1;
 			long y = v->block_id[i], step = wait ? st->E[r] : st->S[r];
 			size_t o = (size_t)r * (wait ? v->evwords : (size_t)v->maxslot);
-			const uint64_t *a = &st->ev_done[o], *b = &v->ev_done[o];
+			const uint64_t *a = &st->a.ev_done[o], *b = &v->ev_done[o];
 			for (long j = 1; j <= kmax && step > 0 && y - j * step >= 0; j++) {
 				long x = y - j * step;
-				int fresh = wait ? bit(b, x) && !bit(a, x) : v->mb_end[o + x] >= 0 && st->mb_end[o + x] < 0;
+				int fresh = wait ? bit(b, x) && !bit(a, x) : v->mb_end[o + x] >= 0 && st->a.mb_end[o + x] < 0;
 				if (fresh)
 					kmax = j - 1;
 			}
@@ -380,7 +349,7 @@ static int64_t apply(const struct steady *st, const struct steady_view *v, long 
 	int64_t T = k * dt;
 	for (size_t i = 0; i < n_streams(v); i++) {
 		struct program_cursor *c = &v->pc[i];
-		const struct program_cursor *a = &st->pc[i];
+		const struct program_cursor *a = &st->a.pc[i];
 		if (st->move[i] == MOVE_NONE)
 			continue;
 		int32_t de = c->eoff - a->eoff, ds = c->soff - a->soff;
@@ -397,18 +366,18 @@ static int64_t apply(const struct steady *st, const struct steady_view *v, long 
 		if (in_collective(c->in, (int)(i % NSTREAMS)))
 			v->arrive[i] += T;
 		if (v->state[i] == ST_BLOCKED)
-			v->block_id[i] += (int32_t)k * (v->block_id[i] - st->block_id[i]);
+			v->block_id[i] += (int32_t)k * (v->block_id[i] - st->a.block_id[i]);
 	}
 	for (int r = 0; r < v->nranks; r++) {
 		v->idle_since[r] += T;
-		v->host_t[r] += k * (v->host_t[r] - st->host_t[r]);
+		v->host_t[r] += k * (v->host_t[r] - st->a.host_t[r]);
 		if (v->side_t[r])
 			v->side_t[r] += T;
 		if (v->block_cat[r] >= 0 && v->block_slot[r] >= 0)
 			v->block_slot[r] += (int32_t)k * st->S[r];
 		for (int j = 0; j < ACC_N; j++) {
 			int64_t *x = &v->acc[(size_t)r * ACC_N + j];
-			*x += k * (*x - st->acc[(size_t)r * ACC_N + j]);
+			*x += k * (*x - st->a.acc[(size_t)r * ACC_N + j]);
 		}
 		for (int l = 0; l < LINK_N; l++)
 			if (v->link_busy[(size_t)r * LINK_N + l])
@@ -416,7 +385,7 @@ static int64_t apply(const struct steady *st, const struct steady_view *v, long 
 		/* the events each pass recorded, and the transfers it landed, each a step further */
 		long nev = v->prog_of[r]->nevents, ns = v->prog_of[r]->nslots, E = st->E[r], S = st->S[r];
 		uint64_t *b = &v->ev_done[(size_t)r * v->evwords];
-		const uint64_t *a = &st->ev_done[(size_t)r * v->evwords];
+		const uint64_t *a = &st->a.ev_done[(size_t)r * v->evwords];
 		for (long w = (nev + 63) / 64 - 1; E > 0 && w >= 0; w--)  /* downwards: each sets only later bits */
 			for (uint64_t d = b[w] & ~a[w]; d; d &= ~(1ull << (63 - __builtin_clzll(d)))) {
 				long x = w * 64 + 63 - __builtin_clzll(d);
@@ -425,7 +394,7 @@ static int64_t apply(const struct steady *st, const struct steady_view *v, long 
 			}
 		size_t o = (size_t)r * v->maxslot;
 		for (long x = ns - 1; S > 0 && x >= 0; x--)
-			if (v->mb_end[o + x] >= 0 && st->mb_end[o + x] < 0)
+			if (v->mb_end[o + x] >= 0 && st->a.mb_end[o + x] < 0)
 				for (long j = 1; j <= k && x + j * S < ns; j++) {
 					v->mb_start[o + x + j * S] = v->mb_start[o + x] + j * dt;
 					v->mb_end[o + x + j * S] = v->mb_end[o + x] + j * dt;
