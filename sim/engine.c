@@ -11,13 +11,13 @@
 #include <string.h>
 #include <stdio.h>
 #include "sim/eventq.h"
+#include "sim/steady.h"
 #include "sim/tmap.h"
 #include "sim/trace.h"
 #include "util/diag.h"
 #include "util/gserr.h"
 #include "util/xalloc.h"
 
-enum { ST_RUN, ST_BUSY, ST_BLOCKED, ST_DONE };
 /* EV_SEGMENT: the end of an unfused compute segment when tracing, written to the timeline then, when
  * interference can no longer lengthen it; a kind of its own keeps that test off the untraced path */
 enum { EV_STREAM, EV_COLL_TP, EV_COLL_DP, EV_LINK, EV_SEGMENT, EV_GROUP };
@@ -69,6 +69,9 @@ struct sim {
 	struct tmap_stage *gmap;     /* the same for a TP group in step (run_group), whose TP collectives fuse */
 	double work_s;               /* the stages' work, a bound of the step (fx_prepare) */
 	uint32_t seg_ev;       /* event kind that ends an unfused compute segment: EV_STREAM, or EV_SEGMENT */
+	struct steady *steady;       /* passes taken as translations (sim/steady.h), or NULL where it does not apply */
+	struct steady_view view;     /* its view of the tables above */
+	uint16_t steady_lrep;        /* rank 0's compute-stream loop pass at the last checkpoint */
 };
 
 static inline int rank_stage(const struct sim *s, int r) { return s->stage_of[r]; }
@@ -167,6 +170,18 @@ struct sim *sim_new(const struct sim_config *cfg)
 	if (s->group)
 		s->gmap = xcalloc((size_t)s->cfg.pp, sizeof *s->gmap);
 	eventq_init(&s->q);
+	if (s->fuse && !cfg->trace && cfg->dp_sim == 1 && cfg->tp_sim == 1 && !cfg->every_pass) {
+		s->view = (struct steady_view){
+			.nranks = s->nranks, .maxslot = s->maxslot, .evwords = s->evwords, .prog_of = s->prog_of,
+			.pc = s->pc, .state = s->state, .busy_from = s->busy_from, .busy_until = s->busy_until,
+			.arrive = s->arrive, .block_id = s->block_id, .ev_done = s->ev_done, .mb_start = s->mb_start,
+			.mb_end = s->mb_end, .acc = s->acc, .idle_since = s->idle_since, .host_t = s->host_t,
+			.side_t = s->side_t, .block_cat = s->block_cat, .block_slot = s->block_slot,
+			.waiting = s->waiting, .link_busy = s->link_busy, .link_nwait = s->link_nwait,
+			.link_wait = s->link_wait, .link_start = s->link_start, .q = &s->q, .events = &s->events,
+		};
+		s->steady = steady_new(&s->view);
+	}
 	start(s);
 	return s;
 }
@@ -197,6 +212,9 @@ void sim_reset(struct sim *s)
 	s->events = 0;
 	s->step_time = 0;
 	s->work_s = 0;
+	s->steady_lrep = 0;
+	if (s->steady)
+		steady_reset(s->steady);
 	start(s);
 }
 
@@ -217,6 +235,7 @@ void sim_free(struct sim *s)
 	free(s->stmap);
 	free(s->gmap);
 	eventq_release(&s->q);
+	steady_free(s->steady);
 	free(s);
 }
 
@@ -916,6 +935,11 @@ int sim_run(struct sim *s)
 				if (s->state[batch[i]] == ST_RUN)  /* not already advanced with its group (run_group) */
 					run(s, (int)(batch[i] / NSTREAMS), (int)(batch[i] % NSTREAMS), now);
 		}
+		/* a checkpoint once a pass of rank 0's loop: its next passes may be the last ones translated */
+		if (s->steady && s->pc[0].lrep != s->steady_lrep) {
+			now += steady_pass(s->steady, &s->view, now);
+			s->steady_lrep = s->pc[0].lrep;
+		}
 		/* every event of this time, then the streams they woke: the members of a group woken by separate
 		 * events (their transfers landing, their DP groups' collectives ending) are then runnable together */
 		if (!eventq_len(&s->q))
@@ -947,6 +971,7 @@ int sim_run(struct sim *s)
 
 double sim_step_time(const struct sim *s) { return tk_s(s->step_time); }
 long long sim_events(const struct sim *s) { return s->events; }
+long sim_translated_passes(const struct sim *s) { return steady_applied(s->steady); }
 int sim_nranks(const struct sim *s) { return s->nranks; }
 int sim_rank_stage(const struct sim *s, int rank) { return rank_stage(s, rank); }
 

@@ -20,6 +20,8 @@ struct sim_config {
 	const double *stage_speed;    /* per stage: compute segments run this many times faster (NULL: 1) */
 	struct trace *trace;          /* optional timeline writer (sim/trace.h), not owned; needs programs built
 	                               * with keep_ops */
+	int every_pass;               /* simulate every pass, none applied as a translation of the one before
+	                               * (sim/steady.h): a check's reference */
 };
 
 /* Breakdown of one rank's compute-stream timeline; the parts sum to the step time. */
@@ -34,6 +36,8 @@ void sim_reset(struct sim *s);
 int sim_run(struct sim *s);
 double sim_step_time(const struct sim *s);
 long long sim_events(const struct sim *s);
+/* The passes of the steady state applied as translations in time instead of simulated (sim/steady.h). */
+long sim_translated_passes(const struct sim *s);
 int sim_nranks(const struct sim *s);
 int sim_rank_stage(const struct sim *s, int rank);
 /* The rank whose compute stream finishes last (lowest rank on ties). */

@@ -286,3 +286,27 @@ int eventq_pop(struct eventq *q, struct event *out)
 	}
 	return 1;
 }
+
+int eventq_small_events(const struct eventq *q, struct event out[EVENTQ_SMALL])
+{
+	if (q->big)
+		return -1;
+	int n = (int)q->len;
+	for (int i = 0; i < n; i++) {  /* insertion by (t, seq): a handful */
+		struct event e = q->small[i];
+		int j = i;
+		for (; j > 0 && ev_before(&e, &out[j - 1]); j--)
+			out[j] = out[j - 1];
+		out[j] = e;
+	}
+	return n;
+}
+
+int eventq_shift(struct eventq *q, int64_t dt)
+{
+	if (q->big)
+		return -1;
+	for (size_t i = 0; i < q->len; i++)
+		q->small[i].t += dt;
+	return 0;
+}

@@ -57,6 +57,12 @@ void eventq_push(struct eventq *q, int64_t t, uint32_t kind, uint32_t what);
 /* eventq_pop: 1 and *out filled, or 0 when empty. */
 int eventq_pop(struct eventq *q, struct event *out);
 static inline size_t eventq_len(const struct eventq *q) { return q->len; }
+/* While the queue is a plain array (at most EVENTQ_SMALL events, never more since eventq_clear): its events in
+ * the order eventq_pop would return them, into out[EVENTQ_SMALL], and their number; -1 once it holds buckets. */
+int eventq_small_events(const struct eventq *q, struct event out[EVENTQ_SMALL]);
+/* Every event dt later, the order kept (sim/steady: passes taken as translations in time); only while the queue
+ * is a plain array: 0, or -1 (nothing moved) once it holds buckets. */
+int eventq_shift(struct eventq *q, int64_t dt);
 /* The time of the event eventq_pop would return next; the queue must not be empty. Inline: the engine asks
  * after every event. */
 static inline int64_t eventq_next_time(const struct eventq *q)

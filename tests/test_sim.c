@@ -154,6 +154,45 @@ static void check_repeats(const struct scenario *s, const struct hwmodel *hw, in
 	build_release(&b);
 }
 
+/* Passes taken as translations (sim/steady.h): with one rank per stage, a steady state's passes applied at once
+ * give the very figures of simulating every pass (the step, each rank's accounts to the tick, the critical rank,
+ * the events), at uneven stage speeds as the stage clocks set them, and again after sim_reset. Returns the passes
+ * applied. */
+static long check_steady(const struct scenario *s, const struct hwmodel *hw)
+{
+	static const double speed[] = { 1, 1.1, 0.9, 1.05, 0.95, 1.2, 1, 0.85 };
+	struct build b;
+	CHECK_INT(build_programs(s, hw, 0, &b), 0);
+	CHECK(s->par.pp <= 8);
+	struct sim_config cfg = { .progs = b.progs, .pp = s->par.pp, .dp_sim = 1, .tp_sim = 1, .stage_speed = speed };
+	struct sim *fast = sim_new(&cfg);
+	cfg.every_pass = 1;
+	struct sim *ref = sim_new(&cfg);
+	CHECK_INT(sim_run(ref), 0);
+	CHECK_INT(sim_translated_passes(ref), 0);
+	long n = -1;
+	for (int again = 0; again < 2; again++) {
+		if (again)
+			sim_reset(fast);
+		CHECK_INT(sim_run(fast), 0);
+		CHECK(n < 0 || sim_translated_passes(fast) == n);
+		n = sim_translated_passes(fast);
+		CHECK(sim_step_time(fast) == sim_step_time(ref));
+		CHECK(sim_events(fast) == sim_events(ref));
+		CHECK_INT(sim_critical_rank(fast), sim_critical_rank(ref));
+		for (int r = 0; r < s->par.pp; r++) {
+			double a[ACC_N], c[ACC_N];
+			sim_rank_breakdown(fast, r, a);
+			sim_rank_breakdown(ref, r, c);
+			CHECK(memcmp(a, c, sizeof a) == 0);
+		}
+	}
+	sim_free(fast);
+	sim_free(ref);
+	build_release(&b);
+	return n;
+}
+
 /* A program by hand on one rank: 1 s of compute, then a 2 s copy on STREAM_COPY that waits for it, then compute
  * that waits for the copy, 0.5 s: the step is 1 + 2 + 0.5 = 3.5 s, 1.5 s of it compute and the 2 s wait on the
  * copy counted as its category's (CAT_PP here: pipeline communication). */
@@ -291,6 +330,17 @@ int main(void)
 	s.train.host_us_per_op = 50;
 	check_repeats(&s, &hw, 1);
 
+	/* a steady state's passes applied as translations: 1F1B with DP overlap and TP collectives in its layers
+	 * (most of its 64 micro-batches' passes applied), a host slower than the GPU, interleaving, GPipe, real links */
+	make_sc(&s, 16, 64, 2, 4, 2, SCHED_1F1B, 1);
+	CHECK(check_steady(&s, &hw) > 40);
+	s.train.host_us_per_op = 200;
+	check_steady(&s, &hw);
+	make_sc(&s, 16, 64, 2, 4, 1, SCHED_INTERLEAVED, 2);
+	check_steady(&s, &hw);
+	make_sc(&s, 8, 32, 1, 4, 1, SCHED_GPIPE, 1);
+	check_steady(&s, &hw);
+
 	/* one GPU: 4 layers, 3 micro-batches */
 	make_sc(&s, 4, 3, 1, 1, 1, SCHED_1F1B, 1);
 	layer_times(&s, &hw, &tf, &tb);
@@ -421,6 +471,9 @@ int main(void)
 		CHECK_NEAR(sum, r.step_time_s, 1e-9);
 		CHECK(r.breakdown_s.tp_comm_exposed > 0);
 	}
+
+	make_sc(&s, 16, 64, 2, 8, 2, SCHED_1F1B, 1);
+	CHECK(check_steady(&s, &hw) > 0);
 
 	/* interference: a DP collective beside compute slows both; still identical with every rank simulated,
 	 * slower than without, and the breakdown still sums to the step */
