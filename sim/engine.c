@@ -225,7 +225,8 @@ void sim_free(struct sim *s)
 	free(s->stage_of); free(s->d_of); free(s->t_of); free(s->prog_of);
 	free(s->pc); free(s->state); free(s->busy_from); free(s->busy_until); free(s->arrive);
 	free(s->end_t); free(s->ev_done); free(s->mb_start); free(s->mb_end); free(s->acc);
-	free(s->idle_since); free(s->host_t); free(s->side_t); free(s->block_cat); free(s->block_slot); free(s->block_id); free(s->waiting); free(s->link_busy);
+	free(s->idle_since); free(s->host_t); free(s->side_t); free(s->block_cat); free(s->block_slot); free(s->block_id);
+	free(s->waiting); free(s->link_busy);
 	free(s->link_nwait); free(s->link_wait); free(s->link_start); free(s->tp_arrived);
 	free(s->dp_arrived); free(s->work); free(s->batch);
 	for (int i = 0; s->stmap && i < s->cfg.pp; i++)
@@ -246,7 +247,7 @@ static void make_runnable(struct sim *s, int r, int k)
 		s->work = xrealloc(s->work, s->capwork * sizeof *s->work);
 	}
 	uint32_t i = (uint32_t)(r * NSTREAMS + k);
-	s->state[i] = ST_RUN;
+	s->state[i] = STEADY_RUN;
 	s->work[s->nwork++] = i;
 }
 
@@ -280,7 +281,7 @@ static void account_idle(struct sim *s, int r, int64_t now)
 /* Stream k of rank r blocks at a WAIT for event id (slot -1) or a RECV into mailbox slot (why: its category). */
 static void block(struct sim *s, int r, int k, int why, int32_t id, int slot)
 {
-	s->state[r * NSTREAMS + k] = ST_BLOCKED;
+	s->state[r * NSTREAMS + k] = STEADY_BLOCKED;
 	s->block_id[r * NSTREAMS + k] = slot < 0 ? id : slot;
 	s->waiting[r] |= (uint16_t)(slot < 0 ? 1u << k : 0x100u << k);
 	if (k == STREAM_COMPUTE) {
@@ -329,7 +330,7 @@ static inline int64_t host_bound_end(struct sim *s, int r, int64_t t, const stru
 static void start_until(struct sim *s, int r, int k, int64_t now, int64_t end, uint32_t kind, uint32_t what)
 {
 	size_t i = (size_t)r * NSTREAMS + k;
-	s->state[i] = ST_BUSY;
+	s->state[i] = STEADY_BUSY;
 	s->busy_from[i] = now;
 	s->busy_until[i] = end;
 	eventq_push(&s->q, end, kind, what);
@@ -357,7 +358,7 @@ static int64_t coll_interference(struct sim *s, int r, int64_t now, int64_t dur)
 {
 	size_t ci = (size_t)r * NSTREAMS + STREAM_COMPUTE;
 	const struct instr *c = cur(s, r, STREAM_COMPUTE);
-	if (s->state[ci] != ST_BUSY || !c || c->kind != INS_COMPUTE || s->busy_until[ci] <= now)
+	if (s->state[ci] != STEADY_BUSY || !c || c->kind != INS_COMPUTE || s->busy_until[ci] <= now)
 		return dur;
 	int64_t both = imin(s->busy_until[ci] - now, dur);
 	dur += tk(tk_s(both) * s->cfg.comm_slowdown);
@@ -384,7 +385,7 @@ static void start_coll(struct sim *s, int r0, int k, const struct instr *in, int
 	if (in->group == GROUP_TP) {
 		for (int t = 0; t < tp; t++) {
 			size_t i = (size_t)rank_of(s, st, rank_d(s, r0), t) * NSTREAMS + k;
-			s->state[i] = ST_BUSY;
+			s->state[i] = STEADY_BUSY;
 			s->busy_from[i] = now;
 			s->busy_until[i] = now + dur;
 		}
@@ -392,7 +393,7 @@ static void start_coll(struct sim *s, int r0, int k, const struct instr *in, int
 	} else {
 		for (int d = 0; d < dp; d++) {
 			size_t i = (size_t)rank_of(s, st, d, rank_t(s, r0)) * NSTREAMS + k;
-			s->state[i] = ST_BUSY;
+			s->state[i] = STEADY_BUSY;
 			s->busy_from[i] = now;
 			s->busy_until[i] = now + dur;
 		}
@@ -606,7 +607,7 @@ static int in_step(const struct sim *s, int r)
 	for (int n = 1; n < tp; n++) {
 		int q = r0 + (t + n) % tp;
 		size_t j = (size_t)q * NSTREAMS + STREAM_COMPUTE;
-		if (s->state[j] != ST_RUN)
+		if (s->state[j] != STEADY_RUN)
 			return 0;
 		if (!program_cursor_same(&s->pc[j], &s->pc[i])) {
 			if (program_cursor_before(s->prog_of[r], &s->pc[j], &s->pc[i]))
@@ -637,7 +638,7 @@ static void run_group(struct sim *s, int r, int64_t now)
 			s->side_t[q] = s->side_t[r];
 		}
 		fused_accounts(s, q, now, &c);
-		s->state[j] = ST_BUSY;
+		s->state[j] = STEADY_BUSY;
 		s->busy_from[j] = now;
 		s->busy_until[j] = c.t;
 	}
@@ -683,7 +684,7 @@ static void run(struct sim *s, int r, int k, int64_t now)
 	for (;;) {
 		const struct instr *in = c->in;
 		if (!in) {
-			s->state[si] = ST_DONE;
+			s->state[si] = STEADY_DONE;
 			s->end_t[si] = now;
 			return;
 		}
@@ -792,7 +793,7 @@ static void run(struct sim *s, int r, int k, int64_t now)
 				members = s->cfg.dp_sim;
 				arrived = &s->dp_arrived[(size_t)g * NSTREAMS + k];
 			}
-			s->state[si] = ST_BLOCKED;
+			s->state[si] = STEADY_BLOCKED;
 			if (++*arrived == members) {
 				*arrived = 0;
 				start_coll(s, r, k, in, now, g);
@@ -806,7 +807,7 @@ static void run(struct sim *s, int r, int k, int64_t now)
 				start_transfer(s, r, k, in, now);
 			} else {
 				s->link_wait[l * 2 + s->link_nwait[l]++] = (uint8_t)k;
-				s->state[si] = ST_BLOCKED;
+				s->state[si] = STEADY_BLOCKED;
 			}
 			return;
 		}
@@ -880,14 +881,14 @@ static void handle(struct sim *s, const struct event *e)
 	s->events++;
 	switch (e->kind) {
 	case EV_STREAM:
-		if (s->state[e->what] != ST_BUSY || s->busy_until[e->what] != now) {
+		if (s->state[e->what] != STEADY_BUSY || s->busy_until[e->what] != now) {
 			s->events--;  /* superseded by a later end (interference): not an event */
 			break;
 		}
 		finish(s, (int)(e->what / NSTREAMS), (int)(e->what % NSTREAMS), now);
 		break;
 	case EV_SEGMENT: {
-		if (s->state[e->what] != ST_BUSY || s->busy_until[e->what] != now) {
+		if (s->state[e->what] != STEADY_BUSY || s->busy_until[e->what] != now) {
 			s->events--;  /* superseded, as above */
 			break;
 		}
@@ -932,7 +933,7 @@ int sim_run(struct sim *s)
 			s->capbatch = cap;
 			s->nwork = 0;
 			for (size_t i = 0; i < n; i++)
-				if (s->state[batch[i]] == ST_RUN)  /* not already advanced with its group (run_group) */
+				if (s->state[batch[i]] == STEADY_RUN)  /* not already advanced with its group (run_group) */
 					run(s, (int)(batch[i] / NSTREAMS), (int)(batch[i] % NSTREAMS), now);
 		}
 		/* a checkpoint once a pass of rank 0's loop: its next passes may be the last ones translated */
@@ -955,7 +956,7 @@ int sim_run(struct sim *s)
 	for (int r = 0; r < s->nranks; r++)
 		for (int k = 0; k < NSTREAMS; k++) {
 			size_t si = (size_t)r * NSTREAMS + k;
-			if (s->state[si] != ST_DONE) {
+			if (s->state[si] != STEADY_DONE) {
 				const struct instr *in = cur(s, r, k);
 				return diag_errorf("internal error: simulation deadlock: stage %d stream %d stuck in "
 						   "span %u (kind %d)", rank_stage(s, r), k, s->pc[si].span,

@@ -202,21 +202,21 @@ static long streams_moved(struct steady *st, const struct steady_view *v, int64_
 			size_t i = (size_t)r * NSTREAMS + k;
 			const struct program_cursor *a = &st->a.pc[i], *b = &v->pc[i];
 			long left = kmax;
-			if (st->a.state[i] != v->state[i] || v->state[i] == ST_RUN)
+			if (st->a.state[i] != v->state[i] || v->state[i] == STEADY_RUN)
 				return 0;
 			int mv = classify(st, v->prog_of[r], k, r, a, b, &left);
 			if (mv < 0)
 				return 0;
 			st->move[i] = (uint8_t)mv;
 			if (mv == MOVE_NONE) {  /* done, or blocked at a wait or a receive (steady_pass checks its id) */
-				if (v->state[i] != ST_DONE &&
-				    (v->state[i] != ST_BLOCKED || !(v->waiting[r] & (0x101u << k))))
+				if (v->state[i] != STEADY_DONE &&
+				    (v->state[i] != STEADY_BLOCKED || !(v->waiting[r] & (0x101u << k))))
 					return 0;
 				continue;
 			}
 			moved = 1;
 			kmax = left < kmax ? left : kmax;
-			if (v->state[i] == ST_BUSY &&
+			if (v->state[i] == STEADY_BUSY &&
 			    (v->busy_from[i] != st->a.busy_from[i] + dt || v->busy_until[i] != st->a.busy_until[i] + dt))
 				return 0;
 			if (in_collective(b->in, k) && v->arrive[i] != st->a.arrive[i] + dt)
@@ -327,7 +327,7 @@ static long still_blocked(const struct steady *st, const struct steady_view *v, 
 	for (int r = 0; r < v->nranks; r++)
 		for (int k = 0; k < NSTREAMS; k++) {
 			size_t i = (size_t)r * NSTREAMS + k;
-			if (st->move[i] != MOVE_NONE || v->state[i] != ST_BLOCKED)
+			if (st->move[i] != MOVE_NONE || v->state[i] != STEADY_BLOCKED)
 				continue;
 			int wait = v->waiting[r] >> k & 1;
 			long y = v->block_id[i], step = wait ? st->E[r] : st->S[r];
@@ -359,13 +359,13 @@ static int64_t apply(const struct steady *st, const struct steady_view *v, long 
 			c->lrep = (uint16_t)(c->lrep + k);
 		c->eoff += (int32_t)k * de;
 		c->soff += (int32_t)k * ds;
-		if (v->state[i] == ST_BUSY) {
+		if (v->state[i] == STEADY_BUSY) {
 			v->busy_from[i] += T;
 			v->busy_until[i] += T;
 		}
 		if (in_collective(c->in, (int)(i % NSTREAMS)))
 			v->arrive[i] += T;
-		if (v->state[i] == ST_BLOCKED)
+		if (v->state[i] == STEADY_BLOCKED)
 			v->block_id[i] += (int32_t)k * (v->block_id[i] - st->a.block_id[i]);
 	}
 	for (int r = 0; r < v->nranks; r++) {

@@ -15,7 +15,7 @@
 #include "sim/program.h"
 
 /* A stream's state in the engine (sim/engine.c). */
-enum stream_state { ST_RUN, ST_BUSY, ST_BLOCKED, ST_DONE };
+enum steady_stream { STEADY_RUN, STEADY_BUSY, STEADY_BLOCKED, STEADY_DONE };
 
 /* The engine's tables a pass moves, as sim/engine.c keeps them (not owned): per rank*NSTREAMS pc .. block_id,
  * per rank ev_done (evwords words), mb_start and mb_end (maxslot), acc (ACC_N), idle_since .. waiting, per
