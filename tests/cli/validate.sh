@@ -47,6 +47,15 @@ sys.exit(not (n[0] + n[1] == n[2] == 82 and n[1] > 0))"
 	check "host_split threshold" 0 sh -c "python3 validate/host_split.py validate/measured-h200x4.csv h200-sxm \
 '$gpusim' 1e9 | grep -Eq '^host-sensitive +0 rows'"
 fi
+# validate/op_classes.py: the classes partition the model's ops (they sum to the sum line) on a checked-in profile
+if command -v python3 >/dev/null; then
+	check "op_classes runs" 0 python3 validate/op_classes.py scenarios/validate/t07-single.yaml h200-sxm \
+		validate/runs/2026-11-27-h200x4/kernels.csv t07-single "$gpusim"
+	cp /tmp/gpusim-validate-test.out /tmp/gpusim-validate-classes.out
+	check "op_classes partitions" 0 python3 -c "import sys; r={l.split()[0]: [float(x) for x in l.split()[1:]] \
+for l in open('/tmp/gpusim-validate-classes.out').read().splitlines()[1:]}; \
+sys.exit(not all(abs(sum(v[i] for k, v in r.items() if k != 'sum') - r['sum'][i]) < 0.35 for i in (0, 1)))"
+fi
 if command -v python3 >/dev/null && [ -e ../shared/reference/megatron-sc21.csv ]; then
 	check "gen_scenarios current" 0 python3 validate/gen_scenarios.py --check
 	check "gen_megatron current" 0 python3 validate/gen_megatron.py --check
