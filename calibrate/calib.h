@@ -201,6 +201,14 @@ struct calib {
 		int sm_mhz, max_mhz;
 		double power_w, limit_w, tflops;
 	} fhold[4];
+	int nfmix;
+	struct cal_fattn_mix {    /* the held call interleaved with bf16 8192^3 GEMMs (torch_attention.py's mix) */
+		char backend[16];
+		int gemms, sm_mhz;        /* GEMMs per attention call; the median SM clock */
+		double power_w, gemm_ms, att_ms, att_max_ms;  /* one GEMM, one call, the call held alone */
+	} fmix[4];
+	int gemm_held_mhz;                /* the same GEMMs held alone before the mixes (0: not measured) */
+	double gemm_held_w, gemm_held_ms;
 	char fattn_source[160];           /* torch and cuDNN versions, device: the probe's first comment line */
 	int ntkern;
 	struct cal_tkern tkern[CAL_MAX_TKERN];

@@ -3,6 +3,7 @@
  * Numbers keep the precision they were measured with: fitted collective lines and times 6 significant digits,
  * GEMM efficiencies 4, the rest as rounded below. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "calibrate/calmeta.h"
@@ -197,6 +198,25 @@ static void gpu_gemm(const struct calib *c, const struct cal_base *b, struct hw_
 	for (int i = 0; i < ntabs; i++) {
 		gpu_gemm_table(c, &tabs[i], &g->gemm[tabs[i].dt]);
 		gemmtab_release(&tabs[i]);
+	}
+}
+
+/* An attention entry at the maximum clock that the probe also ran beside GEMMs: its power and clock exponent
+ * (torchattn_clock_law), said on stderr with the mixes' speeds (the raw CSV keeps them). */
+static void attn_clock_law(const struct calib *c, struct hw_gpu *g)
+{
+	static const struct { const char *backend; enum attn_path path; } e[] = {
+		{ "flash", ATTN_FUSED }, { "cudnn", ATTN_CUDNN },
+	};
+	for (size_t i = 0; i < sizeof e / sizeof e[0]; i++) {
+		double fit[2 * TORCHATTN_MIXES];
+		struct hw_attn *a = &g->attn[e[i].path];
+		int n = torchattn_clock_law(c, e[i].backend, g->burst_speedup, a, fit);
+		if (n > 0)
+			fprintf(stderr, "calibrate: %s attention beside GEMMs: the GEMMs at x%.3f and x%.3f of their held "
+				"rate, the attention at x%.3f and x%.3f of its rate alone (burst x%.3f): clock_exponent %.3f, "
+				"power %.3f\n", e[i].backend, fit[0], n > 1 ? fit[2] : 0, fit[1], n > 1 ? fit[3] : 0,
+				g->burst_speedup, a->clock_exponent, a->power);
 	}
 }
 
@@ -513,8 +533,10 @@ int calmodel_build(const struct calib *c, const struct calmodel_opts *o, struct 
 		snprintf(hw->source, sizeof hw->source, "measured: gpusim calibrate %s", GPUSIM_VERSION);
 	build_gpu(c, b, &hw->gpu);
 	m->wo.parts = build_rest(c, b, bp != NULL, hw, &host);
-	if (sustain_power(c, b, &hw->gpu))  /* the power phase (--sustain): gpu.power is measured */
+	if (sustain_power(c, b, &hw->gpu)) {  /* the power phase (--sustain): gpu.power is measured */
 		m->wo.parts |= HWW_POWER;
+		attn_clock_law(c, &hw->gpu);
+	}
 	if (host_from_probe(c, hw))
 		m->wo.parts |= HWW_HOST;
 	if (bp) {

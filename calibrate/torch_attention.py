@@ -26,7 +26,17 @@ which gpusim prices as its own op). A second comment line says which layout the 
 S seconds with NVML's SM clock and power sampled: one comment line per backend,
 # hold,BACKEND,SM_MHZ,POWER_W,POWER_LIMIT_W,MAX_SM_MHZ,TFLOPS
 (medians of the second half). A kernel that held alone stays at the maximum clock under the cap runs at its
-measured rates in any step (gpu.attention.<entry>.clock: max); one that meets the cap slows with the GEMMs.
+measured rates when it runs alone (gpu.attention.<entry>.clock: max); one that meets the cap slows with the GEMMs.
+In a training step it runs beside GEMMs, which hold the clock below its maximum: for a backend that held the
+maximum clock, the same forward + backward then runs interleaved with bf16 GEMMs (8192 x 8192 x 8192, one and
+then three per attention call, S seconds each), and the GEMMs held alone before them; each call timed by CUDA
+events between the kernels (the queue never empties), medians of the second half:
+# gemm_held,SM_MHZ,POWER_W,GEMM_MS
+# mix,BACKEND,GEMMS,SM_MHZ,POWER_W,GEMM_MS,ATT_MS,ATT_MAX_MS
+(GEMM_MS one GEMM, ATT_MS one forward + backward in the mix, ATT_MAX_MS the same held alone). How much slower the
+attention runs where the GEMMs run slower is its clock exponent (gpu.attention.<entry>.clock_exponent,
+calibrate/torchattn.c): in the 2026-11-27 profiles of the reference steps (H100, third of three steps back to
+back) the flash kernels took 6 % longer than held alone, the GEMMs 8 % longer than at the maximum clock.
 
 --tokens T1,T2,...: tokens per batch (batch = T / seq, at least 1); default 16384, the rows a hardware model's
 attention entries are built from. Other token counts show how the kernel's rate depends on the batch (fewer
@@ -155,31 +165,21 @@ def main():
                               flush=True)
     if a.hold > 0:
         for be_name in a.backends.split(","):
-            hold(be_name, backends[be_name], a.hold)
+            held = hold(be_name, backends[be_name], a.hold)
+            if held and held[0] >= 0.97 * held[1]:  # at the maximum clock alone: how it runs beside GEMMs
+                mix(be_name, backends[be_name], a.hold, held[2])
     return 0
 
 
 def hold(be_name, be, seconds):
-    """fwd + bwd of one shape back to back for seconds; NVML clock and power every 50 ms"""
+    """fwd + bwd of one shape back to back for seconds; NVML clock and power every 50 ms. Returns (SM MHz, the
+    maximum SM MHz, ms of one call), or None when the backend refuses the shape"""
     import statistics
-    import threading
     import time
-    import pynvml
-    pynvml.nvmlInit()
-    hd = pynvml.nvmlDeviceGetHandleByIndex(torch.cuda.current_device())
-    limit = pynvml.nvmlDeviceGetPowerManagementLimit(hd) / 1000.0
-    fmax = pynvml.nvmlDeviceGetMaxClockInfo(hd, pynvml.NVML_CLOCK_SM)
     b, h, s, d = 8, 16, 2048, 128
     q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16, requires_grad=True) for _ in range(3))
     g = torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16)
     fl = 4.0 * b * h * s * s * d * 0.5 * 3.5
-    samples, run = [], [True]
-
-    def loop():
-        while run[0]:
-            samples.append((time.perf_counter(), pynvml.nvmlDeviceGetClockInfo(hd, pynvml.NVML_CLOCK_SM),
-                            pynvml.nvmlDeviceGetPowerUsage(hd) / 1000.0))
-            time.sleep(0.05)
 
     def fb():
         q.grad = k.grad = v.grad = None
@@ -188,8 +188,7 @@ def hold(be_name, be, seconds):
         with sdpa_kernel([be]):
             fb()
             torch.cuda.synchronize()
-            th = threading.Thread(target=loop, daemon=True)
-            th.start()
+            sm = Sampler()
             t0 = time.perf_counter()
             rates = []
             while time.perf_counter() - t0 < seconds:
@@ -201,14 +200,97 @@ def hold(be_name, be, seconds):
                 e1.synchronize()
                 if time.perf_counter() - t0 > seconds / 2:
                     rates.append(fl * 10 / (e0.elapsed_time(e1) * 1e-3) / 1e12)
-            run[0] = False
-            th.join()
+            mhz, watts = sm.stop(seconds)
     except Exception as e:  # a backend that refuses the shape: no hold line
         print(f"# hold {be_name}: {type(e).__name__}: {str(e)[:120]}", flush=True)
-        return
-    late = [x for x in samples if x[0] - t0 > seconds / 2]
-    print("# hold,%s,%d,%.1f,%.1f,%d,%.1f" % (be_name, statistics.median(x[1] for x in late),
-          statistics.median(x[2] for x in late), limit, fmax, statistics.median(rates)), flush=True)
+        return None
+    rate = statistics.median(rates)
+    print("# hold,%s,%d,%.1f,%.1f,%d,%.1f" % (be_name, mhz, watts, sm.limit, sm.fmax, rate), flush=True)
+    return mhz, sm.fmax, fl / (rate * 1e12) * 1e3
+
+
+class Sampler:
+    """NVML's SM clock and power every 50 ms on a thread, while held"""
+
+    def __init__(self):
+        import pynvml
+        import threading
+        import time
+        pynvml.nvmlInit()
+        self.nvml, self.time = pynvml, time
+        self.hd = pynvml.nvmlDeviceGetHandleByIndex(torch.cuda.current_device())
+        self.limit = pynvml.nvmlDeviceGetPowerManagementLimit(self.hd) / 1000.0
+        self.fmax = pynvml.nvmlDeviceGetMaxClockInfo(self.hd, pynvml.NVML_CLOCK_SM)
+        self.samples, self.run = [], True
+        self.th = threading.Thread(target=self.loop, daemon=True)
+        self.t0 = time.perf_counter()
+        self.th.start()
+
+    def loop(self):
+        while self.run:
+            self.samples.append((self.time.perf_counter(), self.nvml.nvmlDeviceGetClockInfo(
+                self.hd, self.nvml.NVML_CLOCK_SM), self.nvml.nvmlDeviceGetPowerUsage(self.hd) / 1000.0))
+            self.time.sleep(0.05)
+
+    def stop(self, seconds):
+        """(SM MHz, W) medians of the second half"""
+        import statistics
+        self.run = False
+        self.th.join()
+        late = [x for x in self.samples if x[0] - self.t0 > seconds / 2] or self.samples
+        return statistics.median(x[1] for x in late), statistics.median(x[2] for x in late)
+
+
+def mix(be_name, be, seconds, att_max_ms):
+    """the held attention call interleaved with n bf16 GEMMs (n = 1, 3), after the GEMMs held alone: each part
+    timed by events recorded between the kernels, medians of the second half"""
+    import statistics
+    import time
+    b, h, s, d = 8, 16, 2048, 128
+    q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16, requires_grad=True) for _ in range(3))
+    g = torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16)
+    x, w = (torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+    y = torch.empty(8192, 8192, device="cuda", dtype=torch.bfloat16)
+
+    def fb():
+        q.grad = k.grad = v.grad = None
+        F.scaled_dot_product_attention(q, k, v, is_causal=True).backward(g)
+
+    def run(n, att):
+        """seconds of n GEMMs (+ one attention call when att) a round; per-part ms medians of the late rounds"""
+        ev, t0 = [], time.perf_counter()
+        sm = Sampler()
+        while time.perf_counter() - t0 < seconds:
+            e = [torch.cuda.Event(enable_timing=True) for _ in range(3)]
+            e[0].record()
+            for _ in range(n):
+                torch.matmul(x, w, out=y)
+            e[1].record()
+            if att:
+                fb()
+            e[2].record()
+            ev.append((time.perf_counter() - t0, e))
+            if len(ev) > 4:
+                ev[-4][1][2].synchronize()  # at most 4 rounds queued: the queue stays full, the host in step
+        torch.cuda.synchronize()
+        mhz, watts = sm.stop(seconds)
+        late = [e for t, e in ev if t > seconds / 2]
+        gemm = statistics.median(e[0].elapsed_time(e[1]) for e in late) / n
+        att_ms = statistics.median(e[1].elapsed_time(e[2]) for e in late) if att else 0
+        return mhz, watts, gemm, att_ms
+    try:
+        with sdpa_kernel([be]):
+            fb()
+            torch.matmul(x, w, out=y)
+            torch.cuda.synchronize()
+            mhz, watts, gemm, _ = run(4, False)
+            print("# gemm_held,%d,%.1f,%.4f" % (mhz, watts, gemm), flush=True)
+            for n in (1, 3):
+                mhz, watts, gemm, att_ms = run(n, True)
+                print("# mix,%s,%d,%d,%.1f,%.4f,%.4f,%.4f" % (be_name, n, mhz, watts, gemm, att_ms, att_max_ms),
+                      flush=True)
+    except Exception as e:  # no mix lines: the entry keeps clock: max without an exponent
+        print(f"# mix {be_name}: {type(e).__name__}: {str(e)[:120]}", flush=True)
 
 
 if __name__ == "__main__":

@@ -29,7 +29,8 @@ int torchattn_parse(FILE *f, const char *name, struct calib *c)
 	char line[512];
 	int ln = 0;
 	bool have_header = false;
-	c->nfattn = c->nfhold = 0;
+	c->nfattn = c->nfhold = c->nfmix = 0;
+	c->gemm_held_mhz = 0;
 	while (fgets(line, sizeof line, f)) {
 		ln++;
 		chomp(line);
@@ -44,6 +45,24 @@ int torchattn_parse(FILE *f, const char *name, struct calib *c)
 						  "MAX_SM_MHZ,TFLOPS' (at most 4)");
 			snprintf(h->backend, sizeof h->backend, "%s", be);
 			c->nfhold++;
+			continue;
+		}
+		if (strncmp(line, "# gemm_held,", 12) == 0) {
+			if (sscanf(line + 12, "%d,%lf,%lf", &c->gemm_held_mhz, &c->gemm_held_w, &c->gemm_held_ms) != 3 ||
+			    !(c->gemm_held_ms > 0))
+				return diag_error(name, ln, 0, "expected '# gemm_held,SM_MHZ,POWER_W,GEMM_MS'");
+			continue;
+		}
+		if (strncmp(line, "# mix,", 6) == 0) {
+			struct cal_fattn_mix *x = &c->fmix[c->nfmix];
+			char be[16];
+			if (c->nfmix >= 4 || sscanf(line + 6, "%15[^,],%d,%d,%lf,%lf,%lf,%lf", be, &x->gemms, &x->sm_mhz,
+						     &x->power_w, &x->gemm_ms, &x->att_ms, &x->att_max_ms) != 7 ||
+			    !(x->gemm_ms > 0 && x->att_ms > 0 && x->att_max_ms > 0))
+				return diag_error(name, ln, 0, "expected '# mix,BACKEND,GEMMS,SM_MHZ,POWER_W,GEMM_MS,ATT_MS,"
+						  "ATT_MAX_MS' with positive times (at most 4)");
+			snprintf(x->backend, sizeof x->backend, "%s", be);
+			c->nfmix++;
 			continue;
 		}
 		if (line[0] == '#') {
@@ -93,6 +112,13 @@ void torchattn_write(FILE *f, const struct calib *c)
 		const struct cal_fattn_hold *h = &c->fhold[i];
 		fprintf(f, "# hold,%s,%d,%.1f,%.1f,%d,%.1f\n", h->backend, h->sm_mhz, h->power_w, h->limit_w, h->max_mhz,
 			h->tflops);
+	}
+	if (c->gemm_held_mhz > 0)
+		fprintf(f, "# gemm_held,%d,%.1f,%.4f\n", c->gemm_held_mhz, c->gemm_held_w, c->gemm_held_ms);
+	for (int i = 0; i < c->nfmix; i++) {
+		const struct cal_fattn_mix *x = &c->fmix[i];
+		fprintf(f, "# mix,%s,%d,%d,%.1f,%.4f,%.4f,%.4f\n", x->backend, x->gemms, x->sm_mhz, x->power_w, x->gemm_ms,
+			x->att_ms, x->att_max_ms);
 	}
 	for (int i = 0; i < c->nfattn; i++) {
 		const struct cal_fattn *a = &c->fattn[i];
@@ -147,6 +173,44 @@ bool torchattn_fill(const struct calib *c, const char *backend, struct hw_attn *
 	snprintf(a->source, sizeof a->source, "measured: torch SDPA %s backend (calibrate/torch_attention.py), bf16, "
 		 "%.80s", backend, c->fattn_source);
 	return true;
+}
+
+static const struct cal_fattn_hold *hold_of(const struct calib *c, const char *backend)
+{
+	for (int i = 0; i < c->nfhold; i++)
+		if (strcmp(c->fhold[i].backend, backend) == 0)
+			return &c->fhold[i];
+	return NULL;
+}
+
+int torchattn_clock_law(const struct calib *c, const char *backend, double burst, struct hw_attn *a, double *fit)
+{
+	const struct cal_fattn_hold *h = hold_of(c, backend);
+	if (!a->present || !a->max_clock || !h || !(h->limit_w > 0) || !(burst > 1) || !(c->gemm_held_ms > 0))
+		return 0;
+	/* ln u = lambda ln(v/B), through the origin (u = 1 where the GEMMs run at their maximum-clock rate) */
+	double sxy = 0, sxx = 0;
+	int n = 0;
+	for (int i = 0; i < c->nfmix; i++) {
+		const struct cal_fattn_mix *x = &c->fmix[i];
+		if (strcmp(x->backend, backend) != 0)
+			continue;
+		double lx = log(c->gemm_held_ms / x->gemm_ms / burst), ly = log(x->att_max_ms / x->att_ms);
+		if (lx < -0.01) {  /* the mix held the GEMMs at least 1 % under their maximum-clock rate */
+			sxy += lx * ly;
+			sxx += lx * lx;
+		}
+		fit[2 * n] = c->gemm_held_ms / x->gemm_ms;
+		fit[2 * n + 1] = x->att_max_ms / x->att_ms;
+		if (++n == TORCHATTN_MIXES)
+			break;
+	}
+	if (sxx <= 0)
+		return 0;
+	double lam = sxy / sxx;
+	a->power = round(h->power_w / h->limit_w * 1000) / 1000;
+	a->clock_exponent = round(fmin(fmax(lam, 0), 2) * 1000) / 1000;
+	return n;
 }
 
 int torchattn_run(struct calib *c, bool quick)

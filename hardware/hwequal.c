@@ -64,6 +64,8 @@ static void attn(struct cmp *c, const char *what, const struct hw_attn *a, const
 	num(c, what, a->bwd_eff, b->bwd_eff);
 	num(c, what, a->burst, b->burst);
 	num(c, what, a->max_clock, b->max_clock);
+	num(c, what, a->clock_exponent, b->clock_exponent);
+	num(c, what, a->power, b->power);
 	str(c, what, a->source, b->source);
 	num(c, what, a->nrows, b->nrows);
 	for (int i = 0; i < a->nrows && i < b->nrows; i++) {

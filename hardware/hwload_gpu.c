@@ -20,8 +20,8 @@ static const char *const gemm_model_keys[] = { "max_eff", "dtype_eff", "tile_m",
 static const char *const gemm_table_keys[] = { "dtype", "m", "n", "k", "eff", "source", NULL };
 static const char *const attn_keys[] = { "fwd_eff", "bwd_eff", "impl", "source", "fused", "unfused", "cudnn",
 					 NULL };
-static const char *const attn_entry_keys[] = { "impl", "fwd_eff", "bwd_eff", "rows", "rates", "clock", "source",
-					       NULL };
+static const char *const attn_entry_keys[] = { "impl", "fwd_eff", "bwd_eff", "rows", "rates", "clock",
+					       "clock_exponent", "power", "source", NULL };
 static const char *const attn_row_keys[] = { "seq", "head_dim", "causal", "bh", "fwd_tflops", "bwd_tflops", NULL };
 
 /* A family's measured points: bytes (ascending) and us, of one length (at most HW_KERN_POINTS), or neither. */
@@ -162,6 +162,14 @@ static void read_attn_entry(struct ydoc *d, const struct ynode *e, struct hw_att
 	int clock = a->max_clock;
 	ydoc_enum(d, e, "clock", 0, clocks, &clock);
 	a->max_clock = clock == 1;
+	ydoc_double(d, e, "power", YD_POSITIVE, &a->power);
+	ydoc_double(d, e, "clock_exponent", 0, &a->clock_exponent);
+	if (a->power > 0 && (!a->max_clock || a->power > 1.5))
+		ydoc_error(d, e, "%s: power (%g, a fraction of the power limit) needs clock: max and at most 1.5",
+			   ynode_path(e), a->power);
+	if (a->clock_exponent != 0 && (!(a->power > 0) || !(a->clock_exponent > 0) || a->clock_exponent > 2))
+		ydoc_error(d, e, "%s: clock_exponent (%g) needs power and lies in (0, 2]", ynode_path(e),
+			   a->clock_exponent);
 	int have_rows = ydoc_seq(d, e, "rows", 0, &rows) == 1 && ynode_len(rows) > 0;
 	unsigned req = have_rows || (inherited && (a->nrows > 0 || a->fwd_eff > 0)) ? 0 : YD_REQUIRED;
 	hwload_eff(d, e, "fwd_eff", req, &a->fwd_eff);

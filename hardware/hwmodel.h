@@ -89,6 +89,12 @@ struct hw_attn {
 	                               * SM clock (measured), so its rates hold in any step and the power model
 	                               * neither slows nor speeds it: its time is fixed, like a memory-bound
 	                               * kernel's (burst is then ignored) */
+	double power;                 /* with clock: max, > 0 when measured: the kernel's draw held alone at the maximum
+	                               * clock, a fraction of the power limit (calibrate's hold); it then counts in the
+	                               * power balance (sim/predict.c) and follows clock_exponent; 0: fixed time */
+	double clock_exponent;        /* with power (measured: calibrate's attention + GEMM mixes): in a step whose
+	                               * GEMMs run at v times their sustained rate (gpu.power), the kernel runs at
+	                               * (v / burst_speedup)^clock_exponent of its rows' rate (0: at its rows' rate) */
 	int nrows;
 	struct attn_row row[HW_ATTN_ROWS];
 	char source[160];

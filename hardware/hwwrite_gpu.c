@@ -13,6 +13,11 @@ static void write_attn(FILE *f, const char *key, const struct hw_attn *a)
 		hww_kv_str(f, 6, "rates", "burst");
 	if (a->max_clock)
 		hww_kv_str(f, 6, "clock", "max");
+	if (a->power > 0) {
+		hww_kv_num(f, 6, "power", a->power);
+		if (a->clock_exponent > 0)
+			hww_kv_num(f, 6, "clock_exponent", a->clock_exponent);
+	}
 	if (a->fwd_eff > 0)
 		hww_kv_num(f, 6, "fwd_eff", a->fwd_eff);
 	if (a->bwd_eff > 0)

@@ -30,8 +30,25 @@ struct deferred {
  * by passes (a tally) instead of added op by op: 70b_64gpu's stages pass ~100,000 layers each. */
 enum { TALLY_FWD, TALLY_BWD, TALLY_EFWD, TALLY_EBWD, TALLY_HFWD, TALLY_HBWD, TALLY_RFWD, TALLY_LFWD, TALLY_LBWD,
        TALLY_N };
+/* Seconds of the ops whose rate the power model moves (sim/predict.c): compute-bound ones (GEMMs, attention cores
+ * that follow the GEMMs' clock) at their sustained rates, and attention cores timed at the maximum clock that
+ * slow by their clock_exponent (ops.h, enum op_clock). */
+struct clocked {
+	double scaled, at_max;
+};
+
+static struct clocked clocked_add(struct clocked a, struct clocked b)
+{
+	return (struct clocked){ a.scaled + b.scaled, a.at_max + b.at_max };
+}
+
+static bool clocked_eq(struct clocked a, struct clocked b)
+{
+	return a.scaled == b.scaled && a.at_max == b.at_max;
+}
+
 struct tally {
-	double s;                 /* one pass's compute-bound seconds, in list order */
+	struct clocked s;         /* one pass's compute-bound seconds, in list order */
 	long long n;              /* passes */
 	bool set;                 /* s is this stage's (the lists are timed per stage: time_tp) */
 };
@@ -62,11 +79,11 @@ struct ctx {
 	struct gradcomp_bucket gcb;  /* the open bucket's make-up, for a reduce dtype or compression hook */
 	struct deferred *deferred;   /* buckets held back when dp_overlap is off */
 	int ndeferred, capdeferred;
-	double compute_bound_s;   /* this stage's compute-bound op time per step (GEMMs, attention cores): the
+	struct clocked bound;     /* this stage's compute-bound op time per step (GEMMs, attention cores): the
 	                           * lists built on the stack, in order; the stage's own lists are tallied */
 	struct tally tally[TALLY_N];  /* passes over each of the stage's own lists (count_bound, count_layer) */
 	double layer_params;      /* parameters of one layer on one GPU (layer_params_local) */
-	double pass_fwd, pass_bwd;  /* a layer's compute-bound seconds, forward and backward, as the lists were made
+	struct clocked pass_fwd, pass_bwd;  /* a layer's compute-bound seconds, forward and backward, as the lists were made
 	                             * (count_layer) */
 	bool *rc;                 /* per local layer of the stage's chunks: its backward reruns its forward */
 	int *run;                 /* per local layer l: layers l, l-1, ... whose backward is the same as l's */
@@ -85,12 +102,14 @@ static int dense(const struct ctx *c)
 	return c->sc->model.type == MODEL_DENSE;
 }
 
-static double bound_sum(const struct opcost *ops, int n)
+static struct clocked bound_sum(const struct opcost *ops, int n)
 {
-	double t = 0;
+	struct clocked t = { 0, 0 };
 	for (int i = 0; i < n; i++)
 		if (ops[i].kind == OPK_COMPUTE && ops[i].compute_bound)
-			t += ops[i].s;
+			t.scaled += ops[i].s;
+		else if (ops[i].kind == OPK_COMPUTE && ops[i].at_max)
+			t.at_max += ops[i].s;
 	return t;
 }
 
@@ -104,7 +123,7 @@ static int tally_of(const struct ctx *c, const struct opcost *ops)
 	return -1;
 }
 
-static void tally_add(struct ctx *c, int k, double pass_s)
+static void tally_add(struct ctx *c, int k, struct clocked pass_s)
 {
 	if (!c->tally[k].set) {
 		c->tally[k].s = pass_s;
@@ -119,7 +138,7 @@ static void count_bound(struct ctx *c, const struct opcost *ops, int n)
 {
 	int k = tally_of(c, ops);
 	if (k < 0)
-		c->compute_bound_s += bound_sum(ops, n);
+		c->bound = clocked_add(c->bound, bound_sum(ops, n));
 	else if (c->tally[k].set)
 		c->tally[k].n++;
 	else
@@ -135,21 +154,23 @@ static void count_layer(struct ctx *c, int bwd)
 /* The stage's compute-bound time: what was added at once, then each tally's passes times its pass (a repeated
  * layer's tally joins its list's when the two passes are the same seconds, so the total does not depend on
  * which passes were stored and which repeated, e.g. with --trace). */
-static double tally_total(struct ctx *c)
+static struct clocked tally_total(struct ctx *c)
 {
 	for (int k = TALLY_LFWD; k <= TALLY_LBWD; k++) {
 		struct tally *t = &c->tally[k], *l = &c->tally[k == TALLY_LFWD ? TALLY_FWD : TALLY_BWD];
-		if (t->n > 0 && (!l->set || l->s == t->s)) {
+		if (t->n > 0 && (!l->set || clocked_eq(l->s, t->s))) {
 			l->s = t->s;
 			l->set = true;
 			l->n += t->n;
 			t->n = 0;
 		}
 	}
-	double total = c->compute_bound_s;
+	struct clocked total = c->bound;
 	for (int k = 0; k < TALLY_N; k++)
-		if (c->tally[k].n > 0)
-			total += (double)c->tally[k].n * c->tally[k].s;
+		if (c->tally[k].n > 0) {
+			total.scaled += (double)c->tally[k].n * c->tally[k].s.scaled;
+			total.at_max += (double)c->tally[k].n * c->tally[k].s.at_max;
+		}
 	return total;
 }
 
@@ -815,7 +836,8 @@ static void tied_grad_allreduce(struct ctx *c)
 /* The builder's own state a unit's emission changes (skip_passes): the tallies' passes, and what must not change. */
 struct mark {
 	long long tally[TALLY_N];
-	double compute_bound_s, pending_bytes, copied_bytes, pending_expert;
+	struct clocked bound;
+	double pending_bytes, copied_bytes, pending_expert;
 	int ndeferred;
 };
 enum { MARKS = 64 };  /* unit starts remembered: two passes of up to 32 units */
@@ -824,7 +846,7 @@ static void mark_take(const struct ctx *c, struct mark *m)
 {
 	for (int k = 0; k < TALLY_N; k++)
 		m->tally[k] = c->tally[k].n;
-	m->compute_bound_s = c->compute_bound_s;
+	m->bound = c->bound;
 	m->pending_bytes = c->pending_bytes;
 	m->copied_bytes = c->copied_bytes;
 	m->pending_expert = c->pending_expert;
@@ -872,7 +894,7 @@ static int skip_passes(struct ctx *c, const struct unit *order, const int *last_
 	for (int k = 0; k < TALLY_N; k++)
 		if (m2->tally[k] - m1->tally[k] != m1->tally[k] - m0->tally[k])
 			return i;
-	if (m0->compute_bound_s != m2->compute_bound_s || m1->compute_bound_s != m2->compute_bound_s ||
+	if (!clocked_eq(m0->bound, m2->bound) || !clocked_eq(m1->bound, m2->bound) ||
 	    m0->pending_bytes != m2->pending_bytes || m0->copied_bytes != m2->copied_bytes ||
 	    m0->pending_expert != m2->pending_expert || m0->ndeferred != m2->ndeferred)
 		return i;
@@ -1206,14 +1228,16 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 		program_reserve(c.prog, STREAM_SENDF, 3 * (size_t)c.m * c.v + 16);
 		program_reserve(c.prog, STREAM_SENDB, 3 * (size_t)c.m * c.v + 16);
 		program_host(c.prog, c.host.step);
-		c.compute_bound_s = 0;
+		c.bound = (struct clocked){ 0, 0 };
 		memset(c.tally, 0, sizeof c.tally);
 		c.send_s[0] = c.send_s[1] = 0;
 		layers_prepare(&c);
 		for (int k = 0; k < c.v; k++)
 			c.pg_done[k] = false;
 		build_stage(&c, &out->stages[s]);
-		out->stages[s].compute_bound_s = tally_total(&c);
+		struct clocked bound = tally_total(&c);
+		out->stages[s].compute_bound_s = bound.scaled;
+		out->stages[s].at_max_s = bound.at_max;
 		program_seal(c.prog);
 	}
 	free(c.deferred);

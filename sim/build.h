@@ -16,7 +16,10 @@ struct stage_info {
 	double host_bytes;        /* host memory per GPU: the offloaded activations of the units alive at once
 	                           * (training.offload_layers), 0 without offload */
 	double compute_bound_s;   /* seconds of compute-bound ops (GEMMs, attention cores) per step, at the model's
-	                           * sustained rates; the rest of the compute stream's work is memory-bound */
+	                           * sustained rates */
+	double at_max_s;          /* seconds of attention cores per step timed at the maximum clock that slow by
+	                           * their clock_exponent (enum op_clock's OPCLK_MAX); the rest of the compute
+	                           * stream's work is memory-bound */
 };
 
 struct build {

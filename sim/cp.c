@@ -40,15 +40,14 @@ static double step_pairs(const struct scenario *sc, int i)
 	return sc->model.causal ? sl * sl / 2 : sl * sl;
 }
 
-static int put(struct opcost *out, int n, const char *name, double s, bool cb)
+static int put(struct opcost *out, int n, const char *name, double s, enum op_clock clk)
 {
-	out[n] = (struct opcost){ name, OPK_COMPUTE, s, 0, cb, 0, 0, 0 };
-	return n + 1;
+	return ops_put_attn(out, n, name, s, clk);
 }
 
 static int put_coll(struct opcost *out, int n, enum opkind kind, const char *name, double bytes)
 {
-	out[n] = (struct opcost){ name, kind, 0, bytes, false, 0, 0, 0 };
+	out[n] = (struct opcost){ name, kind, 0, bytes, false, 0, 0, 0, false };
 	return n + 1;
 }
 
@@ -66,9 +65,9 @@ static int ring_fwd(const struct opctx *c, struct opcost *out, int n)
 		if (i + 1 < cp)
 			n = overlap_put_side(out, n, OPK_SIDE_CP_P2P, "cp_kv_send", kv);
 		n = put(out, n, "cp_attention", block_s(c, step_pairs(c->sc, i), c->sc->model.causal && i == 0, 0),
-			ops_attn_bound(c));
+			ops_attn_clock(c));
 		if (i > 0)  /* out += out_i * exp(lse_i - lse), lse updated: read out and out_i, write out */
-			n = put(out, n, "cp_out_correction", ops_mem_s(c->hw, 3 * o), false);
+			n = put(out, n, "cp_out_correction", ops_mem_s(c->hw, 3 * o), OPCLK_FIXED);
 		if (i + 1 < cp)
 			n = overlap_put_wait(out, n);
 	}
@@ -84,9 +83,9 @@ static int ring_bwd(const struct opctx *c, struct opcost *out, int n)
 		double b = i == 0 || i + 1 == cp ? kv : 2 * kv;
 		n = overlap_put_side(out, n, OPK_SIDE_CP_P2P, i + 1 == cp ? "cp_dkv_send" : "cp_kv_send_bwd", b);
 		n = put(out, n, "cp_attention_bwd", block_s(c, step_pairs(c->sc, i), c->sc->model.causal && i == 0, 1),
-			ops_attn_bound(c));
+			ops_attn_clock(c));
 		/* dq += dq_i, dkv += dkv_i: read both, write one, each */
-		n = put(out, n, "cp_grad_accumulate", ops_mem_s(c->hw, 3 * (o + kv)), false);
+		n = put(out, n, "cp_grad_accumulate", ops_mem_s(c->hw, 3 * (o + kv)), OPCLK_FIXED);
 		n = overlap_put_wait(out, n);
 	}
 	return n;
@@ -100,7 +99,7 @@ static int gathered_blocks(const struct opctx *c, struct opcost *out, int n, int
 	for (int i = 0; i < cp_of(sc); i++)
 		total += step_pairs(sc, i);
 	const char *name = bwd ? "cp_attention_bwd" : "cp_attention";
-	bool cb = ops_attn_bound(c);
+	enum op_clock cb = ops_attn_clock(c);
 	if (!sc->model.causal)
 		return put(out, n, name, block_s(c, total, false, bwd), cb);
 	n = put(out, n, name, block_s(c, total / 2, true, bwd), cb);
@@ -111,7 +110,7 @@ int cp_attn_fwd(const struct opctx *c, struct opcost *out, int n)
 {
 	const struct scenario *sc = c->sc;
 	if (cp_of(sc) < 2)
-		return put(out, n, "attention", ops_attn_s(c, 0), ops_attn_bound(c));
+		return put(out, n, "attention", ops_attn_s(c, 0), ops_attn_clock(c));
 	if (sc->par.cp_comm == CP_P2P)
 		return ring_fwd(c, out, n);
 	n = put_coll(out, n, OPK_CP_ALLGATHER, "cp_kv_allgather", cp_of(sc) * cp_kv_bytes(sc));
@@ -123,8 +122,8 @@ int cp_attn_bwd(const struct opctx *c, int recompute, struct opcost *out, int n)
 	const struct scenario *sc = c->sc;
 	if (cp_of(sc) < 2) {
 		if (recompute)
-			n = put(out, n, "attention_recompute", ops_attn_s(c, 0), ops_attn_bound(c));
-		return put(out, n, "attention_bwd", ops_attn_s(c, 1), ops_attn_bound(c));
+			n = put(out, n, "attention_recompute", ops_attn_s(c, 0), ops_attn_clock(c));
+		return put(out, n, "attention_bwd", ops_attn_s(c, 1), ops_attn_clock(c));
 	}
 	if (recompute)
 		n = cp_attn_fwd(c, out, n);

@@ -49,11 +49,15 @@ static enum attn_path attn_path_of(const struct model_cfg *m)
 	return ops_attn_path(m);
 }
 
-/* Whether the attention core follows the SM clock (gpu.power): not when its entry runs at the maximum clock
- * (clock: max: a kernel that stays under the power cap when held alone). */
-bool ops_attn_bound(const struct opctx *c)
+/* How the attention core follows the SM clock (gpu.power): as a GEMM unless its entry runs at the maximum clock
+ * (clock: max: a kernel that stays under the power cap when held alone), then by its clock_exponent where its
+ * power is measured. */
+enum op_clock ops_attn_clock(const struct opctx *c)
 {
-	return !c->hw->gpu.attn[attn_path_of(&c->sc->model)].max_clock;
+	const struct hw_attn *a = &c->hw->gpu.attn[attn_path_of(&c->sc->model)];
+	if (!a->max_clock)
+		return OPCLK_SCALED;
+	return a->power > 0 && c->hw->gpu.burst_speedup > 1 ? OPCLK_MAX : OPCLK_FIXED;
 }
 
 double ops_attn_s(const struct opctx *c, int backward)
@@ -87,14 +91,14 @@ double ops_attn_s(const struct opctx *c, int backward)
 
 static int put(struct opcost *out, int n, const char *name, double s)
 {
-	out[n] = (struct opcost){ name, OPK_COMPUTE, s, 0, false, 0, 0, 0 };
+	out[n] = (struct opcost){ name, OPK_COMPUTE, s, 0, false, 0, 0, 0, false };
 	return n + 1;
 }
 
 /* A compute-bound op (GEMM, attention core): its rate follows the SM clock (gpu.power). */
 static int put_cb(struct opcost *out, int n, const char *name, double s)
 {
-	out[n] = (struct opcost){ name, OPK_COMPUTE, s, 0, true, 0, 0, 0 };
+	out[n] = (struct opcost){ name, OPK_COMPUTE, s, 0, true, 0, 0, 0, false };
 	return n + 1;
 }
 
@@ -102,7 +106,7 @@ static int put_ar(const struct opctx *c, struct opcost *out, int n, const char *
 {
 	if (c->tp < 2)
 		return n;
-	out[n] = (struct opcost){ name, OPK_TP_ALLREDUCE, 0, bytes, false, 0, 0, 0 };
+	out[n] = (struct opcost){ name, OPK_TP_ALLREDUCE, 0, bytes, false, 0, 0, 0, false };
 	return n + 1;
 }
 
@@ -144,11 +148,18 @@ int ops_put(struct opcost *out, int n, const char *name, double s, bool compute_
 	return compute_bound ? put_cb(out, n, name, s) : put(out, n, name, s);
 }
 
+int ops_put_attn(struct opcost *out, int n, const char *name, double s, enum op_clock clk)
+{
+	n = ops_put(out, n, name, s, clk == OPCLK_SCALED);
+	out[n - 1].at_max = clk == OPCLK_MAX;
+	return n;
+}
+
 int ops_put_coll(const struct opctx *c, struct opcost *out, int n, enum opkind kind, const char *name, double bytes)
 {
 	if (kind != OPK_EP_ALLTOALL && c->tp < 2)
 		return n;
-	out[n] = (struct opcost){ name, kind, 0, bytes, false, 0, 0, 0 };
+	out[n] = (struct opcost){ name, kind, 0, bytes, false, 0, 0, 0, false };
 	return n + 1;
 }
 

@@ -37,6 +37,15 @@ struct opcost {
 	int hops;           /* OPK_SIDE_TP_P2P / OPK_SIDE_CP_P2P: ring hops in a row, bytes/hops each (0: one) */
 	double host;        /* OPK_COMPUTE: the host's seconds to issue it (ops_price_host, by class); 0 otherwise (the
 			     * builder prices collectives with host_cost.coll) */
+	bool at_max;        /* an attention core timed at the maximum SM clock that slows by the entry's
+			     * clock_exponent as the GEMMs' clock falls (OPCLK_MAX; compute_bound is then false) */
+};
+
+/* How an op's time follows the SM clock that the power model sets (sim/predict.c). */
+enum op_clock {
+	OPCLK_FIXED,   /* not at all: memory-bound, or an attention core at the maximum clock (clock: max) */
+	OPCLK_SCALED,  /* as the GEMMs: compute_bound */
+	OPCLK_MAX,     /* from its maximum-clock time by (v / burst_speedup)^clock_exponent: at_max */
 };
 
 /* Whether an op runs on the side channel (OPK_SIDE_TP_P2P .. OPK_SIDE_CP_P2P). */
@@ -96,17 +105,17 @@ double ops_gemm_overhead_s(const struct hwmodel *hw);
 double ops_kernel_overhead_s(const struct hwmodel *hw);
 /* Attention core (scores, softmax, weighted sum) of one micro-batch on one TP rank. */
 double ops_attn_s(const struct opctx *c, int backward);
-/* The hardware model's attention entry the model runs (unfused, fused flash, or cuDNN's), and whether its core
- * follows the SM clock (gpu.power; not when the entry runs at the maximum clock). */
+/* The hardware model's attention entry the model runs (unfused, fused flash, or cuDNN's), and how its core
+ * follows the SM clock (gpu.power): as a GEMM does (OPCLK_SCALED), not at all (OPCLK_FIXED: clock: max), or by the
+ * entry's clock_exponent from its maximum-clock rate (OPCLK_MAX: clock: max with a measured power). */
 enum attn_path ops_attn_path(const struct model_cfg *m);
-bool ops_attn_bound(const struct opctx *c);
+enum op_clock ops_attn_clock(const struct opctx *c);
 
 /* Building blocks for op lists written outside ops.c (sim/moe.c): append one op at out[n] and return n + 1.
  * ops_put_coll appends nothing for a TP collective when tp < 2. */
 int ops_put(struct opcost *out, int n, const char *name, double s, bool compute_bound);
-/* Whether the attention core's rate follows the SM clock (the power model slows it): false where the hardware
- * model's attention entry says clock: max (measured: flash attention holds its clock at the power cap). */
-bool ops_attn_bound(const struct opctx *c);
+/* An attention core's op, its clock class from ops_attn_clock. */
+int ops_put_attn(struct opcost *out, int n, const char *name, double s, enum op_clock clk);
 int ops_put_coll(const struct opctx *c, struct opcost *out, int n, enum opkind kind, const char *name, double bytes);
 /* The FFN activation over rows x f outputs (GeLU, or SwiGLU over the two halves of the fc1 output: eager kernel
  * by kernel or fused when compiled), forward or backward. */

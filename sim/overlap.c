@@ -5,13 +5,13 @@
 
 int overlap_put_side(struct opcost *out, int n, enum opkind kind, const char *name, double bytes)
 {
-	out[n] = (struct opcost){ name, kind, 0, bytes, false, 0, 0, 0 };
+	out[n] = (struct opcost){ name, kind, 0, bytes, false, 0, 0, 0, false };
 	return n + 1;
 }
 
 int overlap_put_wait(struct opcost *out, int n)
 {
-	out[n] = (struct opcost){ "side_wait", OPK_SIDE_WAIT, 0, 0, false, 0, 0, 0 };
+	out[n] = (struct opcost){ "side_wait", OPK_SIDE_WAIT, 0, 0, false, 0, 0, 0, false };
 	return n + 1;
 }
 
@@ -36,7 +36,7 @@ static double chunk_s(const struct opctx *c, int k, double rows, double gn, doub
 
 static int put_gemm(struct opcost *out, int n, const char *name, double s)
 {
-	out[n] = (struct opcost){ name, OPK_COMPUTE, s, 0, true, 0, 0, 0 };
+	out[n] = (struct opcost){ name, OPK_COMPUTE, s, 0, true, 0, 0, 0, false };
 	return n + 1;
 }
 
@@ -77,7 +77,8 @@ int overlap_gemm_rs(const struct opctx *c, struct opcost *out, int n, const char
 		n = put_gemm(out, n, gemm, g);
 	n = overlap_put_wait(out, n);
 	/* the k partial sums of the rank's own chunk: read k chunks of act/k, write one */
-	out[n] = (struct opcost){ sum, OPK_COMPUTE, ops_mem_s(c->hw, (k + 1) * act_bytes / k), 0, false, 0, 0, 0 };
+	double s = ops_mem_s(c->hw, (k + 1) * act_bytes / k);
+	out[n] = (struct opcost){ sum, OPK_COMPUTE, s, 0, false, 0, 0, 0, false };
 	return n + 1;
 }
 

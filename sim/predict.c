@@ -68,14 +68,73 @@ static void power_bracket(double lo, double hi, double x1, double R, double *a, 
 	}
 }
 
-static double stage_target(const struct hw_gpu *g, double Wc, double Wm, double Tc, double Ti)
+/* The power balance's law for a step: the GPU's, and the attention entry's when its cores are timed at the
+ * maximum clock and slow by a measured exponent (enum op_clock's OPCLK_MAX: W_a seconds at the maximum clock). */
+struct power_law {
+	const struct hw_gpu *g;
+	double lambda, p_att;     /* the entry's clock_exponent and power (a fraction of the cap); 0 without */
+};
+
+static double stage_target(const struct power_law *law, double Wc, double Wa, double Wm, double Tc, double Ti)
 {
+	const struct hw_gpu *g = law->g;
 	double s = fmin(g->power_idle_frac, 0.99);
+	if (Wa > 0 && law->p_att > 0) {
+		double rhs = (1 - g->power_mem_frac) * Wm + (1 - g->power_comm_frac) * Tc + (1 - s) * Ti;
+		double B = g->burst_speedup, lam = law->lambda;
+		double v = predict_clock_speed_attn(g->power_exponent, B, s, lam, law->p_att, Wc, Wa, rhs);
+		return (Wc + Wa + Wm) / (Wc / v + Wa * pow(B / v, lam) + Wm);
+	}
+	Wm += Wa;  /* no law for them: fixed-time work */
 	if (Wc <= 0)
 		return 1;
 	double R = ((1 - g->power_mem_frac) * Wm + (1 - g->power_comm_frac) * Tc + (1 - s) * Ti) / ((1 - s) * Wc);
 	double v = predict_clock_speed(g->power_exponent - 1, g->burst_speedup, R);
 	return (Wc + Wm) / (Wc / v + Wm);
+}
+
+/* The balance with attention at the maximum clock (stage_target): its cores run at u = (v/B)^lambda of their
+ * maximum-clock rate and draw s + (p_a - s) (v/B)^x of the cap (the GEMMs' clock-to-power law: a GEMM at v draws
+ * s + (1-s) v^x, and v/B is the clock's share of its maximum as the GEMMs' rate sees it), so with the rest as in
+ * the comment above
+ *     h(v) = (1-s) Wc (v^(x-1) - 1/v) + Wa (B/v)^lambda ((p_a - s)(v/B)^x - (1-s)) = rhs,
+ * rhs = (1-m) Wm + (1-c) Tc + (1-s) Ti. h grows with v for lambda < x (its second term's slope is positive), so
+ * the root in [1, B] is unique: Newton's method kept inside a shrinking bracket, bisecting where a step leaves
+ * it. */
+static double attn_h(double v, double x, double B, double s, double lam, double pa, double Wc, double Wa, double *dh)
+{
+	double r = v / B, rl = pow(r, -lam), rx = pow(r, x);
+	double gemm = (1 - s) * Wc * (pow(v, x - 1) - 1 / v);
+	double att = Wa * ((pa - s) * rx * rl - (1 - s) * rl);
+	*dh = (1 - s) * Wc * ((x - 1) * pow(v, x - 2) + 1 / (v * v)) +
+	      Wa * ((pa - s) * (x - lam) * rx * rl + (1 - s) * lam * rl) / v;
+	return gemm + att;
+}
+
+double predict_clock_speed_attn(double x, double B, double s, double lam, double pa, double Wc, double Wa, double rhs)
+{
+	double lo = 1, hi = B, dh;
+	if (attn_h(hi, x, B, s, lam, pa, Wc, Wa, &dh) <= rhs)
+		return hi;
+	if (attn_h(lo, x, B, s, lam, pa, Wc, Wa, &dh) >= rhs)
+		return lo;
+	double v = 0.5 * (lo + hi);
+	for (int i = 0; i < 100 && hi - lo > 1e-13 * hi; i++) {
+		double h = attn_h(v, x, B, s, lam, pa, Wc, Wa, &dh) - rhs;
+		if (h == 0)
+			return v;
+		if (h < 0)
+			lo = v;
+		else
+			hi = v;
+		double next = dh > 0 ? v - h / dh : -1;
+		if (!(next > lo && next < hi))
+			next = 0.5 * (lo + hi);
+		if (fabs(next - v) <= 1e-14 * v)
+			return next;
+		v = next;
+	}
+	return v;
 }
 
 double predict_clock_speed(double x1, double burst, double R)
@@ -95,11 +154,12 @@ double predict_clock_speed(double x1, double burst, double R)
 }
 
 /* What one simulation of the stage clocks' fixed point says about each stage i at the speeds x_i it ran at:
- * W its compute and optimizer work at the sustained rates (seconds), Wc the compute-bound part of it, C = W/x its
+ * W its compute and optimizer work at the sustained rates (seconds), Wc the compute-bound part of it, Wa the
+ * attention cores timed at the maximum clock (at that clock's rates; enum op_clock's OPCLK_MAX), C = W/x its
  * compute time, H its host time, Tc its communication waits and tail (stage_target), P its pipeline waits
  * (pipeline transfers, bubble, tail), and the step time T. */
 struct clock_obs {
-	double *W, *Wc, *C, *H, *Tc, *P;
+	double *W, *Wc, *Wa, *C, *H, *Tc, *P;
 	double T;
 };
 
@@ -117,7 +177,7 @@ static double step_share(int j, int b, int n, double scale)
  * W_i/y_i - C_i, T by those moves weighted by step_share, and each stage's waits by the difference. The speeds y
  * at which that model asks for themselves are found by plain iteration (no simulation), from x + f: within the
  * model's error of the fixed point; the simulation at y then measures what is left. */
-static void model_step(const struct hw_gpu *g, const struct clock_obs *o, int pp, int b, int n, double scale,
+static void model_step(const struct power_law *g, const struct clock_obs *o, int pp, int b, int n, double scale,
 		       const double *x, const double *f, double *y)
 {
 	for (int i = 0; i < pp; i++)
@@ -128,7 +188,7 @@ static void model_step(const struct hw_gpu *g, const struct clock_obs *o, int pp
 			dT += step_share(j, b, n, scale) * (o->W[j] / y[j] - o->C[j]);
 		for (int i = 0; i < pp; i++) {
 			double Tc = fmax(0, o->Tc[i] + dT - (o->W[i] / y[i] - o->C[i]));
-			double v = stage_target(g, o->Wc[i], o->W[i] - o->Wc[i], Tc, o->H[i]);
+			double v = stage_target(g, o->Wc[i], o->Wa[i], o->W[i] - o->Wc[i] - o->Wa[i], Tc, o->H[i]);
 			d = fmax(d, fabs(v - y[i]));
 			y[i] = v;
 		}
@@ -142,7 +202,7 @@ static void model_step(const struct hw_gpu *g, const struct clock_obs *o, int pp
  * of each other's), each stage's waits the rest of the step, and the speeds that model asks for (model_step from
  * 1). Pipeline transfers, exposed DP and host time are left out: the first simulation measures them. Closer to
  * the fixed point than 1, the model step after it lands closer too (70b_64gpu: 2 simulations instead of 3). */
-static void first_guess(const struct hw_gpu *g, const struct build *b, int passes, struct clock_obs *o, double *f,
+static void first_guess(const struct power_law *g, const struct build *b, int passes, struct clock_obs *o, double *f,
 			double *speed)
 {
 	int pp = b->pp, bn = 0;
@@ -154,6 +214,7 @@ static void first_guess(const struct hw_gpu *g, const struct build *b, int passe
 		double w = p->work_s, coll = p->coll_s;
 		o->W[i] = o->C[i] = w;
 		o->Wc[i] = fmin(b->stages[i].compute_bound_s, w);
+		o->Wa[i] = fmin(b->stages[i].at_max_s, w - o->Wc[i]);
 		o->H[i] = 0;
 		busy[i] = w + coll;
 		if (busy[i] > busy[bn])
@@ -176,18 +237,18 @@ static void first_guess(const struct hw_gpu *g, const struct build *b, int passe
  * a stage run one program in symmetric groups, so with --all-ranks each comes out as this one does; bench/
  * same-output compares --all-ranks reports), each next iterate from model_step. Returns the last simulation, run
  * at the speeds left in speed (its change to the next iterate below 1e-6), for the caller to use or free. */
-static int stage_clocks(const struct hwmodel *hw, const struct build *b, const struct sim_config *cfg, int passes,
-			double *speed, struct sim **last)
+static int stage_clocks(const struct power_law *law, const struct build *b, const struct sim_config *cfg,
+			int passes, double *speed, struct sim **last)
 {
 	struct sim_config c = *cfg;
 	c.trace = NULL;
 	c.stage_speed = speed;
 	c.dp_sim = c.tp_sim = 1;
 	int pp = cfg->pp;
-	double *mem = xcalloc(9 * (size_t)pp, sizeof *mem), *f = mem, *y = mem + pp, *prev_C = mem + 8 * pp;
+	double *mem = xcalloc(10 * (size_t)pp, sizeof *mem), *f = mem, *y = mem + pp, *prev_C = mem + 8 * pp;
 	struct clock_obs o = { .W = mem + 2 * pp, .Wc = mem + 3 * pp, .C = mem + 4 * pp, .H = mem + 5 * pp,
-			       .Tc = mem + 6 * pp, .P = mem + 7 * pp };
-	first_guess(&hw->gpu, b, passes, &o, f, speed);
+			       .Tc = mem + 6 * pp, .P = mem + 7 * pp, .Wa = mem + 9 * pp };
+	first_guess(law, b, passes, &o, f, speed);
 	double alpha = 1, last_change = INFINITY, scale = 1, prev_T = 0;
 	int prev_b = -1;
 	*last = NULL;
@@ -212,6 +273,8 @@ static int stage_clocks(const struct hwmodel *hw, const struct build *b, const s
 			o.C[i] = acc[ACC_COMPUTE] + acc[ACC_OPTIMIZER];
 			o.W[i] = o.C[i] * speed[i];  /* at the sustained rates */
 			o.Wc[i] = fmin(b->stages[i].compute_bound_s, o.W[i]);
+			/* at the maximum clock: the speeds are the whole segments', so W holds them as they are */
+			o.Wa[i] = fmin(b->stages[i].at_max_s, o.W[i] - o.Wc[i]);
 			o.H[i] = acc[ACC_HOST];
 			/* waits, and the rank's tail until the step ends (at the step's closing barrier) */
 			double tail = fmax(0, o.T - busy);
@@ -219,7 +282,7 @@ static int stage_clocks(const struct hwmodel *hw, const struct build *b, const s
 			o.P[i] = acc[ACC_PP] + acc[ACC_BUBBLE] + tail;
 			if (o.P[i] < o.P[bn])
 				bn = i;
-			f[i] = stage_target(&hw->gpu, o.Wc[i], o.W[i] - o.Wc[i], o.Tc[i], o.H[i]) - speed[i];
+			f[i] = stage_target(law, o.Wc[i], o.Wa[i], o.W[i] - o.Wc[i] - o.Wa[i], o.Tc[i], o.H[i]) - speed[i];
 			change = fmax(change, fabs(f[i]));
 		}
 		if (change < 1e-6 || it == 39) {
@@ -241,7 +304,7 @@ static int stage_clocks(const struct hwmodel *hw, const struct build *b, const s
 		prev_T = o.T;
 		memcpy(prev_C, o.C, pp * sizeof *prev_C);
 		if (alpha == 1) {
-			model_step(&hw->gpu, &o, pp, bn, passes, scale, speed, f, y);
+			model_step(law, &o, pp, bn, passes, scale, speed, f, y);
 			for (int i = 0; i < pp; i++)
 				speed[i] = y[i];
 		} else {
@@ -299,8 +362,8 @@ static struct trace *open_trace(const struct scenario *sc, const struct hwmodel 
 /* Runs the step: the stage clocks' fixed point when the GPU has a power model (its last simulation is the
  * report, unless the report needs every rank or a timeline), the critical stage for a timeline that needs it,
  * then the simulation the report reads (*out), at the speeds left in cfg->stage_speed (*speed, owned). */
-static int simulate(const struct hwmodel *hw, const struct build *b, struct sim_config *cfg, int passes, bool all,
-		    enum trace_pick pick, double **speed, struct sim **out)
+static int simulate(const struct hwmodel *hw, const struct hw_attn *att, const struct build *b,
+		    struct sim_config *cfg, int passes, bool all, enum trace_pick pick, double **speed, struct sim **out)
 {
 	struct trace *trace = cfg->trace;
 	bool need_critical = trace && (pick == TRACE_CRITICAL || pick == TRACE_OVERVIEW);
@@ -309,7 +372,8 @@ static int simulate(const struct hwmodel *hw, const struct build *b, struct sim_
 	*speed = NULL;
 	if (hw->gpu.burst_speedup > 1) {
 		*speed = xcalloc(cfg->pp, sizeof **speed);
-		rc = stage_clocks(hw, b, cfg, passes, *speed, &s);
+		struct power_law law = { &hw->gpu, att->clock_exponent, att->power };
+		rc = stage_clocks(&law, b, cfg, passes, *speed, &s);
 		cfg->stage_speed = *speed;
 		if (rc == 0 && (trace || all)) {
 			/* the same speeds on every rank or traced: the same times (symmetry; fixed-point runs) */
@@ -450,7 +514,7 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 	double *speed;
 	struct sim *s;
 	int passes = scenario_num_microbatches(sc) * (par->schedule == SCHED_INTERLEAVED ? par->virtual_stages : 1);
-	rc = simulate(hw, &b, &cfg, passes, all, pick, &speed, &s);
+	rc = simulate(hw, &hw->gpu.attn[ops_attn_path(&sc->model)], &b, &cfg, passes, all, pick, &speed, &s);
 	if (rc == 0) {
 		fill_timing(sc, hw, &b, &cfg, s, out);
 		fill_memory_origin(sc, hw, &b, out);

@@ -238,8 +238,10 @@ static void test_tp_overlap(const struct hwmodel *hw)
 static void test_slowdown(void)
 {
 	struct opcost o[4] = {
-		{ "x", OPK_SIDE_TP_P2P, 10, 0, false, 0, 1, 0 }, { "a", OPK_COMPUTE, 4, 0, true, 0, 0, 0 },
-		{ "b", OPK_COMPUTE, 6, 0, true, 0, 0, 0 }, { "side_wait", OPK_SIDE_WAIT, 0, 0, false, 0, 0, 0 },
+		{ "x", OPK_SIDE_TP_P2P, 10, 0, false, 0, 1, 0, false },
+		{ "a", OPK_COMPUTE, 4, 0, true, 0, 0, 0, false },
+		{ "b", OPK_COMPUTE, 6, 0, true, 0, 0, 0, false },
+		{ "side_wait", OPK_SIDE_WAIT, 0, 0, false, 0, 0, 0, false },
 	};
 	overlap_slowdown(o, 4, 0.5, 0.2);
 	CHECK_NEAR(o[1].s, 6, 1e-12);

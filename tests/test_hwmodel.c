@@ -395,6 +395,13 @@ static void test_attention(void)
 					      "        - {head_dim: 64, seq: 512, fwd_tflops: 2, bwd_tflops: 2}\n"));
 	CHECK_STR(bad_hw(pw), "gpusim: hw.yaml:24:11: gpu.attention.fused.rows[1]: a second row for seq 512, head_dim 64, "
 			      "causal false\n");
+	/* an attention entry's power and clock exponent: power needs clock: max, the exponent needs power */
+	snprintf(pw, sizeof pw, "%s", replace(HW_HEAD, "  attention: {fwd_eff: 0.5, bwd_eff: 0.4}\n",
+					      "  attention:\n    fused: {fwd_eff: 0.5, bwd_eff: 0.4, power: 0.9}\n"
+					      "    cudnn: {fwd_eff: 0.5, bwd_eff: 0.4, clock: max, clock_exponent: 0.5}\n"));
+	CHECK_STR(bad_hw(pw), "gpusim: hw.yaml:21:12: gpu.attention.fused: power (0.9, a fraction of the power limit) "
+			      "needs clock: max and at most 1.5\n"
+			      "gpusim: hw.yaml:22:12: gpu.attention.cudnn: clock_exponent (0.5) needs power and lies in (0, 2]\n");
 
 	/* only an unfused entry, for a GPU no preset names: no fused entry to fall back on */
 	CHECK_STR(bad_hw(replace(HW_HEAD, "{fwd_eff: 0.5, bwd_eff: 0.4}", "{fwd_eff: 0.5, bwd_eff: 0.4, impl: cublas_unfused}")),

@@ -124,7 +124,10 @@ static const char probe_csv[] =
 "flash,128,1,1,2048,8,16,0.6,1.8,229.1,190.9,0.55,1.7\n"
 "cudnn,128,1,0,2048,8,16,0.3,0.8,458.1,429.5,0.28,0.78\n"
 "# hold,flash,1980,633.0,700.0,1980,209.7\n"
-"# hold,cudnn,1815,691.0,700.0,1980,361.2\n";
+"# hold,cudnn,1815,691.0,700.0,1980,361.2\n"
+"# gemm_held,1395,699.0,2.0000\n"
+"# mix,flash,1,1560,698.0,1.8000,1.0392,1.0000\n"
+"# mix,flash,3,1480,699.0,1.9000,1.0677,1.0000\n";
 
 static void test_torchattn(void)
 {
@@ -141,6 +144,28 @@ static void test_torchattn(void)
 	/* flash held at 1980 of 1980 MHz and 633 of 700 W: max clock; cudnn at 1815 (0.917 of max): not */
 	CHECK(torchattn_max_clock(&c, "flash"));
 	CHECK(!torchattn_max_clock(&c, "cudnn"));
+	/* beside GEMMs (burst 1.2): the GEMMs held alone take 2.0 ms, in the mixes 1.8 and 1.9, so v/B = 2/1.8/1.2 =
+	 * 0.92593 and 2/1.9/1.2 = 0.87719; the attention at u = 1/1.0392 = 0.96228 and 1/1.0677 = 0.93659 of its time
+	 * alone, i.e. ln u / ln(v/B) = -0.03846/-0.07696 = 0.4998 and -0.06551/-0.13103 = 0.49999: clock_exponent 0.5
+	 * (least squares through the origin, rounded to 3 decimals); power 633/700 = 0.904 */
+	CHECK_INT(c.nfmix, 2);
+	struct hw_attn a = { 0 };
+	double fit[2 * TORCHATTN_MIXES];
+	CHECK(torchattn_fill(&c, "flash", &a));
+	CHECK_INT(torchattn_clock_law(&c, "flash", 1.2, &a, fit), 2);
+	CHECK_NEAR(a.clock_exponent, 0.5, 1e-12);
+	CHECK_NEAR(a.power, 0.904, 1e-12);
+	CHECK_NEAR(fit[0], 2 / 1.8, 1e-12);
+	CHECK_NEAR(fit[3], 1 / 1.0677, 1e-12);
+	/* cudnn is not at the maximum clock: no law; nor flash where the GEMMs ran at their maximum-clock rate */
+	struct hw_attn cu = { 0 };
+	CHECK(torchattn_fill(&c, "cudnn", &cu));
+	CHECK_INT(torchattn_clock_law(&c, "cudnn", 1.2, &cu, fit), 0);
+	CHECK(cu.power == 0 && cu.clock_exponent == 0);
+	struct hw_attn b = { 0 };
+	CHECK(torchattn_fill(&c, "flash", &b));
+	CHECK_INT(torchattn_clock_law(&c, "flash", 1.0, &b, fit), 0);
+	CHECK(b.power == 0);
 	/* a row with a time that is not positive, and a header that is not the probe's */
 	static const char bad[] = "backend,head_dim,causal,gqa,seq,batch,heads,fwd_ms,bwd_ms,fwd_tflops,bwd_tflops\n"
 				  "flash,128,1,0,2048,8,16,0,1.5,0,0\n";
@@ -190,6 +215,9 @@ static void test_roundtrip(void)
 	CHECK_INT(back.power.nramp, 4);
 	CHECK_INT(back.nfattn, 3);
 	CHECK_INT(back.nfhold, 2);
+	CHECK_INT(back.nfmix, 2);
+	CHECK_NEAR(back.gemm_held_ms, 2.0, 1e-12);
+	CHECK_NEAR(back.fmix[1].att_ms, 1.0677, 1e-12);
 	CHECK_INT(back.overlap.copy_blocks, 16);
 	struct sustain_model m;
 	sustain_derive(&back, &m);
@@ -210,6 +238,10 @@ static void test_roundtrip(void)
 		CHECK_NEAR(hw->gpu.power_idle_frac, 0.18, 1e-12);
 		CHECK_NEAR(hw->gpu.power_comm_frac, 0.5, 1e-12);  /* no base: the default */
 		CHECK(hw->gpu.attn[ATTN_FUSED].present && hw->gpu.attn[ATTN_FUSED].max_clock);
+		/* the mixes at burst 1.2, as test_torchattn derives: clock_exponent 0.5, power 0.904 */
+		CHECK_NEAR(hw->gpu.attn[ATTN_FUSED].clock_exponent, 0.5, 1e-12);
+		CHECK_NEAR(hw->gpu.attn[ATTN_FUSED].power, 0.904, 1e-12);
+		CHECK(hw->gpu.attn[ATTN_CUDNN].power == 0);
 		CHECK(hw->gpu.attn[ATTN_CUDNN].present && !hw->gpu.attn[ATTN_CUDNN].max_clock);
 		CHECK_STR(hw->gpu.attn[ATTN_CUDNN].impl, "cudnn");
 		/* the one-GPU stand-in is kept in meta only: the model's overlap keys stay at their default 0 */
