@@ -51,6 +51,19 @@ MODELS = {
     # lease as hardware/h200x2-1127b-measured.yaml; then the first lease's calibration and the preset
     "measured-h200x2-1127b.csv": [["--hw", "hardware/h200x2-1127b-measured.yaml"],
                                   ["--hw", "hardware/h200x2-1127-measured.yaml"], ["--hw", "h200-sxm"]],
+    # 1 x H100 of 2026-11-27 afternoon (check-run, device-cal, lease-run on one lease): the first calibration with
+    # the host rows after the GPU work and five rounds; then the morning H100's calibration and the preset
+    "measured-h100x1-1127pm.csv": [["--hw", "hardware/h100x1-1127pm-measured.yaml"],
+                                   ["--hw", "hardware/h100x1-1127-measured.yaml"], ["--hw", "h100-dgx"]],
+    # two more calls on one H100 lease of 2026-11-27 (validate/runner/cal-and-rows.sh: calibration with the attention
+    # + GEMM mixes, then the rows, twice): each table's own calibration, the other's, the afternoon's first
+    # calibration (no mixes: attention at a fixed time) and the preset
+    "measured-h100x1-1127c.csv": [["--hw", "hardware/h100x1-1127c-measured.yaml"],
+                                  ["--hw", "hardware/h100x1-1127d-measured.yaml"],
+                                  ["--hw", "hardware/h100x1-1127pm-measured.yaml"], ["--hw", "h100-dgx"]],
+    "measured-h100x1-1127d.csv": [["--hw", "hardware/h100x1-1127d-measured.yaml"],
+                                  ["--hw", "hardware/h100x1-1127c-measured.yaml"],
+                                  ["--hw", "hardware/h100x1-1127pm-measured.yaml"], ["--hw", "h100-dgx"]],
     "measured-h200x2.csv": [["--hw", "hardware/h200x2-1127-measured.yaml"],
                             ["--hw", "hardware/h200x2-measured.yaml"],
                             ["--hw", "hardware/h200x2-measured.yaml", "--gpu", "hardware/h200x1-measured.yaml"],
