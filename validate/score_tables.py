@@ -64,6 +64,9 @@ MODELS = {
     "measured-h100x1-1127d.csv": [["--hw", "hardware/h100x1-1127d-measured.yaml"],
                                   ["--hw", "hardware/h100x1-1127c-measured.yaml"],
                                   ["--hw", "hardware/h100x1-1127pm-measured.yaml"], ["--hw", "h100-dgx"]],
+    # the torch.compile rows of one H100 (check-run, the 1127pm lease): its calibration, 1127c's, the preset
+    "measured-h100x1-1127pm-compiled.csv": [["--hw", "hardware/h100x1-1127pm-measured.yaml"],
+                                            ["--hw", "hardware/h100x1-1127c-measured.yaml"], ["--hw", "h100-dgx"]],
     "measured-h200x2.csv": [["--hw", "hardware/h200x2-1127-measured.yaml"],
                             ["--hw", "hardware/h200x2-measured.yaml"],
                             ["--hw", "hardware/h200x2-measured.yaml", "--gpu", "hardware/h200x1-measured.yaml"],
