@@ -26,12 +26,15 @@ import sys
 # the hardware models each measured table is scored with (docs/validation.md): its calibration(s), then the
 # datasheet preset of its GPU; other tables: the hardware each scenario names
 MODELS = {
-    "measured-h100x1.csv": [["--hw", "hardware/h100x1-measured.yaml"], ["--hw", "h100-dgx"]],
+    "measured-h100x1.csv": [["--hw", "hardware/h100x1-measured.yaml"],
+                            ["--hw", "h100-dgx", "--gpu", "hardware/h100x1-1127c-measured.yaml"], ["--hw", "h100-dgx"]],
     # 4 x H100 (NV18 between every pair) of 2026-11-27: no calibration of that host; the one-H100 calibration
     # composed into the DGX H100 node (its NVLink and collectives), then the preset alone
-    "measured-h100x4.csv": [["--hw", "h100-dgx", "--gpu", "hardware/h100x1-measured.yaml"], ["--hw", "h100-dgx"]],
+    "measured-h100x4.csv": [["--hw", "h100-dgx", "--gpu", "hardware/h100x1-measured.yaml"],
+                            ["--hw", "h100-dgx", "--gpu", "hardware/h100x1-1127c-measured.yaml"], ["--hw", "h100-dgx"]],
     # 2 x H100 (NV18) of 2026-11-27: the one-H100 calibration, whose host rows come from that same lease
-    "measured-h100x2.csv": [["--hw", "h100-dgx", "--gpu", "hardware/h100x1-measured.yaml"], ["--hw", "h100-dgx"]],
+    "measured-h100x2.csv": [["--hw", "h100-dgx", "--gpu", "hardware/h100x1-measured.yaml"],
+                            ["--hw", "h100-dgx", "--gpu", "hardware/h100x1-1127c-measured.yaml"], ["--hw", "h100-dgx"]],
     # 2 x H200 of 2026-11-27, measured on the same lease as hardware/h200x2-1127-measured.yaml (calibrate/
     # device-cal.sh: the full calibration of that lease, host classes and the TP collective included)
     "measured-h200x2-1127.csv": [["--hw", "hardware/h200x2-1127-measured.yaml"],
