@@ -35,7 +35,12 @@ struct sim {
 	uint64_t *ev_done;     /* [rank*evwords + e/64] bit e%64: event e recorded (a bit, not a time: the waits
 	                        * of a large --all-ranks run read it from cache) */
 	size_t evwords;
-	int64_t *mb_start, *mb_end;  /* [rank*maxslot + slot], transfer into the slot, -1 until landed */
+	uint64_t *mb_done;     /* [rank*slotwords + x/64] bit x%64: the transfer into mailbox slot x has landed (a bit:
+	                        * a slot is read only to know that; 1,024 ranks' mailboxes are 98 KB, not 12 MB of
+	                        * times to fault in) */
+	size_t slotwords;
+	int64_t *land_start;   /* per rank: when the transfer that landed last began, read at once by the wake of a
+	                        * compute stream that received it (account_idle) */
 	int64_t *acc;          /* [rank*ACC_N + i], ticks */
 	int64_t *idle_since;   /* compute stream: since when it is not busy */
 	int64_t *host_t;       /* when the rank's host has issued everything up to the current instruction */
@@ -111,8 +116,6 @@ static void start(struct sim *s)
 	for (int r = 0; r < s->nranks; r++)
 		for (int k = 0; k < NSTREAMS; k++)
 			program_cursor_start(&s->cfg.progs[rank_stage(s, r)], k, &s->pc[(size_t)r * NSTREAMS + k]);
-	for (size_t i = 0; i < (size_t)s->nranks * s->maxslot; i++)
-		s->mb_start[i] = s->mb_end[i] = -1;
 	memset(s->block_cat, -1, s->nranks);
 	fx_prepare(s);
 }
@@ -147,8 +150,9 @@ struct sim *sim_new(const struct sim_config *cfg)
 	s->end_t = xcalloc(rk, sizeof(int64_t));
 	s->evwords = ((size_t)s->maxev + 63) / 64;
 	s->ev_done = xcalloc((size_t)s->nranks * s->evwords + 1, sizeof *s->ev_done);
-	s->mb_start = xmalloc(((size_t)s->nranks * s->maxslot + 1) * sizeof(int64_t));
-	s->mb_end = xmalloc(((size_t)s->nranks * s->maxslot + 1) * sizeof(int64_t));
+	s->slotwords = ((size_t)s->maxslot + 63) / 64;
+	s->mb_done = xcalloc((size_t)s->nranks * s->slotwords + 1, sizeof *s->mb_done);
+	s->land_start = xcalloc(s->nranks, sizeof(int64_t));
 	s->acc = xcalloc((size_t)s->nranks * ACC_N, sizeof(int64_t));
 	s->idle_since = xcalloc(s->nranks, sizeof(int64_t));
 	s->host_t = xcalloc(s->nranks, sizeof(int64_t));
@@ -172,10 +176,10 @@ struct sim *sim_new(const struct sim_config *cfg)
 	eventq_init(&s->q);
 	if (s->fuse && !cfg->trace && cfg->dp_sim == 1 && cfg->tp_sim == 1 && !cfg->every_pass) {
 		s->view = (struct steady_view){
-			.nranks = s->nranks, .maxslot = s->maxslot, .evwords = s->evwords, .prog_of = s->prog_of,
+			.nranks = s->nranks, .slotwords = s->slotwords, .evwords = s->evwords, .prog_of = s->prog_of,
 			.pc = s->pc, .state = s->state, .busy_from = s->busy_from, .busy_until = s->busy_until,
-			.arrive = s->arrive, .block_id = s->block_id, .ev_done = s->ev_done, .mb_start = s->mb_start,
-			.mb_end = s->mb_end, .acc = s->acc, .idle_since = s->idle_since, .host_t = s->host_t,
+			.arrive = s->arrive, .block_id = s->block_id, .ev_done = s->ev_done, .mb_done = s->mb_done,
+			.acc = s->acc, .idle_since = s->idle_since, .host_t = s->host_t,
 			.side_t = s->side_t, .block_cat = s->block_cat, .block_slot = s->block_slot,
 			.waiting = s->waiting, .link_busy = s->link_busy, .link_nwait = s->link_nwait,
 			.link_wait = s->link_wait, .link_start = s->link_start, .q = &s->q, .events = &s->events,
@@ -195,6 +199,7 @@ void sim_reset(struct sim *s)
 	memset(s->arrive, 0, rk * sizeof(int64_t));
 	memset(s->end_t, 0, rk * sizeof(int64_t));
 	memset(s->ev_done, 0, ((size_t)s->nranks * s->evwords + 1) * sizeof *s->ev_done);
+	memset(s->mb_done, 0, ((size_t)s->nranks * s->slotwords + 1) * sizeof *s->mb_done);
 	memset(s->acc, 0, (size_t)s->nranks * ACC_N * sizeof(int64_t));
 	memset(s->idle_since, 0, (size_t)s->nranks * sizeof(int64_t));
 	memset(s->host_t, 0, (size_t)s->nranks * sizeof(int64_t));
@@ -224,7 +229,7 @@ void sim_free(struct sim *s)
 		return;
 	free(s->stage_of); free(s->d_of); free(s->t_of); free(s->prog_of);
 	free(s->pc); free(s->state); free(s->busy_from); free(s->busy_until); free(s->arrive);
-	free(s->end_t); free(s->ev_done); free(s->mb_start); free(s->mb_end); free(s->acc);
+	free(s->end_t); free(s->ev_done); free(s->mb_done); free(s->land_start); free(s->acc);
 	free(s->idle_since); free(s->host_t); free(s->side_t); free(s->block_cat); free(s->block_slot); free(s->block_id);
 	free(s->waiting); free(s->link_busy);
 	free(s->link_nwait); free(s->link_wait); free(s->link_start); free(s->tp_arrived);
@@ -259,7 +264,7 @@ static void account_idle(struct sim *s, int r, int64_t now)
 	if (gap > 0) {
 		int why = s->block_cat[r];
 		if (why == CAT_PP && s->block_slot[r] >= 0) {
-			int64_t xs = s->mb_start[(size_t)r * s->maxslot + s->block_slot[r]];
+			int64_t xs = s->land_start[r];  /* its receive's transfer, landing now (link_done) */
 			int64_t pp = now - imax(s->idle_since[r], xs);
 			pp = imin(imax(pp, 0), gap);
 			acc[ACC_PP] += pp;
@@ -765,7 +770,7 @@ static void run(struct sim *s, int r, int k, int64_t now)
 		}
 		case INS_RECV: {
 			uint32_t slot = (uint32_t)program_cursor_slot(c);
-			if (s->mb_end[(size_t)r * s->maxslot + slot] >= 0) {
+			if (s->mb_done[(size_t)r * s->slotwords + slot / 64] >> (slot % 64) & 1) {
 				step(s, r, k);
 				continue;
 			}
@@ -849,9 +854,8 @@ static void link_done(struct sim *s, const struct event *e)
 	size_t l = (size_t)r * LINK_N + in->scope;
 	int dst = rank_of(s, in->dest, rank_d(s, r), rank_t(s, r));
 	uint32_t arg = cur_slot(s, r, k);
-	size_t slot = (size_t)dst * s->maxslot + arg;
-	s->mb_start[slot] = s->link_start[l];
-	s->mb_end[slot] = e->t;
+	s->mb_done[(size_t)dst * s->slotwords + arg / 64] |= 1ull << (arg % 64);
+	s->land_start[dst] = s->link_start[l];
 	if (s->cfg.trace) {
 		/* the stream is held from its arrival at the send, the link only while it carries the transfer: they
 		 * differ when the other send stream had the link first */
