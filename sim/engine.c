@@ -21,6 +21,10 @@
 /* EV_SEGMENT: the end of an unfused compute segment when tracing, written to the timeline then, when
  * interference can no longer lengthen it; a kind of its own keeps that test off the untraced path */
 enum { EV_STREAM, EV_COLL_TP, EV_COLL_DP, EV_LINK, EV_SEGMENT, EV_GROUP };
+/* EV_LINK's kind carries, above EV_KIND_BITS, how many more transfers it ends: of ranks r+1, r+2, .. and the same
+ * stream, pushed one after another with the same end (start_transfer), so one event stands for that run of events
+ * in the queue, handled in their order and counted as they are. */
+enum { EV_KIND_BITS = 8, EV_KIND_MASK = (1 << EV_KIND_BITS) - 1, EV_RUN_MAX = 255 };
 
 struct sim {
 	struct sim_config cfg;
@@ -77,6 +81,8 @@ struct sim {
 	struct steady *steady;       /* passes taken as translations (sim/steady.h), or NULL where it does not apply */
 	struct steady_view view;     /* its view of the tables above */
 	uint16_t steady_lrep;        /* rank 0's compute-stream loop pass at the last checkpoint */
+	uint64_t link_seq;           /* the queue's next_seq right after the last EV_LINK push, and the time it was */
+	int64_t link_now;            /* pushed at (start_transfer) */
 };
 
 static inline int rank_stage(const struct sim *s, int r) { return s->stage_of[r]; }
@@ -341,17 +347,29 @@ static void start_until(struct sim *s, int r, int k, int64_t now, int64_t end, u
 	eventq_push(&s->q, end, kind, what);
 }
 
-static void start_busy(struct sim *s, int r, int k, int64_t now, int64_t dur, uint32_t kind, uint32_t what)
-{
-	start_until(s, r, k, now, now + dur, kind, what);
-}
-
 static void start_transfer(struct sim *s, int r, int k, const struct instr *in, int64_t now)
 {
 	size_t l = (size_t)r * LINK_N + in->scope;
 	s->link_busy[l] = 1;
 	s->link_start[l] = now;
-	start_busy(s, r, k, now, tk(in->dur), EV_LINK, (uint32_t)(r * NSTREAMS + k));
+	int64_t end = now + tk(in->dur);
+	/* a TP group's members send in turn, each to its peer: when the last push was rank r-1's on this stream
+	 * ending then, still pending (later than now), that event ends this one too (EV_KIND_BITS) */
+	if (s->group && s->q.next_seq == s->link_seq && s->link_now == now && end > now) {
+		struct event *e = eventq_last(&s->q);
+		uint32_t more = e->kind >> EV_KIND_BITS;
+		if (e->t == end && more < EV_RUN_MAX && e->what + (more + 1) * NSTREAMS == (uint32_t)(r * NSTREAMS + k)) {
+			size_t i = (size_t)r * NSTREAMS + k;
+			s->state[i] = STEADY_BUSY;
+			s->busy_from[i] = now;
+			s->busy_until[i] = end;
+			e->kind += 1u << EV_KIND_BITS;
+			return;
+		}
+	}
+	start_until(s, r, k, now, end, EV_LINK, (uint32_t)(r * NSTREAMS + k));
+	s->link_seq = s->q.next_seq;
+	s->link_now = now;
 }
 
 /* Interference, as rates: while a DP collective and a compute segment of one GPU run together, the collective
@@ -847,9 +865,8 @@ static void coll_done(struct sim *s, const struct event *e)
 	}
 }
 
-static void link_done(struct sim *s, const struct event *e)
+static void link_done(struct sim *s, int r, int k, int64_t now)
 {
-	int r = (int)(e->what / NSTREAMS), k = (int)(e->what % NSTREAMS);
 	const struct instr *in = cur(s, r, k);
 	size_t l = (size_t)r * LINK_N + in->scope;
 	int dst = rank_of(s, in->dest, rank_d(s, r), rank_t(s, r));
@@ -860,30 +877,30 @@ static void link_done(struct sim *s, const struct event *e)
 		/* the stream is held from its arrival at the send, the link only while it carries the transfer: they
 		 * differ when the other send stream had the link first */
 		size_t si = (size_t)r * NSTREAMS + k;
-		trace_instr(s, r, k, k, in, s->arrive[si], e->t - s->arrive[si]);
-		trace_instr(s, r, k, TRACK_LINK + in->scope, in, s->link_start[l], e->t - s->link_start[l]);
+		trace_instr(s, r, k, k, in, s->arrive[si], now - s->arrive[si]);
+		trace_instr(s, r, k, TRACK_LINK + in->scope, in, s->link_start[l], now - s->link_start[l]);
 	}
 	const int32_t *bid = &s->block_id[(size_t)dst * NSTREAMS];
 	for (unsigned m = s->waiting[dst] >> 8; m; m &= m - 1) {
 		int k2 = __builtin_ctz(m);
 		if (bid[k2] == (int32_t)arg)
-			wake(s, dst, k2, e->t);
+			wake(s, dst, k2, now);
 	}
 	s->link_busy[l] = 0;
 	if (s->link_nwait[l]) {
 		int k2 = s->link_wait[l * 2];
 		s->link_wait[l * 2] = s->link_wait[l * 2 + 1];
 		s->link_nwait[l]--;
-		start_transfer(s, r, k2, cur(s, r, k2), e->t);
+		start_transfer(s, r, k2, cur(s, r, k2), now);
 	}
-	finish(s, r, k, e->t);
+	finish(s, r, k, now);
 }
 
 static void handle(struct sim *s, const struct event *e)
 {
 	int64_t now = e->t;
 	s->events++;
-	switch (e->kind) {
+	switch (e->kind & EV_KIND_MASK) {
 	case EV_STREAM:
 		if (s->state[e->what] != STEADY_BUSY || s->busy_until[e->what] != now) {
 			s->events--;  /* superseded by a later end (interference): not an event */
@@ -910,9 +927,13 @@ static void handle(struct sim *s, const struct event *e)
 		for (int q = (int)e->what * s->cfg.tp_sim; q < ((int)e->what + 1) * s->cfg.tp_sim; q++)
 			finish(s, q, STREAM_COMPUTE, now);
 		break;
-	case EV_LINK:
-		link_done(s, e);
+	case EV_LINK: {
+		int r = (int)(e->what / NSTREAMS), k = (int)(e->what % NSTREAMS), more = (int)(e->kind >> EV_KIND_BITS);
+		s->events += more;
+		for (int i = 0; i <= more; i++)
+			link_done(s, r + i, k, now);
 		break;
+	}
 	}
 }
 

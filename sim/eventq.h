@@ -97,6 +97,13 @@ static inline int eventq_pop(struct eventq *q, struct event *out)
 	return eventq_pop_any(q, out);
 }
 static inline size_t eventq_len(const struct eventq *q) { return q->len; }
+/* The event pushed last, to change its payload in place (what, kind: the caller's): only while it is pending and
+ * nothing was pushed or popped since (the caller knows: it checks next_seq, and pops only events of its current
+ * time, before that event's). */
+static inline struct event *eventq_last(struct eventq *q)
+{
+	return q->big ? &q->nodes[q->buckets[q->last_bucket].tail].e : &q->small[q->len - 1];
+}
 /* While the queue is a plain array (at most EVENTQ_SMALL events, never more since eventq_clear): its events in
  * the order eventq_pop would return them, into out[EVENTQ_SMALL], and their number; -1 once it holds buckets. */
 int eventq_small_events(const struct eventq *q, struct event out[EVENTQ_SMALL]);
