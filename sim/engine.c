@@ -681,9 +681,20 @@ static int run_with_group(struct sim *s, int r, int64_t now)
 	return step_state != 0;
 }
 
+/* in_step's most common answer, -1, found as in_step finds it first: the next member is runnable and behind r (it
+ * has yet to pass a receive or a wait that r passed). */
+static inline int next_behind(const struct sim *s, int r)
+{
+	int t = rank_t(s, r);
+	size_t j = (size_t)(t + 1 < s->cfg.tp_sim ? r + 1 : r - t) * NSTREAMS;
+	return s->state[j] == STEADY_RUN && program_cursor_before(s->prog_of[r], &s->pc[j], &s->pc[(size_t)r * NSTREAMS]);
+}
+
 static void run_compute(struct sim *s, int r, int64_t now)
 {
-	if (!run_with_group(s, r, now))
+	if (s->group && next_behind(s, r))
+		make_runnable(s, r, STREAM_COMPUTE);  /* r waits for it (run_with_group) */
+	else if (!run_with_group(s, r, now))
 		run_fused(s, r, now);
 }
 
