@@ -650,7 +650,8 @@ static void run_group(struct sim *s, int r, int64_t now)
 	int r0 = r - rank_t(s, r), tp = s->cfg.tp_sim;
 	struct clocks c;
 	for (int q = r0; q < r0 + tp; q++)
-		account_idle(s, q, now);
+		if (s->idle_since[q] != now || s->block_cat[q] >= 0)  /* else nothing to account: woken now */
+			account_idle(s, q, now);
 	fused(s, r, now, 1, &c);
 	size_t i = (size_t)r * NSTREAMS + STREAM_COMPUTE;
 	for (int q = r0; q < r0 + tp; q++) {
