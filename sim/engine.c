@@ -107,10 +107,15 @@ static inline uint32_t cur_slot(const struct sim *s, int r, int k)
 {
 	return (uint32_t)program_cursor_slot(&s->pc[(size_t)r * NSTREAMS + k]);
 }
-/* Step stream k of rank r past its current instruction. */
+/* Step stream k of rank r, whose cursor is c, past its current instruction (the program read only at a span's end). */
+static inline void step_c(struct sim *s, int r, int k, struct program_cursor *c)
+{
+	if (++c->in == c->end)
+		program_cursor_span_end(s->prog_of[r], k, c);
+}
 static inline void step(struct sim *s, int r, int k)
 {
-	program_cursor_next(s->prog_of[r], k, &s->pc[(size_t)r * NSTREAMS + k]);
+	step_c(s, r, k, &s->pc[(size_t)r * NSTREAMS + k]);
 }
 
 static void fx_prepare(struct sim *s);
@@ -754,7 +759,7 @@ static void run(struct sim *s, int r, int k, int64_t now)
 				if (bid[k2] == (int32_t)ev)
 					wake(s, r, k2, now);
 			}
-			step(s, r, k);
+			step_c(s, r, k, c);
 			continue;
 		}
 		case INS_SIDE: {
@@ -766,7 +771,7 @@ static void run(struct sim *s, int r, int k, int64_t now)
 			s->side_t[r] = t0 + a;
 			if (s->cfg.trace)
 				trace_instr(s, r, k, TRACK_SIDE, in, t0, a);
-			step(s, r, k);
+			step_c(s, r, k, c);
 			continue;
 		}
 		case INS_SIDE_WAIT:
@@ -776,7 +781,7 @@ static void run(struct sim *s, int r, int k, int64_t now)
 			}
 			if (gpu_waits(s, r, now, s->side_t[r], ACC_TP))
 				return;
-			step(s, r, k);
+			step_c(s, r, k, c);
 			continue;
 		case INS_HOST:
 			if (s->fuse && s->host_t[r] + tk(in->dur) > now) {
@@ -787,12 +792,12 @@ static void run(struct sim *s, int r, int k, int64_t now)
 			s->host_t[r] += tk(in->dur);
 			if (gpu_waits(s, r, now, s->host_t[r], ACC_HOST))
 				return;
-			step(s, r, k);
+			step_c(s, r, k, c);
 			continue;
 		case INS_WAIT: {
 			uint32_t ev = (uint32_t)program_cursor_event(c);
 			if (s->ev_done[(size_t)r * s->evwords + ev / 64] >> (ev % 64) & 1) {
-				step(s, r, k);
+				step_c(s, r, k, c);
 				continue;
 			}
 			block(s, r, k, in->cat, (int32_t)ev, -1);
@@ -801,7 +806,7 @@ static void run(struct sim *s, int r, int k, int64_t now)
 		case INS_RECV: {
 			uint32_t slot = (uint32_t)program_cursor_slot(c);
 			if (s->mb_done[(size_t)r * s->slotwords + slot / 64] >> (slot % 64) & 1) {
-				step(s, r, k);
+				step_c(s, r, k, c);
 				continue;
 			}
 			block(s, r, k, CAT_PP, 0, (int)slot);
