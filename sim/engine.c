@@ -716,10 +716,10 @@ static int gpu_waits(struct sim *s, int r, int64_t now, int64_t until, int acc)
 	return 1;
 }
 
-/* Advance stream k of rank r from the current time until it is busy, blocked or done. */
-static void run(struct sim *s, int r, int k, int64_t now)
+/* Advance stream si (rank r, stream k) from the current time until it is busy, blocked or done. */
+static void run(struct sim *s, uint32_t si, int64_t now)
 {
-	size_t si = (size_t)r * NSTREAMS + k;
+	int r = (int)(si / NSTREAMS), k = (int)(si - (uint32_t)r * NSTREAMS);
 	struct program_cursor *c = &s->pc[si];  /* the stream's cursor (a fused run moves it too) */
 	for (;;) {
 		const struct instr *in = c->in;
@@ -747,7 +747,7 @@ static void run(struct sim *s, int r, int k, int64_t now)
 			}
 			/* traced when it ends (see sim_run): a DP collective starting meanwhile may still lengthen it */
 			s->arrive[si] = end - dur;
-			start_until(s, r, k, now, end, s->seg_ev, (uint32_t)si);
+			start_until(s, r, k, now, end, s->seg_ev, si);
 			return;
 		}
 		case INS_RECORD: {
@@ -976,7 +976,7 @@ int sim_run(struct sim *s)
 			s->nwork = 0;
 			for (size_t i = 0; i < n; i++)
 				if (s->state[batch[i]] == STEADY_RUN)  /* not already advanced with its group (run_group) */
-					run(s, (int)(batch[i] / NSTREAMS), (int)(batch[i] % NSTREAMS), now);
+					run(s, batch[i], now);
 		}
 		/* a checkpoint once a pass of rank 0's loop: its next passes may be the last ones translated */
 		if (s->steady && s->pc[0].lrep != s->steady_lrep) {
