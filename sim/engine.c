@@ -33,7 +33,7 @@ struct sim {
 	const struct program **prog_of;   /* per rank: its stage's program (no multiply by a program's size either) */
 	/* per rank*NSTREAMS */
 	struct program_cursor *pc;  /* the stream's current instruction */
-	uint8_t *state;
+	uint16_t *state;       /* enum steady_stream; 16 bits, not a character type, whose stores would alias every field */
 	int64_t *busy_from, *busy_until;  /* times are ticks (tk below) */
 	/* per rank */
 	uint64_t *ev_done;     /* [rank*evwords + e/64] bit e%64: event e recorded (a bit, not a time: the waits
@@ -51,7 +51,7 @@ struct sim {
 	int64_t *side_t;       /* when the rank's side channel finishes the transfers issued so far (INS_SIDE) */
 	int64_t *arrive;       /* [rank*NSTREAMS + k]: when the stream arrived at its collective or send, or (traced
 	                        * without fusion) when the GPU began its compute segment */
-	int8_t *block_cat;     /* compute stream: why it is blocked (-1 none) */
+	int16_t *block_cat;    /* compute stream: why it is blocked (-1 none) */
 	uint16_t *waiting;     /* per rank: bit k set while stream k is blocked at a WAIT, bit 8 + k at a RECV (block),
 	                        * so a record looks only at the streams that wait for one, a landed transfer only at
 	                        * those that receive */
@@ -60,7 +60,7 @@ struct sim {
 	                        * slot it receives into */
 	int64_t *end_t;        /* [rank*NSTREAMS + k] when the stream finished */
 	/* per rank*LINK_N */
-	uint8_t *link_busy, *link_nwait;
+	uint16_t *link_busy, *link_nwait;  /* not character types, as state */
 	uint8_t *link_wait;    /* [link*2 + i]: waiting stream ids (at most SENDF and SENDB) */
 	int64_t *link_start;
 	/* per group */
@@ -127,7 +127,7 @@ static void start(struct sim *s)
 	for (int r = 0; r < s->nranks; r++)
 		for (int k = 0; k < NSTREAMS; k++)
 			program_cursor_start(&s->cfg.progs[rank_stage(s, r)], k, &s->pc[(size_t)r * NSTREAMS + k]);
-	memset(s->block_cat, -1, s->nranks);
+	memset(s->block_cat, -1, s->nranks * sizeof *s->block_cat);
 	fx_prepare(s);
 }
 
@@ -154,7 +154,7 @@ struct sim *sim_new(const struct sim_config *cfg)
 		s->t_of[r] = r % cfg->tp_sim;
 	}
 	s->pc = xcalloc(rk, sizeof *s->pc);
-	s->state = xcalloc(rk, 1);
+	s->state = xcalloc(rk, sizeof *s->state);
 	s->busy_from = xcalloc(rk, sizeof(int64_t));
 	s->busy_until = xcalloc(rk, sizeof(int64_t));
 	s->arrive = xcalloc(rk, sizeof(int64_t));
@@ -168,12 +168,12 @@ struct sim *sim_new(const struct sim_config *cfg)
 	s->idle_since = xcalloc(s->nranks, sizeof(int64_t));
 	s->host_t = xcalloc(s->nranks, sizeof(int64_t));
 	s->side_t = xcalloc(s->nranks, sizeof(int64_t));
-	s->block_cat = xmalloc(s->nranks);
+	s->block_cat = xmalloc(s->nranks * sizeof *s->block_cat);
 	s->block_slot = xcalloc(s->nranks, sizeof(int32_t));
 	s->block_id = xcalloc(rk, sizeof(int32_t));
 	s->waiting = xcalloc(s->nranks, sizeof *s->waiting);
-	s->link_busy = xcalloc(nl, 1);
-	s->link_nwait = xcalloc(nl, 1);
+	s->link_busy = xcalloc(nl, sizeof *s->link_busy);
+	s->link_nwait = xcalloc(nl, sizeof *s->link_nwait);
 	s->link_wait = xcalloc(nl * 2, 1);
 	s->link_start = xcalloc(nl, sizeof(int64_t));
 	s->tp_arrived = xcalloc((size_t)cfg->pp * cfg->dp_sim * NSTREAMS, sizeof(int32_t));
@@ -204,7 +204,7 @@ struct sim *sim_new(const struct sim_config *cfg)
 void sim_reset(struct sim *s)
 {
 	size_t rk = (size_t)s->nranks * NSTREAMS, nl = (size_t)s->nranks * LINK_N;
-	memset(s->state, 0, rk);
+	memset(s->state, 0, rk * sizeof *s->state);
 	memset(s->busy_from, 0, rk * sizeof(int64_t));
 	memset(s->busy_until, 0, rk * sizeof(int64_t));
 	memset(s->arrive, 0, rk * sizeof(int64_t));
@@ -217,8 +217,8 @@ void sim_reset(struct sim *s)
 	memset(s->side_t, 0, (size_t)s->nranks * sizeof(int64_t));
 	memset(s->block_slot, 0, (size_t)s->nranks * sizeof(int32_t));
 	memset(s->waiting, 0, (size_t)s->nranks * sizeof *s->waiting);
-	memset(s->link_busy, 0, nl);
-	memset(s->link_nwait, 0, nl);
+	memset(s->link_busy, 0, nl * sizeof *s->link_busy);
+	memset(s->link_nwait, 0, nl * sizeof *s->link_nwait);
 	memset(s->link_wait, 0, nl * 2);
 	memset(s->link_start, 0, nl * sizeof(int64_t));
 	memset(s->tp_arrived, 0, (size_t)s->cfg.pp * s->cfg.dp_sim * NSTREAMS * sizeof(int32_t));
@@ -301,7 +301,7 @@ static void block(struct sim *s, int r, int k, int why, int32_t id, int slot)
 	s->block_id[r * NSTREAMS + k] = slot < 0 ? id : slot;
 	s->waiting[r] |= (uint16_t)(slot < 0 ? 1u << k : 0x100u << k);
 	if (k == STREAM_COMPUTE) {
-		s->block_cat[r] = (int8_t)why;
+		s->block_cat[r] = (int16_t)why;
 		s->block_slot[r] = slot;
 	}
 }

@@ -25,15 +25,16 @@ struct steady_view {
 	size_t evwords, slotwords;
 	const struct program *const *prog_of;
 	struct program_cursor *pc;
-	uint8_t *state;
+	uint16_t *state;             /* enum steady_stream, not a character type: a store to it does not alias every table */
 	int64_t *busy_from, *busy_until, *arrive;
 	int32_t *block_id;
 	uint64_t *ev_done, *mb_done;
 	int64_t *acc, *idle_since, *host_t, *side_t;
-	int8_t *block_cat;
+	int16_t *block_cat;
 	int32_t *block_slot;
 	uint16_t *waiting;
-	uint8_t *link_busy, *link_nwait, *link_wait;
+	uint16_t *link_busy, *link_nwait;
+	uint8_t *link_wait;
 	int64_t *link_start;
 	struct eventq *q;
 	long long *events;
