@@ -21,6 +21,10 @@
 /* EV_SEGMENT: the end of an unfused compute segment when tracing, written to the timeline then, when
  * interference can no longer lengthen it; a kind of its own keeps that test off the untraced path */
 enum { EV_STREAM, EV_COLL_TP, EV_COLL_DP, EV_LINK, EV_SEGMENT, EV_GROUP };
+/* EV_LINK's kind carries, above EV_KIND_BITS, how many more transfers it ends: of ranks r+1, r+2, .. and the same
+ * stream, pushed one after another with the same end (start_transfer), so one event stands for that run of events
+ * in the queue, handled in their order and counted as they are. */
+enum { EV_KIND_BITS = 8, EV_KIND_MASK = (1 << EV_KIND_BITS) - 1, EV_RUN_MAX = 255 };
 
 struct sim {
 	struct sim_config cfg;
@@ -29,20 +33,25 @@ struct sim {
 	const struct program **prog_of;   /* per rank: its stage's program (no multiply by a program's size either) */
 	/* per rank*NSTREAMS */
 	struct program_cursor *pc;  /* the stream's current instruction */
-	uint8_t *state;
+	uint16_t *state;       /* enum steady_stream; 16 bits, not a character type, whose stores would alias every field */
 	int64_t *busy_from, *busy_until;  /* times are ticks (tk below) */
 	/* per rank */
 	uint64_t *ev_done;     /* [rank*evwords + e/64] bit e%64: event e recorded (a bit, not a time: the waits
 	                        * of a large --all-ranks run read it from cache) */
 	size_t evwords;
-	int64_t *mb_start, *mb_end;  /* [rank*maxslot + slot], transfer into the slot, -1 until landed */
+	uint64_t *mb_done;     /* [rank*slotwords + x/64] bit x%64: the transfer into mailbox slot x has landed (a bit:
+	                        * a slot is read only to know that; 1,024 ranks' mailboxes are 98 KB, not 12 MB of
+	                        * times to fault in) */
+	size_t slotwords;
+	int64_t *land_start;   /* per rank: when the transfer that landed last began, read at once by the wake of a
+	                        * compute stream that received it (account_idle) */
 	int64_t *acc;          /* [rank*ACC_N + i], ticks */
 	int64_t *idle_since;   /* compute stream: since when it is not busy */
 	int64_t *host_t;       /* when the rank's host has issued everything up to the current instruction */
 	int64_t *side_t;       /* when the rank's side channel finishes the transfers issued so far (INS_SIDE) */
 	int64_t *arrive;       /* [rank*NSTREAMS + k]: when the stream arrived at its collective or send, or (traced
 	                        * without fusion) when the GPU began its compute segment */
-	int8_t *block_cat;     /* compute stream: why it is blocked (-1 none) */
+	int16_t *block_cat;    /* compute stream: why it is blocked (-1 none) */
 	uint16_t *waiting;     /* per rank: bit k set while stream k is blocked at a WAIT, bit 8 + k at a RECV (block),
 	                        * so a record looks only at the streams that wait for one, a landed transfer only at
 	                        * those that receive */
@@ -51,7 +60,7 @@ struct sim {
 	                        * slot it receives into */
 	int64_t *end_t;        /* [rank*NSTREAMS + k] when the stream finished */
 	/* per rank*LINK_N */
-	uint8_t *link_busy, *link_nwait;
+	uint16_t *link_busy, *link_nwait;  /* not character types, as state */
 	uint8_t *link_wait;    /* [link*2 + i]: waiting stream ids (at most SENDF and SENDB) */
 	int64_t *link_start;
 	/* per group */
@@ -72,6 +81,8 @@ struct sim {
 	struct steady *steady;       /* passes taken as translations (sim/steady.h), or NULL where it does not apply */
 	struct steady_view view;     /* its view of the tables above */
 	uint16_t steady_lrep;        /* rank 0's compute-stream loop pass at the last checkpoint */
+	uint64_t link_seq;           /* the queue's next_seq right after the last EV_LINK push, and the time it was */
+	int64_t link_now;            /* pushed at (start_transfer) */
 };
 
 static inline int rank_stage(const struct sim *s, int r) { return s->stage_of[r]; }
@@ -96,10 +107,15 @@ static inline uint32_t cur_slot(const struct sim *s, int r, int k)
 {
 	return (uint32_t)program_cursor_slot(&s->pc[(size_t)r * NSTREAMS + k]);
 }
-/* Step stream k of rank r past its current instruction. */
+/* Step stream k of rank r, whose cursor is c, past its current instruction (the program read only at a span's end). */
+static inline void step_c(struct sim *s, int r, int k, struct program_cursor *c)
+{
+	if (++c->in == c->end)
+		program_cursor_span_end(s->prog_of[r], k, c);
+}
 static inline void step(struct sim *s, int r, int k)
 {
-	program_cursor_next(s->prog_of[r], k, &s->pc[(size_t)r * NSTREAMS + k]);
+	step_c(s, r, k, &s->pc[(size_t)r * NSTREAMS + k]);
 }
 
 static void fx_prepare(struct sim *s);
@@ -111,9 +127,7 @@ static void start(struct sim *s)
 	for (int r = 0; r < s->nranks; r++)
 		for (int k = 0; k < NSTREAMS; k++)
 			program_cursor_start(&s->cfg.progs[rank_stage(s, r)], k, &s->pc[(size_t)r * NSTREAMS + k]);
-	for (size_t i = 0; i < (size_t)s->nranks * s->maxslot; i++)
-		s->mb_start[i] = s->mb_end[i] = -1;
-	memset(s->block_cat, -1, s->nranks);
+	memset(s->block_cat, -1, s->nranks * sizeof *s->block_cat);
 	fx_prepare(s);
 }
 
@@ -140,25 +154,26 @@ struct sim *sim_new(const struct sim_config *cfg)
 		s->t_of[r] = r % cfg->tp_sim;
 	}
 	s->pc = xcalloc(rk, sizeof *s->pc);
-	s->state = xcalloc(rk, 1);
+	s->state = xcalloc(rk, sizeof *s->state);
 	s->busy_from = xcalloc(rk, sizeof(int64_t));
 	s->busy_until = xcalloc(rk, sizeof(int64_t));
 	s->arrive = xcalloc(rk, sizeof(int64_t));
 	s->end_t = xcalloc(rk, sizeof(int64_t));
 	s->evwords = ((size_t)s->maxev + 63) / 64;
 	s->ev_done = xcalloc((size_t)s->nranks * s->evwords + 1, sizeof *s->ev_done);
-	s->mb_start = xmalloc(((size_t)s->nranks * s->maxslot + 1) * sizeof(int64_t));
-	s->mb_end = xmalloc(((size_t)s->nranks * s->maxslot + 1) * sizeof(int64_t));
+	s->slotwords = ((size_t)s->maxslot + 63) / 64;
+	s->mb_done = xcalloc((size_t)s->nranks * s->slotwords + 1, sizeof *s->mb_done);
+	s->land_start = xcalloc(s->nranks, sizeof(int64_t));
 	s->acc = xcalloc((size_t)s->nranks * ACC_N, sizeof(int64_t));
 	s->idle_since = xcalloc(s->nranks, sizeof(int64_t));
 	s->host_t = xcalloc(s->nranks, sizeof(int64_t));
 	s->side_t = xcalloc(s->nranks, sizeof(int64_t));
-	s->block_cat = xmalloc(s->nranks);
+	s->block_cat = xmalloc(s->nranks * sizeof *s->block_cat);
 	s->block_slot = xcalloc(s->nranks, sizeof(int32_t));
 	s->block_id = xcalloc(rk, sizeof(int32_t));
 	s->waiting = xcalloc(s->nranks, sizeof *s->waiting);
-	s->link_busy = xcalloc(nl, 1);
-	s->link_nwait = xcalloc(nl, 1);
+	s->link_busy = xcalloc(nl, sizeof *s->link_busy);
+	s->link_nwait = xcalloc(nl, sizeof *s->link_nwait);
 	s->link_wait = xcalloc(nl * 2, 1);
 	s->link_start = xcalloc(nl, sizeof(int64_t));
 	s->tp_arrived = xcalloc((size_t)cfg->pp * cfg->dp_sim * NSTREAMS, sizeof(int32_t));
@@ -172,10 +187,10 @@ struct sim *sim_new(const struct sim_config *cfg)
 	eventq_init(&s->q);
 	if (s->fuse && !cfg->trace && cfg->dp_sim == 1 && cfg->tp_sim == 1 && !cfg->every_pass) {
 		s->view = (struct steady_view){
-			.nranks = s->nranks, .maxslot = s->maxslot, .evwords = s->evwords, .prog_of = s->prog_of,
+			.nranks = s->nranks, .slotwords = s->slotwords, .evwords = s->evwords, .prog_of = s->prog_of,
 			.pc = s->pc, .state = s->state, .busy_from = s->busy_from, .busy_until = s->busy_until,
-			.arrive = s->arrive, .block_id = s->block_id, .ev_done = s->ev_done, .mb_start = s->mb_start,
-			.mb_end = s->mb_end, .acc = s->acc, .idle_since = s->idle_since, .host_t = s->host_t,
+			.arrive = s->arrive, .block_id = s->block_id, .ev_done = s->ev_done, .mb_done = s->mb_done,
+			.acc = s->acc, .idle_since = s->idle_since, .host_t = s->host_t,
 			.side_t = s->side_t, .block_cat = s->block_cat, .block_slot = s->block_slot,
 			.waiting = s->waiting, .link_busy = s->link_busy, .link_nwait = s->link_nwait,
 			.link_wait = s->link_wait, .link_start = s->link_start, .q = &s->q, .events = &s->events,
@@ -189,20 +204,21 @@ struct sim *sim_new(const struct sim_config *cfg)
 void sim_reset(struct sim *s)
 {
 	size_t rk = (size_t)s->nranks * NSTREAMS, nl = (size_t)s->nranks * LINK_N;
-	memset(s->state, 0, rk);
+	memset(s->state, 0, rk * sizeof *s->state);
 	memset(s->busy_from, 0, rk * sizeof(int64_t));
 	memset(s->busy_until, 0, rk * sizeof(int64_t));
 	memset(s->arrive, 0, rk * sizeof(int64_t));
 	memset(s->end_t, 0, rk * sizeof(int64_t));
 	memset(s->ev_done, 0, ((size_t)s->nranks * s->evwords + 1) * sizeof *s->ev_done);
+	memset(s->mb_done, 0, ((size_t)s->nranks * s->slotwords + 1) * sizeof *s->mb_done);
 	memset(s->acc, 0, (size_t)s->nranks * ACC_N * sizeof(int64_t));
 	memset(s->idle_since, 0, (size_t)s->nranks * sizeof(int64_t));
 	memset(s->host_t, 0, (size_t)s->nranks * sizeof(int64_t));
 	memset(s->side_t, 0, (size_t)s->nranks * sizeof(int64_t));
 	memset(s->block_slot, 0, (size_t)s->nranks * sizeof(int32_t));
 	memset(s->waiting, 0, (size_t)s->nranks * sizeof *s->waiting);
-	memset(s->link_busy, 0, nl);
-	memset(s->link_nwait, 0, nl);
+	memset(s->link_busy, 0, nl * sizeof *s->link_busy);
+	memset(s->link_nwait, 0, nl * sizeof *s->link_nwait);
 	memset(s->link_wait, 0, nl * 2);
 	memset(s->link_start, 0, nl * sizeof(int64_t));
 	memset(s->tp_arrived, 0, (size_t)s->cfg.pp * s->cfg.dp_sim * NSTREAMS * sizeof(int32_t));
@@ -224,7 +240,7 @@ void sim_free(struct sim *s)
 		return;
 	free(s->stage_of); free(s->d_of); free(s->t_of); free(s->prog_of);
 	free(s->pc); free(s->state); free(s->busy_from); free(s->busy_until); free(s->arrive);
-	free(s->end_t); free(s->ev_done); free(s->mb_start); free(s->mb_end); free(s->acc);
+	free(s->end_t); free(s->ev_done); free(s->mb_done); free(s->land_start); free(s->acc);
 	free(s->idle_since); free(s->host_t); free(s->side_t); free(s->block_cat); free(s->block_slot); free(s->block_id);
 	free(s->waiting); free(s->link_busy);
 	free(s->link_nwait); free(s->link_wait); free(s->link_start); free(s->tp_arrived);
@@ -259,7 +275,7 @@ static void account_idle(struct sim *s, int r, int64_t now)
 	if (gap > 0) {
 		int why = s->block_cat[r];
 		if (why == CAT_PP && s->block_slot[r] >= 0) {
-			int64_t xs = s->mb_start[(size_t)r * s->maxslot + s->block_slot[r]];
+			int64_t xs = s->land_start[r];  /* its receive's transfer, landing now (link_done) */
 			int64_t pp = now - imax(s->idle_since[r], xs);
 			pp = imin(imax(pp, 0), gap);
 			acc[ACC_PP] += pp;
@@ -285,7 +301,7 @@ static void block(struct sim *s, int r, int k, int why, int32_t id, int slot)
 	s->block_id[r * NSTREAMS + k] = slot < 0 ? id : slot;
 	s->waiting[r] |= (uint16_t)(slot < 0 ? 1u << k : 0x100u << k);
 	if (k == STREAM_COMPUTE) {
-		s->block_cat[r] = (int8_t)why;
+		s->block_cat[r] = (int16_t)why;
 		s->block_slot[r] = slot;
 	}
 }
@@ -336,17 +352,29 @@ static void start_until(struct sim *s, int r, int k, int64_t now, int64_t end, u
 	eventq_push(&s->q, end, kind, what);
 }
 
-static void start_busy(struct sim *s, int r, int k, int64_t now, int64_t dur, uint32_t kind, uint32_t what)
-{
-	start_until(s, r, k, now, now + dur, kind, what);
-}
-
 static void start_transfer(struct sim *s, int r, int k, const struct instr *in, int64_t now)
 {
 	size_t l = (size_t)r * LINK_N + in->scope;
 	s->link_busy[l] = 1;
 	s->link_start[l] = now;
-	start_busy(s, r, k, now, tk(in->dur), EV_LINK, (uint32_t)(r * NSTREAMS + k));
+	int64_t end = now + tk(in->dur);
+	/* a TP group's members send in turn, each to its peer: when the last push was rank r-1's on this stream
+	 * ending then, still pending (later than now), that event ends this one too (EV_KIND_BITS) */
+	if (s->group && s->q.next_seq == s->link_seq && s->link_now == now && end > now) {
+		struct event *e = eventq_last(&s->q);
+		uint32_t more = e->kind >> EV_KIND_BITS;
+		if (e->t == end && more < EV_RUN_MAX && e->what + (more + 1) * NSTREAMS == (uint32_t)(r * NSTREAMS + k)) {
+			size_t i = (size_t)r * NSTREAMS + k;
+			s->state[i] = STEADY_BUSY;
+			s->busy_from[i] = now;
+			s->busy_until[i] = end;
+			e->kind += 1u << EV_KIND_BITS;
+			return;
+		}
+	}
+	start_until(s, r, k, now, end, EV_LINK, (uint32_t)(r * NSTREAMS + k));
+	s->link_seq = s->q.next_seq;
+	s->link_now = now;
 }
 
 /* Interference, as rates: while a DP collective and a compute segment of one GPU run together, the collective
@@ -627,7 +655,8 @@ static void run_group(struct sim *s, int r, int64_t now)
 	int r0 = r - rank_t(s, r), tp = s->cfg.tp_sim;
 	struct clocks c;
 	for (int q = r0; q < r0 + tp; q++)
-		account_idle(s, q, now);
+		if (s->idle_since[q] != now || s->block_cat[q] >= 0)  /* else nothing to account: woken now */
+			account_idle(s, q, now);
 	fused(s, r, now, 1, &c);
 	size_t i = (size_t)r * NSTREAMS + STREAM_COMPUTE;
 	for (int q = r0; q < r0 + tp; q++) {
@@ -658,9 +687,20 @@ static int run_with_group(struct sim *s, int r, int64_t now)
 	return step_state != 0;
 }
 
+/* in_step's most common answer, -1, found as in_step finds it first: the next member is runnable and behind r (it
+ * has yet to pass a receive or a wait that r passed). */
+static inline int next_behind(const struct sim *s, int r)
+{
+	int t = rank_t(s, r);
+	size_t j = (size_t)(t + 1 < s->cfg.tp_sim ? r + 1 : r - t) * NSTREAMS;
+	return s->state[j] == STEADY_RUN && program_cursor_before(s->prog_of[r], &s->pc[j], &s->pc[(size_t)r * NSTREAMS]);
+}
+
 static void run_compute(struct sim *s, int r, int64_t now)
 {
-	if (!run_with_group(s, r, now))
+	if (s->group && next_behind(s, r))
+		make_runnable(s, r, STREAM_COMPUTE);  /* r waits for it (run_with_group) */
+	else if (!run_with_group(s, r, now))
 		run_fused(s, r, now);
 }
 
@@ -676,10 +716,10 @@ static int gpu_waits(struct sim *s, int r, int64_t now, int64_t until, int acc)
 	return 1;
 }
 
-/* Advance stream k of rank r from the current time until it is busy, blocked or done. */
-static void run(struct sim *s, int r, int k, int64_t now)
+/* Advance stream si (rank r, stream k) from the current time until it is busy, blocked or done. */
+static void run(struct sim *s, uint32_t si, int64_t now)
 {
-	size_t si = (size_t)r * NSTREAMS + k;
+	int r = (int)(si / NSTREAMS), k = (int)(si - (uint32_t)r * NSTREAMS);
 	struct program_cursor *c = &s->pc[si];  /* the stream's cursor (a fused run moves it too) */
 	for (;;) {
 		const struct instr *in = c->in;
@@ -707,7 +747,7 @@ static void run(struct sim *s, int r, int k, int64_t now)
 			}
 			/* traced when it ends (see sim_run): a DP collective starting meanwhile may still lengthen it */
 			s->arrive[si] = end - dur;
-			start_until(s, r, k, now, end, s->seg_ev, (uint32_t)si);
+			start_until(s, r, k, now, end, s->seg_ev, si);
 			return;
 		}
 		case INS_RECORD: {
@@ -719,7 +759,7 @@ static void run(struct sim *s, int r, int k, int64_t now)
 				if (bid[k2] == (int32_t)ev)
 					wake(s, r, k2, now);
 			}
-			step(s, r, k);
+			step_c(s, r, k, c);
 			continue;
 		}
 		case INS_SIDE: {
@@ -731,7 +771,7 @@ static void run(struct sim *s, int r, int k, int64_t now)
 			s->side_t[r] = t0 + a;
 			if (s->cfg.trace)
 				trace_instr(s, r, k, TRACK_SIDE, in, t0, a);
-			step(s, r, k);
+			step_c(s, r, k, c);
 			continue;
 		}
 		case INS_SIDE_WAIT:
@@ -741,7 +781,7 @@ static void run(struct sim *s, int r, int k, int64_t now)
 			}
 			if (gpu_waits(s, r, now, s->side_t[r], ACC_TP))
 				return;
-			step(s, r, k);
+			step_c(s, r, k, c);
 			continue;
 		case INS_HOST:
 			if (s->fuse && s->host_t[r] + tk(in->dur) > now) {
@@ -752,12 +792,12 @@ static void run(struct sim *s, int r, int k, int64_t now)
 			s->host_t[r] += tk(in->dur);
 			if (gpu_waits(s, r, now, s->host_t[r], ACC_HOST))
 				return;
-			step(s, r, k);
+			step_c(s, r, k, c);
 			continue;
 		case INS_WAIT: {
 			uint32_t ev = (uint32_t)program_cursor_event(c);
 			if (s->ev_done[(size_t)r * s->evwords + ev / 64] >> (ev % 64) & 1) {
-				step(s, r, k);
+				step_c(s, r, k, c);
 				continue;
 			}
 			block(s, r, k, in->cat, (int32_t)ev, -1);
@@ -765,8 +805,8 @@ static void run(struct sim *s, int r, int k, int64_t now)
 		}
 		case INS_RECV: {
 			uint32_t slot = (uint32_t)program_cursor_slot(c);
-			if (s->mb_end[(size_t)r * s->maxslot + slot] >= 0) {
-				step(s, r, k);
+			if (s->mb_done[(size_t)r * s->slotwords + slot / 64] >> (slot % 64) & 1) {
+				step_c(s, r, k, c);
 				continue;
 			}
 			block(s, r, k, CAT_PP, 0, (int)slot);
@@ -842,44 +882,42 @@ static void coll_done(struct sim *s, const struct event *e)
 	}
 }
 
-static void link_done(struct sim *s, const struct event *e)
+static void link_done(struct sim *s, int r, int k, int64_t now)
 {
-	int r = (int)(e->what / NSTREAMS), k = (int)(e->what % NSTREAMS);
 	const struct instr *in = cur(s, r, k);
 	size_t l = (size_t)r * LINK_N + in->scope;
 	int dst = rank_of(s, in->dest, rank_d(s, r), rank_t(s, r));
 	uint32_t arg = cur_slot(s, r, k);
-	size_t slot = (size_t)dst * s->maxslot + arg;
-	s->mb_start[slot] = s->link_start[l];
-	s->mb_end[slot] = e->t;
+	s->mb_done[(size_t)dst * s->slotwords + arg / 64] |= 1ull << (arg % 64);
+	s->land_start[dst] = s->link_start[l];
 	if (s->cfg.trace) {
 		/* the stream is held from its arrival at the send, the link only while it carries the transfer: they
 		 * differ when the other send stream had the link first */
 		size_t si = (size_t)r * NSTREAMS + k;
-		trace_instr(s, r, k, k, in, s->arrive[si], e->t - s->arrive[si]);
-		trace_instr(s, r, k, TRACK_LINK + in->scope, in, s->link_start[l], e->t - s->link_start[l]);
+		trace_instr(s, r, k, k, in, s->arrive[si], now - s->arrive[si]);
+		trace_instr(s, r, k, TRACK_LINK + in->scope, in, s->link_start[l], now - s->link_start[l]);
 	}
 	const int32_t *bid = &s->block_id[(size_t)dst * NSTREAMS];
 	for (unsigned m = s->waiting[dst] >> 8; m; m &= m - 1) {
 		int k2 = __builtin_ctz(m);
 		if (bid[k2] == (int32_t)arg)
-			wake(s, dst, k2, e->t);
+			wake(s, dst, k2, now);
 	}
 	s->link_busy[l] = 0;
 	if (s->link_nwait[l]) {
 		int k2 = s->link_wait[l * 2];
 		s->link_wait[l * 2] = s->link_wait[l * 2 + 1];
 		s->link_nwait[l]--;
-		start_transfer(s, r, k2, cur(s, r, k2), e->t);
+		start_transfer(s, r, k2, cur(s, r, k2), now);
 	}
-	finish(s, r, k, e->t);
+	finish(s, r, k, now);
 }
 
 static void handle(struct sim *s, const struct event *e)
 {
 	int64_t now = e->t;
 	s->events++;
-	switch (e->kind) {
+	switch (e->kind & EV_KIND_MASK) {
 	case EV_STREAM:
 		if (s->state[e->what] != STEADY_BUSY || s->busy_until[e->what] != now) {
 			s->events--;  /* superseded by a later end (interference): not an event */
@@ -906,9 +944,13 @@ static void handle(struct sim *s, const struct event *e)
 		for (int q = (int)e->what * s->cfg.tp_sim; q < ((int)e->what + 1) * s->cfg.tp_sim; q++)
 			finish(s, q, STREAM_COMPUTE, now);
 		break;
-	case EV_LINK:
-		link_done(s, e);
+	case EV_LINK: {
+		int r = (int)(e->what / NSTREAMS), k = (int)(e->what % NSTREAMS), more = (int)(e->kind >> EV_KIND_BITS);
+		s->events += more;
+		for (int i = 0; i <= more; i++)
+			link_done(s, r + i, k, now);
 		break;
+	}
 	}
 }
 
@@ -934,7 +976,7 @@ int sim_run(struct sim *s)
 			s->nwork = 0;
 			for (size_t i = 0; i < n; i++)
 				if (s->state[batch[i]] == STEADY_RUN)  /* not already advanced with its group (run_group) */
-					run(s, (int)(batch[i] / NSTREAMS), (int)(batch[i] % NSTREAMS), now);
+					run(s, batch[i], now);
 		}
 		/* a checkpoint once a pass of rank 0's loop: its next passes may be the last ones translated */
 		if (s->steady && s->pc[0].lrep != s->steady_lrep) {

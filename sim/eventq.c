@@ -9,14 +9,8 @@
 #include <string.h>
 #include "util/xalloc.h"
 
-#define NIL UINT32_MAX
+#define NIL EVENTQ_NIL
 #define FREED_TIME UINT64_MAX  /* a free bucket's tbits: times are non-negative int64, so no push has it */
-
-struct eventq_node {
-	struct event e;
-	uint32_t next;
-};
-
 
 /* Times are non-negative integers: as unsigned they order like the values. */
 static inline uint64_t tbits_of(int64_t t)
@@ -208,7 +202,7 @@ __attribute__((noinline, cold)) static void go_big(struct eventq *q)
 	q->big = 1;
 }
 
-void eventq_push(struct eventq *q, int64_t t, uint32_t kind, uint32_t what)
+void eventq_push_any(struct eventq *q, int64_t t, uint32_t kind, uint32_t what)
 {
 	if (t < 0)
 		t = 0;
@@ -259,7 +253,7 @@ static inline void bucket_push(struct eventq *q, int64_t t, uint64_t seq, uint32
 	bk->tail = n;
 }
 
-int eventq_pop(struct eventq *q, struct event *out)
+int eventq_pop_any(struct eventq *q, struct event *out)
 {
 	if (q->len == 0)
 		return 0;

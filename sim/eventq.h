@@ -23,7 +23,11 @@ struct event {
 	uint32_t kind;
 };
 
-struct eventq_node;
+struct eventq_node {
+	struct event e;
+	uint32_t next;               /* the next node of its bucket, or of the free list (EVENTQ_NIL: none) */
+};
+#define EVENTQ_NIL UINT32_MAX
 struct eventq_bucket {
 	uint64_t tbits;              /* the bucket's time */
 	uint32_t head, tail;         /* its events, oldest first (node ids) */
@@ -53,10 +57,53 @@ void eventq_init(struct eventq *q);
 void eventq_release(struct eventq *q);
 /* Empty the queue, keeping its memory for the next run. */
 void eventq_clear(struct eventq *q);
-void eventq_push(struct eventq *q, int64_t t, uint32_t kind, uint32_t what);
-/* eventq_pop: 1 and *out filled, or 0 when empty. */
-int eventq_pop(struct eventq *q, struct event *out);
+/* The out-of-line push and pop: every case (eventq_push and eventq_pop below take the common ones inline). */
+void eventq_push_any(struct eventq *q, int64_t t, uint32_t kind, uint32_t what);
+int eventq_pop_any(struct eventq *q, struct event *out);
+/* A push to the time of the last push (symmetric ranks push runs of events at one time) with a free node is the
+ * common case of a large run: inline, the same as eventq_push_any. */
+static inline void eventq_push(struct eventq *q, int64_t t, uint32_t kind, uint32_t what)
+{
+	uint32_t b = q->last_bucket, n = q->free_node;
+	if (q->big && t >= 0 && b != EVENTQ_NIL && n != EVENTQ_NIL && q->buckets[b].tbits == (uint64_t)t) {
+		struct eventq_bucket *bk = &q->buckets[b];
+		q->free_node = q->nodes[n].next;
+		q->nodes[n] = (struct eventq_node){ { t, q->next_seq++, what, kind }, EVENTQ_NIL };
+		if (bk->tail == EVENTQ_NIL)
+			bk->head = n;
+		else
+			q->nodes[bk->tail].next = n;
+		bk->tail = n;
+		q->len++;
+		return;
+	}
+	eventq_push_any(q, t, kind, what);
+}
+/* eventq_pop: 1 and *out filled, or 0 when empty. Inline while the least time's bucket keeps an event. */
+static inline int eventq_pop(struct eventq *q, struct event *out)
+{
+	if (q->big && q->len) {
+		struct eventq_bucket *bk = &q->buckets[q->heap[0]];
+		uint32_t n = bk->head, next = q->nodes[n].next;
+		if (next != EVENTQ_NIL) {
+			*out = q->nodes[n].e;
+			bk->head = next;
+			q->nodes[n].next = q->free_node;
+			q->free_node = n;
+			q->len--;
+			return 1;
+		}
+	}
+	return eventq_pop_any(q, out);
+}
 static inline size_t eventq_len(const struct eventq *q) { return q->len; }
+/* The event pushed last, to change its payload in place (what, kind: the caller's): only while it is pending and
+ * nothing was pushed or popped since (the caller knows: it checks next_seq, and pops only events of its current
+ * time, before that event's). */
+static inline struct event *eventq_last(struct eventq *q)
+{
+	return q->big ? &q->nodes[q->buckets[q->last_bucket].tail].e : &q->small[q->len - 1];
+}
 /* While the queue is a plain array (at most EVENTQ_SMALL events, never more since eventq_clear): its events in
  * the order eventq_pop would return them, into out[EVENTQ_SMALL], and their number; -1 once it holds buckets. */
 int eventq_small_events(const struct eventq *q, struct event out[EVENTQ_SMALL]);

@@ -296,10 +296,9 @@ static inline void program_cursor_start(const struct program *p, int st, struct 
 	if (p->nspans[st])
 		program_cursor_at(p, st, 0, &p->spans[st][0], c);
 }
-static inline void program_cursor_next(const struct program *p, int st, struct program_cursor *c)
+/* program_cursor_next once c->in has reached c->end: the span's next repetition, or the next span. */
+static inline void program_cursor_span_end(const struct program *p, int st, struct program_cursor *c)
 {
-	if (++c->in < c->end)
-		return;
 	const struct span *sp = &p->spans[st][c->span];
 	if (++c->rep < sp->reps) {
 		c->in = c->end - sp->n;
@@ -308,6 +307,11 @@ static inline void program_cursor_next(const struct program *p, int st, struct p
 		return;
 	}
 	program_cursor_next_span(p, st, c);
+}
+static inline void program_cursor_next(const struct program *p, int st, struct program_cursor *c)
+{
+	if (++c->in == c->end)
+		program_cursor_span_end(p, st, c);
 }
 /* Make room for n more instructions on a stream at once (saves regrowing a long schedule). */
 void program_reserve(struct program *p, enum stream_kind st, size_t n);

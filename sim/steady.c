@@ -43,7 +43,6 @@ struct steady {
 static size_t n_ranks(const struct steady_view *v) { return (size_t)v->nranks; }
 static size_t n_streams(const struct steady_view *v) { return (size_t)v->nranks * NSTREAMS; }
 static size_t n_links(const struct steady_view *v) { return (size_t)v->nranks * LINK_N; }
-static size_t n_slots(const struct steady_view *v) { return (size_t)v->nranks * v->maxslot; }
 
 /* The tables a checkpoint keeps, X(field, elements) for each: the streams', the ranks' and the links' at every
  * checkpoint; the events recorded and the mailboxes (FULL_TABLES) once the rest has repeated. */
@@ -53,7 +52,7 @@ static size_t n_slots(const struct steady_view *v) { return (size_t)v->nranks * 
 	X(host_t, n_ranks(v)) X(side_t, n_ranks(v)) X(block_cat, n_ranks(v)) X(block_slot, n_ranks(v))        \
 	X(waiting, n_ranks(v)) X(link_busy, n_links(v)) X(link_nwait, n_links(v)) X(link_wait, 2 * n_links(v)) \
 	X(link_start, n_links(v))
-#define FULL_TABLES(X, v) X(ev_done, n_ranks(v) * (v)->evwords + 1) X(mb_start, n_slots(v)) X(mb_end, n_slots(v))
+#define FULL_TABLES(X, v) X(ev_done, n_ranks(v) * (v)->evwords + 1) X(mb_done, n_ranks(v) * (v)->slotwords + 1)
 /* a table's bytes in a snapshot's buffer, 8-aligned; its place there; its copy from the view */
 #define TABLE_BYTES(field, n) + (((n) * sizeof *st->a.field + 7) & ~(size_t)7)
 #define TABLE_PLACE(field, n) st->a.field = (void *)p; p += ((n) * sizeof *st->a.field + 7) & ~(size_t)7;
@@ -282,42 +281,38 @@ static inline uint64_t bits_at(const uint64_t *w, long pos)
 	return o ? w[i] >> o | w[i + 1] << (64 - o) : w[i];
 }
 
-/* Rank r's recorded events: from one step past the least a pass's waits read (low_ev), a's one step E on (pass j
- * reads a's ids j steps on, so nothing lower is read again); none of a's past nevents - E. */
-static int ids_moved(const struct steady *st, const struct steady_view *v, int r, int32_t E)
+/* Bits [lo, n) of b are bits [lo - step, n - step) of a, and none of a's past n - step is set (lo >= step >= 0). */
+static int bits_moved(const uint64_t *a, const uint64_t *b, long lo, long n, long step)
 {
-	long nev = v->prog_of[r]->nevents;
-	const uint64_t *a = &st->a.ev_done[(size_t)r * v->evwords], *b = &v->ev_done[(size_t)r * v->evwords];
-	for (long x = st->low_ev[r] + E; x < nev; x += 64) {
-		uint64_t diff = bits_at(b, x) ^ bits_at(a, x - E);
-		if (nev - x < 64)
-			diff &= (1ull << (nev - x)) - 1;
+	for (long x = lo; x < n; x += 64) {
+		uint64_t diff = bits_at(b, x) ^ bits_at(a, x - step);
+		if (n - x < 64)
+			diff &= (1ull << (n - x)) - 1;
 		if (diff)
 			return 0;
 	}
-	for (long x = nev - E > 0 ? nev - E : 0; x < nev; x++)
+	for (long x = n - step > 0 ? n - step : 0; x < n; x++)
 		if (bit(a, x))
 			return 0;
 	return 1;
 }
 
-/* Rank r's mailbox: from one step past the least slot a pass's receives read (low_slot), a's one step S on (landed
- * at times dt later); none of a's past nslots - S landed. */
-static int slots_moved(const struct steady *st, const struct steady_view *v, int r, int32_t S, int64_t dt)
+/* Rank r's recorded events: from one step past the least a pass's waits read (low_ev), a's one step E on (pass j
+ * reads a's ids j steps on, so nothing lower is read again); none of a's past nevents - E. */
+static int ids_moved(const struct steady *st, const struct steady_view *v, int r, int32_t E)
 {
-	long lo = st->low_slot[r];
+	const uint64_t *a = &st->a.ev_done[(size_t)r * v->evwords], *b = &v->ev_done[(size_t)r * v->evwords];
+	return bits_moved(a, b, (long)st->low_ev[r] + E, v->prog_of[r]->nevents, E);
+}
+
+/* Rank r's mailbox: from one step past the least slot a pass's receives read (low_slot), the slots landed are a's one
+ * step S on; none of a's past nslots - S landed. (When a slot landed is not kept: its transfer's times are read
+ * only as it lands, by the receive it wakes.) */
+static int slots_moved(const struct steady *st, const struct steady_view *v, int r, int32_t S)
+{
 	long ns = v->prog_of[r]->nslots;
-	size_t o = (size_t)r * v->maxslot;
-	for (long x = 0; x < ns; x++) {
-		if (x >= lo + S) {
-			int64_t ae = st->a.mb_end[o + x - S], be = v->mb_end[o + x];
-			if (ae < 0 ? be >= 0 : be != ae + dt || v->mb_start[o + x] != st->a.mb_start[o + x - S] + dt)
-				return 0;
-		}
-		if (x >= ns - S && st->a.mb_end[o + x] >= 0)
-			return 0;
-	}
-	return 1;
+	const uint64_t *a = &st->a.mb_done[(size_t)r * v->slotwords], *b = &v->mb_done[(size_t)r * v->slotwords];
+	return bits_moved(a, b, (long)st->low_slot[r] + S, ns, S);
 }
 
 /* The passes k <= kmax after which no stream that did not move is woken: a wait's event, or a receive's slot,
@@ -331,16 +326,27 @@ static long still_blocked(const struct steady *st, const struct steady_view *v, 
 				continue;
 			int wait = v->waiting[r] >> k & 1;
 			long y = v->block_id[i], step = wait ? st->E[r] : st->S[r];
-			size_t o = (size_t)r * (wait ? v->evwords : (size_t)v->maxslot);
-			const uint64_t *a = &st->a.ev_done[o], *b = &v->ev_done[o];
+			const uint64_t *a = wait ? &st->a.ev_done[(size_t)r * v->evwords]
+						 : &st->a.mb_done[(size_t)r * v->slotwords];
+			const uint64_t *b = wait ? &v->ev_done[(size_t)r * v->evwords] : &v->mb_done[(size_t)r * v->slotwords];
 			for (long j = 1; j <= kmax && step > 0 && y - j * step >= 0; j++) {
 				long x = y - j * step;
-				int fresh = wait ? bit(b, x) && !bit(a, x) : v->mb_end[o + x] >= 0 && st->a.mb_end[o + x] < 0;
-				if (fresh)
+				if (bit(b, x) && !bit(a, x))  /* fresh */
 					kmax = j - 1;
 			}
 		}
 	return kmax;
+}
+
+/* The bits of b [0, n) that a lacks (set in this pass), each also set j steps on for j = 1 .. k, below n. */
+static void step_bits(uint64_t *b, const uint64_t *a, long n, long step, long k)
+{
+	for (long w = (n + 63) / 64 - 1; step > 0 && w >= 0; w--)  /* downwards: each sets only later bits */
+		for (uint64_t d = b[w] & ~a[w]; d; d &= ~(1ull << (63 - __builtin_clzll(d)))) {
+			long x = w * 64 + 63 - __builtin_clzll(d);
+			for (long j = 1; j <= k && x + j * step < n; j++)
+				b[(x + j * step) / 64] |= 1ull << ((x + j * step) % 64);
+		}
 }
 
 /* The state k passes on: T applied k times to b (see the top). */
@@ -383,22 +389,10 @@ static int64_t apply(const struct steady *st, const struct steady_view *v, long 
 			if (v->link_busy[(size_t)r * LINK_N + l])
 				v->link_start[(size_t)r * LINK_N + l] += T;
 		/* the events each pass recorded, and the transfers it landed, each a step further */
-		long nev = v->prog_of[r]->nevents, ns = v->prog_of[r]->nslots, E = st->E[r], S = st->S[r];
-		uint64_t *b = &v->ev_done[(size_t)r * v->evwords];
-		const uint64_t *a = &st->a.ev_done[(size_t)r * v->evwords];
-		for (long w = (nev + 63) / 64 - 1; E > 0 && w >= 0; w--)  /* downwards: each sets only later bits */
-			for (uint64_t d = b[w] & ~a[w]; d; d &= ~(1ull << (63 - __builtin_clzll(d)))) {
-				long x = w * 64 + 63 - __builtin_clzll(d);
-				for (long j = 1; j <= k && x + j * E < nev; j++)
-					b[(x + j * E) / 64] |= 1ull << ((x + j * E) % 64);
-			}
-		size_t o = (size_t)r * v->maxslot;
-		for (long x = ns - 1; S > 0 && x >= 0; x--)
-			if (v->mb_end[o + x] >= 0 && st->a.mb_end[o + x] < 0)
-				for (long j = 1; j <= k && x + j * S < ns; j++) {
-					v->mb_start[o + x + j * S] = v->mb_start[o + x] + j * dt;
-					v->mb_end[o + x + j * S] = v->mb_end[o + x] + j * dt;
-				}
+		step_bits(&v->ev_done[(size_t)r * v->evwords], &st->a.ev_done[(size_t)r * v->evwords],
+			  v->prog_of[r]->nevents, st->E[r], k);
+		step_bits(&v->mb_done[(size_t)r * v->slotwords], &st->a.mb_done[(size_t)r * v->slotwords],
+			  v->prog_of[r]->nslots, st->S[r], k);
 	}
 	eventq_shift(v->q, T);
 	*v->events += k * (*v->events - st->events);
@@ -424,7 +418,7 @@ int64_t steady_pass(struct steady *st, const struct steady_view *v, int64_t now)
 			int32_t E = st->E[r] == STEP_UNSET ? 0 : st->E[r], S = st->S[r] == STEP_UNSET ? 0 : st->S[r];
 			st->E[r] = E;
 			st->S[r] = S;
-			if (full && (!ids_moved(st, v, r, E) || !slots_moved(st, v, r, S, dt)))
+			if (full && (!ids_moved(st, v, r, E) || !slots_moved(st, v, r, S)))
 				k = 0;
 		}
 		if (k > 0 && full)

@@ -18,22 +18,23 @@
 enum steady_stream { STEADY_RUN, STEADY_BUSY, STEADY_BLOCKED, STEADY_DONE };
 
 /* The engine's tables a pass moves, as sim/engine.c keeps them (not owned): per rank*NSTREAMS pc .. block_id,
- * per rank ev_done (evwords words), mb_start and mb_end (maxslot), acc (ACC_N), idle_since .. waiting, per
+ * per rank ev_done (evwords words), mb_done (slotwords words), acc (ACC_N), idle_since .. waiting, per
  * rank*LINK_N link_busy, link_nwait, link_start, and link_wait two per link. */
 struct steady_view {
-	int nranks, maxslot;
-	size_t evwords;
+	int nranks;
+	size_t evwords, slotwords;
 	const struct program *const *prog_of;
 	struct program_cursor *pc;
-	uint8_t *state;
+	uint16_t *state;             /* enum steady_stream, not a character type: a store to it does not alias every table */
 	int64_t *busy_from, *busy_until, *arrive;
 	int32_t *block_id;
-	uint64_t *ev_done;
-	int64_t *mb_start, *mb_end, *acc, *idle_since, *host_t, *side_t;
-	int8_t *block_cat;
+	uint64_t *ev_done, *mb_done;
+	int64_t *acc, *idle_since, *host_t, *side_t;
+	int16_t *block_cat;
 	int32_t *block_slot;
 	uint16_t *waiting;
-	uint8_t *link_busy, *link_nwait, *link_wait;
+	uint16_t *link_busy, *link_nwait;
+	uint8_t *link_wait;
 	int64_t *link_start;
 	struct eventq *q;
 	long long *events;
