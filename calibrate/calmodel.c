@@ -464,27 +464,6 @@ static unsigned build_rest(const struct calib *c, const struct cal_base *b, bool
 	return parts;
 }
 
-/* host.compiled from the probe's compiled rows (torchkern_compiled), appending what it did to src: the graph
- * keys, and from host.eager what the runner does eagerly around its compiled module (validate/runner/
- * torch_step.py): the parameters' AccumulateGrad (accum_us), the optimizer (opt_us, its FlatAdam fused Adam), the
- * ops outside the graphs (op_us, launch_us) and the step's loop and zero_grad (step_us: the graphs' calls are
- * charged per micro-batch now). coll_us and bucket_us stay. */
-static void compiled_from_probe(const struct calib *c, struct hwmodel *hw, char *src, size_t size)
-{
-	const struct hw_host_cost *e = &hw->host.mode[EXEC_EAGER];
-	struct hw_host_cost *k = &hw->host.mode[EXEC_COMPILED];
-	char note[200];
-	if (!torchkern_compiled(c, e->accum_us, k, note, sizeof note))
-		return;
-	k->step_us = e->step_us;
-	k->op_us = e->op_us;
-	k->launch_us = e->launch_us;
-	k->accum_us = e->accum_us;
-	k->opt_us = e->opt_us;
-	size_t n = strlen(src);
-	snprintf(src + n, size - n, "; compiled: %s, rest eager's", note);
-}
-
 /* --kernels torch: the host section from the probe's rows (a collective call's enqueue, the eager op classes, a
  * TP collective as a step issues it, the compiled graphs); false without them (the base's host stays). */
 static bool host_from_probe(const struct calib *c, struct hwmodel *hw)
@@ -499,7 +478,7 @@ static bool host_from_probe(const struct calib *c, struct hwmodel *hw)
 	set_str(hw->host.source, sizeof hw->host.source, src);
 	struct hw_host_cost *e = &hw->host.mode[EXEC_EAGER];
 	if (!torchkern_host(c, e, &mf, &mb)) {  /* the eager op classes */
-		compiled_from_probe(c, hw, src, sizeof src);
+		torchkern_compiled_host(c, &hw->host, src, sizeof src);
 		set_str(hw->host.source, sizeof hw->host.source, src);
 		return true;
 	}
@@ -522,7 +501,7 @@ static bool host_from_probe(const struct calib *c, struct hwmodel *hw)
 		snprintf(src, sizeof src, "measured: eager op classes (%s), coll_us (all_reduce %.1f - op %.1f us); step, "
 			 "bucket: base", mix, call_us, op_us);
 	}
-	compiled_from_probe(c, hw, src, sizeof src);
+	torchkern_compiled_host(c, &hw->host, src, sizeof src);
 	set_str(hw->host.source, sizeof hw->host.source, src);
 	return true;
 }

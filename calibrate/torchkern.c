@@ -398,3 +398,20 @@ bool torchkern_compiled(const struct calib *c, double accum_us, struct hw_host_c
 	}
 	return true;
 }
+
+bool torchkern_compiled_host(const struct calib *c, struct hw_host *host, char *src, size_t size)
+{
+	const struct hw_host_cost *e = &host->mode[EXEC_EAGER];
+	struct hw_host_cost *k = &host->mode[EXEC_COMPILED];
+	char note[200];
+	if (!torchkern_compiled(c, e->accum_us, k, note, sizeof note))
+		return false;
+	k->step_us = e->step_us;
+	k->op_us = e->op_us;
+	k->launch_us = e->launch_us;
+	k->accum_us = e->accum_us;
+	k->opt_us = e->opt_us;
+	size_t n = strlen(src);
+	snprintf(src + n, size - n, "; compiled: %s, rest eager's", note);
+	return true;
+}

@@ -57,6 +57,12 @@ bool torchkern_host(const struct calib *c, struct hw_host_cost *h, double *mix_f
  * optimizer (`compiled_FAM_step`, `_opt`: zero_grad and the loop's Python, a check, not modelled). False (h
  * untouched) without the rows. */
 bool torchkern_compiled(const struct calib *c, double accum_us, struct hw_host_cost *h, char *note, size_t size);
+/* torchkern_compiled_host: host.compiled from the probe's compiled rows (torchkern_compiled), appending what it did
+ * to src (true when it did): the graph keys, and from host.eager what validate/runner/torch_step.py does eagerly
+ * around its compiled module: the parameters' AccumulateGrad (accum_us), the optimizer (opt_us: its FlatAdam's
+ * fused Adam), the ops outside the graphs (op_us, launch_us) and the step's loop and zero_grad (step_us: the graphs'
+ * calls are charged per micro-batch, graph_us and backward_us). coll_us and bucket_us stay. */
+bool torchkern_compiled_host(const struct calib *c, struct hw_host *host, char *src, size_t size);
 /* torchkern_tp_coll: the host us of one tensor-parallel all-reduce as Megatron-style code issues it in a mixed
  * stream (the probe's `tp_coll` row: its Function pair and the interleaving included); false when not measured. */
 bool torchkern_tp_coll(const struct calib *c, double *us);
