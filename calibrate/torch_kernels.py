@@ -573,7 +573,7 @@ class _CBlock(torch.nn.Module):
 
     def __init__(self, h, hd=64):
         super().__init__()
-        self.h, self.nh, self.hd = h, max(1, h // hd), hd
+        self.nh, self.hd = max(1, h // hd), hd
 
         def par(*shape):
             return torch.nn.Parameter(torch.randn(*shape, device="cuda", dtype=BF) * 0.02)
@@ -613,6 +613,17 @@ class _CStack(torch.nn.Module):
         for layer in self.layers:
             x = layer(x)
         return x
+
+
+def _own_stack(tag, layers):
+    """A _CStack whose forward has a code object of its own: dynamo keeps its compiled graphs per code object and
+    checks their guards in turn, so the stacks sharing one would each pay the others' guards, which the runner's one
+    compiled module does not."""
+    import types
+    f = _CStack.forward
+    code = f.__code__.replace(co_name="forward_" + tag)
+    fwd = types.FunctionType(code, f.__globals__, code.co_name, f.__defaults__, f.__closure__)
+    return type("_CStack_" + tag, (_CStack,), {"forward": fwd})(layers)
 
 
 def _flat_adam(model):
@@ -677,16 +688,13 @@ def compiled_rows(out, tokens=16, h=256, depths=(1, 2, 4), rounds=5):
     alone; each row the median over the rounds. Kernels per call are counted once with torch.profiler. A stack
     that fails to compile is a comment line."""
     import torch._dynamo
-    for knob in ("cache_size_limit", "recompile_limit"):  # 2 x 3 stacks of one forward code object
-        if hasattr(torch._dynamo.config, knob):
-            setattr(torch._dynamo.config, knob, max(64, getattr(torch._dynamo.config, knob)))
     torch._dynamo.reset()
     mods = []
     for fam in ("mlp", "block"):
         for L in depths:
             try:
                 _graphs(clear=True)
-                model = _CStack([_CMlp(h) if fam == "mlp" else _CBlock(h) for _ in range(L)])
+                model = _own_stack("%s%d" % (fam, L), [_CMlp(h) if fam == "mlp" else _CBlock(h) for _ in range(L)])
                 gflat, opt_step = _flat_adam(model)
                 cm = torch.compile(model)
                 shape = (tokens, h) if fam == "mlp" else (1, tokens, h)
