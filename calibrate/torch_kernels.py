@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """calibrate/torch_kernels.py: what an eager PyTorch training step launches besides GEMMs and attention, measured
 on the GPU it runs on: the rates of its memory-bound kernels by family, the GPU's idle time between two
-back-to-back kernels of a stream the host keeps full, and the host's cost of one eager op and of one collective
-call. `gpusim calibrate --kernels torch` runs this script (the copy compiled into gpusim) and writes
-gpu.kernels and host.eager.coll_us from its CSV (docs/calibration.md); it also runs on its own.
+back-to-back kernels of a stream the host keeps full, the host's cost of one eager op and of one collective
+call, and of a torch.compile'd step. `gpusim calibrate --kernels torch` runs this script (the copy compiled into
+gpusim) and writes gpu.kernels, host.eager and host.compiled from its CSV (docs/calibration.md); it also runs on its
+own (`--compiled-only`: the header and the compiled rows alone).
 
 Sections of the CSV on stdout (one header, the section in the first column):
 

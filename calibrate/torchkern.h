@@ -1,9 +1,9 @@
 /* torchkern: what an eager PyTorch step launches besides GEMMs and attention, measured through PyTorch
  * (`gpusim calibrate --kernels torch`): the probe calibrate/torch_kernels.py (compiled into gpusim as text, run with
  * python3, calibrate/torchprobe.h) times its memory-bound kernels by family at sizes from 64 Ki to 256 Mi elements,
- * the GPU's idle time between the kernels of a full stream, and the host's cost of an eager op and of a collective
- * call. The rows become gpu.kernels and host.<mode>.coll_us; the CSV is kept as raw/kernels_torch.csv, which
- * --refit reads back. */
+ * the GPU's idle time between the kernels of a full stream, and the host's cost of an eager op, of a collective
+ * call and of a torch.compile'd step. The rows become gpu.kernels, host.eager and host.compiled; the CSV is kept as
+ * raw/kernels_torch.csv, which --refit reads back. */
 #ifndef TORCHKERN_H
 #define TORCHKERN_H
 
