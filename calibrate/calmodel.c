@@ -465,7 +465,7 @@ static unsigned build_rest(const struct calib *c, const struct cal_base *b, bool
 }
 
 /* --kernels torch: the host section from the probe's rows (a collective call's enqueue, the eager op classes, a
- * TP collective as a step issues it); false without them (the base's host stays). */
+ * TP collective as a step issues it, the compiled graphs); false without them (the base's host stays). */
 static bool host_from_probe(const struct calib *c, struct hwmodel *hw)
 {
 	double coll_us, op_us, call_us, mf, mb, tp, lo, hi;
@@ -477,8 +477,11 @@ static bool host_from_probe(const struct calib *c, struct hwmodel *hw)
 		 hw->host.source[0] ? hw->host.source : "the rest not measured");
 	set_str(hw->host.source, sizeof hw->host.source, src);
 	struct hw_host_cost *e = &hw->host.mode[EXEC_EAGER];
-	if (!torchkern_host(c, e, &mf, &mb))  /* the eager op classes */
+	if (!torchkern_host(c, e, &mf, &mb)) {  /* the eager op classes */
+		torchkern_compiled_host(c, &hw->host, src, sizeof src);
+		set_str(hw->host.source, sizeof hw->host.source, src);
 		return true;
+	}
 	char mix[64];
 	int n = snprintf(mix, sizeof mix, "mix x%.2f/x%.2f", mf, mb);
 	if (torchkern_mix_spread(c, &lo, &hi)) {
@@ -498,6 +501,7 @@ static bool host_from_probe(const struct calib *c, struct hwmodel *hw)
 		snprintf(src, sizeof src, "measured: eager op classes (%s), coll_us (all_reduce %.1f - op %.1f us); step, "
 			 "bucket: base", mix, call_us, op_us);
 	}
+	torchkern_compiled_host(c, &hw->host, src, sizeof src);
 	set_str(hw->host.source, sizeof hw->host.source, src);
 	return true;
 }

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """calibrate/torch_kernels.py: what an eager PyTorch training step launches besides GEMMs and attention, measured
 on the GPU it runs on: the rates of its memory-bound kernels by family, the GPU's idle time between two
-back-to-back kernels of a stream the host keeps full, and the host's cost of one eager op and of one collective
-call. `gpusim calibrate --kernels torch` runs this script (the copy compiled into gpusim) and writes
-gpu.kernels and host.eager.coll_us from its CSV (docs/calibration.md); it also runs on its own.
+back-to-back kernels of a stream the host keeps full, the host's cost of one eager op and of one collective
+call, and of a torch.compile'd step. `gpusim calibrate --kernels torch` runs this script (the copy compiled into
+gpusim) and writes gpu.kernels, host.eager and host.compiled from its CSV (docs/calibration.md); it also runs on its
+own (`--compiled-only`: the header and the compiled rows alone).
 
 Sections of the CSV on stdout (one header, the section in the first column):
 
@@ -41,12 +42,28 @@ Sections of the CSV on stdout (one header, the section in the first column):
         `mix_fwd_min`, `_max` (and bwd) their spread. KERNELS: kernels per op. `tp_coll` (one tensor-parallel
         all-reduce as Megatron-style code issues it, in a mixed stream: tp_block_rows) with `block_tp_fwd`,
         `block_tp_bwd`, `block_plain_fwd`, `block_plain_bwd` (the two blocks it compares, per layer).
+  host,compiled_FAM_ROW,LAYERS,0,N,US  torch.compile's host cost (compiled_rows, run with the host rows; alone with
+        --compiled-only): a stack of LAYERS (1, 2, 4) layers of family FAM, compiled with torch.compile's default mode
+        as validate/runner/torch_step.py compiles its module, each run with the runner's eager optimizer: FAM `mlp`
+        (the runner's MLP layer Linear-GeLU-Linear on (tokens, h) activations) or `block` (its pre-LN GPT block on
+        (1, tokens, h), causal flash SDPA), tokens 16 x h 256 as the host classes. ROW and its N, US:
+        `fwd` (the forward call: N device activities it launched by torch.profiler, US host us, median of the
+        rounds), `fwd_extern` (N of them not inductor's Triton kernels: GEMMs, flash attention; US 0), `bwd` (one
+        torch.autograd.backward on the output: the compiled backward graph and each parameter's eager AccumulateGrad
+        into its existing .grad), `bwd_extern`, `step` (zero the flat gradient, forward, backward, optimizer),
+        `opt` (the optimizer alone: cast, fused Adam, cast), `params` (N parameter tensors: an AccumulateGrad each
+        in backward; US 0), `graphs` (N graphs dynamo compiled for it, -1 not known; US 0), `backlog` (US the GPU's
+        largest backlog after a timed call: far below the call's US, the host was the slower side). Compilation is
+        in untimed warm-up steps; every stack is timed in 5 rounds in turn (2 with --quick). A stack that fails to
+        compile is a comment line `# compiled FAM xLAYERS skipped: ...`, a torch without torch.compile one
+        `# compiled host rows skipped: ...`; the other rows stay.
   memory,NAME,PARAMS,BYTES,0,0         DistributedDataParallel's own memory on a 1-rank group, for a model of PARAMS
         bf16 parameters, plain and under DDP (`ddp`: gradient_as_bucket_view False, the default; `ddp_view`:
         True): MODE_built (after construction), MODE_stepK_peak (the peak of step K, reset before it), MODE_held
         (after step 4), each in bytes above what was allocated before the model.
 
-usage: torch_kernels.py [--quick] [--no-host] [--host-only] [--host-tokens N] [--no-memory]
+usage: torch_kernels.py [--quick] [--no-host] [--host-only] [--host-tokens N] [--no-memory] [--no-compiled]
+       torch_kernels.py --compiled-only [--quick] [--host-tokens N]
 """
 import argparse
 import os
@@ -548,6 +565,186 @@ def memory_rows(out):
         out.append(f"memory,{mode}_held,{params},{held},0,0")
 
 
+# ----------------------------------------------------------------------------------------------------------
+# torch.compile's host cost (compiled_rows)
+
+
+class _CBlock(torch.nn.Module):
+    """The runner's GPT block (validate/runner/torch_step.py Block, tp 1): pre-LN, no Linear biases, causal SDPA."""
+
+    def __init__(self, h, hd=64):
+        super().__init__()
+        self.nh, self.hd = max(1, h // hd), hd
+
+        def par(*shape):
+            return torch.nn.Parameter(torch.randn(*shape, device="cuda", dtype=BF) * 0.02)
+        self.ln1_w, self.ln1_b, self.ln2_w, self.ln2_b = par(h), par(h), par(h), par(h)
+        self.w_qkv, self.w_o, self.w_1, self.w_2 = par(3 * h, h), par(h, h), par(4 * h, h), par(h, 4 * h)
+
+    def forward(self, x):
+        b, t, h = x.shape
+        q, k, v = F.linear(F.layer_norm(x, (h,), self.ln1_w, self.ln1_b), self.w_qkv).split(h, dim=-1)
+        q = q.view(b, t, self.nh, self.hd).transpose(1, 2)
+        k = k.view(b, t, self.nh, self.hd).transpose(1, 2)
+        v = v.view(b, t, self.nh, self.hd).transpose(1, 2)
+        o = F.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2).reshape(b, t, h)
+        x = x + F.linear(o, self.w_o)
+        y = F.gelu(F.linear(F.layer_norm(x, (h,), self.ln2_w, self.ln2_b), self.w_1), approximate="tanh")
+        return x + F.linear(y, self.w_2)
+
+
+class _CMlp(torch.nn.Module):
+    """The runner's MLP layer (validate/runner/torch_step.py MLP): Linear(h, h) - GeLU(tanh) - Linear(h, h)."""
+
+    def __init__(self, h):
+        super().__init__()
+        self.w1 = torch.nn.Parameter(torch.randn(h, h, device="cuda", dtype=BF) * 0.02)
+        self.w2 = torch.nn.Parameter(torch.randn(h, h, device="cuda", dtype=BF) * 0.02)
+
+    def forward(self, x):
+        return F.linear(F.gelu(F.linear(x, self.w1), approximate="tanh"), self.w2)
+
+
+class _CStack(torch.nn.Module):
+    def __init__(self, layers):
+        super().__init__()
+        self.layers = torch.nn.ModuleList(layers)
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+def _own_stack(tag, layers):
+    """A _CStack whose forward has a code object of its own: dynamo keeps its compiled graphs per code object and
+    checks their guards in turn, so the stacks sharing one would each pay the others' guards, which the runner's one
+    compiled module does not."""
+    import types
+    f = _CStack.forward
+    code = f.__code__.replace(co_name="forward_" + tag)
+    fwd = types.FunctionType(code, f.__globals__, code.co_name, f.__defaults__, f.__closure__)
+    return type("_CStack_" + tag, (_CStack,), {"forward": fwd})(layers)
+
+
+def _flat_adam(model):
+    """The runner's FlatAdam (validate/runner/torch_step.py): parameters and gradients as views of one flat bf16
+    buffer each (so backward's AccumulateGrad adds into an existing .grad), fused Adam on an fp32 master; returns
+    (the gradient buffer, its step: cast the gradients, Adam, cast back)."""
+    ps = list(model.parameters())
+    n = sum(p.numel() for p in ps)
+    flat = torch.empty(n, dtype=BF, device="cuda")
+    gflat = torch.zeros(n, dtype=BF, device="cuda")
+    off = 0
+    for p in ps:
+        k = p.numel()
+        flat[off:off + k].copy_(p.data.view(-1))
+        p.data = flat[off:off + k].view_as(p)
+        p.grad = gflat[off:off + k].view_as(p)
+        off += k
+    master = flat.detach().to(torch.float32, copy=True)
+    master.grad = torch.zeros_like(master)
+    opt = torch.optim.Adam([master], lr=1e-5, fused=True)
+
+    @torch.no_grad()
+    def step():
+        master.grad.copy_(gflat)
+        opt.step()
+        flat.copy_(master)
+    return gflat, step
+
+
+def _kernels(run):
+    """(device activities, of them not generated by inductor) that run() launched: torch.profiler's CUDA events
+    (kernels, memsets, copies); inductor's generated kernels are named triton_*, the rest are extern (cuBLAS
+    GEMMs, flash attention) or eager (AccumulateGrad's add, the optimizer's)."""
+    from torch.profiler import ProfilerActivity, profile
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        run()
+        torch.cuda.synchronize()
+    names = [e.name for e in prof.events() if str(e.device_type).endswith("CUDA")]
+    return len(names), sum(1 for s in names if "triton" not in s.lower())
+
+
+def _graphs(clear=False):
+    """The graphs dynamo compiled since its counters were last cleared (-1: not known in this torch)."""
+    try:
+        from torch._dynamo.utils import counters
+        if clear:
+            counters.clear()
+        return int(counters["stats"]["unique_graphs"])
+    except Exception:  # noqa: BLE001
+        return -1
+
+
+def compiled_rows(out, tokens=16, h=256, depths=(1, 2, 4), rounds=5):
+    """torch.compile's host cost (the header's `host,compiled_*` lines): stacks of `depths` runner MLP layers on
+    (tokens, h) activations (family `mlp`) and runner GPT blocks on (1, tokens, h) (family `block`), each compiled
+    once with torch.compile's default mode, as validate/runner/torch_step.py compiles its module, its parameters'
+    gradients views of one flat buffer and the runner's eager fused Adam (FlatAdam). Compilation happens in 3
+    untimed warm-up steps; then, `rounds` times in turn over all the stacks, the host time (host_timed) of the
+    forward call, of torch.autograd.backward through the compiled backward graph (and the parameters' eager
+    AccumulateGrad), of the whole step (zero the gradients, forward, backward, optimizer) and of the optimizer
+    alone; each row the median over the rounds. Kernels per call are counted once with torch.profiler. A stack
+    that fails to compile is a comment line."""
+    import torch._dynamo
+    torch._dynamo.reset()
+    mods = []
+    for fam in ("mlp", "block"):
+        for L in depths:
+            try:
+                _graphs(clear=True)
+                model = _own_stack("%s%d" % (fam, L), [_CMlp(h) if fam == "mlp" else _CBlock(h) for _ in range(L)])
+                gflat, opt_step = _flat_adam(model)
+                cm = torch.compile(model)
+                shape = (tokens, h) if fam == "mlp" else (1, tokens, h)
+                x = torch.randn(shape, device="cuda", dtype=BF)  # the runner's inputs need no gradient
+                dy = torch.randn(shape, device="cuda", dtype=BF)
+
+                def step(cm=cm, x=x, dy=dy, gflat=gflat, opt_step=opt_step):
+                    gflat.zero_()
+                    torch.autograd.backward(cm(x), dy)
+                    opt_step()
+                for _ in range(3):  # compiles the forward and the backward graph
+                    step()
+                torch.cuda.synchronize()
+                graphs = _graphs()
+                kf = _kernels(lambda cm=cm, x=x: cm(x))
+                y = cm(x)
+                kb = _kernels(lambda y=y, dy=dy: torch.autograd.backward(y, dy))
+                ks = _kernels(step)
+                ko = _kernels(opt_step)
+                params = sum(1 for p in model.parameters() if p.requires_grad)
+                mods.append(dict(fam=fam, L=L, cm=cm, x=x, dy=dy, step=step, opt=opt_step, kf=kf, kb=kb, ks=ks,
+                                 ko=ko, params=params, graphs=graphs, t={}))
+            except Exception as e:  # noqa: BLE001
+                out.append("# compiled %s x%d skipped: %s: %s" % (fam, L, type(e).__name__,
+                                                                 str(e).splitlines()[0][:120] if str(e) else ""))
+    for _ in range(rounds):
+        for m in mods:
+            st = {}
+            cm, x, dy = m["cm"], m["x"], m["dy"]
+            f, bf = host_timed(lambda: st.clear() or st, lambda s, cm=cm, x=x: s.update(y=cm(x)))
+            b, bb = host_timed(lambda cm=cm, x=x, dy=dy: (cm(x), dy), lambda s: torch.autograd.backward(s[0], s[1]))
+            s, bs = host_timed(lambda: None, lambda _, m=m: m["step"]())
+            o, bo = host_timed(lambda: None, lambda _, m=m: m["opt"]())
+            for key, v in (("fwd", f), ("bwd", b), ("step", s), ("opt", o), ("backlog", max(bf, bb, bs, bo))):
+                m["t"].setdefault(key, []).append(v)
+    for m in mods:
+        fam, L, t = m["fam"], m["L"], m["t"]
+        med = {k: statistics.median(v) for k, v in t.items()}
+        out.append(f"host,compiled_{fam}_fwd,{L},0,{m['kf'][0]},{med['fwd']:.2f}")
+        out.append(f"host,compiled_{fam}_fwd_extern,{L},0,{m['kf'][1]},0.00")
+        out.append(f"host,compiled_{fam}_bwd,{L},0,{m['kb'][0]},{med['bwd']:.2f}")
+        out.append(f"host,compiled_{fam}_bwd_extern,{L},0,{m['kb'][1]},0.00")
+        out.append(f"host,compiled_{fam}_step,{L},0,{m['ks'][0]},{med['step']:.2f}")
+        out.append(f"host,compiled_{fam}_opt,{L},0,{m['ko'][0]},{med['opt']:.2f}")
+        out.append(f"host,compiled_{fam}_params,{L},0,{m['params']},0.00")
+        out.append(f"host,compiled_{fam}_graphs,{L},0,{m['graphs']},0.00")
+        out.append(f"host,compiled_{fam}_backlog,{L},0,0,{max(t['backlog']):.1f}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
@@ -555,11 +752,19 @@ def main():
     ap.add_argument("--host-only", action="store_true", help="the host rows alone (no kernels, gaps or memory)")
     ap.add_argument("--host-tokens", type=int, default=16, help="tokens of the host-class probe's tensors")
     ap.add_argument("--no-memory", action="store_true")
+    ap.add_argument("--no-compiled", action="store_true", help="without the torch.compile host rows")
+    ap.add_argument("--compiled-only", action="store_true", help="the torch.compile host rows alone")
     a = ap.parse_args()
     torch.cuda.set_device(0)
     print("# torch %s, cuda %s, %s" % (torch.__version__, torch.version.cuda, torch.cuda.get_device_name(0)),
           flush=True)
     print("section,name,size,bytes,kernels,us", flush=True)
+    if a.compiled_only:
+        out = []
+        compiled_section(out, a)
+        for line in out:
+            print(line, flush=True)
+        return 0
     top = 26 if a.quick else 28
     sizes = [1 << k for k in range(16, top + 1, 2)]
     for name, n, bpe, f in ([] if a.host_only else kernel_rows(sizes) + adam_rows(sizes[:-1])):
@@ -576,6 +781,8 @@ def main():
         host_class_rows(out, tokens=a.host_tokens, rounds=2 if a.quick else 5)
         dist = host_rows(out)
         tp_block_rows(out, tokens=a.host_tokens, rounds=2 if a.quick else 5)
+        if not a.no_compiled:
+            compiled_section(out, a)
     if not a.no_memory and not a.host_only and dist is not None:
         memory_rows(out)
     for line in out:
@@ -583,6 +790,16 @@ def main():
     if dist is not None:
         dist.destroy_process_group()
     return 0
+
+
+def compiled_section(out, a):
+    """compiled_rows, or a comment line saying why not: a torch without a working torch.compile (no Triton, no
+    compiler) leaves the rest of the calibration as it is."""
+    try:
+        compiled_rows(out, tokens=a.host_tokens, rounds=2 if a.quick else 5)
+    except Exception as e:  # noqa: BLE001
+        msg = str(e).splitlines()[0][:120] if str(e) else ""
+        out.append("# compiled host rows skipped: %s: %s" % (type(e).__name__, msg))
 
 
 if __name__ == "__main__":

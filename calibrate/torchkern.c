@@ -299,3 +299,119 @@ bool torchkern_host(const struct calib *c, struct hw_host_cost *h, double *mix_f
 #undef R
 	return true;
 }
+
+/* The least-squares line y = a + s x over n points; false without two different x. */
+static bool line_fit(const double *x, const double *y, int n, double *a, double *s)
+{
+	double sx = 0, sy = 0, sxx = 0, sxy = 0;
+	for (int i = 0; i < n; i++) {
+		sx += x[i];
+		sy += y[i];
+		sxx += x[i] * x[i];
+		sxy += x[i] * y[i];
+	}
+	double den = n * sxx - sx * sx;
+	if (n < 2 || !(den > 1e-12 * (sxx > 1 ? sxx : 1)))
+		return false;
+	*s = (n * sxy - sx * sy) / den;
+	*a = (sy - *s * sx) / n;
+	return true;
+}
+
+/* The host row `name` at size `size` (a compiled stack's layers): its us and kernels; false when absent. */
+static bool host_row_at(const struct calib *c, const char *name, double size, double *us, double *kernels)
+{
+	for (int i = 0; i < c->ntkern; i++) {
+		const struct cal_tkern *t = &c->tkern[i];
+		if (strcmp(t->section, "host") == 0 && strcmp(t->name, name) == 0 && t->size == size) {
+			*us = t->us;
+			*kernels = t->kernels;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* One family's lines (see torchkern_compiled): fwd[0] intercept, fwd[1] slope; bwd alike; step_gap the median of
+ * each stack's step less its forward, backward and optimizer over ngap stacks. False without two stacks. */
+static bool compiled_family(const struct calib *c, const char *fam, double accum_us, double fwd[2], double bwd[2],
+			    double *step_gap, int *ngap, int *nstacks)
+{
+	double fx[CAL_MAX_TKERN], fy[CAL_MAX_TKERN], bx[CAL_MAX_TKERN], by[CAL_MAX_TKERN], gap[CAL_MAX_TKERN];
+	int n = 0, ng = 0;
+	char fname[40], bname[40], pname[40], sname[40], oname[40];
+	snprintf(fname, sizeof fname, "compiled_%s_fwd", fam);
+	snprintf(bname, sizeof bname, "compiled_%s_bwd", fam);
+	snprintf(pname, sizeof pname, "compiled_%s_params", fam);
+	snprintf(sname, sizeof sname, "compiled_%s_step", fam);
+	snprintf(oname, sizeof oname, "compiled_%s_opt", fam);
+	for (int i = 0; i < c->ntkern; i++) {
+		const struct cal_tkern *t = &c->tkern[i];
+		double fus, fk, bus, bk, pk, pus, sus, sk, ous, ok;
+		if (strcmp(t->section, "host") != 0 || strcmp(t->name, fname) != 0)
+			continue;
+		fus = t->us;
+		fk = t->kernels;
+		if (!host_row_at(c, bname, t->size, &bus, &bk) || !host_row_at(c, pname, t->size, &pus, &pk))
+			continue;
+		fx[n] = fk;
+		fy[n] = fus;
+		/* the parameters' AccumulateGrad run eagerly after the graph: an add kernel and accum_us each */
+		bx[n] = bk - pk;
+		by[n] = bus - pk * accum_us;
+		n++;
+		if (host_row_at(c, sname, t->size, &sus, &sk) && host_row_at(c, oname, t->size, &ous, &ok))
+			gap[ng++] = sus - fus - bus - ous;
+	}
+	*nstacks = n;
+	*ngap = ng;
+	*step_gap = ng ? median(gap, ng) : 0;
+	return line_fit(fx, fy, n, &fwd[0], &fwd[1]) && line_fit(bx, by, n, &bwd[0], &bwd[1]);
+}
+
+bool torchkern_compiled(const struct calib *c, double accum_us, struct hw_host_cost *h, char *note, size_t size)
+{
+	double f3[2], b3[2], f2[2], b2[2], g3, g2;
+	int n3, n2, m3, m2;
+	bool blk = compiled_family(c, "block", accum_us, f3, b3, &g3, &m3, &n3);
+	bool mlp = compiled_family(c, "mlp", accum_us, f2, b2, &g2, &m2, &n2);
+	if (!blk && !mlp)
+		return false;
+#define R(x) (round(fmax(0, (x)) * 100) / 100)
+	/* the calls' fixed costs do not depend on the layers: the mean of the families' intercepts */
+	int k = blk + mlp;
+	h->graph_us = R(((blk ? f3[0] : 0) + (mlp ? f2[0] : 0)) / k);
+	h->backward_us = R(((blk ? b3[0] : 0) + (mlp ? b2[0] : 0)) / k);
+	h->kernel_us = blk ? R(f3[1]) : 0;
+	h->bwd_kernel_us = blk ? R(b3[1]) : 0;
+	h->kernel2d_us = mlp ? R(f2[1]) : 0;
+	h->bwd_kernel2d_us = mlp ? R(b2[1]) : 0;
+#undef R
+	if (note) {
+		int w = snprintf(note, size, "compiled_%s rows (%d+%d): graph %.1f + kernel %.1f/%.1f, bwd %.1f + %.1f/%.1f us",
+				 blk && mlp ? "block/mlp" : blk ? "block" : "mlp", n3, n2, h->graph_us, h->kernel_us,
+				 h->kernel2d_us, h->backward_us, h->bwd_kernel_us, h->bwd_kernel2d_us);
+		/* a check, not modelled: the runner's step around its calls (zero_grad, Python) */
+		if (m3 + m2 > 0 && w > 0 && (size_t)w < size)
+			snprintf(note + w, size - w, ", step-parts %.0f", ((m3 ? g3 : 0) + (m2 ? g2 : 0)) /
+				 ((m3 > 0) + (m2 > 0)));
+	}
+	return true;
+}
+
+bool torchkern_compiled_host(const struct calib *c, struct hw_host *host, char *src, size_t size)
+{
+	const struct hw_host_cost *e = &host->mode[EXEC_EAGER];
+	struct hw_host_cost *k = &host->mode[EXEC_COMPILED];
+	char note[200];
+	if (!torchkern_compiled(c, e->accum_us, k, note, sizeof note))
+		return false;
+	k->step_us = e->step_us;
+	k->op_us = e->op_us;
+	k->launch_us = e->launch_us;
+	k->accum_us = e->accum_us;
+	k->opt_us = e->opt_us;
+	size_t n = strlen(src);
+	snprintf(src + n, size - n, "; compiled: %s, rest eager's", note);
+	return true;
+}

@@ -1,9 +1,9 @@
 /* torchkern: what an eager PyTorch step launches besides GEMMs and attention, measured through PyTorch
  * (`gpusim calibrate --kernels torch`): the probe calibrate/torch_kernels.py (compiled into gpusim as text, run with
  * python3, calibrate/torchprobe.h) times its memory-bound kernels by family at sizes from 64 Ki to 256 Mi elements,
- * the GPU's idle time between the kernels of a full stream, and the host's cost of an eager op and of a collective
- * call. The rows become gpu.kernels and host.<mode>.coll_us; the CSV is kept as raw/kernels_torch.csv, which
- * --refit reads back. */
+ * the GPU's idle time between the kernels of a full stream, and the host's cost of an eager op, of a collective
+ * call and of a torch.compile'd step. The rows become gpu.kernels, host.eager and host.compiled; the CSV is kept as
+ * raw/kernels_torch.csv, which --refit reads back. */
 #ifndef TORCHKERN_H
 #define TORCHKERN_H
 
@@ -42,6 +42,27 @@ bool torchkern_coll_us(const struct calib *c, double *coll_us, double *op_us, do
  * bwd_op_us the mean of the elementwise and norm backward, backward_us the backward() call, opt_us the fused AdamW
  * call. step_us, coll_us and bucket_us are left as they are. False (h untouched) without those rows (an older CSV). */
 bool torchkern_host(const struct calib *c, struct hw_host_cost *h, double *mix_fwd, double *mix_bwd);
+/* torchkern_compiled: host.compiled's graph keys from the probe's compiled rows (compiled_rows in
+ * calibrate/torch_kernels.py: stacks of 1, 2, 4 layers of family `block` and `mlp`, each compiled with torch.compile).
+ * Per family, two least-squares lines over its stacks:
+ *   forward   the call's host us against the kernels it launched (`compiled_FAM_fwd`): slope kernel_us (block) /
+ *             kernel2d_us (mlp), intercept the call's fixed cost
+ *   backward  the backward's us less accum_us per parameter tensor (`compiled_FAM_params`: their AccumulateGrad run
+ *             eagerly after the graph) against its kernels less those tensors' add kernels (`compiled_FAM_bwd`):
+ *             slope bwd_kernel_us / bwd_kernel2d_us, intercept the backward call's fixed cost
+ * graph_us and backward_us are the mean of the two families' intercepts (a call's fixed cost does not depend on the
+ * layers), each at least 0; a family without two stacks of different kernel counts leaves its keys 0. accum_us:
+ * host.eager's, the cost gpusim charges per parameter tensor (0: not measured, then the fit holds it). note (when not
+ * NULL): the rows and numbers for host.source, with the median of each stack's step less its forward, backward and
+ * optimizer (`compiled_FAM_step`, `_opt`: zero_grad and the loop's Python, a check, not modelled). False (h
+ * untouched) without the rows. */
+bool torchkern_compiled(const struct calib *c, double accum_us, struct hw_host_cost *h, char *note, size_t size);
+/* torchkern_compiled_host: host.compiled from the probe's compiled rows (torchkern_compiled), appending what it did
+ * to src (true when it did): the graph keys, and from host.eager what validate/runner/torch_step.py does eagerly
+ * around its compiled module: the parameters' AccumulateGrad (accum_us), the optimizer (opt_us: its FlatAdam's
+ * fused Adam), the ops outside the graphs (op_us, launch_us) and the step's loop and zero_grad (step_us: the graphs'
+ * calls are charged per micro-batch, graph_us and backward_us). coll_us and bucket_us stay. */
+bool torchkern_compiled_host(const struct calib *c, struct hw_host *host, char *src, size_t size);
 /* torchkern_tp_coll: the host us of one tensor-parallel all-reduce as Megatron-style code issues it in a mixed
  * stream (the probe's `tp_coll` row: its Function pair and the interleaving included); false when not measured. */
 bool torchkern_tp_coll(const struct calib *c, double *us);

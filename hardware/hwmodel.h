@@ -201,6 +201,16 @@ struct hw_host_cost {
 	double accum_us;          /* per parameter tensor per micro-batch: AccumulateGrad into its .grad */
 	double backward_us;       /* per micro-batch: the backward() call (the autograd engine's start, hand-back) */
 	double opt_us;            /* per optimizer step: the optimizer's call (fused AdamW over the tensors) */
+	/* A compiled step (torch.compile, measured by the probe's compiled rows, docs/hardware-model.md "host"); 0: not
+	 * given. With a kernel key given, every op of the op lists costs its kernel's share of the graph call instead
+	 * of its class (accum_us still added per parameter tensor: the AccumulateGrad run eagerly outside the graph) */
+	double graph_us;          /* per micro-batch: the forward graph's call (guards, runtime wrappers), with
+				   * backward_us at the backward's start */
+	double kernel_us;         /* per kernel a compiled forward launches (inductor's code: a Triton launch or an
+				   * extern GEMM's, attention's call), 3-D activations */
+	double kernel2d_us;       /* the same on (rows, width) activations (an MLP or dense layer list) */
+	double bwd_kernel_us;     /* per kernel of the compiled backward graph, 3-D activations */
+	double bwd_kernel2d_us;   /* the same on 2-D activations */
 };
 
 /* The host.<mode> keys in file order and their fields (hwload, hwwrite and hwequal walk it). */
@@ -220,7 +230,7 @@ static inline double hw_host_value(const struct hw_host_cost *c, int i)
 
 struct hw_host {
 	struct hw_host_cost mode[EXEC_N];
-	char source[128];
+	char source[256];
 };
 
 /* Where the parts of a model came from (docs/hardware-model.md, "Origin"): each a short phrase beginning with

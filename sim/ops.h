@@ -71,7 +71,8 @@ struct opctx {
  *   coll   = op_us + coll_us                    a TP collective or pipeline send: the call and its enqueue
  *   bucket = bucket_us + coll_us                a DDP bucket: the reducer's hook and its all-reduce call
  *   step   = step_us                            once per step, before the first op
- *   mb     = backward_us                        once per micro-batch, before its backward: the backward() call
+ *   mb     = backward_us + graph_us             once per micro-batch, before its backward: the backward() call
+ *                                               (a compiled step's also the forward graph's call, graph_us)
  *   accum  = op (0 with accum_us measured)      the builder's grad_accumulate op: with accum_us, each parameter
  *                                               tensor's AccumulateGrad is priced on the op making its gradient
  *   opt    = opt_us, else op                    the builder's optimizer op
@@ -88,6 +89,10 @@ void ops_host_cost(const struct hwmodel *hw, const struct scenario *sc, struct h
  *             other kernel (bwd_op_us)
  *   plus accum_us for each parameter tensor whose gradient the op makes (a wgrad, a norm's backward: weight and
  *   LayerNorm's bias, a bias gradient, the embedding's backward).
+ * Where the mode gives a compiled graph's kernel keys (kernel_us, kernel2d_us, bwd_kernel_us, bwd_kernel2d_us:
+ * host.compiled measured), every op is one kernel of a graph instead, whatever its class: kernel_us forward,
+ * bwd_kernel_us backward (the 2d keys for an MLP or dense layer list; a key not given takes its other family's,
+ * backward and forward each other's), plus the accum_us above.
  * bwd: the list is a backward pass (an op named "*recompute*" in it is a forward op). Collectives and side
  * transfers get 0. training.host_us_per_op, when given, is every op's host time. */
 int ops_price_host(const struct opctx *c, struct opcost *out, int from, int n, int bwd);

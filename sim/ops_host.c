@@ -1,6 +1,7 @@
 /* ops_host: the host's time to issue each op (ops.h, struct host_cost and ops_price_host): by op class from the
  * hardware model's host.<mode> (docs/hardware-model.md, "host"), which `gpusim calibrate --kernels torch` measures
- * on the user's machine (calibrate/torch_kernels.py, host_class_rows). */
+ * on the user's machine (calibrate/torch_kernels.py, host_class_rows), or, where the mode gives its kernel keys (a
+ * compiled step: compiled_rows), per kernel of the compiled graphs plus a fixed cost per graph call. */
 #include <string.h>
 #include "hardware/hwmodel.h"
 #include "sim/ops.h"
@@ -13,7 +14,9 @@ void ops_host_cost(const struct hwmodel *hw, const struct scenario *sc, struct h
 	out->op = (ov > 0 ? ov : h->op_us + h->launch_us) * 1e-6;
 	out->coll = (ov > 0 ? ov : h->op_us + h->coll_us) * 1e-6;
 	out->bucket = (h->bucket_us + h->coll_us) * 1e-6;
-	out->mb = ov > 0 ? 0 : h->backward_us * 1e-6;
+	/* the forward graph's call is charged with the backward's: the same host time per micro-batch, issued at the
+	 * backward's start instead of the forward's (the builder has one host charge per micro-batch) */
+	out->mb = ov > 0 ? 0 : (h->backward_us + h->graph_us) * 1e-6;
 	out->accum = ov > 0 || !(h->accum_us > 0) ? out->op : 0;
 	out->opt = ov > 0 || !(h->opt_us > 0) ? out->op : h->opt_us * 1e-6;
 }
@@ -33,6 +36,23 @@ static bool ends(const char *name, const char *tail)
 static double klass(const struct hw_host_cost *h, double us)
 {
 	return us > 0 ? us : h->op_us + h->launch_us;
+}
+
+/* a if given, else b */
+static double either(double a, double b)
+{
+	return a > 0 ? a : b;
+}
+
+/* A compiled graph's kernel (the mode gives kernel keys), or -1: per kernel of its forward or backward graph, the
+ * 2-D family's for an MLP or dense layer list, each falling back to the other family's. */
+static double graph_kernel(const struct hw_host_cost *h, bool back, bool d2)
+{
+	double f = d2 ? either(h->kernel2d_us, h->kernel_us) : either(h->kernel_us, h->kernel2d_us);
+	double b = d2 ? either(h->bwd_kernel2d_us, h->bwd_kernel_us) : either(h->bwd_kernel_us, h->bwd_kernel2d_us);
+	if (!(f > 0) && !(b > 0))
+		return -1;
+	return back ? either(b, f) : either(f, b);
 }
 
 /* The parameter tensors whose gradient an op of a backward pass makes (each an AccumulateGrad). */
@@ -64,11 +84,11 @@ int ops_price_host(const struct opctx *c, struct opcost *out, int from, int n, i
 		bool back = bwd && !has(o->name, "recompute");
 		bool attn = has(o->name, "attention"), gemm = o->compute_bound && !attn;
 		bool norm = !strncmp(o->name, "ln", 2) || !strncmp(o->name, "final_ln", 8);
-		double us;
-		if (!back)
+		double us = graph_kernel(h, back, d2);  /* a compiled graph's: no per-op dispatch */
+		if (us < 0 && !back)
 			us = attn ? klass(h, h->attn_us) : gemm ? klass(h, d2 ? h->gemm2d_us : h->gemm_us)
 							 : norm ? klass(h, h->norm_us) : klass(h, 0);
-		else
+		else if (us < 0)
 			us = attn ? klass(h, h->bwd_attn_us) : gemm ? klass(h, d2 ? h->bwd_gemm2d_us : h->bwd_gemm_us)
 							 : klass(h, h->bwd_op_us);
 		if (back && h->accum_us > 0)

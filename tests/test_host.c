@@ -13,8 +13,15 @@
  *   one GPU:       step = hs + 14 d + 1 us            = 100 + 140 + 1       = 241 us
  *   DDP, 2 GPUs:   the bucket's hook runs after the 13 forward and backward ops, before the optimizer op:
  *                  step = hs + 13 d + hb + d + 1 us   = 100 + 130 + 50 + 10 + 1 = 291 us
- * so data parallelism is slower than one GPU (241/291 = 0.83x) however the batch is split. */
+ * so data parallelism is slower than one GPU (241/291 = 0.83x) however the batch is split.
+ * test_compiled and test_compiled_probe: host.compiled's graph keys, in the simulator and from the probe's rows. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
+#include <unistd.h>
+#include "calibrate/calib.h"
+#include "calibrate/calmodel.h"
+#include "calibrate/rawio.h"
+#include "calibrate/torchkern.h"
 #include "scenario/scenario.h"
 #include "sim/memory.h"
 #include "sim/ops.h"
@@ -60,6 +67,165 @@ static const char *dense_yaml(int gpus)
 		 "parallel: {gpus: %d}\n"
 		 "hardware: h100-dgx\n", 2 / gpus, gpus);
 	return buf;
+}
+
+/* a compiled step (host.compiled with its graph keys, sim/ops_host.c): graph_us 40 per forward call, kernel2d_us 3
+ * per forward kernel and bwd_kernel2d_us 5 per backward kernel (the dense list is 2-D), accum_us 4 per parameter
+ * tensor, backward_us 50, opt_us 60, step_us 100. The 8 -> 8 -> 8 model's compiled lists have one cross_entropy
+ * kernel for log_softmax and nll_loss (sim/ops.c put_ce), and its backward one:
+ *   forward   4 kernels x 3                                                                      =  12
+ *   backward  the forward's and the backward's calls 40 + 50; 7 kernels x 5 + 4 AccumulateGrad
+ *             (2 weights, 2 biases) x 4                                                    = 90 + 51 = 141
+ *   optimizer 60, the step's own 100
+ * so the host issues the optimizer at 100 + 12 + 141 + 60 = 313 us and the step ends 1 us later. */
+static void test_compiled(struct hwmodel *hw)
+{
+	struct scenario s;
+	struct result r;
+	hw->gpu.launch_us = 1;
+	hw->host.mode[EXEC_COMPILED] = (struct hw_host_cost){ .step_us = 100, .op_us = 9, .launch_us = 1, .coll_us = 20,
+							      .bucket_us = 30, .graph_us = 40, .kernel2d_us = 3,
+							      .bwd_kernel2d_us = 5, .accum_us = 4, .backward_us = 50,
+							      .opt_us = 60 };
+	CHECK_INT(scenario_load_string("t.yaml", dense_yaml(1), NULL, &s), 0);
+	s.train.exec = EXEC_COMPILED;
+	struct host_cost hc;
+	ops_host_cost(hw, &s, &hc);
+	CHECK_NEAR(hc.mb, 90e-6, 1e-12);    /* backward_us + graph_us */
+	CHECK_NEAR(hc.op, 10e-6, 1e-12);    /* an op outside the graphs: op_us + launch_us */
+	struct opcost o[OPS_MAX];
+	struct opctx c = { hw, &s, 1, 2 };
+	int n = ops_dense_fwd(&c, 0, o);
+	CHECK_NEAR(o[0].host, 3e-6, 1e-12);
+	CHECK_NEAR(o[n - 1].host, 3e-6, 1e-12);
+	n = ops_dense_bwd(&c, 1, o);
+	CHECK_INT(n, 4);                      /* cross_entropy_bwd, linear_wgrad, bias_grad, linear_dgrad */
+	CHECK_NEAR(o[0].host, 5e-6, 1e-12);
+	CHECK_NEAR(o[1].host, 9e-6, 1e-12);   /* linear_wgrad and its AccumulateGrad */
+	CHECK_NEAR(o[2].host, 9e-6, 1e-12);   /* bias_grad and its AccumulateGrad */
+	CHECK_NEAR(o[n - 1].host, 5e-6, 1e-12);
+	CHECK_INT(predict_run(&s, hw, NULL, &r), 0);
+	CHECK_NEAR(r.step_time_s, 314e-6, 1e-8);
+	/* only the backward family given: forward kernels take it too; only the 3-D family: a 2-D list takes it */
+	hw->host.mode[EXEC_COMPILED].kernel2d_us = 0;
+	ops_dense_fwd(&c, 0, o);
+	CHECK_NEAR(o[0].host, 5e-6, 1e-12);
+	hw->host.mode[EXEC_COMPILED].bwd_kernel2d_us = 0;
+	hw->host.mode[EXEC_COMPILED].kernel_us = 7;
+	ops_dense_fwd(&c, 0, o);
+	CHECK_NEAR(o[0].host, 7e-6, 1e-12);
+	memset(&hw->host.mode[EXEC_COMPILED], 0, sizeof hw->host.mode[EXEC_COMPILED]);
+}
+
+/* The probe's compiled rows (calibrate/torch_kernels.py compiled_rows), made up on exact lines:
+ *   block  forward 30 + 10 us per kernel: 1, 2, 4 layers launch 10, 19, 37 kernels: 130, 220, 400 us
+ *          backward 60 + 12 us per graph kernel + 5 us per parameter tensor (8 a layer: 8, 16, 32), the graph
+ *          launching 15, 29, 57 kernels (+ one add per tensor: 23, 45, 89 in all): 280, 488, 904 us
+ *   mlp    forward 20 + 8 us per kernel: 3, 6, 12 kernels: 44, 68, 116 us
+ *          backward 40 + 9 us per graph kernel (3, 6, 12) + 5 per tensor (2, 4, 8): 77, 114, 188 us
+ * With accum_us 5 the lines come back: graph_us = (30 + 20)/2 = 25, backward_us = (60 + 40)/2 = 50, kernel_us 10,
+ * kernel2d_us 8, bwd_kernel_us 12, bwd_kernel2d_us 9. Without an AccumulateGrad cost (0) the fit holds it: the block's
+ * tensors are 8(K - 1)/14 for K graph kernels, so its line is 60 - 40/14 + (12 + 40/14) K: 57.14 + 14.86 K; the
+ * mlp's 2K/3, so 40 + (9 + 10/3) K: 12.33; backward_us (57.142857 + 40)/2 = 48.57.
+ * The steps are forward + backward + optimizer (70) + 40 (block) or 30 (mlp): step-parts (40 + 30)/2 = 35. */
+static const char compiled_csv[] =
+	"# torch 2.11.0+cu130, cuda 13.0, NVIDIA H100 80GB HBM3\n"
+	"section,name,size,bytes,kernels,us\n"
+	"host,eager_add,2097152,0,500,10.00\n"
+	"host,all_reduce,4,0,100,30.00\n"
+	"host,compiled_block_fwd,1,0,10,130.00\nhost,compiled_block_fwd,2,0,19,220.00\n"
+	"host,compiled_block_fwd,4,0,37,400.00\n"
+	"host,compiled_block_bwd,1,0,23,280.00\nhost,compiled_block_bwd,2,0,45,488.00\n"
+	"host,compiled_block_bwd,4,0,89,904.00\n"
+	"host,compiled_block_params,1,0,8,0.00\nhost,compiled_block_params,2,0,16,0.00\n"
+	"host,compiled_block_params,4,0,32,0.00\n"
+	"host,compiled_block_opt,1,0,3,70.00\nhost,compiled_block_opt,2,0,3,70.00\nhost,compiled_block_opt,4,0,3,70.00\n"
+	"host,compiled_block_step,1,0,40,520.00\nhost,compiled_block_step,2,0,68,818.00\n"
+	"host,compiled_block_step,4,0,130,1414.00\n"
+	"host,compiled_block_graphs,1,0,1,0.00\nhost,compiled_block_fwd_extern,1,0,5,0.00\n"
+	"host,compiled_mlp_fwd,1,0,3,44.00\nhost,compiled_mlp_fwd,2,0,6,68.00\nhost,compiled_mlp_fwd,4,0,12,116.00\n"
+	"host,compiled_mlp_bwd,1,0,5,77.00\nhost,compiled_mlp_bwd,2,0,10,114.00\nhost,compiled_mlp_bwd,4,0,20,188.00\n"
+	"host,compiled_mlp_params,1,0,2,0.00\nhost,compiled_mlp_params,2,0,4,0.00\nhost,compiled_mlp_params,4,0,8,0.00\n"
+	"host,compiled_mlp_opt,1,0,3,70.00\nhost,compiled_mlp_opt,2,0,3,70.00\nhost,compiled_mlp_opt,4,0,3,70.00\n"
+	"host,compiled_mlp_step,1,0,11,221.00\nhost,compiled_mlp_step,2,0,17,282.00\nhost,compiled_mlp_step,4,0,29,404.00\n"
+	"host,compiled_mlp_backlog,4,0,0,3.0\n";
+
+static void check_compiled_accum0(const struct hw_host_cost *h)
+{
+	CHECK_NEAR(h->graph_us, 25, 1e-12);
+	CHECK_NEAR(h->kernel_us, 10, 1e-12);
+	CHECK_NEAR(h->kernel2d_us, 8, 1e-12);
+	CHECK_NEAR(h->bwd_kernel_us, 14.86, 1e-12);
+	CHECK_NEAR(h->bwd_kernel2d_us, 12.33, 1e-12);
+	CHECK_NEAR(h->backward_us, 48.57, 1e-12);
+}
+
+static void test_compiled_probe(void)
+{
+	struct calib c, back;
+	calib_init(&c);
+	calib_init(&back);
+	FILE *f = fmemopen((void *)compiled_csv, sizeof compiled_csv - 1, "r");
+	CHECK_INT(torchkern_parse(f, "probe.csv", &c), 0);
+	fclose(f);
+	struct hw_host_cost h = { 0 };
+	char note[200];
+	CHECK(torchkern_compiled(&c, 5, &h, note, sizeof note));
+	CHECK_NEAR(h.graph_us, 25, 1e-12);
+	CHECK_NEAR(h.backward_us, 50, 1e-12);
+	CHECK_NEAR(h.kernel_us, 10, 1e-12);
+	CHECK_NEAR(h.kernel2d_us, 8, 1e-12);
+	CHECK_NEAR(h.bwd_kernel_us, 12, 1e-12);
+	CHECK_NEAR(h.bwd_kernel2d_us, 9, 1e-12);
+	CHECK_STR(note, "compiled_block/mlp rows (3+3): graph 25.0 + kernel 10.0/8.0, bwd 50.0 + 12.0/9.0 us, "
+			"step-parts 35");
+	memset(&h, 0, sizeof h);
+	CHECK(torchkern_compiled(&c, 0, &h, NULL, 0));
+	check_compiled_accum0(&h);
+	/* a probe without its compiled rows (an older CSV): nothing */
+	struct calib none;
+	calib_init(&none);
+	f = fmemopen((void *)compiled_csv, 155, "r");  /* the comment, header and two eager rows */
+	CHECK_INT(torchkern_parse(f, "old.csv", &none), 0);
+	fclose(f);
+	CHECK_INT(none.ntkern, 2);
+	CHECK(!torchkern_compiled(&none, 5, &h, NULL, 0));
+	calib_release(&none);
+
+	/* the raw CSV written and read back (--refit), then the model: no base and no eager op classes, so accum_us is
+	 * 0 and the fit holds the AccumulateGrad (the numbers above); host.compiled takes host.eager's accum_us and
+	 * opt_us, coll_us both modes' all_reduce - eager_add = 20 */
+	char dir[] = "/tmp/test_host_XXXXXX", path[256];
+	snprintf(c.id.gpu_name, sizeof c.id.gpu_name, "NVIDIA H100 80GB HBM3");
+	c.id.ngpus = 1;
+	c.id.sm_count = 132;
+	c.id.memory_bytes = 85e9;
+	c.peak_tflops[DT_BF16] = 989.4;
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK_INT(rawio_write(&c, dir), 0);
+	CHECK_INT(rawio_read(&back, dir), 0);
+	CHECK_INT(back.ntkern, c.ntkern);
+	snprintf(path, sizeof path, "%s/model.yaml", dir);
+	struct calmodel_opts yo = { "test-host", NULL };
+	CHECK_INT(calmodel_write(&back, &yo, path), 0);
+	int err = 0;
+	struct hwmodel *hw = hwmodel_load(path, &err);
+	CHECK(hw != NULL);
+	if (hw) {
+		const struct hw_host_cost *k = &hw->host.mode[EXEC_COMPILED], *e = &hw->host.mode[EXEC_EAGER];
+		check_compiled_accum0(k);
+		CHECK_NEAR(k->coll_us, 20, 1e-12);
+		CHECK_NEAR(k->accum_us, e->accum_us, 0);
+		CHECK_NEAR(k->opt_us, e->opt_us, 0);
+		CHECK_NEAR(k->step_us, e->step_us, 0);
+		CHECK(strstr(hw->host.source, "compiled: compiled_block/mlp rows (3+3)") != NULL);
+		hwmodel_free(hw);
+	}
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	CHECK_INT(system(cmd), 0);
+	calib_release(&c);
+	calib_release(&back);
 }
 
 int main(void)
@@ -167,5 +333,7 @@ int main(void)
 		CHECK_NEAR(scenario_model_flops(&s), 6.0 * 242304 * 128, 1e-12);
 		CHECK_NEAR(mem_dense_act_bytes(&s), 635904, 1e-12);
 	}
+	test_compiled(&hw);
+	test_compiled_probe();
 	return check_result();
 }
