@@ -7,7 +7,8 @@ model; the host-sensitive ones also the host section, which moves between leases
 more. Prints per group: rows, median |error|, max |error| (row), signed median, and the host-sensitive rows.
 
 usage: validate/host_split.py TABLE.csv HW [GPUSIM] [THRESHOLD]      (from the repository root)
-  HW: a hardware file or a preset name (hardware/NAME.yaml), as `gpusim validate --hw` takes it
+  HW: a hardware file or a preset name (hardware/NAME.yaml), as `gpusim validate --hw` takes it, or "HW --gpu
+      FILE" (one argument) for a calibrated GPU composed into HW's node: then FILE's host costs are the ones zeroed
 e.g.   validate/host_split.py validate/measured-h200x4.csv hardware/h200x4-measured.yaml build/gpusim
 """
 import csv
@@ -20,8 +21,10 @@ import sys
 import tempfile
 
 
-def predict(gpusim, table, hw):
-    p = subprocess.run([gpusim, "validate", table, "--format", "csv", "--hw", hw], capture_output=True, text=True)
+def predict(gpusim, table, hw, gpu=None):
+    extra = ["--gpu", gpu] if gpu else []
+    p = subprocess.run([gpusim, "validate", table, "--format", "csv", "--hw", hw] + extra, capture_output=True,
+                       text=True)
     if p.returncode not in (0, 1):
         sys.exit(p.stderr)
     return [r for r in csv.DictReader(io.StringIO(p.stdout)) if r.get("metric") == "step_s"]
@@ -57,9 +60,14 @@ def main():
     table, hw = sys.argv[1], sys.argv[2]
     gpusim = sys.argv[3] if len(sys.argv) > 3 else "build/gpusim"
     thr = float(sys.argv[4]) if len(sys.argv) > 4 else 0.05
-    path = hw if os.path.exists(hw) else os.path.join("hardware", hw + ".yaml")
+    words = hw.split()
+    gpu = words[words.index("--gpu") + 1] if "--gpu" in words[:-1] else None
+    path = words[0] if os.path.exists(words[0]) else os.path.join("hardware", words[0] + ".yaml")
     with tempfile.TemporaryDirectory() as tmp:
-        base, free = predict(gpusim, table, path), predict(gpusim, table, hostless(path, tmp))
+        if gpu:  # composed: the host costs are the calibrated GPU file's (docs/cli.md, --gpu)
+            base, free = predict(gpusim, table, path, gpu), predict(gpusim, table, path, hostless(gpu, tmp))
+        else:
+            base, free = predict(gpusim, table, path), predict(gpusim, table, hostless(path, tmp))
     gpu, host = [], []
     for r, f in zip(base, free):
         if r["label"] != f["label"] or not r["rel_error"]:
