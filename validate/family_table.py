@@ -16,7 +16,10 @@ import sys
 
 def rows(gpusim, table, hw):
     p = subprocess.run([gpusim, "validate", table, "--format", "csv"] + hw.split(), capture_output=True, text=True)
-    return [r for r in csv.DictReader(io.StringIO(p.stdout)) if r.get("metric") == "step_s"]
+    out = [r for r in csv.DictReader(io.StringIO(p.stdout)) if r.get("metric") == "step_s" and r.get("rel_error")]
+    if not out:  # e.g. HW ARGS without --hw: say what gpusim said
+        sys.exit("family_table: no row predicted with '%s':\n%s" % (hw, p.stderr.strip()[-600:]))
+    return out
 
 
 def cell(e):
@@ -31,8 +34,11 @@ def main():
     gpusim = sys.argv[4] if len(sys.argv) > 4 else "build/gpusim"
     a, b = rows(gpusim, table, hw_a), rows(gpusim, table, hw_b)
     fams = {}
-    for ra, rb in zip(a, b):
-        fams.setdefault(ra["family"], []).append((float(ra["rel_error"]), float(rb["rel_error"])))
+    by_label = {r["label"]: r for r in b}
+    for ra in a:  # the rows both models predicted, paired by label
+        rb = by_label.get(ra["label"])
+        if rb:
+            fams.setdefault(ra["family"], []).append((float(ra["rel_error"]), float(rb["rel_error"])))
     fams["**all**"] = [x for v in list(fams.values()) for x in v]
     print("| family | rows | %s | %s |" % (hw_a, hw_b))
     print("|---|---|---|---|")
