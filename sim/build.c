@@ -602,6 +602,8 @@ static void unit_forward(struct ctx *c, int mb, int chunk)
 	int j = chunk * c->p + c->s, has_vocab = c->sc->model.vocab > 0;
 	if (j > 0)
 		recv(c, mb, slot(c, mb, chunk, 0));
+	if (c->host.fwd > 0)
+		program_host(c->prog, c->host.fwd);  /* a compiled forward graph's call (host.compiled.graph_us) */
 	int z = zero3(c), ag[2] = { -1, -1 };
 	if (z) {
 		ag[0] = zero3_gather(c, j, 0, -1);

@@ -71,14 +71,15 @@ struct opctx {
  *   coll   = op_us + coll_us                    a TP collective or pipeline send: the call and its enqueue
  *   bucket = bucket_us + coll_us                a DDP bucket: the reducer's hook and its all-reduce call
  *   step   = step_us                            once per step, before the first op
- *   mb     = backward_us + graph_us             once per micro-batch, before its backward: the backward() call
- *                                               (a compiled step's also the forward graph's call, graph_us)
+ *   mb     = backward_us                        once per micro-batch, before its backward: the backward() call
+ *   fwd    = graph_us                           once per micro-batch and model chunk, before its forward: a
+ *                                               compiled forward graph's call (0 otherwise: nothing issued)
  *   accum  = op (0 with accum_us measured)      the builder's grad_accumulate op: with accum_us, each parameter
  *                                               tensor's AccumulateGrad is priced on the op making its gradient
  *   opt    = opt_us, else op                    the builder's optimizer op
  * The ops of the op lists carry their own host time (struct opcost.host, ops_price_host). */
 struct host_cost {
-	double step, op, coll, bucket, mb, accum, opt;
+	double step, op, coll, bucket, mb, fwd, accum, opt;
 };
 void ops_host_cost(const struct hwmodel *hw, const struct scenario *sc, struct host_cost *out);
 /* Sets out[i].host for the ops of a list from `from` to n and returns n: by class (docs/hardware-model.md, host),

@@ -14,9 +14,8 @@ void ops_host_cost(const struct hwmodel *hw, const struct scenario *sc, struct h
 	out->op = (ov > 0 ? ov : h->op_us + h->launch_us) * 1e-6;
 	out->coll = (ov > 0 ? ov : h->op_us + h->coll_us) * 1e-6;
 	out->bucket = (h->bucket_us + h->coll_us) * 1e-6;
-	/* the forward graph's call is charged with the backward's: the same host time per micro-batch, issued at the
-	 * backward's start instead of the forward's (the builder has one host charge per micro-batch) */
-	out->mb = ov > 0 ? 0 : (h->backward_us + h->graph_us) * 1e-6;
+	out->mb = ov > 0 ? 0 : h->backward_us * 1e-6;
+	out->fwd = ov > 0 ? 0 : h->graph_us * 1e-6;  /* a compiled forward graph's call, at the forward's start */
 	out->accum = ov > 0 || !(h->accum_us > 0) ? out->op : 0;
 	out->opt = ov > 0 || !(h->opt_us > 0) ? out->op : h->opt_us * 1e-6;
 }
