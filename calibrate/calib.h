@@ -207,7 +207,7 @@ struct calib {
 		int gemms, sm_mhz;        /* GEMMs per attention call; the median SM clock */
 		double power_w, gemm_ms, att_ms, att_max_ms;  /* one GEMM, one call, the call held alone */
 	} fmix[4];
-	int gemm_held_mhz;                /* the same GEMMs held alone before the mixes (0: not measured) */
+	int gemm_held_mhz;                /* the same GEMMs held alone before the mixes (gemm_held_ms 0: not measured) */
 	double gemm_held_w, gemm_held_ms;
 	char fattn_source[160];           /* torch and cuDNN versions, device: the probe's first comment line */
 	int ntkern;

@@ -31,6 +31,7 @@ int torchattn_parse(FILE *f, const char *name, struct calib *c)
 	bool have_header = false;
 	c->nfattn = c->nfhold = c->nfmix = 0;
 	c->gemm_held_mhz = 0;
+	c->gemm_held_w = c->gemm_held_ms = 0;
 	while (fgets(line, sizeof line, f)) {
 		ln++;
 		chomp(line);
@@ -113,7 +114,7 @@ void torchattn_write(FILE *f, const struct calib *c)
 		fprintf(f, "# hold,%s,%d,%.1f,%.1f,%d,%.1f\n", h->backend, h->sm_mhz, h->power_w, h->limit_w, h->max_mhz,
 			h->tflops);
 	}
-	if (c->gemm_held_mhz > 0)
+	if (c->gemm_held_ms > 0)
 		fprintf(f, "# gemm_held,%d,%.1f,%.4f\n", c->gemm_held_mhz, c->gemm_held_w, c->gemm_held_ms);
 	for (int i = 0; i < c->nfmix; i++) {
 		const struct cal_fattn_mix *x = &c->fmix[i];
