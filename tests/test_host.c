@@ -27,6 +27,7 @@
 #include "sim/ops.h"
 #include "sim/predict.h"
 #include "check.h"
+#include "calib_model.h"
 
 static struct coll_line free_line = { "free", 0, 0, 0, 1e15, 0 };
 
@@ -196,22 +197,13 @@ static void test_compiled_probe(void)
 	/* the raw CSV written and read back (--refit), then the model: no base and no eager op classes, so accum_us is
 	 * 0 and the fit holds the AccumulateGrad (the numbers above); host.compiled takes host.eager's accum_us and
 	 * opt_us, coll_us both modes' all_reduce - eager_add = 20 */
-	char dir[] = "/tmp/test_host_XXXXXX", path[256];
-	snprintf(c.id.gpu_name, sizeof c.id.gpu_name, "NVIDIA H100 80GB HBM3");
-	c.id.ngpus = 1;
-	c.id.sm_count = 132;
-	c.id.memory_bytes = 85e9;
-	c.peak_tflops[DT_BF16] = 989.4;
+	char dir[] = "/tmp/test_host_XXXXXX";
+	calib_model_h100(&c);
 	CHECK(mkdtemp(dir) != NULL);
 	CHECK_INT(rawio_write(&c, dir), 0);
 	CHECK_INT(rawio_read(&back, dir), 0);
 	CHECK_INT(back.ntkern, c.ntkern);
-	snprintf(path, sizeof path, "%s/model.yaml", dir);
-	struct calmodel_opts yo = { "test-host", NULL };
-	CHECK_INT(calmodel_write(&back, &yo, path), 0);
-	int err = 0;
-	struct hwmodel *hw = hwmodel_load(path, &err);
-	CHECK(hw != NULL);
+	struct hwmodel *hw = calib_model_load(&back, dir, "test-host");
 	if (hw) {
 		const struct hw_host_cost *k = &hw->host.mode[EXEC_COMPILED], *e = &hw->host.mode[EXEC_EAGER];
 		check_compiled_accum0(k);

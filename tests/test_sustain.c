@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "tests/check.h"
+#include "tests/calib_model.h"
 #include "calibrate/calib.h"
 #include "calibrate/calmodel.h"
 #include "calibrate/rawio.h"
@@ -183,18 +184,14 @@ static void test_torchattn(void)
 static void test_roundtrip(void)
 {
 	struct calib c, back;
-	char dir[] = "/tmp/test_sustain_XXXXXX", path[256];
+	char dir[] = "/tmp/test_sustain_XXXXXX";
 	calib_init(&c);
 	calib_init(&back);
 	make_power(&c);
 	FILE *f = fmemopen((void *)probe_csv, sizeof probe_csv - 1, "r");
 	CHECK_INT(torchattn_parse(f, "probe.csv", &c), 0);
 	fclose(f);
-	snprintf(c.id.gpu_name, sizeof c.id.gpu_name, "NVIDIA H100 80GB HBM3");
-	c.id.ngpus = 1;
-	c.id.sm_count = 132;
-	c.id.memory_bytes = 85e9;
-	c.peak_tflops[DT_BF16] = 989.4;
+	calib_model_h100(&c);
 	/* one GPU's overlap stand-in: GEMM 1000 -> 1100 us beside a 16-block copy, the copy 800 -> 1000 us */
 	c.overlap = (struct cal_overlap){true, DT_BF16, 8192, 8192, 8192, 268435456.0, 1, 1000, 1100, 800, 1000, 16};
 	CHECK(mkdtemp(dir) != NULL);
@@ -225,12 +222,7 @@ static void test_roundtrip(void)
 
 	/* the model: gpu.power from the phase, the flash rows as attention.fused with clock: max, cudnn's as
 	 * attention.cudnn (scaled with the clock) */
-	snprintf(path, sizeof path, "%s/model.yaml", dir);
-	struct calmodel_opts yo = {"test-sustain", NULL};
-	CHECK_INT(calmodel_write(&back, &yo, path), 0);
-	int err = 0;
-	struct hwmodel *hw = hwmodel_load(path, &err);
-	CHECK(hw != NULL);
+	struct hwmodel *hw = calib_model_load(&back, dir, "test-sustain");
 	if (hw) {
 		CHECK_NEAR(hw->gpu.burst_speedup, 1.2, 1e-12);
 		CHECK_NEAR(hw->gpu.power_exponent, 1.59, 1e-12);  /* written with 2 decimals */
