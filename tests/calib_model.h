@@ -5,6 +5,7 @@
 #define TESTS_CALIB_MODEL_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include "calibrate/calib.h"
 #include "calibrate/calmodel.h"
 #include "hardware/hwmodel.h"
@@ -29,6 +30,16 @@ static inline struct hwmodel *calib_model_load(const struct calib *c, const char
 	struct hwmodel *hw = hwmodel_load(path, &err);
 	CHECK(hw != NULL);
 	return hw;
+}
+
+/* the end of a round trip: the folder removed, both calibrations released */
+static inline void calib_model_done(struct calib *c, struct calib *back, const char *dir)
+{
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	CHECK_INT(system(cmd), 0);
+	calib_release(c);
+	calib_release(back);
 }
 
 #endif

@@ -214,11 +214,7 @@ static void test_compiled_probe(void)
 		CHECK(strstr(hw->host.source, "compiled: compiled_block/mlp rows (3+3)") != NULL);
 		hwmodel_free(hw);
 	}
-	char cmd[300];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	CHECK_INT(system(cmd), 0);
-	calib_release(&c);
-	calib_release(&back);
+	calib_model_done(&c, &back, dir);
 }
 
 int main(void)

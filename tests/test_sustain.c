@@ -249,11 +249,7 @@ static void test_roundtrip(void)
 		CHECK_NEAR(hwmodel_attn_tflops(hw, ATTN_CUDNN, DT_BF16, 2048, 128, true, false), 490.9 / 1.2, 1e-12);
 		hwmodel_free(hw);
 	}
-	char cmd[300];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	CHECK_INT(system(cmd), 0);
-	calib_release(&c);
-	calib_release(&back);
+	calib_model_done(&c, &back, dir);
 }
 
 int main(void)
