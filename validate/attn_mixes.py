@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""validate/attn_mixes.py: the attention probe's hold and GEMM mixes (calibrate/torch_attention.py's `# hold`,
+`# gemm_held` and `# mix` lines), as docs/calibration.md and docs/validation.md ("Attention beside GEMMs") quote
+them: for each probe run in FILE (a calibration's raw attention_torch.csv, or several runs' lines one after
+another), each mix's v (the GEMMs' held time over their time in the mix), u (the attention's time alone over its
+time in the mix) and SM clock, then for each burst B the clock exponent as `gpusim calibrate` fits it
+(calibrate/torchattn.c torchattn_clock_law: ln u on ln(v/B) through the origin, mixes with v under 0.99 B; each
+mix alone too), the slope between the first two mixes (no B), and the rate-per-clock exponents ln(rate ratio) /
+ln(clock ratio): the GEMMs' against their held clock, the attention's against the maximum clock.
+
+usage: validate/attn_mixes.py FILE B [B ...]      (B: gpu.power.burst_speedup of the calibration(s))
+e.g.   validate/attn_mixes.py validate/runs/2026-11-27-h100x1-pm3/mix-repeats.txt 1.164 1.178
+       validate/attn_mixes.py hardware/h100x1-1127c-measured/attention_torch.csv 1.178
+"""
+import math
+import sys
+
+
+def runs(path):
+    """[(hold, gemm_held, [mix, ...])]: one per `# gemm_held` line, with the flash hold line before it"""
+    out, hold = [], None
+    for line in open(path):
+        f = line.strip().split(",")
+        if f[0] == "# hold" and f[1] == "flash":
+            hold = dict(mhz=float(f[2]), watts=float(f[3]), limit=float(f[4]), fmax=float(f[5]))
+        elif f[0] == "# gemm_held":
+            out.append((hold, dict(mhz=float(f[1]), ms=float(f[3])), []))
+        elif f[0] == "# mix" and out:
+            out[-1][2].append(dict(gemms=int(f[2]), mhz=float(f[3]), gemm_ms=float(f[5]), att_ms=float(f[6]),
+                                   att_max_ms=float(f[7])))
+    return out
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    bursts = [float(b) for b in sys.argv[2:]]
+    for k, (hold, held, mixes) in enumerate(runs(sys.argv[1])):
+        pts = [(held["ms"] / m["gemm_ms"], m["att_max_ms"] / m["att_ms"], m) for m in mixes]
+        print("run %d: hold %s; GEMMs held %.4f ms at %d MHz" % (
+            k + 1, "%d MHz, power %.3f of the limit" % (hold["mhz"], hold["watts"] / hold["limit"]) if hold else "-",
+            held["ms"], held["mhz"]))
+        for v, u, m in pts:
+            line = "  mix of %d GEMMs: v %.3f, u %.3f, %d MHz" % (m["gemms"], v, u, m["mhz"])
+            if hold:
+                line += "; GEMM rate ~ clock^%.2f, attention ~ clock^%.2f" % (
+                    math.log(v) / math.log(m["mhz"] / held["mhz"]), math.log(u) / math.log(m["mhz"] / hold["fmax"]))
+            print(line)
+        if len(pts) >= 2:
+            print("  slope between the first two mixes (no B): %.3f" % (
+                math.log(pts[0][1] / pts[1][1]) / math.log(pts[0][0] / pts[1][0])))
+        for B in bursts:
+            xs = [(math.log(v / B), math.log(u)) for v, u, _ in pts]
+            fit = [(x, y) for x, y in xs if x < -0.01]
+            sxx = sum(x * x for x, _ in fit)
+            lam = sum(x * y for x, y in fit) / sxx if sxx > 0 else float("nan")
+            burst = " (GEMM rate ~ clock^%.2f from the held clock to the maximum)" % (
+                math.log(B) / math.log(hold["fmax"] / held["mhz"])) if hold else ""
+            print("  B %.3f%s: clock exponent %.3f (through the origin, mixes under 0.99 B; each mix alone %s)" % (
+                B, burst, lam, ", ".join("%.2f" % (y / x) for x, y in xs if x < 0)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
