@@ -37,7 +37,7 @@ h100) base="--base hardware/h100-dgx.yaml" ;;
 esac
 yaml=$OUT/$name-measured.yaml
 # shellcheck disable=SC2086 # $base is an option and its value
-(time timeout 360 $cal -v -o "$yaml" --raw "$work/raw" $base --sustain "${SUSTAIN:-20}" --attention torch \
+(time timeout 480 $cal -v -o "$yaml" --raw "$work/raw" $base --sustain "${SUSTAIN:-20}" --attention torch \
 	--kernels torch --scenario "${SCENARIO:-scenarios/validate/t07-single.yaml}") >"$OUT/calibrate.txt" 2>&1
 say "calibrate: exit $? ($(($(date +%s) - t0)) s)"
 grep -E "^calibrate: (phases|wrote|fit intra all_reduce|[a-z]+ attention beside)|^gpusim:|^real" "$OUT/calibrate.txt" | tee -a "$summary"

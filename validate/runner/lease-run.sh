@@ -2,7 +2,8 @@
 # validate/runner/lease-run.sh: one device call on a host of 2 or more GPUs that measures the host this lease runs on
 # and the reference rows on the same lease, so that host-bound rows are predicted with the host that ran them
 # (issue 11, item 3: a lease's CPU moves eager rows by 20 % and more between leases, docs/validation.md):
-#   1. calibrate/torch_kernels.py --host-only (what `gpusim calibrate --kernels torch` runs for the host rows: op
+#   1. calibrate/torch_kernels.py --host-only --no-compiled (torch.compile's rows take minutes; the calibration has
+#      them) (what `gpusim calibrate --kernels torch` runs for the host rows: op
 #      classes, mixed-stream ratios, a collective's tight-loop cost on a 1-rank group, a TP all-reduce in a mixed
 #      stream) -> host-<gpu>.csv; `gpusim calibrate --refit` of a calibration's raw folder with these rows appended
 #      to its kernels_torch.csv gives that calibration the lease's host (docs/validation.md says how)
@@ -34,7 +35,7 @@ log=$out/lease.log
 } >"$log"
 
 echo "# 1. host rows ($(left) s left)" | tee -a "$log"
-CUDA_VISIBLE_DEVICES=0 MASTER_PORT=29561 timeout -k 10 150 "$py" calibrate/torch_kernels.py --host-only \
+CUDA_VISIBLE_DEVICES=0 MASTER_PORT=29561 timeout -k 10 150 "$py" calibrate/torch_kernels.py --host-only --no-compiled \
 	>"$out/host-$gpu.csv" 2>>"$log"
 echo "# exit $?" >>"$log"
 gpus=${GPUS:-2}
@@ -51,6 +52,6 @@ echo "# 3. rows of 1 to $gpus GPUs ($(left) s left)" | tee -a "$log"
 GPUS=$gpus VALIDATE_BUDGET_S=$(left 70) validate/runner/device-run.sh "$out"
 echo "# 4. host rows again ($(left) s left)" | tee -a "$log"
 CUDA_VISIBLE_DEVICES=0 MASTER_PORT=29562 timeout -k 10 "$(($(left 5) < 120 ? $(left 5) : 120))" "$py" \
-	calibrate/torch_kernels.py --host-only >"$out/host-$gpu-after.csv" 2>>"$log"
+	calibrate/torch_kernels.py --host-only --no-compiled >"$out/host-$gpu-after.csv" 2>>"$log"
 echo "# exit $?" >>"$log"
 echo "# end ($(left) s left)" | tee -a "$log"
