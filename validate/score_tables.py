@@ -70,6 +70,12 @@ MODELS = {
     # the torch.compile rows of one H100 (check-run, the 1127pm lease): its calibration, 1127c's, the preset
     "measured-h100x1-1127pm-compiled.csv": [["--hw", "hardware/h100x1-1127pm-measured.yaml"],
                                             ["--hw", "hardware/h100x1-1127c-measured.yaml"], ["--hw", "h100-dgx"]],
+    # 4 x H200 (NV18) of 2026-11-27 16:13 (calibrate/device-cal.sh, then lease-run.sh ROWS=everything GPUS=4 on one
+    # lease): the first H200 calibration with the attention + GEMM mixes and the torch.compile host rows, its 82
+    # eager and 7 compiled rows; then the morning 4 x H200 lease's calibration (no mixes), the 2 x H200's, the preset
+    "measured-h200x4-1127e.csv": [["--hw", "hardware/h200x4-1127e-measured.yaml"],
+                                  ["--hw", "hardware/h200x4-measured.yaml"],
+                                  ["--hw", "hardware/h200x2-1127-measured.yaml"], ["--hw", "h200-sxm"]],
     "measured-h200x2.csv": [["--hw", "hardware/h200x2-1127-measured.yaml"],
                             ["--hw", "hardware/h200x2-measured.yaml"],
                             ["--hw", "hardware/h200x2-measured.yaml", "--gpu", "hardware/h200x1-measured.yaml"],
