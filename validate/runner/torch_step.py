@@ -630,8 +630,56 @@ def shrink(r):
     return r
 
 
-def run_row(r, args, rank, world, dev, cache):
-    lay = Layout(r, rank, world, cache)
+def allocated(dev):
+    return torch.cuda.memory_allocated(dev) if dev.type == "cuda" else 0
+
+
+def row_groups(lay):
+    """The process groups this rank used in a row, each once, in the same order on every rank: the world, then
+    its tp, pp and dp groups of more than one rank (groups of one kind are disjoint, so an all-reduce on each in
+    turn has no rank wait on one that waits on it, as in Layout.warm). lay None (the row failed before its
+    layout): the world alone."""
+    if not dist.is_initialized():
+        return []
+    out = [dist.group.WORLD]
+    for kind in ("tp", "pp", "dp") if lay is not None else ():
+        g = getattr(lay, kind + "_group")
+        if g is not None and lay.size(kind) > 1 and all(g is not h for h in out):
+            out.append(g)
+    return out
+
+
+def release_row(dev, groups, settle_s):
+    """Free what a finished row left allocated, before the next row resets the peak (max_memory_allocated
+    starts from what is allocated at the reset, so anything left would count in the next row's peak).
+
+    Dropping the row's references is not enough under DDP: its bucket all-reduces are asynchronous works nobody
+    waits on, and ProcessGroupNCCL (PyTorch >= 2.8, which stashes an async work's tensors instead of calling
+    record_stream) keeps their tensors until its watchdog thread, which looks at the works every 100 ms, has
+    seen them complete and handed them to the process group, which frees them at its next operation. A
+    subgroup that no later row uses (t14-dp2-tp2's dp groups {0,2} and {1,3}) kept the last step's buckets,
+    1.26 GB, through m02-dp4. So: collect, give the watchdog settle_s (rows with DDP), then one tiny all-reduce
+    on each group the row used (row_groups), and return the cache's free blocks to the driver."""
+    gc.collect()
+    sync(dev)
+    if groups and settle_s > 0 and dev.type == "cuda":
+        time.sleep(settle_s)
+    t = torch.zeros(1, device=dev)
+    for g in groups:
+        dist.all_reduce(t, group=g)
+    sync(dev)
+    del t
+    if dev.type == "cuda":
+        torch.cuda.empty_cache()
+
+
+# the time release_row gives the NCCL watchdog (its period is 100 ms) after a row with DDP
+RELEASE_SETTLE_S = 0.3
+
+
+def run_row(r, args, lay, world, dev, cache, carried=0):
+    """One row on this rank's layout lay; carried: bytes allocated at its start beyond what was allocated
+    before the phase's first row (a diagnostic: 0 when every earlier row was freed)."""
     if world > 2:
         lay.warm(dev, cache.setdefault("warmed", set()))
     ctx = contextlib.nullcontext()
@@ -655,14 +703,14 @@ def run_row(r, args, rank, world, dev, cache):
             sync(dev)
             times.append(time.perf_counter() - t0)
     peak = torch.cuda.max_memory_allocated(dev) if dev.type == "cuda" else 0
-    t = torch.tensor(times + [peak], dtype=torch.float64, device=dev)
+    t = torch.tensor(times + [peak, carried], dtype=torch.float64, device=dev)
     if dist.is_initialized():
         dist.all_reduce(t, op=dist.ReduceOp.MAX)
     t = t.tolist()
-    timed = t[args.warmup:-1]
+    timed = t[args.warmup:-2]
     del row
     return {"median": statistics.median(timed), "min": min(timed), "max": max(timed), "n": len(timed),
-            "peak_mem": t[-1]}
+            "peak_mem": t[-2], "carried": t[-1]}
 
 
 CSV_HEADER = ("scenario,measured_step_s,label,baseline,id,mode,gpus,repeats,step_s_min,step_s_max,"
@@ -753,6 +801,7 @@ def main():
 
     cache = {}
     nfail = 0
+    base = allocated(dev)
     for r in rows:
         if r["label"] in skip:
             if rank == 0:
@@ -762,15 +811,18 @@ def main():
             r = shrink(r)
         log_progress(args.progress, rank, "start", r["label"])
         t_row = time.perf_counter()
-        res, err = None, ""
+        res, err, lay = None, "", None
         try:
-            res = run_row(r, args, rank, world, dev, cache)
+            lay = Layout(r, rank, world, cache)
+            res = run_row(r, args, lay, world, dev, cache, carried=allocated(dev) - base)
         except Exception as e:  # noqa: BLE001 - one row's failure must not end the others
             err = "%s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
             traceback.print_exc()
-        gc.collect()
-        if dev.type == "cuda":
-            torch.cuda.empty_cache()
+        ddp = lay is not None and lay.dp > 1 and lay.pp == 1
+        try:
+            release_row(dev, row_groups(lay), RELEASE_SETTLE_S if ddp else 0.0)
+        except Exception as e:  # noqa: BLE001 - the next row still runs; its carried bytes will say
+            print("%s: releasing the row's memory failed: %s" % (r["label"], e), file=sys.stderr, flush=True)
         ok = torch.tensor([0.0 if err else 1.0], device=dev)
         if world > 1:
             dist.all_reduce(ok, op=dist.ReduceOp.MIN)
@@ -786,9 +838,10 @@ def main():
         if args.check:
             print("CHECK %s %.12e" % (r["label"], res["checksum"]), flush=True)
             continue
-        print("%-18s median %9.3f ms  min %9.3f  max %9.3f  (%d steps)  peak %6.2f GB  row %.1f s" % (
-            r["label"], res["median"] * 1e3, res["min"] * 1e3, res["max"] * 1e3, res["n"],
-            res["peak_mem"] / 1e9, time.perf_counter() - t_row), flush=True)
+        print("%-18s median %9.3f ms  min %9.3f  max %9.3f  (%d steps)  peak %6.2f GB  carried %5.2f GB  "
+              "row %.1f s" % (r["label"], res["median"] * 1e3, res["min"] * 1e3, res["max"] * 1e3, res["n"],
+                              res["peak_mem"] / 1e9, res["carried"] / 1e9, time.perf_counter() - t_row),
+              flush=True)
         if args.out:
             new = True
             if os.path.exists(args.out):
