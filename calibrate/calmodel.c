@@ -212,15 +212,13 @@ static void attn_clock_law(const struct calib *c, struct hw_gpu *g)
 		double fit[2 * TORCHATTN_MIXES];
 		struct hw_attn *a = &g->attn[e[i].path];
 		int n = torchattn_clock_law(c, e[i].backend, g->burst_speedup, a, fit);
-		/* the slope between the first two mixes, which needs no burst: a check on the fit through the origin
-		 * (docs/calibration.md: on an H100 1.07-1.13 against 1.6-1.9) */
-		double two = n > 1 && fit[0] != fit[2] && fit[1] > 0 && fit[3] > 0 ?
-				     log(fit[1] / fit[3]) / log(fit[0] / fit[2]) : 0;
 		if (n > 0)
 			fprintf(stderr, "calibrate: %s attention beside GEMMs: the GEMMs at x%.3f and x%.3f of their held "
-				"rate, the attention at x%.3f and x%.3f of its rate alone (burst x%.3f): clock_exponent %.3f "
-				"(between the mixes alone %.3f), power %.3f\n", e[i].backend, fit[0], n > 1 ? fit[2] : 0,
-				fit[1], n > 1 ? fit[3] : 0, g->burst_speedup, a->clock_exponent, two, a->power);
+				"rate, the attention at x%.3f and x%.3f of its rate alone: clock_exponent %.3f, at its "
+				"maximum-clock rate where the GEMMs run at x%.3f (%s; burst x%.3f), power %.3f\n",
+				e[i].backend, fit[0], n > 1 ? fit[2] : 0, fit[1], n > 1 ? fit[3] : 0, a->clock_exponent,
+				a->clock_anchor > 0 ? a->clock_anchor : g->burst_speedup,
+				a->clock_anchor > 0 ? "clock_anchor, fitted" : "the burst", g->burst_speedup, a->power);
 	}
 }
 

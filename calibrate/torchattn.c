@@ -189,28 +189,45 @@ int torchattn_clock_law(const struct calib *c, const char *backend, double burst
 	const struct cal_fattn_hold *h = hold_of(c, backend);
 	if (!a->present || !a->max_clock || !h || !(h->limit_w > 0) || !(burst > 1) || !(c->gemm_held_ms > 0))
 		return 0;
-	/* ln u = lambda ln(v/B), through the origin (u = 1 where the GEMMs run at their maximum-clock rate) */
-	double sxy = 0, sxx = 0;
+	/* x = ln v, y = ln u of each mix */
+	double x[TORCHATTN_MIXES], y[TORCHATTN_MIXES];
 	int n = 0;
-	for (int i = 0; i < c->nfmix; i++) {
-		const struct cal_fattn_mix *x = &c->fmix[i];
-		if (strcmp(x->backend, backend) != 0)
+	for (int i = 0; i < c->nfmix && n < TORCHATTN_MIXES; i++) {
+		const struct cal_fattn_mix *m = &c->fmix[i];
+		if (strcmp(m->backend, backend) != 0)
 			continue;
-		double lx = log(c->gemm_held_ms / x->gemm_ms / burst), ly = log(x->att_max_ms / x->att_ms);
-		if (lx < -0.01) {  /* the mix held the GEMMs at least 1 % under their maximum-clock rate */
-			sxy += lx * ly;
-			sxx += lx * lx;
-		}
-		fit[2 * n] = c->gemm_held_ms / x->gemm_ms;
-		fit[2 * n + 1] = x->att_max_ms / x->att_ms;
-		if (++n == TORCHATTN_MIXES)
-			break;
+		fit[2 * n] = c->gemm_held_ms / m->gemm_ms;
+		fit[2 * n + 1] = m->att_max_ms / m->att_ms;
+		x[n] = log(fit[2 * n]);
+		y[n] = log(fit[2 * n + 1]);
+		n++;
 	}
-	if (sxx <= 0)
-		return 0;
-	double lam = sxy / sxx;
+	/* ln u = lambda (ln v - ln A): least squares over the mixes, whose v spread at least 2 % */
+	double mx = 0, my = 0, sxx = 0, sxy = 0, lam = 0, A = 0;
+	for (int i = 0; i < n; i++)
+		mx += x[i] / n, my += y[i] / n;
+	for (int i = 0; i < n; i++)
+		sxx += (x[i] - mx) * (x[i] - mx), sxy += (x[i] - mx) * (y[i] - my);
+	if (n > 1 && sxx > 0 && sqrt(sxx / n) >= 0.01 && sxy / sxx > 0 && sxy / sxx <= 2) {
+		lam = sxy / sxx;
+		A = exp(mx - my / lam);
+	}
+	if (!(A >= burst)) {
+		/* no line, or its anchor under the burst: through u = 1 at the burst (mixes at least 1 % under it) */
+		double bxx = 0, bxy = 0;
+		for (int i = 0; i < n; i++) {
+			double lx = x[i] - log(burst);
+			if (lx < -0.01)
+				bxy += lx * y[i], bxx += lx * lx;
+		}
+		if (bxx <= 0)
+			return 0;
+		lam = bxy / bxx;
+		A = 0;
+	}
 	a->power = round(h->power_w / h->limit_w * 1000) / 1000;
 	a->clock_exponent = round(fmin(fmax(lam, 0), 2) * 1000) / 1000;
+	a->clock_anchor = round(A * 1000) / 1000;
 	return n;
 }
 

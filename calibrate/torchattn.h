@@ -35,11 +35,14 @@ bool torchattn_max_clock(const struct calib *c, const char *backend);
 bool torchattn_fill(const struct calib *c, const char *backend, struct hw_attn *a);
 /* torchattn_clock_law: for an entry at the maximum clock (a, from torchattn_fill) whose backend the probe also ran
  * interleaved with GEMMs (its '# mix' lines, after '# gemm_held'), the entry's power (the hold's draw over the
- * limit) and clock_exponent lambda: in mix i the GEMMs ran at v_i = held/mix of their held (sustained) time and the
- * attention at u_i = alone/mix of its time held alone; with burst = gpu.power.burst_speedup, ln u = lambda
- * ln(v/burst) through the origin (least squares over the mixes whose v is at least 1 % under burst), clipped to
- * [0, 2]. fit gets (v_i, u_i) of each mix (at most TORCHATTN_MIXES pairs). Returns the mixes read, 0 when nothing
- * was set (no mix, no power phase, or no mix under the maximum clock). */
+ * limit), clock_exponent lambda and clock_anchor A: in mix i the GEMMs ran at v_i = held/mix of their held
+ * (sustained) time and the attention at u_i = alone/mix of its time held alone; ln u = lambda (ln v - ln A) by
+ * least squares over the mixes (their ln v spread, as a standard deviation, at least 0.01; lambda in (0, 2]),
+ * kept where A >= burst (gpu.power.burst_speedup). Else (one mix, no spread, a slope out of range or an anchor
+ * under the burst) the line goes through u = 1 at v = burst: ln u = lambda ln(v/burst) (least squares over the
+ * mixes whose v is at least 1 % under burst), clipped to [0, 2], clock_anchor 0. fit gets (v_i, u_i) of each mix
+ * (at most TORCHATTN_MIXES pairs). Returns the mixes read, 0 when nothing was set (no mix, no power phase, or no
+ * mix under the maximum clock). */
 #define TORCHATTN_MIXES 4
 int torchattn_clock_law(const struct calib *c, const char *backend, double burst, struct hw_attn *a, double *fit);
 

@@ -65,6 +65,7 @@ static void attn(struct cmp *c, const char *what, const struct hw_attn *a, const
 	num(c, what, a->burst, b->burst);
 	num(c, what, a->max_clock, b->max_clock);
 	num(c, what, a->clock_exponent, b->clock_exponent);
+	num(c, what, a->clock_anchor, b->clock_anchor);
 	num(c, what, a->power, b->power);
 	str(c, what, a->source, b->source);
 	num(c, what, a->nrows, b->nrows);

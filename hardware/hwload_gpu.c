@@ -21,7 +21,7 @@ static const char *const gemm_table_keys[] = { "dtype", "m", "n", "k", "eff", "s
 static const char *const attn_keys[] = { "fwd_eff", "bwd_eff", "impl", "source", "fused", "unfused", "cudnn",
 					 NULL };
 static const char *const attn_entry_keys[] = { "impl", "fwd_eff", "bwd_eff", "rows", "rates", "clock",
-					       "clock_exponent", "power", "source", NULL };
+					       "clock_exponent", "clock_anchor", "power", "source", NULL };
 static const char *const attn_row_keys[] = { "seq", "head_dim", "causal", "bh", "fwd_tflops", "bwd_tflops", NULL };
 
 /* A family's measured points: bytes (ascending) and us, of one length (at most HW_KERN_POINTS), or neither. */
@@ -170,6 +170,10 @@ static void read_attn_entry(struct ydoc *d, const struct ynode *e, struct hw_att
 	if (a->clock_exponent != 0 && (!(a->power > 0) || !(a->clock_exponent > 0) || a->clock_exponent > 2))
 		ydoc_error(d, e, "%s: clock_exponent (%g) needs power and lies in (0, 2]", ynode_path(e),
 			   a->clock_exponent);
+	ydoc_double(d, e, "clock_anchor", 0, &a->clock_anchor);
+	if (a->clock_anchor != 0 && (!(a->clock_exponent > 0) || !(a->clock_anchor >= 1) || a->clock_anchor > 4))
+		ydoc_error(d, e, "%s: clock_anchor (%g, the GEMMs' speed at which the kernel runs at its maximum-clock "
+			   "rate) needs clock_exponent and lies in [1, 4]", ynode_path(e), a->clock_anchor);
 	int have_rows = ydoc_seq(d, e, "rows", 0, &rows) == 1 && ynode_len(rows) > 0;
 	unsigned req = have_rows || (inherited && (a->nrows > 0 || a->fwd_eff > 0)) ? 0 : YD_REQUIRED;
 	hwload_eff(d, e, "fwd_eff", req, &a->fwd_eff);

@@ -94,7 +94,10 @@ struct hw_attn {
 	                               * power balance (sim/predict.c) and follows clock_exponent; 0: fixed time */
 	double clock_exponent;        /* with power (measured: calibrate's attention + GEMM mixes): in a step whose
 	                               * GEMMs run at v times their sustained rate (gpu.power), the kernel runs at
-	                               * (v / burst_speedup)^clock_exponent of its rows' rate (0: at its rows' rate) */
+	                               * (v / A)^clock_exponent of its rows' rate (0: at its rows' rate) */
+	double clock_anchor;          /* with clock_exponent: A, the GEMMs' speed v at which the kernel runs at its
+	                               * rows' (maximum-clock) rate, fitted with the exponent to the mixes; 0 (or under
+	                               * gpu.power.burst_speedup): A = burst_speedup */
 	int nrows;
 	struct attn_row row[HW_ATTN_ROWS];
 	char source[160];

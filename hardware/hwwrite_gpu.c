@@ -17,6 +17,8 @@ static void write_attn(FILE *f, const char *key, const struct hw_attn *a)
 		hww_kv_num(f, 6, "power", a->power);
 		if (a->clock_exponent > 0)
 			hww_kv_num(f, 6, "clock_exponent", a->clock_exponent);
+		if (a->clock_exponent > 0 && a->clock_anchor > 0)
+			hww_kv_num(f, 6, "clock_anchor", a->clock_anchor);
 	}
 	if (a->fwd_eff > 0)
 		hww_kv_num(f, 6, "fwd_eff", a->fwd_eff);

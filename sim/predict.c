@@ -73,6 +73,8 @@ static void power_bracket(double lo, double hi, double x1, double R, double *a, 
 struct power_law {
 	const struct hw_gpu *g;
 	double lambda, p_att;     /* the entry's clock_exponent and power (a fraction of the cap); 0 without */
+	double anchor;            /* the GEMMs' speed at which the entry runs at its maximum-clock rate: its
+	                           * clock_anchor, at least burst_speedup */
 };
 
 static double stage_target(const struct power_law *law, double Wc, double Wa, double Wm, double Tc, double Ti)
@@ -81,9 +83,9 @@ static double stage_target(const struct power_law *law, double Wc, double Wa, do
 	double s = fmin(g->power_idle_frac, 0.99);
 	if (Wa > 0 && law->p_att > 0) {
 		double rhs = (1 - g->power_mem_frac) * Wm + (1 - g->power_comm_frac) * Tc + (1 - s) * Ti;
-		double B = g->burst_speedup, lam = law->lambda;
-		double v = predict_clock_speed_attn(g->power_exponent, B, s, lam, law->p_att, Wc, Wa, rhs);
-		return (Wc + Wa + Wm) / (Wc / v + Wa * pow(B / v, lam) + Wm);
+		double B = g->burst_speedup, A = law->anchor, lam = law->lambda;
+		double v = predict_clock_speed_attn(g->power_exponent, B, A, s, lam, law->p_att, Wc, Wa, rhs);
+		return (Wc + Wa + Wm) / (Wc / v + Wa * pow(A / v, lam) + Wm);
 	}
 	Wm += Wa;  /* no law for them: fixed-time work */
 	if (Wc <= 0)
@@ -93,17 +95,17 @@ static double stage_target(const struct power_law *law, double Wc, double Wa, do
 	return (Wc + Wm) / (Wc / v + Wm);
 }
 
-/* The balance with attention at the maximum clock (stage_target): its cores run at u = (v/B)^lambda of their
- * maximum-clock rate and draw s + (p_a - s) (v/B)^x of the cap (the GEMMs' clock-to-power law: a GEMM at v draws
- * s + (1-s) v^x, and v/B is the clock's share of its maximum as the GEMMs' rate sees it), so with the rest as in
- * the comment above
- *     h(v) = (1-s) Wc (v^(x-1) - 1/v) + Wa (B/v)^lambda ((p_a - s)(v/B)^x - (1-s)) = rhs,
+/* The balance with attention at the maximum clock (stage_target): its cores run at u = (v/A)^lambda of their
+ * maximum-clock rate, A the anchor (the GEMMs' speed at the maximum clock, A >= B), and draw s + (p_a - s) (v/A)^x
+ * of the cap (the GEMMs' clock-to-power law: a GEMM at v draws s + (1-s) v^x, and v/A is the clock's share of its
+ * maximum as the GEMMs' rate sees it), so with the rest as in the comment above
+ *     h(v) = (1-s) Wc (v^(x-1) - 1/v) + Wa (A/v)^lambda ((p_a - s)(v/A)^x - (1-s)) = rhs,
  * rhs = (1-m) Wm + (1-c) Tc + (1-s) Ti. h grows with v for lambda < x (its second term's slope is positive), so
  * the root in [1, B] is unique: Newton's method kept inside a shrinking bracket, bisecting where a step leaves
  * it. */
-static double attn_h(double v, double x, double B, double s, double lam, double pa, double Wc, double Wa, double *dh)
+static double attn_h(double v, double x, double A, double s, double lam, double pa, double Wc, double Wa, double *dh)
 {
-	double r = v / B, rl = pow(r, -lam), rx = pow(r, x);
+	double r = v / A, rl = pow(r, -lam), rx = pow(r, x);
 	double gemm = (1 - s) * Wc * (pow(v, x - 1) - 1 / v);
 	double att = Wa * ((pa - s) * rx * rl - (1 - s) * rl);
 	*dh = (1 - s) * Wc * ((x - 1) * pow(v, x - 2) + 1 / (v * v)) +
@@ -111,16 +113,17 @@ static double attn_h(double v, double x, double B, double s, double lam, double 
 	return gemm + att;
 }
 
-double predict_clock_speed_attn(double x, double B, double s, double lam, double pa, double Wc, double Wa, double rhs)
+double predict_clock_speed_attn(double x, double B, double A, double s, double lam, double pa, double Wc, double Wa,
+				double rhs)
 {
 	double lo = 1, hi = B, dh;
-	if (attn_h(hi, x, B, s, lam, pa, Wc, Wa, &dh) <= rhs)
+	if (attn_h(hi, x, A, s, lam, pa, Wc, Wa, &dh) <= rhs)
 		return hi;
-	if (attn_h(lo, x, B, s, lam, pa, Wc, Wa, &dh) >= rhs)
+	if (attn_h(lo, x, A, s, lam, pa, Wc, Wa, &dh) >= rhs)
 		return lo;
 	double v = 0.5 * (lo + hi);
 	for (int i = 0; i < 100 && hi - lo > 1e-13 * hi; i++) {
-		double h = attn_h(v, x, B, s, lam, pa, Wc, Wa, &dh) - rhs;
+		double h = attn_h(v, x, A, s, lam, pa, Wc, Wa, &dh) - rhs;
 		if (h == 0)
 			return v;
 		if (h < 0)
@@ -372,7 +375,8 @@ static int simulate(const struct hwmodel *hw, const struct hw_attn *att, const s
 	*speed = NULL;
 	if (hw->gpu.burst_speedup > 1) {
 		*speed = xcalloc(cfg->pp, sizeof **speed);
-		struct power_law law = { &hw->gpu, att->clock_exponent, att->power };
+		struct power_law law = { &hw->gpu, att->clock_exponent, att->power,
+					 fmax(att->clock_anchor, hw->gpu.burst_speedup) };
 		rc = stage_clocks(&law, b, cfg, passes, *speed, &s);
 		cfg->stage_speed = *speed;
 		if (rc == 0 && (trace || all)) {

@@ -32,9 +32,11 @@ double predict_estimate_tasks(const struct scenario *s, bool all_ranks);
  * bisection to 1e-12 (pow skipped where a checked Newton bracket already decides a step: the same v, to the bit). */
 double predict_clock_speed(double x1, double burst, double R);
 /* predict_clock_speed_attn: the same clock (the GEMMs' rate v over their sustained one, in [1, B]) when Wa seconds
- * of attention cores timed at the maximum clock run at (v/B)^lam of that rate and draw s + (pa - s) (v/B)^x of
- * the cap: the root of (1-s) Wc (v^(x-1) - 1/v) + Wa (B/v)^lam ((pa - s)(v/B)^x - (1-s)) = rhs (sim/predict.c). */
-double predict_clock_speed_attn(double x, double B, double s, double lam, double pa, double Wc, double Wa, double rhs);
+ * of attention cores timed at the maximum clock run at (v/A)^lam of that rate and draw s + (pa - s) (v/A)^x of
+ * the cap, A >= B the GEMMs' speed at the maximum clock (the entry's clock_anchor): the root of
+ * (1-s) Wc (v^(x-1) - 1/v) + Wa (A/v)^lam ((pa - s)(v/A)^x - (1-s)) = rhs (sim/predict.c). */
+double predict_clock_speed_attn(double x, double B, double A, double s, double lam, double pa, double Wc, double Wa,
+				double rhs);
 
 struct breakdown {
 	double compute;          /* compute ops on the critical rank's compute stream (incl. recompute) */

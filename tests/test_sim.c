@@ -302,16 +302,19 @@ static void clock_speed(void)
 	CHECK_INT(same, n);
 }
 
-/* predict_clock_speed_attn by hand: exponent x = 2, idle s = 0, attention power p_a = 1, lambda = 1, B = 2,
+/* predict_clock_speed_attn by hand: exponent x = 2, idle s = 0, attention power p_a = 1, lambda = 1, B = A = 2,
  * Wc = Wa = 1: h(v) = (v - 1/v) + (2/v)((v/2)^2 - 1) = 1.5 v - 3/v, so rhs 0 gives v = sqrt(2) and rhs 1.5 v = 2
- * (1.5 * 2 - 3/2 = 1.5: B itself). Attention alone (Wc = 0) at p_a < 1 draws under the cap at B: v = B. A GEMM
- * alone (Wa = 0) is predict_clock_speed's balance: x = 2, s = 0, rhs 1.5 -> v = 2 (v - 1/v = 1.5) with B = 3. */
+ * (1.5 * 2 - 3/2 = 1.5: B itself). With the anchor A = 3 above B: h(v) = (v - 1/v) + (3/v)((v/3)^2 - 1) =
+ * 4v/3 - 4/v, so rhs 0 gives v = sqrt(3) (the attention runs cooler at each v, so the GEMMs' clock rises).
+ * Attention alone (Wc = 0) at p_a < 1 draws under the cap at B: v = B. A GEMM alone (Wa = 0) is
+ * predict_clock_speed's balance: x = 2, s = 0, rhs 1.5 -> v = 2 (v - 1/v = 1.5) with B = 3. */
 static void clock_speed_attn(void)
 {
-	CHECK_NEAR(predict_clock_speed_attn(2, 2, 0, 1, 1, 1, 1, 0), sqrt(2), 1e-12);
-	CHECK(predict_clock_speed_attn(2, 2, 0, 1, 1, 1, 1, 1.5) == 2);
-	CHECK(predict_clock_speed_attn(2.2, 1.17, 0.17, 0.5, 0.95, 0, 1, 0.3) == 1.17);
-	CHECK_NEAR(predict_clock_speed_attn(2, 3, 0, 0.7, 0.9, 1, 0, 1.5), 2, 1e-12);
+	CHECK_NEAR(predict_clock_speed_attn(2, 2, 2, 0, 1, 1, 1, 1, 0), sqrt(2), 1e-12);
+	CHECK(predict_clock_speed_attn(2, 2, 2, 0, 1, 1, 1, 1, 1.5) == 2);
+	CHECK_NEAR(predict_clock_speed_attn(2, 2, 3, 0, 1, 1, 1, 1, 0), sqrt(3), 1e-12);
+	CHECK(predict_clock_speed_attn(2.2, 1.17, 1.17, 0.17, 0.5, 0.95, 0, 1, 0.3) == 1.17);
+	CHECK_NEAR(predict_clock_speed_attn(2, 3, 3, 0, 0.7, 0.9, 1, 0, 1.5), 2, 1e-12);
 }
 
 int main(void)

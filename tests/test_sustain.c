@@ -148,7 +148,8 @@ static void test_torchattn(void)
 	/* beside GEMMs (burst 1.2): the GEMMs held alone take 2.0 ms, in the mixes 1.8 and 1.9, so v/B = 2/1.8/1.2 =
 	 * 0.92593 and 2/1.9/1.2 = 0.87719; the attention at u = 1/1.0392 = 0.96228 and 1/1.0677 = 0.93659 of its time
 	 * alone, i.e. ln u / ln(v/B) = -0.03846/-0.07696 = 0.4998 and -0.06551/-0.13103 = 0.49999: clock_exponent 0.5
-	 * (least squares through the origin, rounded to 3 decimals); power 633/700 = 0.904 */
+	 * (least squares through the origin, rounded to 3 decimals); power 633/700 = 0.904. The line through the two
+	 * mixes has slope 0.02705/0.05407 = 0.5004 and meets u = 1 at v = 1.19985, under the burst: no anchor. */
 	CHECK_INT(c.nfmix, 2);
 	struct hw_attn a = { 0 };
 	double fit[2 * TORCHATTN_MIXES];
@@ -158,6 +159,34 @@ static void test_torchattn(void)
 	CHECK_NEAR(a.power, 0.904, 1e-12);
 	CHECK_NEAR(fit[0], 2 / 1.8, 1e-12);
 	CHECK_NEAR(fit[3], 1 / 1.0677, 1e-12);
+	CHECK(a.clock_anchor == 0);
+	/* mixes on u = (v/1.25)^1.2, off the line through the burst: GEMMs in 1.7391 and 1.8519 ms, v = 1.150020 and
+	 * 1.079972 (ln 0.139779, 0.076935), the attention in 1.1052 and 1.1917 ms, u = 0.904814 and 0.839137 (ln
+	 * -0.100026, -0.175381): slope 0.075355/0.062844 = 1.19907, ln A = 0.139779 + 0.100026/1.19907 = 0.223197,
+	 * A = 1.25007 >= 1.2: clock_exponent 1.199, clock_anchor 1.25. At burst 1.26 that anchor lies under it: the
+	 * line through the burst, ln(v/1.26) = -0.091332 and -0.154177, lambda = (0.009136 + 0.027040)/(0.008342 +
+	 * 0.023770) = 1.12653 -> 1.127 */
+	static const char off_csv[] =
+		"backend,head_dim,causal,gqa,seq,batch,heads,fwd_ms,bwd_ms,fwd_tflops,bwd_tflops,fwd_kernel_ms,bwd_kernel_ms\n"
+		"flash,128,1,0,2048,8,16,0.5,1.5,274.9,229.1,0.47,1.45\n"
+		"# hold,flash,1980,633.0,700.0,1980,209.7\n"
+		"# gemm_held,1395,699.0,2.0000\n"
+		"# mix,flash,1,1700,698.0,1.7391,1.1052,1.0000\n"
+		"# mix,flash,3,1560,699.0,1.8519,1.1917,1.0000\n";
+	struct calib o;
+	calib_init(&o);
+	f = fmemopen((void *)off_csv, sizeof off_csv - 1, "r");
+	CHECK_INT(torchattn_parse(f, "off.csv", &o), 0);
+	fclose(f);
+	struct hw_attn oa = { 0 }, ob = { 0 };
+	CHECK(torchattn_fill(&o, "flash", &oa) && torchattn_fill(&o, "flash", &ob));
+	CHECK_INT(torchattn_clock_law(&o, "flash", 1.2, &oa, fit), 2);
+	CHECK_NEAR(oa.clock_exponent, 1.199, 1e-12);
+	CHECK_NEAR(oa.clock_anchor, 1.25, 1e-12);
+	CHECK_INT(torchattn_clock_law(&o, "flash", 1.26, &ob, fit), 2);
+	CHECK_NEAR(ob.clock_exponent, 1.127, 1e-12);
+	CHECK(ob.clock_anchor == 0);
+	calib_release(&o);
 	/* cudnn is not at the maximum clock: no law; nor flash where the GEMMs ran at their maximum-clock rate */
 	struct hw_attn cu = { 0 };
 	CHECK(torchattn_fill(&c, "cudnn", &cu));

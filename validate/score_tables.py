@@ -76,6 +76,12 @@ MODELS = {
     "measured-h200x4-1127e.csv": [["--hw", "hardware/h200x4-1127e-measured.yaml"],
                                   ["--hw", "hardware/h200x4-measured.yaml"],
                                   ["--hw", "hardware/h200x2-1127-measured.yaml"], ["--hw", "h200-sxm"]],
+    # 2 x H200 (NV18) of 2026-11-27 16:28 (asked as 2 x H100; device-cal.sh, then lease-run.sh ROWS=everything GPUS=2
+    # on one lease): its calibration (mixes, compiled host rows), its 69 eager + 7 compiled rows; then the 4 x H200
+    # lease's of the same hour, the morning 2 x H200's (no mixes), the preset
+    "measured-h200x2-1127f.csv": [["--hw", "hardware/h200x2-1127f-measured.yaml"],
+                                  ["--hw", "hardware/h200x4-1127e-measured.yaml"],
+                                  ["--hw", "hardware/h200x2-1127-measured.yaml"], ["--hw", "h200-sxm"]],
     "measured-h200x2.csv": [["--hw", "hardware/h200x2-1127-measured.yaml"],
                             ["--hw", "hardware/h200x2-measured.yaml"],
                             ["--hw", "hardware/h200x2-measured.yaml", "--gpu", "hardware/h200x1-measured.yaml"],
