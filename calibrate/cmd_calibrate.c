@@ -52,7 +52,7 @@ static const char help[] =
 "                       at 16K tokens a call and at 4K, 8K, 32K (rows by batch x heads, `bh`; --quick: 4K);\n"
 "                       then each backend held alone (clock: max if it keeps the maximum clock) and, if it\n"
 "                       does, between bf16 GEMMs: its power and how it slows as they hold the clock down\n"
-"                       (power, clock_exponent)\n"
+"                       (power, clock_exponent, clock_anchor)\n"
 "  --kernels torch      also measure what eager PyTorch launches besides GEMMs and attention (python3 with torch):\n"
 "                       its elementwise, cast, fill, norm, softmax and fused-Adam kernels by size -> gpu.kernels\n"
 "                       (a rate and a fixed cost per family), the GPU's idle time between the kernels of a full\n"

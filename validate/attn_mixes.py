@@ -4,8 +4,9 @@
 them: for each probe run in FILE (a calibration's raw attention_torch.csv, or several runs' lines one after
 another), each mix's v (the GEMMs' held time over their time in the mix), u (the attention's time alone over its
 time in the mix) and SM clock, then for each burst B the clock exponent as `gpusim calibrate` fits it
-(calibrate/torchattn.c torchattn_clock_law: ln u on ln(v/B) through the origin, mixes with v under 0.99 B; each
-mix alone too), the slope between the first two mixes (no B), and the rate-per-clock exponents ln(rate ratio) /
+(the fallback of calibrate/torchattn.c torchattn_clock_law: ln u on ln(v/B) through the origin, mixes with v
+under 0.99 B; each mix alone too), the slope between the first two mixes (no B), the line calibrate fits since
+2026-11-27 evening (ln u = lambda (ln v - ln A), the anchor A kept where it is at least B), and the rate-per-clock exponents ln(rate ratio) /
 ln(clock ratio): the GEMMs' against their held clock, the attention's against the maximum clock.
 
 usage: validate/attn_mixes.py FILE B [B ...]      (B: gpu.power.burst_speedup of the calibration(s))
@@ -49,6 +50,14 @@ def main():
         if len(pts) >= 2:
             print("  slope between the first two mixes (no B): %.3f" % (
                 math.log(pts[0][1] / pts[1][1]) / math.log(pts[0][0] / pts[1][0])))
+            # the line `gpusim calibrate` fits (torchattn_clock_law): ln u = lambda (ln v - ln A), least squares
+            xs, ys = [math.log(v) for v, _, _ in pts], [math.log(u) for _, u, _ in pts]
+            mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+            sxx = sum((x - mx) ** 2 for x in xs)
+            if sxx > 0:
+                lam = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
+                print("  the mixes' line: clock exponent %.3f, anchor A %.3f (u = 1 where the GEMMs run at A)" % (
+                    lam, math.exp(mx - my / lam) if lam > 0 else float("nan")))
         for B in bursts:
             xs = [(math.log(v / B), math.log(u)) for v, u, _ in pts]
             fit = [(x, y) for x, y in xs if x < -0.01]
