@@ -685,6 +685,9 @@ def run_row(r, args, lay, world, dev, cache, carried=0):
     ctx = contextlib.nullcontext()
     if dev.type == "cuda" and sdpa_kernel is not None and r["kind"] == "transformer":
         ctx = sdpa_kernel([SDPBackend.FLASH_ATTENTION])
+    compiled = r["execution"] == "compiled" and not args.cpu
+    if compiled:
+        dynamo_counts(clear=True)
     with ctx:
         row = Row(r, args, lay, dev)
         if dev.type == "cuda":
@@ -710,7 +713,22 @@ def run_row(r, args, lay, world, dev, cache, carried=0):
     timed = t[args.warmup:-2]
     del row
     return {"median": statistics.median(timed), "min": min(timed), "max": max(timed), "n": len(timed),
-            "peak_mem": t[-2], "carried": t[-1]}
+            "peak_mem": t[-2], "carried": t[-1], "dynamo": dynamo_counts() if compiled else None}
+
+
+def dynamo_counts(clear=False):
+    """What dynamo compiled for a compiled row (this rank, since the last clear): "graphs G, breaks B" (G unique
+    graphs: one per DDPOptimizer bucket split or graph break, each a host call of its own in every step), or
+    "graphs ?" where this torch keeps no such counters."""
+    try:
+        from torch._dynamo.utils import counters
+        if clear:
+            counters.clear()
+            return ""
+        return "graphs %d, breaks %d" % (int(counters["stats"]["unique_graphs"]),
+                                         sum(counters["graph_break"].values()))
+    except Exception:  # noqa: BLE001 - a diagnostic only
+        return "graphs ?"
 
 
 CSV_HEADER = ("scenario,measured_step_s,label,baseline,id,mode,gpus,repeats,step_s_min,step_s_max,"
@@ -840,8 +858,8 @@ def main():
             continue
         print("%-18s median %9.3f ms  min %9.3f  max %9.3f  (%d steps)  peak %6.2f GB  carried %5.2f GB  "
               "row %.1f s" % (r["label"], res["median"] * 1e3, res["min"] * 1e3, res["max"] * 1e3, res["n"],
-                              res["peak_mem"] / 1e9, res["carried"] / 1e9, time.perf_counter() - t_row),
-              flush=True)
+                              res["peak_mem"] / 1e9, res["carried"] / 1e9, time.perf_counter() - t_row) +
+              ("  (%s)" % res["dynamo"] if res.get("dynamo") else ""), flush=True)
         if args.out:
             new = True
             if os.path.exists(args.out):
