@@ -68,7 +68,16 @@ int torchkern_parse(FILE *f, const char *name, struct calib *c)
 		if (!isfinite(t->size) || !isfinite(t->bytes) || !isfinite(t->us) || t->us < 0 ||
 		    (strcmp(t->section, "kernel") == 0 && !(t->us > 0 && t->bytes > 0)))
 			return diag_error(name, ln, 0, "a size or a time out of range");
-		c->ntkern++;
+		/* a row measured again (a lease's host rows appended to a calibration's raw CSV, docs/validation.md)
+		 * replaces the earlier one of its section, name and size, in its place */
+		int i = 0;
+		while (i < c->ntkern && !(strcmp(c->tkern[i].section, t->section) == 0 &&
+					  strcmp(c->tkern[i].name, t->name) == 0 && c->tkern[i].size == t->size))
+			i++;
+		if (i < c->ntkern)
+			c->tkern[i] = *t;
+		else
+			c->ntkern++;
 	}
 	if (!have_header)
 		return diag_error(name, 0, 0, "no CSV header (did the probe run?)");

@@ -18,7 +18,8 @@ extern const char torchkern_script[];
 /* torchkern_run: run the probe (--quick: sizes up to 64 Mi elements); 0 or GS_EENV after a line saying why. */
 int torchkern_run(struct calib *c, bool quick);
 /* torchkern_parse: the probe's CSV (header `section,name,size,bytes,kernels,us`; '#' lines are comments, the first
- * one the source) into c->tkern; 0 or GS_EINVAL at the bad line. */
+ * one the source) into c->tkern; a row with the section, name and size of an earlier one replaces it (rows appended
+ * to a raw CSV override the probe's); 0 or GS_EINVAL at the bad line. */
 int torchkern_parse(FILE *f, const char *name, struct calib *c);
 /* torchkern_write: the rows back as the probe's CSV (raw/kernels_torch.csv). */
 void torchkern_write(FILE *f, const struct calib *c);

@@ -193,6 +193,20 @@ static void test_compiled_probe(void)
 	CHECK_INT(none.ntkern, 2);
 	CHECK(!torchkern_compiled(&none, 5, &h, NULL, 0));
 	calib_release(&none);
+	/* a row appended again (a lease's host rows after a calibration's) replaces the earlier one in its place */
+	static const char again[] = "section,name,size,bytes,kernels,us\nhost,tp_coll,16,0,1,150.00\n"
+				    "host,fwd_linear,16,0,1,20.00\nhost,tp_coll,16,0,1,80.00\nhost,tp_coll,32,0,1,90.00\n";
+	calib_init(&none);
+	f = fmemopen((void *)again, sizeof again - 1, "r");
+	CHECK_INT(torchkern_parse(f, "again.csv", &none), 0);
+	fclose(f);
+	CHECK_INT(none.ntkern, 3);
+	CHECK_STR(none.tkern[0].name, "tp_coll");
+	CHECK_NEAR(none.tkern[0].us, 80, 1e-12);
+	CHECK_NEAR(none.tkern[2].size, 32, 1e-12);
+	double tp = 0;
+	CHECK(torchkern_tp_coll(&none, &tp) && tp == 80);
+	calib_release(&none);
 
 	/* the raw CSV written and read back (--refit), then the model: no base and no eager op classes, so accum_us is
 	 * 0 and the fit holds the AccumulateGrad (the numbers above); host.compiled takes host.eager's accum_us and
