@@ -5,7 +5,8 @@
 usage: gpusim validate validate/measured-h200x2.csv --format csv > pred.csv
        validate/spread.py pred.csv validate/runs/measured-h200x2-*.csv [--stable-pct 3] [--markdown]
 
-A row is *stable* when every run of it lies within --stable-pct of the others (max/min - 1); the rest move with
+A row is *stable* when every run of it lies within --stable-pct of the others (max/min - 1; a row with one run
+counts as stable: its spread is not known); the rest move with
 the host's speed from one lease to the next (host-bound and launch-latency-bound rows). Prints the median and
 max |error| of all rows, the stable ones and the unstable ones, and the speedup-sign tally, as the numbers in
 docs/validation.md come from.
