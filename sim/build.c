@@ -23,6 +23,7 @@
 
 struct deferred {
 	double bytes, expert;
+	int tensors;
 	struct gradcomp_bucket gcb;
 };
 
@@ -72,6 +73,9 @@ struct ctx {
 	int nrfwd;
 	double pending_bytes;     /* gradients produced but not yet in a bucket */
 	double copied_bytes;      /* gradients copied into DDP buckets (dp_bucket_copy), to copy back */
+	int pending_tensors;      /* the parameter tensors of pending_bytes (DDP copies each on its own) */
+	int copied_tensors;       /* of copied_bytes */
+	int layer_tensors;        /* a layer's parameter tensors (its backward list's; dense layers count their own) */
 	double pending_expert;    /* of pending_bytes, the routed experts' gradients (reduced over their EDP group) */
 	struct group_shape edp_shape;  /* MoE: the ranks holding the same experts (moe_edp of them, ep*etp apart) */
 	struct group_shape shard_shape, repl_shape;  /* ZeRO's shard group (parallel.shard_group of the DP replicas,
@@ -100,6 +104,15 @@ struct ctx {
 static int dense(const struct ctx *c)
 {
 	return c->sc->model.type == MODEL_DENSE;
+}
+
+/* The parameter tensors whose gradients an op list of a backward pass makes (ops_grad_tensors). */
+static int op_tensors(const struct ctx *c, const struct opcost *ops, int n)
+{
+	int t = 0;
+	for (int i = 0; i < n; i++)
+		t += ops_grad_tensors(&c->oc, ops[i].name);
+	return t;
 }
 
 static struct clocked bound_sum(const struct opcost *ops, int n)
@@ -252,16 +265,20 @@ static void replicate_allreduce(struct ctx *c, double rs_bytes, int layer)
 /* A full bucket: all-reduced, or with ZeRO 1/2 reduce-scattered (each replica keeps the part it updates); with a
  * reduce dtype or a compression hook (sim/gradcomp.c) its compression on the compute stream first and its own
  * collectives and callbacks on the DP stream. */
-static void bucket_issue(struct ctx *c, double bytes, double expert, const struct gradcomp_bucket *gb)
+static void bucket_issue(struct ctx *c, double bytes, double expert, int tensors, const struct gradcomp_bucket *gb)
 {
 	int zero = c->sc->par.zero >= 1;
 	if (c->sc->par.dp_bucket_copy) {
-		/* PyTorch DDP: the autograd hook copies the gradients into the bucket and divides it by the world
-		 * size (read and write, twice) on the compute stream before the all-reduce */
-		double t = ops_mem_s(c->hw, 4 * bytes);
+		/* PyTorch DDP (gradient_as_bucket_view=False): as each gradient is ready, the reducer's hook copies it
+		 * into its bucket view divided by the world size, one mul_out kernel per parameter tensor (read and
+		 * write) on the compute stream, before the bucket's all-reduce (torch/csrc/distributed/c10d/reducer.cpp,
+		 * mark_variable_ready_dense) */
+		int n = tensors > 0 ? tensors : 1;
+		double t = n * ops_mem_s(c->hw, 2 * bytes / n);
 		program_op(c->prog, "ddp_bucket_copy", t, CAT_COMPUTE, -1, -1);
-		program_add_time(c->prog, 1, t, c->host.op);
+		program_add_time(c->prog, n, t, n * c->host.grad_hook);
 		c->copied_bytes += bytes;
+		c->copied_tensors += n;
 	}
 	/* the reducer's hook runs on the host between the backward ops and enqueues the all-reduce */
 	program_host(c->prog, c->host.bucket);
@@ -291,23 +308,26 @@ static void bucket_issue(struct ctx *c, double bytes, double expert, const struc
 
 /* Gradients of `params` parameters are ready: add them to the open bucket, issue it when full. With ZeRO-3
  * every layer's gradients are reduce-scattered as its backward ends (zero3_*), so no buckets. */
-static void grads_ready(struct ctx *c, double params, int final)
+static void grads_ready(struct ctx *c, double params, int tensors, int final)
 {
 	if (c->rdp < 2 || c->sc->par.zero == 3)
 		return;
 	c->pending_bytes += params * dtype_bytes(c->sc->train.grad_dtype);
+	c->pending_tensors += tensors;
 	if (c->pending_bytes < c->sc->par.dp_bucket_bytes && !(final && c->pending_bytes > 0))
 		return;
 	if (c->sc->par.dp_overlap) {
-		bucket_issue(c, c->pending_bytes, c->pending_expert, &c->gcb);
+		bucket_issue(c, c->pending_bytes, c->pending_expert, c->pending_tensors, &c->gcb);
 	} else {
 		if (c->ndeferred == c->capdeferred) {
 			c->capdeferred = c->capdeferred ? 2 * c->capdeferred : 16;
 			c->deferred = xrealloc(c->deferred, c->capdeferred * sizeof *c->deferred);
 		}
-		c->deferred[c->ndeferred++] = (struct deferred){ c->pending_bytes, c->pending_expert, c->gcb };
+		c->deferred[c->ndeferred++] =
+			(struct deferred){ c->pending_bytes, c->pending_expert, c->pending_tensors, c->gcb };
 	}
 	c->pending_bytes = 0;
+	c->pending_tensors = 0;
 	c->pending_expert = 0;
 	memset(&c->gcb, 0, sizeof c->gcb);
 }
@@ -372,7 +392,12 @@ static void layer_grads_ready(struct ctx *c, int layer, int final)
 		c->pending_expert += moe_expert_params_local(c->sc) * dtype_bytes(c->sc->train.grad_dtype);
 	if (gradcomp_on(c->sc))
 		gradcomp_add_layer(c->sc, c->hw, c->sc->par.tp, layer, &c->gcb);
-	grads_ready(c, layer_params_local(c, layer), final);
+	int tensors = c->layer_tensors;
+	if (dense(c)) {
+		struct opcost ops[OPS_MAX];
+		tensors = op_tensors(c, ops, ops_dense_bwd(&c->oc, layer, ops));
+	}
+	grads_ready(c, layer_params_local(c, layer), tensors, final);
 }
 
 static double vocab_params_local(const struct ctx *c)
@@ -380,12 +405,14 @@ static double vocab_params_local(const struct ctx *c)
 	return (double)c->sc->model.vocab * c->sc->model.hidden / c->sc->par.tp;
 }
 
-/* The embedding's (or the head's) gradients are ready: one V/tp x h matrix. */
+/* The embedding's (final: the step's last gradients) or the head's gradients are ready: one V/tp x h matrix, the
+ * tensors of its backward list (the head's with the final norm's). */
 static void vocab_grads_ready(struct ctx *c, int final)
 {
 	if (gradcomp_on(c->sc))
 		gradcomp_add_matrix(c->sc, c->hw, (double)c->sc->model.vocab / c->sc->par.tp, c->sc->model.hidden, &c->gcb);
-	grads_ready(c, vocab_params_local(c), final);
+	int tensors = final ? op_tensors(c, c->ebwd, c->nebwd) : op_tensors(c, c->hbwd, c->nhbwd);
+	grads_ready(c, vocab_params_local(c), tensors > 0 ? tensors : 1, final);
 }
 
 /* The parameters of a layer's linear layers on one rank (what training.fp8 keeps FP8 copies of): the layer's
@@ -840,6 +867,7 @@ struct mark {
 	long long tally[TALLY_N];
 	struct clocked bound;
 	double pending_bytes, copied_bytes, pending_expert;
+	int pending_tensors, copied_tensors;
 	int ndeferred;
 };
 enum { MARKS = 64 };  /* unit starts remembered: two passes of up to 32 units */
@@ -851,6 +879,8 @@ static void mark_take(const struct ctx *c, struct mark *m)
 	m->bound = c->bound;
 	m->pending_bytes = c->pending_bytes;
 	m->copied_bytes = c->copied_bytes;
+	m->pending_tensors = c->pending_tensors;
+	m->copied_tensors = c->copied_tensors;
 	m->pending_expert = c->pending_expert;
 	m->ndeferred = c->ndeferred;
 }
@@ -898,7 +928,8 @@ static int skip_passes(struct ctx *c, const struct unit *order, const int *last_
 			return i;
 	if (!clocked_eq(m0->bound, m2->bound) || !clocked_eq(m1->bound, m2->bound) ||
 	    m0->pending_bytes != m2->pending_bytes || m0->copied_bytes != m2->copied_bytes ||
-	    m0->pending_expert != m2->pending_expert || m0->ndeferred != m2->ndeferred)
+	    m0->pending_expert != m2->pending_expert || m0->ndeferred != m2->ndeferred ||
+	    m0->pending_tensors != m2->pending_tensors || m0->copied_tensors != m2->copied_tensors)
 		return i;
 	int same = 0;
 	while (i + same < n && unit_sig(c, &order[i + same], i + same == last_b[order[i + same].chunk]) ==
@@ -963,18 +994,20 @@ static void stage_units(struct ctx *c, double *peak, int *peak_units)
 static void stage_grads_finish(struct ctx *c)
 {
 	for (int i = 0; i < c->ndeferred; i++)
-		bucket_issue(c, c->deferred[i].bytes, c->deferred[i].expert, &c->deferred[i].gcb);
+		bucket_issue(c, c->deferred[i].bytes, c->deferred[i].expert, c->deferred[i].tensors, &c->deferred[i].gcb);
 	if (c->rdp > 1) {
 		int done = program_record(c->prog, STREAM_DP);
 		program_wait(c->prog, STREAM_COMPUTE, done, CAT_DP);
 	}
 	tied_grad_allreduce(c);
 	if (c->copied_bytes > 0) {
-		/* ... and copies the reduced buckets back into the gradients once all are done */
-		double t = ops_mem_s(c->hw, 2 * c->copied_bytes);
+		/* ... and copies the reduced buckets back into the gradients once all are done, one copy per tensor
+		 * (reducer.cpp, finalize_bucket_dense) */
+		int n = c->copied_tensors > 0 ? c->copied_tensors : 1;
+		double t = n * ops_mem_s(c->hw, 2 * c->copied_bytes / n);
 		program_unit_begin(c->prog);
 		program_op(c->prog, "ddp_copy_back", t, CAT_COMPUTE, -1, -1);
-		program_add_time(c->prog, 1, t, c->host.op);
+		program_add_time(c->prog, n, t, n * c->host.grad_hook);
 	}
 }
 
@@ -1178,6 +1211,7 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 			c.nrfwd = recompute_op_list(&c.oc, c.fwd, c.nfwd, c.rfwd);
 		c.pass_fwd = bound_sum(c.fwd, c.nfwd);
 		c.pass_bwd = bound_sum(c.bwd, c.nbwd);
+		c.layer_tensors = op_tensors(&c, c.bwd, c.nbwd);
 	}
 	c.layer_params = sc->model.moe.experts > 0 ? moe_layer_params_local(sc, 0)
 						     : scenario_params_per_layer(sc) / par->tp;
@@ -1210,6 +1244,8 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 		c.fp8_shape = comm_shape(gpn, base, 1, par->tp * c.rdp);
 		c.pending_bytes = 0;
 		c.copied_bytes = 0;
+		c.pending_tensors = 0;
+		c.copied_tensors = 0;
 		c.ndeferred = 0;
 		c.pending_expert = 0;
 		memset(&c.gcb, 0, sizeof c.gcb);

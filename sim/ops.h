@@ -80,8 +80,14 @@ struct opctx {
  * The ops of the op lists carry their own host time (struct opcost.host, ops_price_host). */
 struct host_cost {
 	double step, op, coll, bucket, mb, fwd, accum, opt;
+	double grad_hook;  /* a kernel a C++ hook of backward launches per parameter tensor (DDP's bucket copies):
+	                    * accum_us where measured (AccumulateGrad's: the same kind of call), else op */
 };
 void ops_host_cost(const struct hwmodel *hw, const struct scenario *sc, struct host_cost *out);
+/* The parameter tensors whose gradient op `name` of a backward pass makes (a wgrad, a bias gradient, the
+ * embedding's backward: 1; a norm's backward: LayerNorm's weight and bias 2, RMSNorm's 1; a recompute op and any
+ * other op: 0): the AccumulateGrad calls and DDP's per-tensor bucket copies it brings. */
+int ops_grad_tensors(const struct opctx *c, const char *name);
 /* Sets out[i].host for the ops of a list from `from` to n and returns n: by class (docs/hardware-model.md, host),
  * each class's key of host.<mode>, where 0 op_us + launch_us:
  *   forward   a GEMM (gemm_us; gemm2d_us for an MLP or dense layer list, whose activations are 2-D), the

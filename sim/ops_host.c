@@ -18,6 +18,7 @@ void ops_host_cost(const struct hwmodel *hw, const struct scenario *sc, struct h
 	out->fwd = ov > 0 ? 0 : h->graph_us * 1e-6;  /* a compiled forward graph's call, at the forward's start */
 	out->accum = ov > 0 || !(h->accum_us > 0) ? out->op : 0;
 	out->opt = ov > 0 || !(h->opt_us > 0) ? out->op : h->opt_us * 1e-6;
+	out->grad_hook = ov > 0 || !(h->accum_us > 0) ? out->op : h->accum_us * 1e-6;
 }
 
 static bool has(const char *name, const char *part)
@@ -54,13 +55,19 @@ static double graph_kernel(const struct hw_host_cost *h, bool back, bool d2)
 	return back ? either(b, f) : either(f, b);
 }
 
-/* The parameter tensors whose gradient an op of a backward pass makes (each an AccumulateGrad). */
-static int grad_tensors(const struct opctx *c, const char *name, bool norm)
+static bool is_norm(const char *name)
 {
+	return !strncmp(name, "ln", 2) || !strncmp(name, "final_ln", 8);
+}
+
+int ops_grad_tensors(const struct opctx *c, const char *name)
+{
+	if (has(name, "recompute"))
+		return 0;
 	if (ends(name, "_wgrad") || ends(name, "bias_grad") || ends(name, "embedding_bwd") ||
 	    ends(name, "weight_grad_sum"))
 		return 1;
-	if (norm)
+	if (is_norm(name))
 		return c->sc->model.norm == NORM_LAYERNORM ? 2 : 1;  /* LayerNorm: weight and bias */
 	return 0;
 }
@@ -82,7 +89,7 @@ int ops_price_host(const struct opctx *c, struct opcost *out, int from, int n, i
 		}
 		bool back = bwd && !has(o->name, "recompute");
 		bool attn = has(o->name, "attention"), gemm = o->compute_bound && !attn;
-		bool norm = !strncmp(o->name, "ln", 2) || !strncmp(o->name, "final_ln", 8);
+		bool norm = is_norm(o->name);
 		double us = graph_kernel(h, back, d2);  /* a compiled graph's: no per-op dispatch */
 		if (us < 0 && !back)
 			us = attn ? klass(h, h->attn_us) : gemm ? klass(h, d2 ? h->gemm2d_us : h->gemm_us)
@@ -91,7 +98,7 @@ int ops_price_host(const struct opctx *c, struct opcost *out, int from, int n, i
 			us = attn ? klass(h, h->bwd_attn_us) : gemm ? klass(h, d2 ? h->bwd_gemm2d_us : h->bwd_gemm_us)
 							 : klass(h, h->bwd_op_us);
 		if (back && h->accum_us > 0)
-			us += grad_tensors(c, o->name, norm) * h->accum_us;
+			us += ops_grad_tensors(c, o->name) * h->accum_us;
 		o->host = us * 1e-6;
 	}
 	return n;

@@ -95,6 +95,7 @@ static void test_compiled(struct hwmodel *hw)
 	CHECK_NEAR(hc.mb, 50e-6, 1e-12);    /* backward_us */
 	CHECK_NEAR(hc.fwd, 40e-6, 1e-12);   /* graph_us, at the forward's start */
 	CHECK_NEAR(hc.op, 10e-6, 1e-12);    /* an op outside the graphs: op_us + launch_us */
+	CHECK_NEAR(hc.grad_hook, 4e-6, 1e-12);  /* accum_us: a kernel a C++ hook of backward launches */
 	struct opcost o[OPS_MAX];
 	struct opctx c = { hw, &s, 1, 2 };
 	int n = ops_dense_fwd(&c, 0, o);
@@ -248,6 +249,7 @@ int main(void)
 		CHECK_NEAR(hc.coll, 29e-6, 1e-12);
 		CHECK_NEAR(hc.bucket, 50e-6, 1e-12);
 		CHECK_NEAR(hc.step, 100e-6, 1e-12);
+		CHECK_NEAR(hc.grad_hook, 10e-6, 1e-12);  /* no accum_us: an op's (DDP's per-tensor copies) */
 		s.train.exec = EXEC_CUDA_GRAPHS;  /* no costs given for it here: 0 */
 		ops_host_cost(&hw, &s, &hc);
 		CHECK_NEAR(hc.op + hc.coll + hc.bucket + hc.step, 0, 1e-12);
@@ -256,6 +258,7 @@ int main(void)
 		ops_host_cost(&hw, &s, &hc);
 		CHECK_NEAR(hc.op, 34e-6, 1e-12);
 		CHECK_NEAR(hc.coll, 34e-6, 1e-12);
+		CHECK_NEAR(hc.grad_hook, 34e-6, 1e-12);
 	}
 
 	/* one GPU and DDP on two (see the derivation at the top) */
