@@ -84,8 +84,8 @@ static double stage_target(const struct power_law *law, double Wc, double Wa, do
 	if (Wa > 0 && law->p_att > 0) {
 		double rhs = (1 - g->power_mem_frac) * Wm + (1 - g->power_comm_frac) * Tc + (1 - s) * Ti;
 		double B = g->burst_speedup, A = law->anchor, lam = law->lambda;
-		double v = predict_clock_speed_attn(g->power_exponent, B, A, s, lam, law->p_att, Wc, Wa, rhs);
-		return (Wc + Wa + Wm) / (Wc / v + Wa * pow(A / v, lam) + Wm);
+		double w = predict_clock_speed_attn(g->power_exponent, B, A, s, lam, law->p_att, Wc, Wa, rhs);
+		return (Wc + Wa + Wm) / (Wc / fmin(w, B) + Wa * pow(A / w, lam) + Wm);
 	}
 	Wm += Wa;  /* no law for them: fixed-time work */
 	if (Wc <= 0)
@@ -95,35 +95,38 @@ static double stage_target(const struct power_law *law, double Wc, double Wa, do
 	return (Wc + Wm) / (Wc / v + Wm);
 }
 
-/* The balance with attention at the maximum clock (stage_target): its cores run at u = (v/A)^lambda of their
- * maximum-clock rate, A the anchor (the GEMMs' speed at the maximum clock, A >= B), and draw s + (p_a - s) (v/A)^x
- * of the cap (the GEMMs' clock-to-power law: a GEMM at v draws s + (1-s) v^x, and v/A is the clock's share of its
- * maximum as the GEMMs' rate sees it), so with the rest as in the comment above
- *     h(v) = (1-s) Wc (v^(x-1) - 1/v) + Wa (A/v)^lambda ((p_a - s)(v/A)^x - (1-s)) = rhs,
- * rhs = (1-m) Wm + (1-c) Tc + (1-s) Ti. h grows with v for lambda < x (its second term's slope is positive), so
- * the root in [1, B] is unique: Newton's method kept inside a shrinking bracket, bisecting where a step leaves
- * it. */
-static double attn_h(double v, double x, double A, double s, double lam, double pa, double Wc, double Wa, double *dh)
+/* The balance with attention at the maximum clock (stage_target), in the clock's index w (the GEMMs' speed while
+ * it is at most B): the attention cores run at u = (w/A)^lambda of their maximum-clock rate, A the anchor (the
+ * GEMMs' speed at the maximum clock, A >= B), and draw s + (p_a - s) (w/A)^x of the cap (the GEMMs' clock-to-power
+ * law: a GEMM at v draws s + (1-s) v^x, and w/A is the clock's share of its maximum as the GEMMs' rate sees it);
+ * the GEMMs run at v = min(w, B) (no GEMM was measured faster than B; between B and A the clock rises for the
+ * attention alone, up to its own maximum-clock rate), so with the rest as in the comment above
+ *     h(w) = (1-s) Wc (v^(x-1) - 1/v) + Wa (A/w)^lambda ((p_a - s)(w/A)^x - (1-s)) = rhs,
+ * rhs = (1-m) Wm + (1-c) Tc + (1-s) Ti. h grows with w for lambda < x (its second term's slope is positive, the
+ * first's is too up to B and 0 beyond), so the root in [1, A] is unique: Newton's method kept inside a shrinking
+ * bracket, bisecting where a step leaves it. */
+static double attn_h(double w, double x, double B, double A, double s, double lam, double pa, double Wc, double Wa,
+		     double *dh)
 {
-	double r = v / A, rl = pow(r, -lam), rx = pow(r, x);
+	double v = fmin(w, B), r = w / A, rl = pow(r, -lam), rx = pow(r, x);
 	double gemm = (1 - s) * Wc * (pow(v, x - 1) - 1 / v);
 	double att = Wa * ((pa - s) * rx * rl - (1 - s) * rl);
-	*dh = (1 - s) * Wc * ((x - 1) * pow(v, x - 2) + 1 / (v * v)) +
-	      Wa * ((pa - s) * (x - lam) * rx * rl + (1 - s) * lam * rl) / v;
+	*dh = (w < B ? (1 - s) * Wc * ((x - 1) * pow(v, x - 2) + 1 / (v * v)) : 0) +
+	      Wa * ((pa - s) * (x - lam) * rx * rl + (1 - s) * lam * rl) / w;
 	return gemm + att;
 }
 
 double predict_clock_speed_attn(double x, double B, double A, double s, double lam, double pa, double Wc, double Wa,
 				double rhs)
 {
-	double lo = 1, hi = B, dh;
-	if (attn_h(hi, x, A, s, lam, pa, Wc, Wa, &dh) <= rhs)
+	double lo = 1, hi = A, dh;
+	if (attn_h(hi, x, B, A, s, lam, pa, Wc, Wa, &dh) <= rhs)
 		return hi;
-	if (attn_h(lo, x, A, s, lam, pa, Wc, Wa, &dh) >= rhs)
+	if (attn_h(lo, x, B, A, s, lam, pa, Wc, Wa, &dh) >= rhs)
 		return lo;
 	double v = 0.5 * (lo + hi);
 	for (int i = 0; i < 100 && hi - lo > 1e-13 * hi; i++) {
-		double h = attn_h(v, x, A, s, lam, pa, Wc, Wa, &dh) - rhs;
+		double h = attn_h(v, x, B, A, s, lam, pa, Wc, Wa, &dh) - rhs;
 		if (h == 0)
 			return v;
 		if (h < 0)

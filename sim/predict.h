@@ -31,10 +31,10 @@ double predict_estimate_tasks(const struct scenario *s, bool all_ranks);
  * (x1 = gpu.power.exponent - 1; docs/simulation.md, "Power cap"): burst when even that is under R, else found by
  * bisection to 1e-12 (pow skipped where a checked Newton bracket already decides a step: the same v, to the bit). */
 double predict_clock_speed(double x1, double burst, double R);
-/* predict_clock_speed_attn: the same clock (the GEMMs' rate v over their sustained one, in [1, B]) when Wa seconds
- * of attention cores timed at the maximum clock run at (v/A)^lam of that rate and draw s + (pa - s) (v/A)^x of
- * the cap, A >= B the GEMMs' speed at the maximum clock (the entry's clock_anchor): the root of
- * (1-s) Wc (v^(x-1) - 1/v) + Wa (A/v)^lam ((pa - s)(v/A)^x - (1-s)) = rhs (sim/predict.c). */
+/* predict_clock_speed_attn: the same clock as an index w in [1, A] (the GEMMs' rate over their sustained one,
+ * v = min(w, B)) when Wa seconds of attention cores timed at the maximum clock run at (w/A)^lam of that rate and
+ * draw s + (pa - s) (w/A)^x of the cap, A >= B the GEMMs' speed at the maximum clock (the entry's clock_anchor):
+ * the root of (1-s) Wc (v^(x-1) - 1/v) + Wa (A/w)^lam ((pa - s)(w/A)^x - (1-s)) = rhs (sim/predict.c). */
 double predict_clock_speed_attn(double x, double B, double A, double s, double lam, double pa, double Wc, double Wa,
 				double rhs);
 

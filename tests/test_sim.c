@@ -306,14 +306,18 @@ static void clock_speed(void)
  * Wc = Wa = 1: h(v) = (v - 1/v) + (2/v)((v/2)^2 - 1) = 1.5 v - 3/v, so rhs 0 gives v = sqrt(2) and rhs 1.5 v = 2
  * (1.5 * 2 - 3/2 = 1.5: B itself). With the anchor A = 3 above B: h(v) = (v - 1/v) + (3/v)((v/3)^2 - 1) =
  * 4v/3 - 4/v, so rhs 0 gives v = sqrt(3) (the attention runs cooler at each v, so the GEMMs' clock rises).
- * Attention alone (Wc = 0) at p_a < 1 draws under the cap at B: v = B. A GEMM alone (Wa = 0) is
+ * Attention alone (Wc = 0) at p_a < 1 draws under the cap at its maximum clock: w = A. A GEMM alone (Wa = 0) is
  * predict_clock_speed's balance: x = 2, s = 0, rhs 1.5 -> v = 2 (v - 1/v = 1.5) with B = 3. */
 static void clock_speed_attn(void)
 {
 	CHECK_NEAR(predict_clock_speed_attn(2, 2, 2, 0, 1, 1, 1, 1, 0), sqrt(2), 1e-12);
 	CHECK(predict_clock_speed_attn(2, 2, 2, 0, 1, 1, 1, 1, 1.5) == 2);
 	CHECK_NEAR(predict_clock_speed_attn(2, 2, 3, 0, 1, 1, 1, 1, 0), sqrt(3), 1e-12);
+	/* slack at the GEMMs' ceiling B = 2 (h(2) = 1.5 + 2/3 - 3/2 = 2/3 < rhs 1): the clock rises beyond it for the
+	 * attention alone, the GEMMs held at B: h(w) = 1.5 + w/3 - 3/w = 1, w^2 + 1.5 w - 9 = 0, w = 2.34233 */
+	CHECK_NEAR(predict_clock_speed_attn(2, 2, 3, 0, 1, 1, 1, 1, 1), (-1.5 + sqrt(38.25)) / 2, 1e-12);
 	CHECK(predict_clock_speed_attn(2.2, 1.17, 1.17, 0.17, 0.5, 0.95, 0, 1, 0.3) == 1.17);
+	CHECK(predict_clock_speed_attn(2.2, 1.17, 1.25, 0.17, 0.5, 0.95, 0, 1, 0.3) == 1.25);  /* alone: its maximum */
 	CHECK_NEAR(predict_clock_speed_attn(2, 3, 3, 0, 0.7, 0.9, 1, 0, 1.5), 2, 1e-12);
 }
 
