@@ -7,14 +7,24 @@ a class by its name. The profile (optional): validate/runner/kernel_profile.py's
 kernel summed into the same classes (the fused optimizer's kernel and the step's casts count as the optimizer, as
 the model's `optimizer` op holds both; LayerNorm's weight-gradient kernel counts as the norm).
 
-usage: validate/op_classes.py SCENARIO HW [KERNELS.csv LABEL] [GPUSIM]     (from the repository root)
+The engine scales a stage's compute segments as a whole by its clock speed (docs/simulation.md, "Power cap"), so
+where a calibration times attention at the maximum clock beside GEMMs at their own speed ("Attention beside
+GEMMs": OPCLK_MAX) the trace's classes carry the segment's average speed, not each class's. `--implied` prints
+the model's own split instead: the classes at their nominal times (the hardware file with burst_speedup 1: GEMMs
+at their sustained rates, attention at its maximum-clock rate), then the GEMMs at v and the attention at u from the
+stage's power balance, solved here as sim/predict.c solves it (stage_target, predict_clock_speed_attn) for a
+one-GPU step with no communication and no host wait (what it is written for: GPU-bound one-GPU rows).
+
+usage: validate/op_classes.py [--implied] SCENARIO HW [KERNELS.csv LABEL] [GPUSIM]     (from the repository root)
 e.g.   validate/op_classes.py scenarios/validate/t07-single.yaml hardware/h100x1-1127-measured.yaml \\
            validate/runs/2026-11-27-h100x1/kernels.csv t07-single build/gpusim
 """
 import collections
 import csv
 import json
+import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -70,13 +80,68 @@ def profile_ms(path, label):
     return out
 
 
+def power_keys(text):
+    """(B, x, m, s) of gpu.power and (p_a, lambda, A) of the fused attention entry; None where absent."""
+    def num(block, key):
+        f = re.search(r"\n\s+%s: ([0-9.eE+-]+)" % key, block)
+        return float(f.group(1)) if f else None
+    i = text.find("\n  power:")
+    p = text[i:i + 600] if i >= 0 else ""
+    j = text.find("\n    fused:")
+    a = text[j:text.find("\n      rows:", j)] if j >= 0 else ""
+    return (num(p, "burst_speedup"), num(p, "exponent"), num(p, "memory_bound"), num(p, "idle"),
+            num(a, "power"), num(a, "clock_exponent"), num(a, "clock_anchor"))
+
+
+def implied(gpusim, scenario, hw):
+    """The model's classes at their own speeds (see the module's comment), with v and u."""
+    text = open(hw).read()
+    B, x, m, s, pa, lam, A = power_keys(text)
+    if not B or B <= 1:
+        sys.exit("%s: no gpu.power.burst_speedup above 1: nothing to imply" % hw)
+    i = text.find("\n  power:")  # gpu.power's (meta.sustained has a burst_speedup of its own, before it)
+    with tempfile.TemporaryDirectory() as tmp:
+        nom = os.path.join(tmp, "nominal.yaml")
+        with open(nom, "w") as f:
+            f.write(text[:i] + re.sub(r"(\n\s+burst_speedup: )[0-9.eE+-]+", r"\g<1>1", text[i:], count=1))
+        cl = model_ms(gpusim, scenario, nom)
+    Wc, Wa = cl["gemm"], cl["attention"]
+    Wm = sum(v for k, v in cl.items() if k not in ("gemm", "attention"))
+    law = pa and lam and Wa > 0
+    A = max(A or B, B)
+    rhs = (1 - m) * (Wm + (0 if law else Wa))
+
+    def h(w):
+        v = min(w, B)
+        g = (1 - s) * Wc * (v ** (x - 1) - 1 / v)
+        return g + (Wa * (A / w) ** lam * ((pa - s) * (w / A) ** x - (1 - s)) if law else 0)
+    lo, hi = 1.0, (A if law else B)
+    if h(hi) <= rhs:
+        lo = hi
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if h(mid) < rhs else (lo, mid)
+    v, u = min(lo, B), ((lo / A) ** lam if law else 1.0)
+    out = collections.Counter({k: cl[k] for k in cl})
+    out["gemm"], out["attention"] = Wc / v, Wa / u
+    return out, v, u
+
+
 def main():
-    if len(sys.argv) < 3:
+    args = sys.argv[1:]
+    imp = bool(args) and args[0] == "--implied"
+    args = args[1:] if imp else args
+    if len(args) < 2:
         sys.exit(__doc__)
-    scenario, hw = sys.argv[1:3]
-    prof = profile_ms(*sys.argv[3:5]) if len(sys.argv) > 4 else None
-    gpusim = sys.argv[5] if len(sys.argv) > 5 else "build/gpusim"
-    mod = model_ms(gpusim, scenario, hw)
+    scenario, hw = args[0:2]
+    prof = profile_ms(*args[2:4]) if len(args) > 3 else None
+    gpusim = args[4] if len(args) > 4 else "build/gpusim"
+    if imp:
+        mod, v, u = implied(gpusim, scenario, hw)
+        print("# implied: the GEMMs at %.3f of their sustained rate, the attention at %.3f of its maximum-clock rate"
+              % (v, u))
+    else:
+        mod = model_ms(gpusim, scenario, hw)
     print("%-12s %10s %10s" % ("class (ms)", "model", "profile" if prof else ""))
     for c in CLASSES + ("sum",):
         m = sum(mod.values()) if c == "sum" else mod[c]
