@@ -209,6 +209,13 @@ struct calib {
 	} fmix[4];
 	int gemm_held_mhz;                /* the same GEMMs held alone before the mixes (gemm_held_ms 0: not measured) */
 	double gemm_held_w, gemm_held_ms;
+	int nflayer;
+	struct cal_fattn_layer {  /* the call inside a transformer layer's step (torch_attention.py's layer_mix), kernel
+	                           * ms a layer step: the layer's GEMMs held alone and in it, the call alone and in it */
+		char backend[16];
+		int sm_mhz;
+		double power_w, gemm_held_ms, gemm_ms, att_alone_ms, att_ms;
+	} flayer[2];
 	char fattn_source[160];           /* torch and cuDNN versions, device: the probe's first comment line */
 	int ntkern;
 	struct cal_tkern tkern[CAL_MAX_TKERN];

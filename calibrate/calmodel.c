@@ -201,27 +201,6 @@ static void gpu_gemm(const struct calib *c, const struct cal_base *b, struct hw_
 	}
 }
 
-/* An attention entry at the maximum clock that the probe also ran beside GEMMs: its power and clock exponent
- * (torchattn_clock_law), said on stderr with the mixes' speeds (the raw CSV keeps them). */
-static void attn_clock_law(const struct calib *c, struct hw_gpu *g)
-{
-	static const struct { const char *backend; enum attn_path path; } e[] = {
-		{ "flash", ATTN_FUSED }, { "cudnn", ATTN_CUDNN },
-	};
-	for (size_t i = 0; i < sizeof e / sizeof e[0]; i++) {
-		double fit[2 * TORCHATTN_MIXES];
-		struct hw_attn *a = &g->attn[e[i].path];
-		int n = torchattn_clock_law(c, e[i].backend, g->burst_speedup, a, fit);
-		if (n > 0)
-			fprintf(stderr, "calibrate: %s attention beside GEMMs: the GEMMs at x%.3f and x%.3f of their held "
-				"rate, the attention at x%.3f and x%.3f of its rate alone: clock_exponent %.3f, at its "
-				"maximum-clock rate where the GEMMs run at x%.3f (%s; burst x%.3f), power %.3f\n",
-				e[i].backend, fit[0], n > 1 ? fit[2] : 0, fit[1], n > 1 ? fit[3] : 0, a->clock_exponent,
-				a->clock_anchor > 0 ? a->clock_anchor : g->burst_speedup,
-				a->clock_anchor > 0 ? "clock_anchor, fitted" : "the burst", g->burst_speedup, a->power);
-	}
-}
-
 /* The measured attention is the unfused path (cuBLASLt GEMMs and a softmax kernel) and, with --attention torch,
  * the fused families (flash, cudnn: calibrate/torchattn.c); without those the loader takes the fused entry from the
  * built-in preset of the same GPU. Nothing measured: the base's entries, else an estimate. */
@@ -541,7 +520,7 @@ int calmodel_build(const struct calib *c, const struct calmodel_opts *o, struct 
 	m->wo.parts = build_rest(c, b, bp != NULL, hw, &host);
 	if (sustain_power(c, b, &hw->gpu)) {  /* the power phase (--sustain): gpu.power is measured */
 		m->wo.parts |= HWW_POWER;
-		attn_clock_law(c, &hw->gpu);
+		torchattn_clock_laws(c, &hw->gpu);
 	}
 	if (host_from_probe(c, hw))
 		m->wo.parts |= HWW_HOST;

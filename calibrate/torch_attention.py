@@ -33,6 +33,7 @@ then three per attention call, S seconds each), and the GEMMs held alone before 
 events between the kernels (the queue never empties), medians of the second half:
 # gemm_held,SM_MHZ,POWER_W,GEMM_MS
 # mix,BACKEND,GEMMS,SM_MHZ,POWER_W,GEMM_MS,ATT_MS,ATT_MAX_MS
+# layermix,BACKEND,SM_MHZ,POWER_W,GEMM_HELD_MS,GEMM_MS,ATT_ALONE_MS,ATT_MS
 (GEMM_MS one GEMM, ATT_MS one forward + backward in the mix, ATT_MAX_MS the same held alone). How much slower the
 attention runs where the GEMMs run slower is its clock exponent (gpu.attention.<entry>.clock_exponent,
 calibrate/torchattn.c): in the 2026-11-27 profiles of the reference steps (H100, third of three steps back to
@@ -168,6 +169,7 @@ def main():
             held = hold(be_name, backends[be_name], a.hold)
             if held and held[0] >= 0.97 * held[1]:  # at the maximum clock alone: how it runs beside GEMMs
                 mix(be_name, backends[be_name], a.hold, held[2])
+                layer_mix(be_name, backends[be_name], a.hold)
     return 0
 
 
@@ -291,6 +293,110 @@ def mix(be_name, be, seconds, att_max_ms):
                       flush=True)
     except Exception as e:  # no mix lines: the entry keeps clock: max without an exponent
         print(f"# mix {be_name}: {type(e).__name__}: {str(e)[:120]}", flush=True)
+
+
+# a layer-mix kernel's class by name, as validate/runner/kernel_profile.py classes them (attention first: flash
+# kernels carry cutlass types in their template arguments)
+def _kclass(name):
+    n = name.lower()
+    if any(t in n for t in ("flash", "fmha", "attention", "sdpa")):
+        return "attention"
+    if any(t in n for t in ("gemm", "nvjet", "cutlass", "sm90_xmma", "ampere_", "cublas")):
+        return "gemm"
+    return "other"
+
+
+def _profiled(f, calls):
+    """{class: GPU ms per call} of `calls` calls of f, by torch.profiler's CUDA activity (kernel time only)"""
+    from torch.profiler import ProfilerActivity, profile
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(calls):
+            f()
+        torch.cuda.synchronize()
+    out = {}
+    for e in prof.events():
+        if str(e.device_type).endswith("CUDA"):
+            t = e.device_time if hasattr(e, "device_time") else e.cuda_time
+            out[_kclass(e.name)] = out.get(_kclass(e.name), 0.0) + t / 1e3 / calls
+    return out
+
+
+def layer_mix(be_name, be, seconds):
+    """How the attention runs inside a training step rather than between big GEMMs: a pre-LN transformer layer at
+    the mixes' shapes (16K tokens of width 2048, 16 heads of 128, causal; QKV, output, 4h GeLU MLP, no biases;
+    q, k, v views of the QKV output, as a step hands them to the kernel), forward and backward back to back for
+    `seconds`, profiled over its last steps; the same attention call on the same layout held alone, and the layer's
+    twelve GEMMs (forward, data and weight gradients) held alone, each for `seconds` and profiled likewise. Prints
+    # layermix,BACKEND,SM_MHZ,POWER_W,GEMM_HELD_MS,GEMM_MS,ATT_ALONE_MS,ATT_MS (kernel ms a layer step; clock and
+    power the layer's, medians of the second half): the layer's GEMMs run at GEMM_HELD_MS / GEMM_MS of their held
+    rate and its attention at ATT_ALONE_MS / ATT_MS of its rate alone. A failure is a comment line."""
+    import time
+    b, s, hd, nh = 8, 2048, 128, 16
+    h = nh * hd
+    bf = torch.bfloat16
+    try:
+        def par(*shape):
+            return (torch.randn(*shape, device="cuda", dtype=bf) * 0.02).requires_grad_()
+        ln1w, ln1b, ln2w, ln2b = par(h), par(h), par(h), par(h)
+        wqkv, wo, w1, w2 = par(3 * h, h), par(h, h), par(4 * h, h), par(h, 4 * h)
+        ps = (ln1w, ln1b, ln2w, ln2b, wqkv, wo, w1, w2)
+        x = torch.randn(b, s, h, device="cuda", dtype=bf)
+        dy = torch.randn(b, s, h, device="cuda", dtype=bf)
+
+        def layer():
+            for p_ in ps:
+                p_.grad = None
+            qkv = F.linear(F.layer_norm(x, (h,), ln1w, ln1b), wqkv).view(b, s, 3, nh, hd)
+            q, k, v = (qkv[:, :, i].transpose(1, 2) for i in range(3))
+            o = F.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2).reshape(b, s, h)
+            y = x + F.linear(o, wo)
+            y = y + F.linear(F.gelu(F.linear(F.layer_norm(y, (h,), ln2w, ln2b), w1), approximate="tanh"), w2)
+            y.backward(dy)
+
+        pqkv = torch.randn(b, s, 3, nh, hd, device="cuda", dtype=bf, requires_grad=True)
+        gq = torch.randn(b, nh, s, hd, device="cuda", dtype=bf)
+
+        def att():
+            pqkv.grad = None
+            q, k, v = (pqkv[:, :, i].transpose(1, 2) for i in range(3))
+            F.scaled_dot_product_attention(q, k, v, is_causal=True).backward(gq)
+
+        t2 = torch.randn(b * s, h, device="cuda", dtype=bf)
+        t8 = torch.randn(b * s, 4 * h, device="cuda", dtype=bf)
+        t3 = torch.randn(b * s, 3 * h, device="cuda", dtype=bf)
+        gemms = [(t2, wqkv.detach().t()), (t2, wo.detach().t()), (t2, w1.detach().t()), (t8, w2.detach().t()),
+                 (t3, wqkv.detach()), (t2, wo.detach()), (t8, w1.detach()), (t2, w2.detach()),
+                 (t3.t(), t2), (t2.t(), t2), (t8.t(), t2), (t2.t(), t8)]
+
+        def gemm_all():
+            for a_, b_ in gemms:
+                torch.matmul(a_, b_)
+
+        def held(f, sample=False):
+            """f back to back for `seconds` (the queue kept full), then profiled over 3 calls"""
+            sm = Sampler() if sample else None
+            t0, n = time.perf_counter(), 0
+            while time.perf_counter() - t0 < seconds:
+                f()
+                n += 1
+                if n % 4 == 0:
+                    torch.cuda.synchronize()
+            got = _profiled(f, 3)
+            return got, (sm.stop(seconds) if sm else (0, 0))
+        with sdpa_kernel([be]):
+            layer()
+            att()
+            gemm_all()
+            torch.cuda.synchronize()
+            alone, _ = held(att)
+            gheld, _ = held(gemm_all)
+            lay, (mhz, watts) = held(layer, sample=True)
+        print("# layermix,%s,%d,%.1f,%.4f,%.4f,%.4f,%.4f" % (
+            be_name, mhz, watts, gheld.get("gemm", 0), lay.get("gemm", 0), alone.get("attention", 0),
+            lay.get("attention", 0)), flush=True)
+    except Exception as e:  # no layermix line: the calibration stands without it
+        print(f"# layermix {be_name}: {type(e).__name__}: {str(e)[:120]}", flush=True)
 
 
 if __name__ == "__main__":

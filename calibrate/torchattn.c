@@ -24,12 +24,60 @@ static void chomp(char *s)
 		s[--n] = 0;
 }
 
+/* A '# hold', '# gemm_held', '# mix' or '# layermix' line of the probe into c: 0, an error code (negative) at the
+ * bad line, or 1 when the line is none of them. */
+static int parse_marked(const char *line, const char *name, int ln, struct calib *c)
+{
+	if (strncmp(line, "# hold,", 7) == 0) {
+		struct cal_fattn_hold *h = &c->fhold[c->nfhold];
+		char be[16];
+		if (c->nfhold >= 4 || sscanf(line + 7, "%15[^,],%d,%lf,%lf,%d,%lf", be, &h->sm_mhz, &h->power_w,
+					      &h->limit_w, &h->max_mhz, &h->tflops) != 6)
+			return diag_error(name, ln, 0, "expected '# hold,BACKEND,SM_MHZ,POWER_W,POWER_LIMIT_W,"
+					  "MAX_SM_MHZ,TFLOPS' (at most 4)");
+		snprintf(h->backend, sizeof h->backend, "%s", be);
+		c->nfhold++;
+		return 0;
+	}
+	if (strncmp(line, "# gemm_held,", 12) == 0) {
+		if (sscanf(line + 12, "%d,%lf,%lf", &c->gemm_held_mhz, &c->gemm_held_w, &c->gemm_held_ms) != 3 ||
+		    !(c->gemm_held_ms > 0))
+			return diag_error(name, ln, 0, "expected '# gemm_held,SM_MHZ,POWER_W,GEMM_MS'");
+		return 0;
+	}
+	if (strncmp(line, "# mix,", 6) == 0) {
+		struct cal_fattn_mix *x = &c->fmix[c->nfmix];
+		char be[16];
+		if (c->nfmix >= 4 || sscanf(line + 6, "%15[^,],%d,%d,%lf,%lf,%lf,%lf", be, &x->gemms, &x->sm_mhz,
+					     &x->power_w, &x->gemm_ms, &x->att_ms, &x->att_max_ms) != 7 ||
+		    !(x->gemm_ms > 0 && x->att_ms > 0 && x->att_max_ms > 0))
+			return diag_error(name, ln, 0, "expected '# mix,BACKEND,GEMMS,SM_MHZ,POWER_W,GEMM_MS,ATT_MS,"
+					  "ATT_MAX_MS' with positive times (at most 4)");
+		snprintf(x->backend, sizeof x->backend, "%s", be);
+		c->nfmix++;
+		return 0;
+	}
+	if (strncmp(line, "# layermix,", 11) == 0) {
+		struct cal_fattn_layer *x = &c->flayer[c->nflayer];
+		char be[16];
+		if (c->nflayer >= 2 || sscanf(line + 11, "%15[^,],%d,%lf,%lf,%lf,%lf,%lf", be, &x->sm_mhz, &x->power_w,
+					       &x->gemm_held_ms, &x->gemm_ms, &x->att_alone_ms, &x->att_ms) != 7 ||
+		    !(x->gemm_held_ms > 0 && x->gemm_ms > 0 && x->att_alone_ms > 0 && x->att_ms > 0))
+			return diag_error(name, ln, 0, "expected '# layermix,BACKEND,SM_MHZ,POWER_W,GEMM_HELD_MS,GEMM_MS,"
+					  "ATT_ALONE_MS,ATT_MS' with positive times (at most 2)");
+		snprintf(x->backend, sizeof x->backend, "%s", be);
+		c->nflayer++;
+		return 0;
+	}
+	return 1;
+}
+
 int torchattn_parse(FILE *f, const char *name, struct calib *c)
 {
 	char line[512];
 	int ln = 0;
 	bool have_header = false;
-	c->nfattn = c->nfhold = c->nfmix = 0;
+	c->nfattn = c->nfhold = c->nfmix = c->nflayer = 0;
 	c->gemm_held_mhz = 0;
 	c->gemm_held_w = c->gemm_held_ms = 0;
 	while (fgets(line, sizeof line, f)) {
@@ -37,35 +85,11 @@ int torchattn_parse(FILE *f, const char *name, struct calib *c)
 		chomp(line);
 		if (!line[0])
 			continue;
-		if (strncmp(line, "# hold,", 7) == 0) {
-			struct cal_fattn_hold *h = &c->fhold[c->nfhold];
-			char be[16];
-			if (c->nfhold >= 4 || sscanf(line + 7, "%15[^,],%d,%lf,%lf,%d,%lf", be, &h->sm_mhz, &h->power_w,
-						      &h->limit_w, &h->max_mhz, &h->tflops) != 6)
-				return diag_error(name, ln, 0, "expected '# hold,BACKEND,SM_MHZ,POWER_W,POWER_LIMIT_W,"
-						  "MAX_SM_MHZ,TFLOPS' (at most 4)");
-			snprintf(h->backend, sizeof h->backend, "%s", be);
-			c->nfhold++;
+		int rc = parse_marked(line, name, ln, c);
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
 			continue;
-		}
-		if (strncmp(line, "# gemm_held,", 12) == 0) {
-			if (sscanf(line + 12, "%d,%lf,%lf", &c->gemm_held_mhz, &c->gemm_held_w, &c->gemm_held_ms) != 3 ||
-			    !(c->gemm_held_ms > 0))
-				return diag_error(name, ln, 0, "expected '# gemm_held,SM_MHZ,POWER_W,GEMM_MS'");
-			continue;
-		}
-		if (strncmp(line, "# mix,", 6) == 0) {
-			struct cal_fattn_mix *x = &c->fmix[c->nfmix];
-			char be[16];
-			if (c->nfmix >= 4 || sscanf(line + 6, "%15[^,],%d,%d,%lf,%lf,%lf,%lf", be, &x->gemms, &x->sm_mhz,
-						     &x->power_w, &x->gemm_ms, &x->att_ms, &x->att_max_ms) != 7 ||
-			    !(x->gemm_ms > 0 && x->att_ms > 0 && x->att_max_ms > 0))
-				return diag_error(name, ln, 0, "expected '# mix,BACKEND,GEMMS,SM_MHZ,POWER_W,GEMM_MS,ATT_MS,"
-						  "ATT_MAX_MS' with positive times (at most 4)");
-			snprintf(x->backend, sizeof x->backend, "%s", be);
-			c->nfmix++;
-			continue;
-		}
 		if (line[0] == '#') {
 			if (!c->fattn_source[0])
 				snprintf(c->fattn_source, sizeof c->fattn_source, "%s", line + 1 + (line[1] == ' '));
@@ -120,6 +144,11 @@ void torchattn_write(FILE *f, const struct calib *c)
 		const struct cal_fattn_mix *x = &c->fmix[i];
 		fprintf(f, "# mix,%s,%d,%d,%.1f,%.4f,%.4f,%.4f\n", x->backend, x->gemms, x->sm_mhz, x->power_w, x->gemm_ms,
 			x->att_ms, x->att_max_ms);
+	}
+	for (int i = 0; i < c->nflayer; i++) {
+		const struct cal_fattn_layer *x = &c->flayer[i];
+		fprintf(f, "# layermix,%s,%d,%.1f,%.4f,%.4f,%.4f,%.4f\n", x->backend, x->sm_mhz, x->power_w,
+			x->gemm_held_ms, x->gemm_ms, x->att_alone_ms, x->att_ms);
 	}
 	for (int i = 0; i < c->nfattn; i++) {
 		const struct cal_fattn *a = &c->fattn[i];
@@ -229,6 +258,37 @@ int torchattn_clock_law(const struct calib *c, const char *backend, double burst
 	a->clock_exponent = round(fmin(fmax(lam, 0), 2) * 1000) / 1000;
 	a->clock_anchor = round(A * 1000) / 1000;
 	return n;
+}
+
+void torchattn_clock_laws(const struct calib *c, struct hw_gpu *g)
+{
+	static const struct { const char *backend; enum attn_path path; } e[] = {
+		{ "flash", ATTN_FUSED }, { "cudnn", ATTN_CUDNN },
+	};
+	for (size_t i = 0; i < sizeof e / sizeof e[0]; i++) {
+		double fit[2 * TORCHATTN_MIXES];
+		struct hw_attn *a = &g->attn[e[i].path];
+		int n = torchattn_clock_law(c, e[i].backend, g->burst_speedup, a, fit);
+		if (n > 0)
+			fprintf(stderr, "calibrate: %s attention beside GEMMs: the GEMMs at x%.3f and x%.3f of their held "
+				"rate, the attention at x%.3f and x%.3f of its rate alone: clock_exponent %.3f, at its "
+				"maximum-clock rate where the GEMMs run at x%.3f (%s; burst x%.3f), power %.3f\n",
+				e[i].backend, fit[0], n > 1 ? fit[2] : 0, fit[1], n > 1 ? fit[3] : 0, a->clock_exponent,
+				a->clock_anchor > 0 ? a->clock_anchor : g->burst_speedup,
+				a->clock_anchor > 0 ? "clock_anchor, fitted" : "the burst", g->burst_speedup, a->power);
+		/* the call inside a layer's step (not used by the model yet: docs/validation.md, "What the kernel
+		 * profiles say"), against what the law gives at that GEMM speed */
+		for (int k = 0; k < c->nflayer; k++) {
+			const struct cal_fattn_layer *l = &c->flayer[k];
+			if (strcmp(l->backend, e[i].backend) != 0)
+				continue;
+			double v = l->gemm_held_ms / l->gemm_ms, u = l->att_alone_ms / l->att_ms;
+			double A = fmax(a->clock_anchor, g->burst_speedup);
+			fprintf(stderr, "calibrate: %s attention in a layer's step: the GEMMs at x%.3f of their held rate, the "
+				"attention at x%.3f of its rate alone (%d MHz; the law from the mixes gives x%.3f there)\n",
+				e[i].backend, v, u, l->sm_mhz, a->clock_exponent > 0 ? pow(fmin(v, A) / A, a->clock_exponent) : 1.0);
+		}
+	}
 }
 
 int torchattn_run(struct calib *c, bool quick)

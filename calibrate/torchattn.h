@@ -45,5 +45,9 @@ bool torchattn_fill(const struct calib *c, const char *backend, struct hw_attn *
  * mix under the maximum clock). */
 #define TORCHATTN_MIXES 4
 int torchattn_clock_law(const struct calib *c, const char *backend, double burst, struct hw_attn *a, double *fit);
+/* torchattn_clock_laws: torchattn_clock_law for the fused (flash) and cuDNN entries of g, each said on stderr with
+ * the mixes' speeds, and the probe's layer mix beside what the law gives at its GEMM speed (the raw CSV keeps
+ * them all). */
+void torchattn_clock_laws(const struct calib *c, struct hw_gpu *g);
 
 #endif

@@ -128,7 +128,8 @@ static const char probe_csv[] =
 "# hold,cudnn,1815,691.0,700.0,1980,361.2\n"
 "# gemm_held,1395,699.0,2.0000\n"
 "# mix,flash,1,1560,698.0,1.8000,1.0392,1.0000\n"
-"# mix,flash,3,1480,699.0,1.9000,1.0677,1.0000\n";
+"# mix,flash,3,1480,699.0,1.9000,1.0677,1.0000\n"
+"# layermix,flash,1620,695.0,1.6000,1.5000,2.0000,2.1500\n";
 
 static void test_torchattn(void)
 {
@@ -151,6 +152,28 @@ static void test_torchattn(void)
 	 * (least squares through the origin, rounded to 3 decimals); power 633/700 = 0.904. The line through the two
 	 * mixes has slope 0.02705/0.05407 = 0.5004 and meets u = 1 at v = 1.19985, under the burst: no anchor. */
 	CHECK_INT(c.nfmix, 2);
+	/* the call inside a layer's step: GEMMs at 1.6/1.5 = 1.067 of held, attention at 2.0/2.15 = 0.930 alone */
+	CHECK_INT(c.nflayer, 1);
+	CHECK_STR(c.flayer[0].backend, "flash");
+	CHECK_INT(c.flayer[0].sm_mhz, 1620);
+	CHECK_NEAR(c.flayer[0].gemm_held_ms / c.flayer[0].gemm_ms, 1.6 / 1.5, 1e-12);
+	CHECK_NEAR(c.flayer[0].att_alone_ms / c.flayer[0].att_ms, 2.0 / 2.15, 1e-12);
+	/* written back as read (the raw CSV --refit reads) */
+	char wbuf[4096] = "";
+	FILE *w = fmemopen(wbuf, sizeof wbuf, "w");
+	torchattn_write(w, &c);
+	fclose(w);
+	CHECK(strstr(wbuf, "# layermix,flash,1620,695.0,1.6000,1.5000,2.0000,2.1500\n") != NULL);
+	static const char bad_layer[] =
+		"backend,head_dim,causal,gqa,seq,batch,heads,fwd_ms,bwd_ms,fwd_tflops,bwd_tflops,fwd_kernel_ms,bwd_kernel_ms\n"
+		"# layermix,flash,1620,695.0,0,1.5,2.0,2.15\n"
+		"flash,128,1,0,2048,8,16,0.5,1.5,274.9,229.1,0.47,1.45\n";
+	struct calib bl;
+	calib_init(&bl);
+	FILE *bf = fmemopen((void *)bad_layer, sizeof bad_layer - 1, "r");
+	CHECK_INT(torchattn_parse(bf, "bad_layer.csv", &bl), GS_EINVAL);  /* a time that is not positive */
+	fclose(bf);
+	calib_release(&bl);
 	struct hw_attn a = { 0 };
 	double fit[2 * TORCHATTN_MIXES];
 	CHECK(torchattn_fill(&c, "flash", &a));
