@@ -40,7 +40,7 @@ yaml=$OUT/$name-measured.yaml
 (time timeout 480 $cal -v -o "$yaml" --raw "$work/raw" $base --sustain "${SUSTAIN:-20}" --attention torch \
 	--kernels torch --scenario "${SCENARIO:-scenarios/validate/t07-single.yaml}") >"$OUT/calibrate.txt" 2>&1
 say "calibrate: exit $? ($(($(date +%s) - t0)) s)"
-grep -E "^calibrate: (phases|wrote|fit intra all_reduce|[a-z]+ attention beside)|^gpusim:|^real" "$OUT/calibrate.txt" | tee -a "$summary"
+grep -E "^calibrate: (phases|wrote|fit intra all_reduce|[a-z]+ attention (beside|in a layer))|^gpusim:|^real" "$OUT/calibrate.txt" | tee -a "$summary"
 tar -C "$work" -czf "$OUT/raw.tar.gz" raw
 say "raw: $(du -h "$OUT/raw.tar.gz" | cut -f1)"
 if [ -n "${PROFILE_ROWS:-}" ]; then
