@@ -104,9 +104,15 @@ static int fields(const struct result *r, struct field *out)
 		FINT("simulated_ranks", r->simulated_ranks),
 		FINT("tasks", r->tasks),
 		FINT("events", r->events),
+		FBEGIN("clock"),  /* the last 4: dropped below unless the attention law ran (r->clock_attn > 0) */
+		FDBL("gemm_speed", r->clock_gemm),
+		FDBL("attention_speed", r->clock_attn),
+		FEND,
 	};
 	int n = (int)(sizeof all / sizeof all[0]);
 	memcpy(out, all, sizeof all);
+	if (!(r->clock_attn > 0))
+		n -= 4;
 	if (!r->origin.shown) {  /* a preset or hand-written model: no origin object (docs/output.md) */
 		memmove(out + 2, out + 8, (size_t)(n - 8) * sizeof *out);
 		n -= 6;
@@ -252,6 +258,9 @@ static int write_table(FILE *f, const struct result *r)
 	fprintf(f, "%-16s %.3f ms\n", "step time", r->step_time_s * 1e3);
 	fprintf(f, "%-16s %s tokens/s\n", "throughput", tok);
 	fprintf(f, "%-16s %.1f %%\n", "mfu", r->mfu * 100.0);
+	if (r->clock_attn > 0)  /* the attention law: GEMMs and attention at speeds of their own */
+		fprintf(f, "%-16s GEMMs x%.3f of their sustained rate, attention x%.3f of its maximum-clock rate "
+			"(critical stage)\n", "power cap", r->clock_gemm, r->clock_attn);
 	fputc('\n', f);
 
 	char head[64];

@@ -77,22 +77,35 @@ struct power_law {
 	                           * clock_anchor, at least burst_speedup */
 };
 
-static double stage_target(const struct power_law *law, double Wc, double Wa, double Wm, double Tc, double Ti)
+/* A stage's speed (its whole compute segments'); *gv and *au (where not NULL) get the GEMMs' speed and, under the
+ * attention law, the attention's (0 without it). */
+static double stage_target(const struct power_law *law, double Wc, double Wa, double Wm, double Tc, double Ti,
+			   double *gv, double *au)
 {
 	const struct hw_gpu *g = law->g;
-	double s = fmin(g->power_idle_frac, 0.99);
+	double s = fmin(g->power_idle_frac, 0.99), gemm = 1, att = 0, out;
 	if (Wa > 0 && law->p_att > 0) {
 		double rhs = (1 - g->power_mem_frac) * Wm + (1 - g->power_comm_frac) * Tc + (1 - s) * Ti;
 		double B = g->burst_speedup, A = law->anchor, lam = law->lambda;
 		double w = predict_clock_speed_attn(g->power_exponent, B, A, s, lam, law->p_att, Wc, Wa, rhs);
-		return (Wc + Wa + Wm) / (Wc / fmin(w, B) + Wa * pow(A / w, lam) + Wm);
+		gemm = fmin(w, B);
+		att = pow(w / A, lam);
+		out = (Wc + Wa + Wm) / (Wc / gemm + Wa * pow(A / w, lam) + Wm);
+	} else {
+		Wm += Wa;  /* no law for them: fixed-time work */
+		out = 1;
+		if (Wc > 0) {
+			double R = ((1 - g->power_mem_frac) * Wm + (1 - g->power_comm_frac) * Tc + (1 - s) * Ti) /
+				   ((1 - s) * Wc);
+			gemm = predict_clock_speed(g->power_exponent - 1, g->burst_speedup, R);
+			out = (Wc + Wm) / (Wc / gemm + Wm);
+		}
 	}
-	Wm += Wa;  /* no law for them: fixed-time work */
-	if (Wc <= 0)
-		return 1;
-	double R = ((1 - g->power_mem_frac) * Wm + (1 - g->power_comm_frac) * Tc + (1 - s) * Ti) / ((1 - s) * Wc);
-	double v = predict_clock_speed(g->power_exponent - 1, g->burst_speedup, R);
-	return (Wc + Wm) / (Wc / v + Wm);
+	if (gv)
+		*gv = gemm;
+	if (au)
+		*au = att;
+	return out;
 }
 
 /* The balance with attention at the maximum clock (stage_target), in the clock's index w (the GEMMs' speed while
@@ -194,7 +207,7 @@ static void model_step(const struct power_law *g, const struct clock_obs *o, int
 			dT += step_share(j, b, n, scale) * (o->W[j] / y[j] - o->C[j]);
 		for (int i = 0; i < pp; i++) {
 			double Tc = fmax(0, o->Tc[i] + dT - (o->W[i] / y[i] - o->C[i]));
-			double v = stage_target(g, o->Wc[i], o->Wa[i], o->W[i] - o->Wc[i] - o->Wa[i], Tc, o->H[i]);
+			double v = stage_target(g, o->Wc[i], o->Wa[i], o->W[i] - o->Wc[i] - o->Wa[i], Tc, o->H[i], NULL, NULL);
 			d = fmax(d, fabs(v - y[i]));
 			y[i] = v;
 		}
@@ -242,7 +255,8 @@ static void first_guess(const struct power_law *g, const struct build *b, int pa
 /* The stages' speeds at the power cap: a fixed point over whole simulations of one rank per stage (the ranks of
  * a stage run one program in symmetric groups, so with --all-ranks each comes out as this one does; bench/
  * same-output compares --all-ranks reports), each next iterate from model_step. Returns the last simulation, run
- * at the speeds left in speed (its change to the next iterate below 1e-6), for the caller to use or free. */
+ * at the speeds left in speed (its change to the next iterate below 1e-6), for the caller to use or free. speed
+ * holds 3 pp values: the stages' speeds, then each stage's GEMM and attention speeds (stage_target's). */
 static int stage_clocks(const struct power_law *law, const struct build *b, const struct sim_config *cfg,
 			int passes, double *speed, struct sim **last)
 {
@@ -288,7 +302,8 @@ static int stage_clocks(const struct power_law *law, const struct build *b, cons
 			o.P[i] = acc[ACC_PP] + acc[ACC_BUBBLE] + tail;
 			if (o.P[i] < o.P[bn])
 				bn = i;
-			f[i] = stage_target(law, o.Wc[i], o.Wa[i], o.W[i] - o.Wc[i] - o.Wa[i], o.Tc[i], o.H[i]) - speed[i];
+			f[i] = stage_target(law, o.Wc[i], o.Wa[i], o.W[i] - o.Wc[i] - o.Wa[i], o.Tc[i], o.H[i], &speed[pp + 2 * i],
+					    &speed[pp + 2 * i + 1]) - speed[i];
 			change = fmax(change, fabs(f[i]));
 		}
 		if (change < 1e-6 || it == 39) {
@@ -377,7 +392,8 @@ static int simulate(const struct hwmodel *hw, const struct hw_attn *att, const s
 	int rc = 0;
 	*speed = NULL;
 	if (hw->gpu.burst_speedup > 1) {
-		*speed = xcalloc(cfg->pp, sizeof **speed);
+		*speed = xcalloc(3 * (size_t)cfg->pp, sizeof **speed);  /* each stage's speed, then its GEMMs' and
+		                                                           * attention's (stage_target) */
 		struct power_law law = { &hw->gpu, att->clock_exponent, att->power,
 					 fmax(att->clock_anchor, hw->gpu.burst_speedup) };
 		rc = stage_clocks(&law, b, cfg, passes, *speed, &s);
@@ -525,6 +541,11 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 	if (rc == 0) {
 		fill_timing(sc, hw, &b, &cfg, s, out);
 		fill_memory_origin(sc, hw, &b, out);
+		const double *vu = speed ? speed + par->pp + 2 * out->critical_stage : NULL;
+		if (vu && vu[1] > 0) {  /* the attention law ran: the step's GEMMs and attention at their own speeds */
+			out->clock_gemm = vu[0];
+			out->clock_attn = vu[1];
+		}
 	}
 	bool over = trace && trace_over(trace);
 	if (trace && rc == 0)

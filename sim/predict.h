@@ -63,6 +63,10 @@ struct result {
 	enum schedule schedule;
 	struct breakdown breakdown_s;   /* of the critical rank; sums to step_time_s */
 	int critical_stage;
+	double clock_gemm, clock_attn;  /* where the power balance times attention at the maximum clock (a calibrated
+	                                 * gpu.attention clock law, docs/simulation.md "Attention beside GEMMs"): the
+	                                 * critical stage's GEMMs over their sustained rate and attention over its
+	                                 * maximum-clock rate; 0 elsewhere */
 	struct mem_usage mem;
 	int peak_inflight_microbatches; /* activations held at once on the worst stage */
 	bool fits_in_memory;      /* GPU memory, and the node's host memory when activations are offloaded */

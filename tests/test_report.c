@@ -163,6 +163,26 @@ static void test_table(void)
 	CHECK_CONTAINS(t, "  total                             90.00  of 85.90 GB: DOES NOT FIT\n");
 	CHECK(!strstr(t, "offloaded"));
 	CHECK_CONTAINS(t, "interleaved, micro batch 1, 64 micro-batches, 2 virtual stages\n");
+	CHECK(!strstr(t, "power cap"));
+}
+
+/* Where the attention law ran (clock_attn > 0): a line of the table, a "clock" object at the end of the JSON and
+ * two columns at the end of the CSV; nothing of it otherwise (the tests above) */
+static void test_clock(void)
+{
+	struct result r = sample();
+	int rc;
+	r.clock_gemm = 1.0625;
+	r.clock_attn = 0.8125;
+	const char *t = render(REPORT_TABLE, &r, &rc);
+	CHECK_CONTAINS(t, "mfu              40.0 %\npower cap        GEMMs x1.062 of their sustained rate, attention x0.812 of "
+			  "its maximum-clock rate (critical stage)\n");
+	t = render(REPORT_JSON, &r, &rc);
+	CHECK_CONTAINS(t, "  \"events\": 123456,\n  \"clock\": {\n    \"gemm_speed\": 1.0625,\n    \"attention_speed\": 0.8125\n"
+			  "  }\n}\n");
+	t = render(REPORT_CSV, &r, &rc);
+	CHECK_CONTAINS(t, ",tasks,events,clock.gemm_speed,clock.attention_speed\n");
+	CHECK_CONTAINS(t, ",65432,123456,1.0625,0.8125\n");
 }
 
 static void test_numbers(void)
@@ -221,6 +241,7 @@ int main(void)
 	test_json();
 	test_csv();
 	test_table();
+	test_clock();
 	test_numbers();
 	test_nonfinite_and_escapes();
 	test_formats();

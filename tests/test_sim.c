@@ -321,10 +321,38 @@ static void clock_speed_attn(void)
 	CHECK_NEAR(predict_clock_speed_attn(2, 3, 3, 0, 0.7, 0.9, 1, 0, 1.5), 2, 1e-12);
 }
 
+/* The attention law in a whole prediction: the report gives the critical stage's GEMM speed v and attention speed
+ * u, u = (v/A)^lambda while v stays under the GEMMs' ceiling B (here a 4-layer step whose GEMMs and attention
+ * draw the cap, v in (1, B)); without the law (no attention power) both are 0 and the step is unchanged by the
+ * fields. */
+static void clock_report(void)
+{
+	struct hwmodel hw;
+	struct scenario s;
+	struct result r;
+	make_hw(&hw);
+	hw.gpu.burst_speedup = 1.2;
+	hw.gpu.power_exponent = 3;
+	hw.gpu.power_mem_frac = 0.7;
+	hw.gpu.power_idle_frac = 0.2;
+	hw.gpu.power_comm_frac = 0.5;
+	make_sc(&s, 4, 2, 1, 1, 1, SCHED_1F1B, 1);
+	CHECK_INT(predict_run(&s, &hw, NULL, &r), 0);
+	CHECK(r.clock_gemm == 0 && r.clock_attn == 0);
+	hw.gpu.attn[ATTN_FUSED].max_clock = true;
+	hw.gpu.attn[ATTN_FUSED].power = 0.95;
+	hw.gpu.attn[ATTN_FUSED].clock_exponent = 1.2;
+	hw.gpu.attn[ATTN_FUSED].clock_anchor = 1.3;
+	CHECK_INT(predict_run(&s, &hw, NULL, &r), 0);
+	CHECK(r.clock_gemm > 1 && r.clock_gemm < 1.2);
+	CHECK_NEAR(r.clock_attn, pow(r.clock_gemm / 1.3, 1.2), 1e-12);
+}
+
 int main(void)
 {
 	clock_speed();
 	clock_speed_attn();
+	clock_report();
 	side_op_by_hand();
 	side_channel_by_hand(1, 0);
 	side_channel_by_hand(3, 0);

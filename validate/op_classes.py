@@ -13,7 +13,8 @@ GEMMs": OPCLK_MAX) the trace's classes carry the segment's average speed, not ea
 the model's own split instead: the classes at their nominal times (the hardware file with burst_speedup 1: GEMMs
 at their sustained rates, attention at its maximum-clock rate), then the GEMMs at v and the attention at u from the
 stage's power balance, solved here as sim/predict.c solves it (stage_target, predict_clock_speed_attn) for a
-one-GPU step with no communication and no host wait (what it is written for: GPU-bound one-GPU rows).
+one-GPU step with no communication and no host wait (what it is written for: GPU-bound one-GPU rows); `gpusim
+predict` reports the same v and u (its `power cap` line, JSON `clock`), which this checks against.
 
 usage: validate/op_classes.py [--implied] SCENARIO HW [KERNELS.csv LABEL] [GPUSIM]     (from the repository root)
 e.g.   validate/op_classes.py scenarios/validate/t07-single.yaml hardware/h100x1-1127-measured.yaml \\
@@ -138,8 +139,12 @@ def main():
     gpusim = args[4] if len(args) > 4 else "build/gpusim"
     if imp:
         mod, v, u = implied(gpusim, scenario, hw)
+        p = subprocess.run([gpusim, "predict", scenario, "--hw", hw, "--format", "json"], capture_output=True,
+                           text=True)
+        clock = json.loads(p.stdout).get("clock", {}) if p.returncode == 0 else {}
         print("# implied: the GEMMs at %.3f of their sustained rate, the attention at %.3f of its maximum-clock rate"
-              % (v, u))
+              " (gpusim predict: %s)" % (v, u, "%.3f, %.3f" % (clock["gemm_speed"], clock["attention_speed"])
+                                         if clock else "no clock law"))
     else:
         mod = model_ms(gpusim, scenario, hw)
     print("%-12s %10s %10s" % ("class (ms)", "model", "profile" if prof else ""))
