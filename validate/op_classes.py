@@ -11,10 +11,9 @@ The engine scales a stage's compute segments as a whole by its clock speed (docs
 where a calibration times attention at the maximum clock beside GEMMs at their own speed ("Attention beside
 GEMMs": OPCLK_MAX) the trace's classes carry the segment's average speed, not each class's. `--implied` prints
 the model's own split instead: the classes at their nominal times (the hardware file with burst_speedup 1: GEMMs
-at their sustained rates, attention at its maximum-clock rate), then the GEMMs at v and the attention at u from the
-stage's power balance, solved here as sim/predict.c solves it (stage_target, predict_clock_speed_attn) for a
-one-GPU step with no communication and no host wait (what it is written for: GPU-bound one-GPU rows); `gpusim
-predict` reports the same v and u (its `power cap` line, JSON `clock`), which this checks against.
+at their sustained rates, attention at its maximum-clock rate), then the GEMMs at v and the attention at u, the
+critical stage's speeds `gpusim predict` reports (its `power cap` line, JSON `clock`); for a one-GPU step, whose
+one stage is the critical one.
 
 usage: validate/op_classes.py [--implied] SCENARIO HW [KERNELS.csv LABEL] [GPUSIM]     (from the repository root)
 e.g.   validate/op_classes.py scenarios/validate/t07-single.yaml hardware/h100x1-1127-measured.yaml \\
@@ -23,7 +22,6 @@ e.g.   validate/op_classes.py scenarios/validate/t07-single.yaml hardware/h100x1
 import collections
 import csv
 import json
-import math
 import os
 import re
 import subprocess
@@ -81,50 +79,25 @@ def profile_ms(path, label):
     return out
 
 
-def power_keys(text):
-    """(B, x, m, s) of gpu.power and (p_a, lambda, A) of the fused attention entry; None where absent."""
-    def num(block, key):
-        f = re.search(r"\n\s+%s: ([0-9.eE+-]+)" % key, block)
-        return float(f.group(1)) if f else None
-    i = text.find("\n  power:")
-    p = text[i:i + 600] if i >= 0 else ""
-    j = text.find("\n    fused:")
-    a = text[j:text.find("\n      rows:", j)] if j >= 0 else ""
-    return (num(p, "burst_speedup"), num(p, "exponent"), num(p, "memory_bound"), num(p, "idle"),
-            num(a, "power"), num(a, "clock_exponent"), num(a, "clock_anchor"))
-
-
 def implied(gpusim, scenario, hw):
-    """The model's classes at their own speeds (see the module's comment), with v and u."""
+    """The model's classes at their own speeds (see the module's comment), with v and u as `gpusim predict`
+    reports them (JSON `clock`)."""
+    p = subprocess.run([gpusim, "predict", scenario, "--hw", hw, "--format", "json"], capture_output=True, text=True)
+    if p.returncode:
+        sys.exit(p.stderr)
+    clock = json.loads(p.stdout).get("clock")
+    if not clock:
+        sys.exit("%s: gpusim reports no power cap speeds (no attention clock law): the trace's split is the model's"
+                 % hw)
     text = open(hw).read()
-    B, x, m, s, pa, lam, A = power_keys(text)
-    if not B or B <= 1:
-        sys.exit("%s: no gpu.power.burst_speedup above 1: nothing to imply" % hw)
     i = text.find("\n  power:")  # gpu.power's (meta.sustained has a burst_speedup of its own, before it)
     with tempfile.TemporaryDirectory() as tmp:
         nom = os.path.join(tmp, "nominal.yaml")
         with open(nom, "w") as f:
             f.write(text[:i] + re.sub(r"(\n\s+burst_speedup: )[0-9.eE+-]+", r"\g<1>1", text[i:], count=1))
-        cl = model_ms(gpusim, scenario, nom)
-    Wc, Wa = cl["gemm"], cl["attention"]
-    Wm = sum(v for k, v in cl.items() if k not in ("gemm", "attention"))
-    law = pa and lam and Wa > 0
-    A = max(A or B, B)
-    rhs = (1 - m) * (Wm + (0 if law else Wa))
-
-    def h(w):
-        v = min(w, B)
-        g = (1 - s) * Wc * (v ** (x - 1) - 1 / v)
-        return g + (Wa * (A / w) ** lam * ((pa - s) * (w / A) ** x - (1 - s)) if law else 0)
-    lo, hi = 1.0, (A if law else B)
-    if h(hi) <= rhs:
-        lo = hi
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if h(mid) < rhs else (lo, mid)
-    v, u = min(lo, B), ((lo / A) ** lam if law else 1.0)
-    out = collections.Counter({k: cl[k] for k in cl})
-    out["gemm"], out["attention"] = Wc / v, Wa / u
+        out = model_ms(gpusim, scenario, nom)
+    v, u = clock["gemm_speed"], clock["attention_speed"]
+    out["gemm"], out["attention"] = out["gemm"] / v, out["attention"] / u
     return out, v, u
 
 
@@ -139,12 +112,8 @@ def main():
     gpusim = args[4] if len(args) > 4 else "build/gpusim"
     if imp:
         mod, v, u = implied(gpusim, scenario, hw)
-        p = subprocess.run([gpusim, "predict", scenario, "--hw", hw, "--format", "json"], capture_output=True,
-                           text=True)
-        clock = json.loads(p.stdout).get("clock", {}) if p.returncode == 0 else {}
         print("# implied: the GEMMs at %.3f of their sustained rate, the attention at %.3f of its maximum-clock rate"
-              " (gpusim predict: %s)" % (v, u, "%.3f, %.3f" % (clock["gemm_speed"], clock["attention_speed"])
-                                         if clock else "no clock law"))
+              % (v, u))
     else:
         mod = model_ms(gpusim, scenario, hw)
     print("%-12s %10s %10s" % ("class (ms)", "model", "profile" if prof else ""))
