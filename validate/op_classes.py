@@ -95,10 +95,11 @@ def implied(gpusim, scenario, hw):
         nom = os.path.join(tmp, "nominal.yaml")
         with open(nom, "w") as f:
             f.write(text[:i] + re.sub(r"(\n\s+burst_speedup: )[0-9.eE+-]+", r"\g<1>1", text[i:], count=1))
-        out = model_ms(gpusim, scenario, nom)
+        nominal = model_ms(gpusim, scenario, nom)
     v, u = clock["gemm_speed"], clock["attention_speed"]
-    out["gemm"], out["attention"] = out["gemm"] / v, out["attention"] / u
-    return out, v, u
+    out = collections.Counter(nominal)
+    out["gemm"], out["attention"] = nominal["gemm"] / v, nominal["attention"] / u
+    return out, v, u, nominal
 
 
 def main():
@@ -111,9 +112,12 @@ def main():
     prof = profile_ms(*args[2:4]) if len(args) > 3 else None
     gpusim = args[4] if len(args) > 4 else "build/gpusim"
     if imp:
-        mod, v, u = implied(gpusim, scenario, hw)
+        mod, v, u, nominal = implied(gpusim, scenario, hw)
         print("# implied: the GEMMs at %.3f of their sustained rate, the attention at %.3f of its maximum-clock rate"
               % (v, u))
+        if prof and prof["gemm"] > 0 and prof["attention"] > 0:
+            print("# profile: the GEMMs at %.3f, the attention at %.3f (their nominal time over the profiled)"
+                  % (nominal["gemm"] / prof["gemm"], nominal["attention"] / prof["attention"]))
     else:
         mod = model_ms(gpusim, scenario, hw)
     print("%-12s %10s %10s" % ("class (ms)", "model", "profile" if prof else ""))
