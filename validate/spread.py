@@ -56,6 +56,14 @@ def main():
         worst = max(e)
         print("| %s | %d | %.1f%% | %.1f%% (%s) | %d of %d |" % (
             g, len(e), statistics.median(x for x, _ in e), worst[0], worst[1], signs[g][0], signs[g][1]))
+    # how the runs themselves agree, over every label measured in three or more of them (not only PRED's rows)
+    labels = sorted(set().union(*runs))
+    sp = sorted(((max(v) / min(v) - 1) * 100, l) for l in labels
+                for v in [[run[l] for run in runs if l in run]] if len(v) >= 3)
+    if sp:
+        print("\nrows in 3+ runs: %d; spread within 3%%: %d, 3-%g%%: %d, beyond: %d; widest: %s" % (
+            len(sp), sum(x <= 3 for x, _ in sp), a.stable_pct, sum(3 < x <= a.stable_pct for x, _ in sp),
+            sum(x > a.stable_pct for x, _ in sp), ", ".join("%s %.0f%%" % (l, x) for x, l in sp[::-1][:5])))
     if a.markdown:
         print()
         print("| row | measured ms | predicted ms | error | run-to-run spread | speedup meas / pred |")
