@@ -82,6 +82,12 @@ MODELS = {
     "measured-h200x2-1127f.csv": [["--hw", "hardware/h200x2-1127f-measured.yaml"],
                                   ["--hw", "hardware/h200x4-1127e-measured.yaml"],
                                   ["--hw", "hardware/h200x2-1127-measured.yaml"], ["--hw", "h200-sxm"]],
+    # 2 x H200 (NV18) of 2026-11-27 18:45 (device-cal.sh with the layer mix, open-probes.sh, then lease-run.sh
+    # ROWS=everything GPUS=2 on one lease): its calibration, its 69 eager + 7 compiled rows; then the 2 x H200 and
+    # 4 x H200 calibrations of the afternoon, the preset
+    "measured-h200x2-1127g.csv": [["--hw", "hardware/h200x2-1127g-measured.yaml"],
+                                  ["--hw", "hardware/h200x2-1127f-measured.yaml"],
+                                  ["--hw", "hardware/h200x4-1127e-measured.yaml"], ["--hw", "h200-sxm"]],
     "measured-h200x2.csv": [["--hw", "hardware/h200x2-1127-measured.yaml"],
                             ["--hw", "hardware/h200x2-measured.yaml"],
                             ["--hw", "hardware/h200x2-measured.yaml", "--gpu", "hardware/h200x1-measured.yaml"],
