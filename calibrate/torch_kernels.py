@@ -57,6 +57,10 @@ Sections of the CSV on stdout (one header, the section in the first column):
         in untimed warm-up steps; every stack is timed in 5 rounds in turn (2 with --quick). A stack that fails to
         compile is a comment line `# compiled FAM xLAYERS skipped: ...`, a torch without torch.compile one
         `# compiled host rows skipped: ...`; the other rows stay.
+  host,compiled_ddp_ROW,SUBGRAPHS,0,N,US  a compiled DDP module's subgraphs (compiled_ddp_rows): 4 runner MLP layers
+        on flat parameters in DDP on a 1-rank group (1 MiB buckets), compiled with dynamo's DDPOptimizer
+        off (1 graph) and on (a subgraph per linear layer); ROW `fwd` or `bwd` as above, SUBGRAPHS the compiled
+        functions a forward called (-1 not known). A failure is `# compiled ddp rows skipped: ...`.
   memory,NAME,PARAMS,BYTES,0,0         DistributedDataParallel's own memory on a 1-rank group, for a model of PARAMS
         bf16 parameters, plain and under DDP (`ddp`: gradient_as_bucket_view False, the default; `ddp_view`:
         True): MODE_built (after construction), MODE_stepK_peak (the peak of step K, reset before it), MODE_held
@@ -678,6 +682,16 @@ def _graphs(clear=False):
         return -1
 
 
+def _fwd_bwd_timed(m):
+    """host_timed of a compiled module m (cm, x, dy): its forward call, then torch.autograd.backward on a fresh
+    forward's output; (forward us, its backlog, backward us, its backlog)"""
+    st = {}
+    cm, x, dy = m["cm"], m["x"], m["dy"]
+    f, bf = host_timed(lambda: st.clear() or st, lambda s, cm=cm, x=x: s.update(y=cm(x)))
+    b, bb = host_timed(lambda cm=cm, x=x, dy=dy: (cm(x), dy), lambda s: torch.autograd.backward(s[0], s[1]))
+    return f, bf, b, bb
+
+
 def compiled_rows(out, tokens=16, h=256, depths=(1, 2, 4), rounds=5):
     """torch.compile's host cost (the header's `host,compiled_*` lines): stacks of `depths` runner MLP layers on
     (tokens, h) activations (family `mlp`) and runner GPT blocks on (1, tokens, h) (family `block`), each compiled
@@ -723,10 +737,7 @@ def compiled_rows(out, tokens=16, h=256, depths=(1, 2, 4), rounds=5):
                                                                  str(e).splitlines()[0][:120] if str(e) else ""))
     for _ in range(rounds):
         for m in mods:
-            st = {}
-            cm, x, dy = m["cm"], m["x"], m["dy"]
-            f, bf = host_timed(lambda: st.clear() or st, lambda s, cm=cm, x=x: s.update(y=cm(x)))
-            b, bb = host_timed(lambda cm=cm, x=x, dy=dy: (cm(x), dy), lambda s: torch.autograd.backward(s[0], s[1]))
+            f, bf, b, bb = _fwd_bwd_timed(m)
             s, bs = host_timed(lambda: None, lambda _, m=m: m["step"]())
             o, bo = host_timed(lambda: None, lambda _, m=m: m["opt"]())
             for key, v in (("fwd", f), ("bwd", b), ("step", s), ("opt", o), ("backlog", max(bf, bb, bs, bo))):
@@ -743,6 +754,77 @@ def compiled_rows(out, tokens=16, h=256, depths=(1, 2, 4), rounds=5):
         out.append(f"host,compiled_{fam}_params,{L},0,{m['params']},0.00")
         out.append(f"host,compiled_{fam}_graphs,{L},0,{m['graphs']},0.00")
         out.append(f"host,compiled_{fam}_backlog,{L},0,0,{max(t['backlog']):.1f}")
+
+
+def _subgraphs(run):
+    """The compiled functions run() called (torch.profiler's CPU events named CompiledFunction): the subgraphs
+    dynamo's DDPOptimizer split a DDP module's graph into, one per call; -1 when the profile has none."""
+    from torch.profiler import ProfilerActivity, profile
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        run()
+        torch.cuda.synchronize()
+    n = sum(1 for e in prof.events() if e.name == "CompiledFunction")
+    return n if n > 0 else -1
+
+
+def compiled_ddp_rows(out, tokens=16, h=256, layers=4, rounds=5):
+    """What each subgraph of a compiled DDP module costs the host (the header's `host,compiled_ddp_*` lines):
+    dynamo's DDPOptimizer splits the graph of a DDP module at its bucket boundaries (sim/ddpsplit.h), and every
+    subgraph is a compiled function called in the forward and again in the backward. The same stack of `layers`
+    runner MLP layers (parameters views of one flat buffer, as the runner's FlatAdam makes them, so each counts
+    the whole buffer: 1 MiB), wrapped in DDP on a 1-rank group with a bucket cap of 1 MiB and compiled twice: with DDPOptimizer off (torch._dynamo.config.optimize_ddp: one graph, DDP's hooks
+    after its backward) and on (a subgraph per linear layer). The reducer's buckets and all-reduces are the same
+    in both, so what differs is the subgraphs. Rows per variant (SUBGRAPHS the compiled functions a forward
+    called): `fwd`, `bwd` (as compiled_rows times them: the forward call; torch.autograd.backward on its output),
+    N the kernels. The slope over the subgraphs is a subgraph's own host cost (torchkern_compiled)."""
+    import torch._dynamo
+    import torch.distributed as dist
+    own = not dist.is_initialized()
+    if own:
+        os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+        os.environ.setdefault("MASTER_PORT", "29542")
+        dist.init_process_group("nccl", rank=0, world_size=1, device_id=torch.device("cuda", 0))
+    try:
+        _ddp_variants(out, tokens, h, layers, rounds)
+    finally:
+        if own:
+            dist.destroy_process_group()
+
+
+def _ddp_variants(out, tokens, h, layers, rounds):
+    """compiled_ddp_rows' two compiled DDP modules, timed in turn"""
+    import torch._dynamo
+    torch._dynamo.reset()  # once: each stack's forward has a code object of its own (_own_stack), so its graphs stay
+    mods = []
+    for tag, split in (("ddpa", False), ("ddpb", True)):
+        model = _own_stack(tag, [_CMlp(h) for _ in range(layers)])
+        gflat, opt_step = _flat_adam(model)
+        # a cap of 1 MiB, DDPOptimizer's first-bucket cap and (h 256, 4 layers) the flat buffer every parameter
+        # counts: a subgraph per linear layer; below the first cap DDPOptimizer refuses to split
+        ddp = torch.nn.parallel.DistributedDataParallel(model, device_ids=[0], bucket_cap_mb=1)
+        cm = torch.compile(ddp)
+        x = torch.randn(tokens, h, device="cuda", dtype=BF)
+        dy = torch.randn(tokens, h, device="cuda", dtype=BF)
+        with torch._dynamo.config.patch(optimize_ddp=split):  # dynamo reads it as it compiles, in the first step
+            for _ in range(3):
+                gflat.zero_()
+                torch.autograd.backward(cm(x), dy)
+                opt_step()
+        torch.cuda.synchronize()
+        n = _subgraphs(lambda cm=cm, x=x: cm(x))
+        kf = _kernels(lambda cm=cm, x=x: cm(x))
+        y = cm(x)
+        kb = _kernels(lambda y=y, dy=dy: torch.autograd.backward(y, dy))
+        mods.append(dict(n=n, cm=cm, x=x, dy=dy, kf=kf, kb=kb, t={}))
+    for _ in range(rounds):
+        for m in mods:
+            f, _, b, _ = _fwd_bwd_timed(m)
+            m["t"].setdefault("fwd", []).append(f)
+            m["t"].setdefault("bwd", []).append(b)
+    for m in mods:
+        out.append(f"host,compiled_ddp_fwd,{m['n']},0,{m['kf'][0]},{statistics.median(m['t']['fwd']):.2f}")
+        out.append(f"host,compiled_ddp_bwd,{m['n']},0,{m['kb'][0]},{statistics.median(m['t']['bwd']):.2f}")
 
 
 def main():
@@ -800,6 +882,11 @@ def compiled_section(out, a):
     except Exception as e:  # noqa: BLE001
         msg = str(e).splitlines()[0][:120] if str(e) else ""
         out.append("# compiled host rows skipped: %s: %s" % (type(e).__name__, msg))
+    try:
+        compiled_ddp_rows(out, tokens=a.host_tokens, rounds=2 if a.quick else 5)
+    except Exception as e:  # noqa: BLE001
+        msg = str(e).splitlines()[0][:120] if str(e) else ""
+        out.append("# compiled ddp rows skipped: %s: %s" % (type(e).__name__, msg))
 
 
 if __name__ == "__main__":

@@ -378,6 +378,27 @@ static bool compiled_family(const struct calib *c, const char *fam, double accum
 	return line_fit(fx, fy, n, &fwd[0], &fwd[1]) && line_fit(bx, by, n, &bwd[0], &bwd[1]);
 }
 
+/* The compiled DDP rows (compiled_ddp_rows in calibrate/torch_kernels.py): the same module as one graph and as
+ * n subgraphs; a subgraph's forward and backward host us are the slopes between the two. False without both. */
+static bool compiled_subgraphs(const struct calib *c, double *fwd_us, double *bwd_us)
+{
+	int n = 0;
+	double size[2], f[2], b[2], k;
+	for (int i = 0; i < c->ntkern && n < 2; i++) {
+		const struct cal_tkern *t = &c->tkern[i];
+		if (strcmp(t->section, "host") == 0 && strcmp(t->name, "compiled_ddp_fwd") == 0 && t->size >= 1 &&
+		    host_row_at(c, "compiled_ddp_bwd", t->size, &b[n], &k)) {
+			size[n] = t->size;
+			f[n++] = t->us;
+		}
+	}
+	if (n < 2 || size[0] == size[1])
+		return false;
+	*fwd_us = round(fmax(0, (f[1] - f[0]) / (size[1] - size[0])) * 100) / 100;
+	*bwd_us = round(fmax(0, (b[1] - b[0]) / (size[1] - size[0])) * 100) / 100;
+	return true;
+}
+
 bool torchkern_compiled(const struct calib *c, double accum_us, struct hw_host_cost *h, char *note, size_t size)
 {
 	double f3[2], b3[2], f2[2], b2[2], g3, g2;
@@ -396,12 +417,16 @@ bool torchkern_compiled(const struct calib *c, double accum_us, struct hw_host_c
 	h->kernel2d_us = mlp ? R(f2[1]) : 0;
 	h->bwd_kernel2d_us = mlp ? R(b2[1]) : 0;
 #undef R
+	bool sub = compiled_subgraphs(c, &h->subgraph_us, &h->bwd_subgraph_us);
 	if (note) {
-		int w = snprintf(note, size, "compiled_%s rows (%d+%d): graph %.1f + kernel %.1f/%.1f, bwd %.1f + %.1f/%.1f us",
+		int w = snprintf(note, size, "%s rows (%d+%d): graph %.1f + kernel %.1f/%.1f, bwd %.1f + %.1f/%.1f us",
 				 blk && mlp ? "block/mlp" : blk ? "block" : "mlp", n3, n2, h->graph_us, h->kernel_us,
 				 h->kernel2d_us, h->backward_us, h->bwd_kernel_us, h->bwd_kernel2d_us);
-		/* a check, not modelled: the runner's step around its calls (zero_grad, Python) */
-		if (m3 + m2 > 0 && w > 0 && (size_t)w < size)
+		/* the DDP subgraphs where measured, else a check that is not modelled: the runner's step around its
+		 * calls (zero_grad, Python); one of the two, so that host.source keeps within its 255 characters */
+		if (sub && w > 0 && (size_t)w < size)
+			snprintf(note + w, size - w, ", DDP subgraph %.1f/%.1f", h->subgraph_us, h->bwd_subgraph_us);
+		else if (m3 + m2 > 0 && w > 0 && (size_t)w < size)
 			snprintf(note + w, size - w, ", step-parts %.0f", ((m3 ? g3 : 0) + (m2 ? g2 : 0)) /
 				 ((m3 > 0) + (m2 > 0)));
 	}

@@ -214,6 +214,9 @@ struct hw_host_cost {
 	double kernel2d_us;       /* the same on (rows, width) activations (an MLP or dense layer list) */
 	double bwd_kernel_us;     /* per kernel of the compiled backward graph, 3-D activations */
 	double bwd_kernel2d_us;   /* the same on 2-D activations */
+	double subgraph_us;       /* per micro-batch and subgraph beyond the first of a compiled DDP module (dynamo's
+				   * DDPOptimizer, sim/ddpsplit.h): its forward call; 0: graph_us */
+	double bwd_subgraph_us;   /* the same in the backward; 0: backward_us */
 };
 
 /* The host.<mode> keys in file order and their fields (hwload, hwwrite and hwequal walk it). */

@@ -29,7 +29,7 @@ static const char *const model_keys[] = { "name", "type", "layers", "hidden", "h
 static const char *const train_keys[] = { "global_batch", "micro_batch", "optimizer", "master_weights",
 					  "grad_dtype", "recompute", "grad_accumulation", "host_us_per_op", "execution",
 					  "optimizer_state", "amp", "fp8", "recompute_layers", "recompute_method",
-					  "offload_layers", "inputs", NULL };
+					  "offload_layers", "inputs", "param_storage", NULL };
 /* The physical range of every number a scenario holds (docs/scenario.md, "Ranges"); a number outside is an error
  * at its place, so a typo (layers: 1e9) fails at load, not as a 960 GB allocation. */
 static const struct yrange ranges[] = {
@@ -264,6 +264,10 @@ static void read_training(struct ydoc *d, const struct ynode *t, struct scenario
 	int inputs = 0;
 	enum_get(d, t, "inputs", inputs_names, &inputs);
 	tc->staged_inputs = inputs == 1;
+	static const char *const storage_names[] = { "tensor", "flat", NULL };
+	int storage = 0;
+	enum_get(d, t, "param_storage", storage_names, &storage);
+	tc->flat_params = storage == 1;
 	int state = DT_FP32;
 	enum_get(d, t, "optimizer_state", dtype_names, &state);
 	tc->state_dtype = (enum dtype)state;

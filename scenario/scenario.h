@@ -109,6 +109,10 @@ struct train_cfg {
 				    * (and, without a vocabulary, their output gradients) before the step and holds
 				    * them through it, as a benchmark feeding synthetic activations does; false
 				    * (streamed, default): one micro-batch's at a time */
+	bool flat_params;          /* training.param_storage: flat: the parameters are views of one buffer (the
+				    * runner's, Megatron's contiguous buffers), which torch.compile's DDPOptimizer
+				    * counts whole for every parameter (sim/ddpsplit.h); false (tensor, default):
+				    * each its own storage */
 	enum dtype state_dtype;    /* optimizer state (Adam's two moments, SGD's momentum): DT_FP32 (default) or
 				    * DT_BF16 */
 	bool amp;                  /* PyTorch AMP: fp32 parameters, gradients and optimizer (no separate master),

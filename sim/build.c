@@ -6,10 +6,12 @@
  * gradients are reduced over the dp*cp ranks that hold the same weights. */
 #include "sim/build.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sim/comm.h"
 #include "sim/cp.h"
+#include "sim/ddpsplit.h"
 #include "sim/fp8.h"
 #include "sim/gradcomp.h"
 #include "sim/memory.h"
@@ -98,6 +100,9 @@ struct ctx {
 	int *reload_ev;           /* training.offload_layers: copy-stream event of each offloaded layer's reload */
 	int *pg_ev;               /* overlap_param_gather: DP-stream event of each of the stage's v*Lv layers' gather */
 	bool *pg_done;            /* per chunk: its first forward has waited for the gathers */
+	int graphs;               /* compiled DDP: the stage's subgraphs (compiled_ddp_graphs), else 1 */
+	double fwd0_host, bwd0_host;  /* a layer's first forward and backward op's own host time, before the share
+	                               * of the subgraphs' calls a stage adds to it (stage_graph_calls) */
 };
 
 /* Emit an op list: each run of compute ops adds its in-order sum to the open segment; TP all-reduces split it. */
@@ -489,6 +494,66 @@ static bool head_is_embedding(const struct ctx *c)
 	return c->sc->model.tie_embeddings && c->p * c->v == 1;
 }
 
+/* torch.compile of a DDP module (training.execution compiled, gradients reduced by DDP, not ZeRO-3): DDPOptimizer
+ * runs the stage's model chunk as ddpsplit_graphs subgraphs (sim/ddpsplit.h), each a forward and a backward call
+ * per micro-batch where one graph makes one of each. The nodes it walks from the graph's end: the head (last stage,
+ * untied), each layer's ops that make parameter gradients from the top layer down (a bias's with its weight's: one
+ * F.linear), the embedding (first stage); a node's bytes are its tensors' share of its layer's parameters, or with
+ * training.param_storage flat the whole buffer of the stage's parameters. 1 when the step is not compiled DDP. */
+static int compiled_ddp_graphs(const struct ctx *c)
+{
+	const struct scenario *sc = c->sc;
+	if (sc->train.exec != EXEC_COMPILED || c->rdp < 2 || sc->par.zero == 3 || sc->train.host_us_per_op > 0)
+		return 1;
+	double elem = sc->train.amp ? 4 : dtype_bytes(sc->model.dtype), flat = 0;
+	bool head = sc->model.vocab > 0 && c->s == c->last_j && !head_is_embedding(c);
+	bool embed = sc->model.vocab > 0 && c->s == 0;
+	int cap = 2 + c->Lv * OPS_MAX, n = 0;
+	double *bytes = xmalloc((size_t)cap * sizeof *bytes);
+	if (head)
+		bytes[n++] = vocab_params_local(c) * elem;
+	struct opcost ops[OPS_MAX];
+	for (int l = c->Lv - 1; l >= 0; l--) {
+		int layer = layer_at(c, c->s, l);
+		const struct opcost *list = dense(c) ? ops : c->bwd;
+		int nl = dense(c) ? ops_dense_bwd(&c->oc, layer, ops) : c->nbwd, tensors = op_tensors(c, list, nl);
+		for (int i = 0, open = 0; i < nl; i++) {
+			int k = ops_grad_tensors(&c->oc, list[i].name);
+			double b = layer_params_local(c, layer) * elem * k / (tensors > 0 ? tensors : 1);
+			if (k > 0 && open && strstr(list[i].name, "bias_grad"))
+				bytes[n - 1] += b;  /* F.linear's bias: the same node as its weight */
+			else if (k > 0)
+				bytes[n++] = b;
+			open = k > 0;
+		}
+	}
+	if (embed)
+		bytes[n++] = vocab_params_local(c) * elem;
+	for (int i = 0; i < n; i++)
+		flat += bytes[i];
+	for (int i = 0; sc->train.flat_params && i < n; i++)
+		bytes[i] = flat;
+	/* DDPOptimizer asserts first cap <= cap; a smaller bucket_cap_mb is DDP's first bucket too */
+	double cap_b = sc->par.dp_bucket_bytes;
+	int g = ddpsplit_graphs(bytes, n, fmin(DDPSPLIT_FIRST_CAP, cap_b), cap_b);
+	free(bytes);
+	return g;
+}
+
+/* The stage's subgraphs beyond the first, each a forward and a backward call (host.sub_fwd, sub_bwd): spread
+ * over the chunk's layers as a share of each layer's first forward and backward op (DDPOptimizer's subgraphs
+ * follow the layers), so that a GPU-bound step keeps them behind its kernels; a layer list (dense) pays them at
+ * its forward's start and backward() call instead (unit_forward, unit_backward). */
+static void stage_graph_calls(struct ctx *c)
+{
+	c->graphs = compiled_ddp_graphs(c);
+	if (dense(c) || c->nfwd < 1 || c->nbwd < 1)
+		return;
+	double extra = (c->graphs - 1) / (double)c->Lv;
+	c->fwd[0].host = c->fwd0_host + extra * c->host.sub_fwd;
+	c->bwd[0].host = c->bwd0_host + extra * c->host.sub_bwd;
+}
+
 /* ZeRO-3: a layer's weights are all-gathered over DP on the DP stream before each use, at most two layers'
  * worth at a time (the one computing and the one prefetched): the gather of layer i+2 waits until layer i's
  * compute is done. After a layer's backward its gradients are reduce-scattered. Embedding and head weights
@@ -630,7 +695,8 @@ static void unit_forward(struct ctx *c, int mb, int chunk)
 	if (j > 0)
 		recv(c, mb, slot(c, mb, chunk, 0));
 	if (c->host.fwd > 0)
-		program_host(c->prog, c->host.fwd);  /* a compiled forward graph's call (host.compiled.graph_us) */
+		/* a compiled forward graph's call (host.compiled.graph_us); a layer list's subgraphs all here */
+		program_host(c->prog, c->host.fwd + (dense(c) ? (c->graphs - 1) * c->host.sub_fwd : 0));
 	int z = zero3(c), ag[2] = { -1, -1 };
 	if (z) {
 		ag[0] = zero3_gather(c, j, 0, -1);
@@ -742,7 +808,8 @@ static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 	}
 	if (j < c->last_j)
 		recv(c, mb, slot(c, mb, chunk, 1));
-	program_host(c->prog, c->host.mb);  /* the backward() call (host.<mode>.backward_us) */
+	/* the backward() call (host.<mode>.backward_us); a layer list's subgraphs' backward calls all here */
+	program_host(c->prog, c->host.mb + (dense(c) ? (c->graphs - 1) * c->host.sub_bwd : 0));
 	if (j == c->last_j && has_vocab) {
 		if (g)
 			program_wait(c->prog, STREAM_COMPUTE, ag[top % 2], CAT_DP);
@@ -1212,6 +1279,8 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 		c.pass_fwd = bound_sum(c.fwd, c.nfwd);
 		c.pass_bwd = bound_sum(c.bwd, c.nbwd);
 		c.layer_tensors = op_tensors(&c, c.bwd, c.nbwd);
+		c.fwd0_host = c.nfwd > 0 ? c.fwd[0].host : 0;
+		c.bwd0_host = c.nbwd > 0 ? c.bwd[0].host : 0;
 	}
 	c.layer_params = sc->model.moe.experts > 0 ? moe_layer_params_local(sc, 0)
 						     : scenario_params_per_layer(sc) / par->tp;
@@ -1260,6 +1329,7 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 		time_tp(&c, c.ebwd, c.nebwd);  /* SP: the all-gather of the embedding output's gradient */
 		time_tp(&c, c.hfwd, c.nhfwd);
 		time_tp(&c, c.hbwd, c.nhbwd);
+		stage_graph_calls(&c);
 		program_init(c.prog, 2 * c.m * c.v + tied_exchange(&c), keep_ops);
 		program_reserve(c.prog, STREAM_COMPUTE, compute_instr_estimate(&c));
 		/* each unit's send is a wait, the transfer and (blocking p2p) a record: no regrowing and copying */

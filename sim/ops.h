@@ -82,6 +82,8 @@ struct host_cost {
 	double step, op, coll, bucket, mb, fwd, accum, opt;
 	double grad_hook;  /* a kernel a C++ hook of backward launches per parameter tensor (DDP's bucket copies):
 	                    * accum_us where measured (AccumulateGrad's: the same kind of call), else op */
+	double sub_fwd, sub_bwd;  /* a compiled DDP module's subgraph beyond the first (sim/ddpsplit.h), forward and
+	                           * backward: subgraph_us and bwd_subgraph_us where measured, else fwd and mb */
 };
 void ops_host_cost(const struct hwmodel *hw, const struct scenario *sc, struct host_cost *out);
 /* The parameter tensors whose gradient op `name` of a backward pass makes (a wgrad, a bias gradient, the

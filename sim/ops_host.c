@@ -19,6 +19,8 @@ void ops_host_cost(const struct hwmodel *hw, const struct scenario *sc, struct h
 	out->accum = ov > 0 || !(h->accum_us > 0) ? out->op : 0;
 	out->opt = ov > 0 || !(h->opt_us > 0) ? out->op : h->opt_us * 1e-6;
 	out->grad_hook = ov > 0 || !(h->accum_us > 0) ? out->op : h->accum_us * 1e-6;
+	out->sub_fwd = h->subgraph_us > 0 ? h->subgraph_us * 1e-6 : out->fwd;
+	out->sub_bwd = h->bwd_subgraph_us > 0 ? h->bwd_subgraph_us * 1e-6 : out->mb;
 }
 
 static bool has(const char *name, const char *part)

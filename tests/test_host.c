@@ -23,6 +23,7 @@
 #include "calibrate/rawio.h"
 #include "calibrate/torchkern.h"
 #include "scenario/scenario.h"
+#include "sim/ddpsplit.h"
 #include "sim/memory.h"
 #include "sim/ops.h"
 #include "sim/predict.h"
@@ -130,7 +131,8 @@ static void test_compiled(struct hwmodel *hw)
  * kernel2d_us 8, bwd_kernel_us 12, bwd_kernel2d_us 9. Without an AccumulateGrad cost (0) the fit holds it: the block's
  * tensors are 8(K - 1)/14 for K graph kernels, so its line is 60 - 40/14 + (12 + 40/14) K: 57.14 + 14.86 K; the
  * mlp's 2K/3, so 40 + (9 + 10/3) K: 12.33; backward_us (57.142857 + 40)/2 = 48.57.
- * The steps are forward + backward + optimizer (70) + 40 (block) or 30 (mlp): step-parts (40 + 30)/2 = 35. */
+ * The steps are forward + backward + optimizer (70) + 40 (block) or 30 (mlp): step-parts (40 + 30)/2 = 35, which the
+ * note gives only without the DDP rows (their slopes: (184 - 100)/7 = 12 and (291 - 200)/7 = 13 us a subgraph). */
 static const char compiled_csv[] =
 	"# torch 2.11.0+cu130, cuda 13.0, NVIDIA H100 80GB HBM3\n"
 	"section,name,size,bytes,kernels,us\n"
@@ -151,7 +153,46 @@ static const char compiled_csv[] =
 	"host,compiled_mlp_params,1,0,2,0.00\nhost,compiled_mlp_params,2,0,4,0.00\nhost,compiled_mlp_params,4,0,8,0.00\n"
 	"host,compiled_mlp_opt,1,0,3,70.00\nhost,compiled_mlp_opt,2,0,3,70.00\nhost,compiled_mlp_opt,4,0,3,70.00\n"
 	"host,compiled_mlp_step,1,0,11,221.00\nhost,compiled_mlp_step,2,0,17,282.00\nhost,compiled_mlp_step,4,0,29,404.00\n"
-	"host,compiled_mlp_backlog,4,0,0,3.0\n";
+	"host,compiled_mlp_backlog,4,0,0,3.0\n"
+	/* one module as 1 graph and as 8 DDP subgraphs: 12 and 13 us a subgraph, forward and backward */
+	"host,compiled_ddp_fwd,1,0,12,100.00\nhost,compiled_ddp_bwd,1,0,40,200.00\n"
+	"host,compiled_ddp_fwd,8,0,12,184.00\nhost,compiled_ddp_bwd,8,0,40,291.00\n";
+
+/* torch.compile of a DDP module (sim/ddpsplit.h): DDPOptimizer's split, then what its subgraphs cost.
+ * Nodes walked from the graph's end, caps 1 (first) and 3: {1, 1, 1, 1} -> [1] [1 1 1] = 2 (a bucket closes at its
+ * cap, before the next node); {2, 2, 2, 2, 2} -> [2] [2 2] [2 2] = 3; none -> 1.
+ * The dense 8 -> 8 -> 8 model in fp32 on 2 GPUs: each layer 64 + 8 = 72 parameters, one F.linear node (weight and
+ * bias) of 288 bytes; with parallel.dp_bucket_bytes 500 (the first cap clipped to it) per-tensor storage gives
+ * [288 288] = 1 graph, training.param_storage flat counts the buffer, 576 bytes, per node: [576] [576] = 2. The
+ * second subgraph adds one forward call (subgraph_us 7) and one backward call (bwd_subgraph_us 11) to the host,
+ * which this hardware's step waits on: +18 us. */
+static void test_compiled_ddp(struct hwmodel *hw)
+{
+	static const double four[] = { 1, 1, 1, 1 }, five[] = { 2, 2, 2, 2, 2 };
+	CHECK_INT(ddpsplit_graphs(four, 4, 1, 3), 2);
+	CHECK_INT(ddpsplit_graphs(five, 5, 1, 3), 3);
+	CHECK_INT(ddpsplit_graphs(NULL, 0, 1, 3), 1);
+	hw->host.mode[EXEC_COMPILED] = (struct hw_host_cost){ .step_us = 100, .op_us = 9, .launch_us = 1, .coll_us = 20,
+							      .bucket_us = 30, .graph_us = 40, .kernel2d_us = 3,
+							      .bwd_kernel2d_us = 5, .accum_us = 4, .backward_us = 50,
+							      .opt_us = 60, .subgraph_us = 7, .bwd_subgraph_us = 11 };
+	const char *yaml[2] = {
+		"name: t\nmodel: {type: dense, widths: [8, 8, 8], dtype: fp32}\n"
+		"training: {global_batch: 2, micro_batch: 1, optimizer: adam, master_weights: fp32, execution: compiled}\n"
+		"parallel: {gpus: 2, dp_bucket_bytes: 500}\nhardware: h100-dgx\n",
+		"name: t\nmodel: {type: dense, widths: [8, 8, 8], dtype: fp32}\n"
+		"training: {global_batch: 2, micro_batch: 1, optimizer: adam, master_weights: fp32, execution: compiled, "
+		"param_storage: flat}\nparallel: {gpus: 2, dp_bucket_bytes: 500}\nhardware: h100-dgx\n" };
+	struct result r[2];
+	for (int i = 0; i < 2; i++) {
+		struct scenario s;
+		CHECK_INT(scenario_load_string("t.yaml", yaml[i], NULL, &s), 0);
+		CHECK(s.train.flat_params == (i == 1));
+		CHECK_INT(predict_run(&s, hw, NULL, &r[i]), 0);
+	}
+	CHECK_NEAR(r[1].step_time_s - r[0].step_time_s, 18e-6, 1e-6);
+	memset(&hw->host.mode[EXEC_COMPILED], 0, sizeof hw->host.mode[EXEC_COMPILED]);
+}
 
 static void check_compiled_accum0(const struct hw_host_cost *h)
 {
@@ -180,8 +221,10 @@ static void test_compiled_probe(void)
 	CHECK_NEAR(h.kernel2d_us, 8, 1e-12);
 	CHECK_NEAR(h.bwd_kernel_us, 12, 1e-12);
 	CHECK_NEAR(h.bwd_kernel2d_us, 9, 1e-12);
-	CHECK_STR(note, "compiled_block/mlp rows (3+3): graph 25.0 + kernel 10.0/8.0, bwd 50.0 + 12.0/9.0 us, "
-			"step-parts 35");
+	CHECK_NEAR(h.subgraph_us, 12, 1e-12);
+	CHECK_NEAR(h.bwd_subgraph_us, 13, 1e-12);
+	CHECK_STR(note, "block/mlp rows (3+3): graph 25.0 + kernel 10.0/8.0, bwd 50.0 + 12.0/9.0 us, "
+			"DDP subgraph 12.0/13.0");
 	memset(&h, 0, sizeof h);
 	CHECK(torchkern_compiled(&c, 0, &h, NULL, 0));
 	check_compiled_accum0(&h);
@@ -226,7 +269,8 @@ static void test_compiled_probe(void)
 		CHECK_NEAR(k->accum_us, e->accum_us, 0);
 		CHECK_NEAR(k->opt_us, e->opt_us, 0);
 		CHECK_NEAR(k->step_us, e->step_us, 0);
-		CHECK(strstr(hw->host.source, "compiled: compiled_block/mlp rows (3+3)") != NULL);
+		CHECK(strstr(hw->host.source, "compiled: block/mlp rows (3+3)") != NULL);
+		CHECK_NEAR(k->subgraph_us, 12, 1e-12);
 		hwmodel_free(hw);
 	}
 	calib_model_done(&c, &back, dir);
@@ -340,6 +384,7 @@ int main(void)
 		CHECK_NEAR(mem_dense_act_bytes(&s), 635904, 1e-12);
 	}
 	test_compiled(&hw);
+	test_compiled_ddp(&hw);
 	test_compiled_probe();
 	return check_result();
 }

@@ -66,7 +66,9 @@ def scenario_text(r, hw):
         # keeps each sent output until its backward (Megatron-LM frees it)
         par = par.replace("}", ", pp_overlap: false, pp_keep_outputs: true}")
     # inputs: staged - the runner draws every micro-batch's input and output gradient (token ids and targets with
-    # a vocabulary) before the step and holds them through it, on every rank
+    # a vocabulary) before the step and holds them through it, on every rank. param_storage: flat - its parameters
+    # are views of one buffer (FlatAdam), which only torch.compile's DDPOptimizer sees (sim/ddpsplit.h): said on
+    # the compiled rows, where it changes the prediction
     note = ""
     if r["gpus"] > 2 and hw == NODE_PRESET:
         note = ("# Hardware: the %s preset until this is generated again with the model measured on a host of\n"
@@ -83,7 +85,7 @@ def scenario_text(r, hw):
         "%s"
         "hardware: %s\n"
         % (r["label"], what, r["m"], r["mb"], r["label"], model, r["gb"], r["mb"],
-           ", execution: compiled" if r["execution"] == "compiled" else "", par, note, hw))
+           ", execution: compiled, param_storage: flat" if r["execution"] == "compiled" else "", par, note, hw))
 
 
 def main():
