@@ -213,6 +213,26 @@ static const struct cal_fattn_hold *hold_of(const struct calib *c, const char *b
 	return NULL;
 }
 
+bool torchattn_layer_point(const struct calib *c, const char *backend, double *v, double *u)
+{
+	const struct cal_fattn_layer *l = NULL;
+	for (int i = 0; i < c->nflayer && !l; i++)
+		if (strcmp(c->flayer[i].backend, backend) == 0)
+			l = &c->flayer[i];
+	for (int i = 0; l && i < c->nfattn; i++) {
+		const struct cal_fattn *x = &c->fattn[i];
+		if (strcmp(x->backend, backend) != 0 || x->gqa || !x->causal || x->head_dim != TORCHATTN_LAYER_HEAD_DIM ||
+		    x->seq != TORCHATTN_LAYER_SEQ || x->batch != TORCHATTN_LAYER_BATCH || x->heads != TORCHATTN_LAYER_HEADS)
+			continue;
+		double t = (x->fwd_kernel_ms > 0 ? x->fwd_kernel_ms : x->fwd_ms) +
+			   (x->bwd_kernel_ms > 0 ? x->bwd_kernel_ms : x->bwd_ms);
+		*v = l->gemm_held_ms / l->gemm_ms;
+		*u = t / l->att_ms;
+		return true;
+	}
+	return false;
+}
+
 int torchattn_clock_law(const struct calib *c, const char *backend, double burst, struct hw_attn *a, double *fit)
 {
 	const struct cal_fattn_hold *h = hold_of(c, backend);
@@ -254,6 +274,13 @@ int torchattn_clock_law(const struct calib *c, const char *backend, double burst
 		lam = bxy / bxx;
 		A = 0;
 	}
+	/* the layer mix: the call inside a layer's step, timed against the table's rate at its shape (the rate the
+	 * model divides by u). The mixes' attention follows 8192^3 GEMMs and runs 5-10 % slower than a layer's at the
+	 * same clock (docs/validation.md, "A step's clock"), so the law keeps their slope and passes through the
+	 * layer's point: A = v_L u_L^(-1/lambda), at least the burst (the law's form: full rate at or above it) */
+	double vl, ul;
+	if (lam > 0 && torchattn_layer_point(c, backend, &vl, &ul))
+		A = ul < 1 ? fmax(vl * pow(ul, -1 / lam), burst) : burst;
 	a->power = round(h->power_w / h->limit_w * 1000) / 1000;
 	a->clock_exponent = round(fmin(fmax(lam, 0), 2) * 1000) / 1000;
 	a->clock_anchor = round(A * 1000) / 1000;
@@ -269,24 +296,27 @@ void torchattn_clock_laws(const struct calib *c, struct hw_gpu *g)
 		double fit[2 * TORCHATTN_MIXES];
 		struct hw_attn *a = &g->attn[e[i].path];
 		int n = torchattn_clock_law(c, e[i].backend, g->burst_speedup, a, fit);
+		double lv, lu;
+		bool layer = n > 0 && a->clock_exponent > 0 && torchattn_layer_point(c, e[i].backend, &lv, &lu);
 		if (n > 0)
 			fprintf(stderr, "calibrate: %s attention beside GEMMs: the GEMMs at x%.3f and x%.3f of their held "
 				"rate, the attention at x%.3f and x%.3f of its rate alone: clock_exponent %.3f, at its "
 				"maximum-clock rate where the GEMMs run at x%.3f (%s; burst x%.3f), power %.3f\n",
 				e[i].backend, fit[0], n > 1 ? fit[2] : 0, fit[1], n > 1 ? fit[3] : 0, a->clock_exponent,
 				a->clock_anchor > 0 ? a->clock_anchor : g->burst_speedup,
-				a->clock_anchor > 0 ? "clock_anchor, fitted" : "the burst", g->burst_speedup, a->power);
-		/* the call inside a layer's step (not used by the model yet: docs/validation.md, "What the kernel
-		 * profiles say"), against what the law gives at that GEMM speed */
+				a->clock_anchor > 0 ? (layer ? "clock_anchor, through the layer mix" : "clock_anchor, fitted")
+						    : "the burst", g->burst_speedup, a->power);
+		/* the call inside a layer's step, which anchors the law where the table has its shape */
 		for (int k = 0; k < c->nflayer; k++) {
 			const struct cal_fattn_layer *l = &c->flayer[k];
 			if (strcmp(l->backend, e[i].backend) != 0)
 				continue;
 			double v = l->gemm_held_ms / l->gemm_ms, u = l->att_alone_ms / l->att_ms;
-			double A = fmax(a->clock_anchor, g->burst_speedup);
 			fprintf(stderr, "calibrate: %s attention in a layer's step: the GEMMs at x%.3f of their held rate, the "
-				"attention at x%.3f of its rate alone (%d MHz; the law from the mixes gives x%.3f there)\n",
-				e[i].backend, v, u, l->sm_mhz, a->clock_exponent > 0 ? pow(fmin(v, A) / A, a->clock_exponent) : 1.0);
+				"attention at x%.3f of its call alone", e[i].backend, v, u);
+			if (layer)
+				fprintf(stderr, ", x%.3f of the table's rate at its shape", lu);
+			fprintf(stderr, " (%d MHz)\n", l->sm_mhz);
 		}
 	}
 }

@@ -40,11 +40,23 @@ bool torchattn_fill(const struct calib *c, const char *backend, struct hw_attn *
  * least squares over the mixes (their ln v spread, as a standard deviation, at least 0.01; lambda in (0, 2]),
  * kept where A >= burst (gpu.power.burst_speedup). Else (one mix, no spread, a slope out of range or an anchor
  * under the burst) the line goes through u = 1 at v = burst: ln u = lambda ln(v/burst) (least squares over the
- * mixes whose v is at least 1 % under burst), clipped to [0, 2], clock_anchor 0. fit gets (v_i, u_i) of each mix
- * (at most TORCHATTN_MIXES pairs). Returns the mixes read, 0 when nothing was set (no mix, no power phase, or no
- * mix under the maximum clock). */
+ * mixes whose v is at least 1 % under burst), clipped to [0, 2], clock_anchor 0. Where the probe also ran the
+ * call inside a layer (torchattn_layer_point: (v_L, u_L) against the table's rate), the law keeps lambda and passes
+ * through that point: A = max(v_L u_L^(-1/lambda), burst) (burst where u_L >= 1): the mixes' attention runs slower
+ * than a layer's at the same clock. fit gets (v_i, u_i) of each mix (at most TORCHATTN_MIXES pairs). Returns the
+ * mixes read, 0 when nothing was set (no mix, no power phase, or no mix under the maximum clock). */
 #define TORCHATTN_MIXES 4
 int torchattn_clock_law(const struct calib *c, const char *backend, double burst, struct hw_attn *a, double *fit);
+/* The layer mix's shape (calibrate/torch_attention.py layer_mix): causal, 8 sequences of 2048 tokens, 16 heads of
+ * 128, no GQA. */
+#define TORCHATTN_LAYER_SEQ 2048
+#define TORCHATTN_LAYER_BATCH 8
+#define TORCHATTN_LAYER_HEADS 16
+#define TORCHATTN_LAYER_HEAD_DIM 128
+/* torchattn_layer_point: backend's layer mix (a '# layermix' line) as a point of the law: v its GEMMs' speed over
+ * their held rate, u the table's kernel time at the layer's shape (a row of the probe's table) over the call's time
+ * inside the layer. False without the line or the row. */
+bool torchattn_layer_point(const struct calib *c, const char *backend, double *v, double *u);
 /* torchattn_clock_laws: torchattn_clock_law for the fused (flash) and cuDNN entries of g, each said on stderr with
  * the mixes' speeds, and the probe's layer mix beside what the law gives at its GEMM speed (the raw CSV keeps
  * them all). */

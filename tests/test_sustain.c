@@ -182,7 +182,22 @@ static void test_torchattn(void)
 	CHECK_NEAR(a.power, 0.904, 1e-12);
 	CHECK_NEAR(fit[0], 2 / 1.8, 1e-12);
 	CHECK_NEAR(fit[3], 1 / 1.0677, 1e-12);
-	CHECK(a.clock_anchor == 0);
+	/* the mixes alone put no anchor (above); the layer mix does: its call in 2.15 ms against the table's 0.47 +
+	 * 1.45 = 1.92 kernel ms at its shape (flash, 128, causal, 2048 x 8 x 16), u_L = 0.893023, at v_L = 1.066667:
+	 * A = 1.066667 / 0.893023^2 = 1.337530 -> 1.338 (lambda 0.5 kept) */
+	double vl, ul;
+	CHECK(torchattn_layer_point(&c, "flash", &vl, &ul));
+	CHECK_NEAR(ul, 1.92 / 2.15, 1e-12);
+	CHECK_NEAR(a.clock_anchor, 1.338, 1e-12);
+	/* at burst 1.34 the mixes' line (anchor 1.19985) is under it: lambda through the burst, ln(v/1.34) = -0.187312
+	 * and -0.241377 against ln u = -0.038442 and -0.065515: 0.0230145/0.0933487 = 0.24654 -> 0.247; the layer's
+	 * anchor with it: 1.066667 * exp(0.113179/0.24654) = 1.688 */
+	struct hw_attn hi = { 0 };
+	CHECK(torchattn_fill(&c, "flash", &hi));
+	CHECK_INT(torchattn_clock_law(&c, "flash", 1.34, &hi, fit), 2);
+	CHECK_NEAR(hi.clock_exponent, 0.247, 1e-12);
+	CHECK_NEAR(hi.clock_anchor, 1.688, 1e-12);
+	CHECK(!torchattn_layer_point(&c, "cudnn", &vl, &ul));  /* no layer mix of that backend */
 	/* mixes on u = (v/1.25)^1.2, off the line through the burst: GEMMs in 1.7391 and 1.8519 ms, v = 1.150020 and
 	 * 1.079972 (ln 0.139779, 0.076935), the attention in 1.1052 and 1.1917 ms, u = 0.904814 and 0.839137 (ln
 	 * -0.100026, -0.175381): slope 0.075355/0.062844 = 1.19907, ln A = 0.139779 + 0.100026/1.19907 = 0.223197,
@@ -209,6 +224,14 @@ static void test_torchattn(void)
 	CHECK_INT(torchattn_clock_law(&o, "flash", 1.26, &ob, fit), 2);
 	CHECK_NEAR(ob.clock_exponent, 1.127, 1e-12);
 	CHECK(ob.clock_anchor == 0);
+	/* a layer mix whose call runs almost at the table's rate (1.92/1.9394 = 0.98999 at v_L = 1.6/1.3913 = 1.15):
+	 * its anchor 1.15 * 0.98999^(-1/1.199) = 1.1597 is under the burst 1.2, which it takes */
+	o.flayer[o.nflayer++] = (struct cal_fattn_layer){ "flash", 1650, 697, 1.6, 1.3913, 1.9, 1.9394 };
+	struct hw_attn oc = { 0 };
+	CHECK(torchattn_fill(&o, "flash", &oc));
+	CHECK_INT(torchattn_clock_law(&o, "flash", 1.2, &oc, fit), 2);
+	CHECK_NEAR(oc.clock_exponent, 1.199, 1e-12);
+	CHECK_NEAR(oc.clock_anchor, 1.2, 1e-12);
 	calib_release(&o);
 	/* cudnn is not at the maximum clock: no law; nor flash where the GEMMs ran at their maximum-clock rate */
 	struct hw_attn cu = { 0 };
