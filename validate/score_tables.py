@@ -88,6 +88,11 @@ MODELS = {
     "measured-h200x2-1127g.csv": [["--hw", "hardware/h200x2-1127g-measured.yaml"],
                                   ["--hw", "hardware/h200x2-1127f-measured.yaml"],
                                   ["--hw", "hardware/h200x4-1127e-measured.yaml"], ["--hw", "h200-sxm"]],
+    # 1 x H200 of 2026-11-27 19:40 (device-run.sh GPUS=1: the 21 eager one-GPU rows, no calibration of that lease):
+    # the evening's 2 x H200 calibration (with the layer mix), the afternoon's two, the preset
+    "measured-h200x1-1127h.csv": [["--hw", "hardware/h200x2-1127g-measured.yaml"],
+                                  ["--hw", "hardware/h200x2-1127f-measured.yaml"],
+                                  ["--hw", "hardware/h200x4-1127e-measured.yaml"], ["--hw", "h200-sxm"]],
     "measured-h200x2.csv": [["--hw", "hardware/h200x2-1127-measured.yaml"],
                             ["--hw", "hardware/h200x2-measured.yaml"],
                             ["--hw", "hardware/h200x2-measured.yaml", "--gpu", "hardware/h200x1-measured.yaml"],
