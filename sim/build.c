@@ -224,8 +224,11 @@ static void emit_ops(struct ctx *c, const struct opcost *ops, int n, int layer, 
 			program_op(c->prog, NULL, 0, CAT_COMPUTE, layer, mb);  /* open the segment */
 		double host = 0;  /* each op's own (sim/ops.c, ops_price_host) */
 		for (; i < n && ops[i].kind == OPK_COMPUTE; i++) {
-			if (keep)
+			if (keep) {
 				program_op(c->prog, ops[i].name, ops[i].s, CAT_COMPUTE, layer, mb);
+				program_op_speed(c->prog, ops[i].at_max ? OPSPD_ATTN : ops[i].compute_bound ? OPSPD_GEMM
+													: OPSPD_FIXED);
+			}
 			sum += ops[i].s;
 			host += ops[i].host;
 		}

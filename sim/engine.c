@@ -438,16 +438,34 @@ static void trace_instr(struct sim *s, int r, int k, int track, const struct ins
 		trace_span(s, r, track, in, &p->ops[rg->first], tk_s(t0), tk_s(dur));
 }
 
-/* The ops of a compute segment that ran from t0 for dur, each stretched alike when interference lengthened it. */
+/* An op's time over its time at the sustained rates in a stage whose GEMMs run at v and attention at u (u 0: no
+ * law, the attention keeps its own time). */
+static double op_divisor(const struct op *op, const double *vu)
+{
+	if (!vu || op->speed == OPSPD_FIXED)
+		return 1;
+	double f = op->speed == OPSPD_GEMM ? vu[0] : vu[1];
+	return f > 0 ? f : 1;
+}
+
+/* The ops of a compute segment that ran from t0 for dur: each at its own clock where the power balance set the
+ * stage's (GEMMs at v, attention at u, the rest at their own time, as the segment's speed was made of them), then
+ * all stretched alike to the segment's duration (interference, rounding to ticks). */
 static void trace_segment(struct sim *s, int r, int k, const struct instr *in, int64_t t0_tk, int64_t dur_tk)
 {
-	const struct program *prog = &s->cfg.progs[rank_stage(s, r)];
-	double t = tk_s(t0_tk), dur = tk_s(dur_tk), scale = in->dur > 0 ? dur / in->dur : 1;
+	int st = rank_stage(s, r);
+	const struct program *prog = &s->cfg.progs[st];
+	const double *vu = s->cfg.stage_vu ? s->cfg.stage_vu + 2 * st : NULL;
 	const struct op_range *rg = program_ops_of(prog, k, in);
+	double t = tk_s(t0_tk), dur = tk_s(dur_tk), own = 0;
+	for (uint32_t o = 0; rg && o < rg->count; o++)
+		own += prog->ops[rg->first + o].dur / op_divisor(&prog->ops[rg->first + o], vu);
+	double scale = own > 0 ? dur / own : 1;
 	for (uint32_t o = 0; rg && o < rg->count; o++) {
 		const struct op *op = &prog->ops[rg->first + o];
-		trace_span(s, r, k, in, op, t, op->dur * scale);
-		t += op->dur * scale;
+		double d = op->dur / op_divisor(op, vu) * scale;
+		trace_span(s, r, k, in, op, t, d);
+		t += d;
 	}
 }
 

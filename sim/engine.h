@@ -18,6 +18,9 @@ struct sim_config {
 	double compute_slowdown;      /* compute segment dur *= 1+x when it starts while the DP stream is busy */
 	double comm_slowdown;         /* DP collective dur *= 1+x when it starts while the compute stream is busy */
 	const double *stage_speed;    /* per stage: compute segments run this many times faster (NULL: 1) */
+	const double *stage_vu;       /* per stage: the GEMMs' and the attention's speeds behind stage_speed (2 a
+	                               * stage; attention 0: no law), which the timeline splits a segment by; NULL:
+	                               * every op of a segment stretched alike */
 	struct trace *trace;          /* optional timeline writer (sim/trace.h), not owned; needs programs built
 	                               * with keep_ops */
 	int every_pass;               /* simulate every pass, none applied as a translation of the one before

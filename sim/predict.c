@@ -398,6 +398,7 @@ static int simulate(const struct hwmodel *hw, const struct hw_attn *att, const s
 					 fmax(att->clock_anchor, hw->gpu.burst_speedup) };
 		rc = stage_clocks(&law, b, cfg, passes, *speed, &s);
 		cfg->stage_speed = *speed;
+		cfg->stage_vu = *speed + cfg->pp;  /* the timeline divides each segment by them */
 		if (rc == 0 && (trace || all)) {
 			/* the same speeds on every rank or traced: the same times (symmetry; fixed-point runs) */
 			if (need_critical)

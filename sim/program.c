@@ -320,7 +320,7 @@ static uint32_t push_op(struct program *p, const char *name, double dur, double 
 		p->opcap = p->opcap ? 2 * p->opcap : 256;
 		p->ops = xrealloc(p->ops, p->opcap * sizeof *p->ops);
 	}
-	p->ops[p->nops] = (struct op){ name, dur, bytes, layer, mb };
+	p->ops[p->nops] = (struct op){ name, dur, bytes, layer, mb, OPSPD_FIXED };
 	return (uint32_t)p->nops++;
 }
 
@@ -353,6 +353,12 @@ void program_op(struct program *p, const char *name, double dur_s, enum cat cat,
 	}
 	if (p->keep_ops)
 		p->ranges[STREAM_COMPUTE][p->n[STREAM_COMPUTE] - 1].count++;
+}
+
+void program_op_speed(struct program *p, enum op_speed speed)
+{
+	if (p->keep_ops && p->nops > 0)
+		p->ops[p->nops - 1].speed = (uint8_t)speed;
 }
 
 void program_add_time(struct program *p, int nops, double dur_s, double host_s)

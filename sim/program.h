@@ -62,12 +62,21 @@ struct instr {
 };
 _Static_assert(sizeof(struct instr) == 24, "struct instr stays 24 bytes: memory touched is page faults");
 
+/* How a compute op's time follows the stage's clock (the power balance, sim/predict.c): the timeline divides a
+ * segment among its ops by it (sim/engine.c, trace_segment). */
+enum op_speed {
+	OPSPD_FIXED,  /* memory-bound, or an attention core at the maximum clock with no law: its own time */
+	OPSPD_GEMM,   /* compute-bound: at the stage's GEMM speed */
+	OPSPD_ATTN,   /* an attention core under the attention law: at the stage's attention speed */
+};
+
 struct op {
 	const char *name;   /* static string */
 	double dur;         /* seconds */
 	double bytes;       /* collective or transfer: bytes it moves (nccl-tests convention); 0 for compute */
 	int32_t layer;      /* global layer index, -1 for embedding/head/optimizer */
 	int32_t mb;         /* micro-batch, -1 for none (DP buckets, optimizer) */
+	uint8_t speed;      /* compute: enum op_speed (OPSPD_FIXED unless program_op_speed says) */
 };
 
 /* The ops of one instruction: COMPUTE its ops in program.ops; COLL/SEND the op that names it. */
@@ -320,6 +329,8 @@ void program_release(struct program *p);
  * added separately with program_add_time, once per run of ops, so a segment's duration is the same sum
  * whether ops are kept for a timeline or not. */
 void program_op(struct program *p, const char *name, double dur_s, enum cat cat, int layer, int mb);
+/* With keep_ops: how the last op program_op kept follows the clock (the timeline's split); else nothing. */
+void program_op_speed(struct program *p, enum op_speed speed);
 /* nops ops of dur_s seconds on the GPU in all, which cost the host host_s seconds to issue (0: it keeps ahead). */
 void program_add_time(struct program *p, int nops, double dur_s, double host_s);
 /* Close the open compute segment. Every instruction below closes it first. */

@@ -321,6 +321,28 @@ static void clock_speed_attn(void)
 	CHECK_NEAR(predict_clock_speed_attn(2, 3, 3, 0, 0.7, 0.9, 1, 0, 1.5), 2, 1e-12);
 }
 
+/* The traced durations (us) of one step's qkv GEMMs, attention cores and ln1 norms, summed ("dur" of each event). */
+static void trace_sums(const struct scenario *s, const struct hwmodel *hw, double sum[3])
+{
+	static const char *const names[3] = { "\"name\":\"qkv\",", "\"name\":\"attention\",", "\"name\":\"ln1\"," };
+	struct result r;
+	FILE *f = tmpfile();
+	struct predict_opts o = { .trace = f, .trace_pick = TRACE_STAGES };
+	CHECK(f != NULL);
+	CHECK_INT(predict_run(s, hw, &o, &r), 0);
+	rewind(f);
+	char line[512];
+	sum[0] = sum[1] = sum[2] = 0;
+	while (fgets(line, sizeof line, f))
+		for (int i = 0; i < 3; i++) {
+			const char *d = strstr(line, "\"dur\":");
+			if (strstr(line, names[i]) && d)
+				sum[i] += strtod(d + 6, NULL);
+		}
+	fclose(f);
+	CHECK(sum[0] > 0 && sum[1] > 0 && sum[2] > 0);
+}
+
 /* The attention law in a whole prediction: the report gives the critical stage's GEMM speed v and attention speed
  * u, u = (v/A)^lambda while v stays under the GEMMs' ceiling B (here a 4-layer step whose GEMMs and attention
  * draw the cap, v in (1, B)); without the law (no attention power) both are 0 and the step is unchanged by the
@@ -346,6 +368,18 @@ static void clock_report(void)
 	CHECK_INT(predict_run(&s, &hw, NULL, &r), 0);
 	CHECK(r.clock_gemm > 1 && r.clock_gemm < 1.2);
 	CHECK_NEAR(r.clock_attn, pow(r.clock_gemm / 1.3, 1.2), 1e-12);
+	/* the timeline divides each segment among its ops at their own speeds: against the same step without a power
+	 * model (every op at its nominal time), a GEMM is v times shorter than a memory-bound op of its segment, the
+	 * attention core u times. The segment's own duration is the engine's (one speed for the stage's whole mix, to
+	 * its integer ticks), which stretches its ops alike: here the forward's by 0.49 % */
+	double plain[3], law[3];
+	trace_sums(&s, &hw, law);
+	hw.gpu.burst_speedup = 1;
+	trace_sums(&s, &hw, plain);
+	double stretch = law[2] / plain[2];
+	CHECK(stretch > 1 && stretch < 1.01);
+	CHECK_NEAR(law[0] * r.clock_gemm / plain[0], stretch, 1e-6);
+	CHECK_NEAR(law[1] * r.clock_attn / plain[1], stretch, 1e-6);
 }
 
 int main(void)

@@ -7,10 +7,10 @@ a class by its name. The profile (optional): validate/runner/kernel_profile.py's
 kernel summed into the same classes (the fused optimizer's kernel and the step's casts count as the optimizer, as
 the model's `optimizer` op holds both; LayerNorm's weight-gradient kernel counts as the norm).
 
-The engine scales a stage's compute segments as a whole by its clock speed (docs/simulation.md, "Power cap"), so
-where a calibration times attention at the maximum clock beside GEMMs at their own speed ("Attention beside
-GEMMs": OPCLK_MAX) the trace's classes carry the segment's average speed, not each class's. `--implied` prints
-the model's own split instead: the classes at their nominal times (the hardware file with burst_speedup 1: GEMMs
+The engine scales a stage's compute segments as a whole by its clock speed (docs/simulation.md, "Power cap"); the
+timeline divides each segment among its ops at their own speeds (GEMMs at v, attention at u: sim/engine.c
+trace_segment, since 2026-11-27 evening; before, every op carried the segment's average speed), so the trace's
+classes are the model's split. `--implied` computes the same split without the trace, as a check: the classes at their nominal times (the hardware file with burst_speedup 1: GEMMs
 at their sustained rates, attention at its maximum-clock rate), then the GEMMs at v and the attention at u, the
 critical stage's speeds `gpusim predict` reports (its `power cap` line, JSON `clock`); for a one-GPU step, whose
 one stage is the critical one.
