@@ -194,6 +194,12 @@ static struct clocked tally_total(struct ctx *c)
 
 /* Side transfers go to the rank's side channel (program_side), so a layer's list is compute-stream instructions
  * only and is replayed like any other. */
+/* How an op's time follows the stage's clock, for the timeline (enum op_speed). */
+static enum op_speed op_speed_of(const struct opcost *o)
+{
+	return o->at_max ? OPSPD_ATTN : o->compute_bound ? OPSPD_GEMM : OPSPD_FIXED;
+}
+
 static void emit_ops(struct ctx *c, const struct opcost *ops, int n, int layer, int mb)
 {
 	for (int i = 0; i < n;) {
@@ -226,8 +232,7 @@ static void emit_ops(struct ctx *c, const struct opcost *ops, int n, int layer, 
 		for (; i < n && ops[i].kind == OPK_COMPUTE; i++) {
 			if (keep) {
 				program_op(c->prog, ops[i].name, ops[i].s, CAT_COMPUTE, layer, mb);
-				program_op_speed(c->prog, ops[i].at_max ? OPSPD_ATTN : ops[i].compute_bound ? OPSPD_GEMM
-													: OPSPD_FIXED);
+				program_op_speed(c->prog, op_speed_of(&ops[i]));
 			}
 			sum += ops[i].s;
 			host += ops[i].host;
