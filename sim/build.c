@@ -192,14 +192,14 @@ static struct clocked tally_total(struct ctx *c)
 	return total;
 }
 
-/* Side transfers go to the rank's side channel (program_side), so a layer's list is compute-stream instructions
- * only and is replayed like any other. */
 /* How an op's time follows the stage's clock, for the timeline (enum op_speed). */
 static enum op_speed op_speed_of(const struct opcost *o)
 {
 	return o->at_max ? OPSPD_ATTN : o->compute_bound ? OPSPD_GEMM : OPSPD_FIXED;
 }
 
+/* Side transfers go to the rank's side channel (program_side), so a layer's list is compute-stream instructions
+ * only and is replayed like any other. */
 static void emit_ops(struct ctx *c, const struct opcost *ops, int n, int layer, int mb)
 {
 	for (int i = 0; i < n;) {
