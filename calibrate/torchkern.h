@@ -53,10 +53,12 @@ bool torchkern_host(const struct calib *c, struct hw_host_cost *h, double *mix_f
  *             slope bwd_kernel_us / bwd_kernel2d_us, intercept the backward call's fixed cost
  * graph_us and backward_us are the mean of the two families' intercepts (a call's fixed cost does not depend on the
  * layers), each at least 0; a family without two stacks of different kernel counts leaves its keys 0. accum_us:
- * host.eager's, the cost gpusim charges per parameter tensor (0: not measured, then the fit holds it). note (when not
- * NULL): the rows and numbers for host.source, with the median of each stack's step less its forward, backward and
- * optimizer (`compiled_FAM_step`, `_opt`: zero_grad and the loop's Python, a check, not modelled). False (h
- * untouched) without the rows. */
+ * host.eager's, the cost gpusim charges per parameter tensor (0: not measured, then the fit holds it). With the
+ * compiled DDP rows (`compiled_ddp_fwd`, `_bwd` at two subgraph counts: compiled_ddp_rows) subgraph_us and
+ * bwd_subgraph_us are the slopes between them (a subgraph's own forward and backward call), else left 0. note (when
+ * not NULL): the rows and numbers for host.source, with those slopes, or without them the median of each stack's
+ * step less its forward, backward and optimizer (`compiled_FAM_step`, `_opt`: zero_grad and the loop's Python, a
+ * check, not modelled). False (h untouched) without the stacks' rows. */
 bool torchkern_compiled(const struct calib *c, double accum_us, struct hw_host_cost *h, char *note, size_t size);
 /* torchkern_compiled_host: host.compiled from the probe's compiled rows (torchkern_compiled), appending what it did
  * to src (true when it did): the graph keys, and from host.eager what validate/runner/torch_step.py does eagerly
