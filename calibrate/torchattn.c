@@ -277,10 +277,11 @@ int torchattn_clock_law(const struct calib *c, const char *backend, double burst
 	/* the layer mix: the call inside a layer's step, timed against the table's rate at its shape (the rate the
 	 * model divides by u). The mixes' attention follows 8192^3 GEMMs and runs 5-10 % slower than a layer's at the
 	 * same clock (docs/validation.md, "A step's clock"), so the law keeps their slope and passes through the
-	 * layer's point: A = v_L u_L^(-1/lambda), at least the burst (the law's form: full rate at or above it) */
+	 * layer's point: A = v_L u_L^(-1/lambda), which may lie under the burst (the attention at its full rate from
+	 * there up while the GEMMs go on to the burst); v_L where the layer's call ran at the table's rate or faster */
 	double vl, ul;
 	if (lam > 0 && torchattn_layer_point(c, backend, &vl, &ul))
-		A = ul < 1 ? fmax(vl * pow(ul, -1 / lam), burst) : burst;
+		A = fmin(fmax(ul < 1 ? vl * pow(ul, -1 / lam) : vl, 1), 4);
 	a->power = round(h->power_w / h->limit_w * 1000) / 1000;
 	a->clock_exponent = round(fmin(fmax(lam, 0), 2) * 1000) / 1000;
 	a->clock_anchor = round(A * 1000) / 1000;

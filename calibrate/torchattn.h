@@ -42,8 +42,8 @@ bool torchattn_fill(const struct calib *c, const char *backend, struct hw_attn *
  * under the burst) the line goes through u = 1 at v = burst: ln u = lambda ln(v/burst) (least squares over the
  * mixes whose v is at least 1 % under burst), clipped to [0, 2], clock_anchor 0. Where the probe also ran the
  * call inside a layer (torchattn_layer_point: (v_L, u_L) against the table's rate), the law keeps lambda and passes
- * through that point: A = max(v_L u_L^(-1/lambda), burst) (burst where u_L >= 1): the mixes' attention runs slower
- * than a layer's at the same clock. fit gets (v_i, u_i) of each mix (at most TORCHATTN_MIXES pairs). Returns the
+ * through that point: A = v_L u_L^(-1/lambda) (v_L where u_L >= 1; within [1, 4]), under the burst too: the mixes'
+ * attention runs slower than a layer's at the same clock. fit gets (v_i, u_i) of each mix (at most TORCHATTN_MIXES pairs). Returns the
  * mixes read, 0 when nothing was set (no mix, no power phase, or no mix under the maximum clock). */
 #define TORCHATTN_MIXES 4
 int torchattn_clock_law(const struct calib *c, const char *backend, double burst, struct hw_attn *a, double *fit);

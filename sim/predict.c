@@ -74,7 +74,7 @@ struct power_law {
 	const struct hw_gpu *g;
 	double lambda, p_att;     /* the entry's clock_exponent and power (a fraction of the cap); 0 without */
 	double anchor;            /* the GEMMs' speed at which the entry runs at its maximum-clock rate: its
-	                           * clock_anchor, at least burst_speedup */
+	                           * clock_anchor (burst_speedup where not given) */
 };
 
 /* A stage's speed (its whole compute segments'); *gv and *au (where not NULL) get the GEMMs' speed and, under the
@@ -89,8 +89,8 @@ static double stage_target(const struct power_law *law, double Wc, double Wa, do
 		double B = g->burst_speedup, A = law->anchor, lam = law->lambda;
 		double w = predict_clock_speed_attn(g->power_exponent, B, A, s, lam, law->p_att, Wc, Wa, rhs);
 		gemm = fmin(w, B);
-		att = pow(w / A, lam);
-		out = (Wc + Wa + Wm) / (Wc / gemm + Wa * pow(A / w, lam) + Wm);
+		att = w < A ? pow(w / A, lam) : 1;  /* at its full rate from the anchor up */
+		out = (Wc + Wa + Wm) / (Wc / gemm + Wa * (w < A ? pow(A / w, lam) : 1) + Wm);
 	} else {
 		Wm += Wa;  /* no law for them: fixed-time work */
 		out = 1;
@@ -109,30 +109,32 @@ static double stage_target(const struct power_law *law, double Wc, double Wa, do
 }
 
 /* The balance with attention at the maximum clock (stage_target), in the clock's index w (the GEMMs' speed while
- * it is at most B): the attention cores run at u = (w/A)^lambda of their maximum-clock rate, A the anchor (the
- * GEMMs' speed at the maximum clock, A >= B), and draw s + (p_a - s) (w/A)^x of the cap (the GEMMs' clock-to-power
- * law: a GEMM at v draws s + (1-s) v^x, and w/A is the clock's share of its maximum as the GEMMs' rate sees it);
- * the GEMMs run at v = min(w, B) (no GEMM was measured faster than B; between B and A the clock rises for the
- * attention alone, up to its own maximum-clock rate), so with the rest as in the comment above
- *     h(w) = (1-s) Wc (v^(x-1) - 1/v) + Wa (A/w)^lambda ((p_a - s)(w/A)^x - (1-s)) = rhs,
- * rhs = (1-m) Wm + (1-c) Tc + (1-s) Ti. h grows with w for lambda < x (its second term's slope is positive, the
- * first's is too up to B and 0 beyond), so the root in [1, A] is unique: Newton's method kept inside a shrinking
- * bracket, bisecting where a step leaves it. */
+ * it is at most B): the attention cores run at u = (r)^lambda of their maximum-clock rate, r = min(w/A, 1), A the
+ * anchor (the GEMMs' speed at which the attention reaches its maximum-clock rate), and draw s + (p_a - s) r^x of
+ * the cap (the GEMMs' clock-to-power law: a GEMM at v draws s + (1-s) v^x, and r is the clock's share of its
+ * maximum as the GEMMs' rate sees it); the GEMMs run at v = min(w, B) (no GEMM was measured faster than B; with
+ * A > B the clock rises between B and A for the attention alone, up to its own maximum-clock rate; with A < B, the
+ * anchor a layer mix put there, the attention stays at its full rate while the GEMMs go on up to B), so with the
+ * rest as in the comment above
+ *     h(w) = (1-s) Wc (v^(x-1) - 1/v) + Wa r^(-lambda) ((p_a - s) r^x - (1-s)) = rhs,
+ * rhs = (1-m) Wm + (1-c) Tc + (1-s) Ti. h grows with w for lambda < x (its second term's slope is positive up to
+ * A and 0 beyond, the first's is too up to B and 0 beyond), so the root in [1, max(A, B)] is unique where h
+ * rises: Newton's method kept inside a shrinking bracket, bisecting where a step leaves it. */
 static double attn_h(double w, double x, double B, double A, double s, double lam, double pa, double Wc, double Wa,
 		     double *dh)
 {
-	double v = fmin(w, B), r = w / A, rl = pow(r, -lam), rx = pow(r, x);
+	double v = fmin(w, B), r = fmin(w / A, 1), rl = pow(r, -lam), rx = pow(r, x);
 	double gemm = (1 - s) * Wc * (pow(v, x - 1) - 1 / v);
 	double att = Wa * ((pa - s) * rx * rl - (1 - s) * rl);
 	*dh = (w < B ? (1 - s) * Wc * ((x - 1) * pow(v, x - 2) + 1 / (v * v)) : 0) +
-	      Wa * ((pa - s) * (x - lam) * rx * rl + (1 - s) * lam * rl) / w;
+	      (w < A ? Wa * ((pa - s) * (x - lam) * rx * rl + (1 - s) * lam * rl) / w : 0);
 	return gemm + att;
 }
 
 double predict_clock_speed_attn(double x, double B, double A, double s, double lam, double pa, double Wc, double Wa,
 				double rhs)
 {
-	double lo = 1, hi = A, dh;
+	double lo = 1, hi = fmax(A, B), dh;
 	if (attn_h(hi, x, B, A, s, lam, pa, Wc, Wa, &dh) <= rhs)
 		return hi;
 	if (attn_h(lo, x, B, A, s, lam, pa, Wc, Wa, &dh) >= rhs)
@@ -395,7 +397,7 @@ static int simulate(const struct hwmodel *hw, const struct hw_attn *att, const s
 		*speed = xcalloc(3 * (size_t)cfg->pp, sizeof **speed);  /* each stage's speed, then its GEMMs' and
 		                                                           * attention's (stage_target) */
 		struct power_law law = { &hw->gpu, att->clock_exponent, att->power,
-					 fmax(att->clock_anchor, hw->gpu.burst_speedup) };
+					 att->clock_anchor > 0 ? att->clock_anchor : hw->gpu.burst_speedup };
 		rc = stage_clocks(&law, b, cfg, passes, *speed, &s);
 		cfg->stage_speed = *speed;
 		cfg->stage_vu = *speed + cfg->pp;  /* the timeline divides each segment by them */

@@ -31,10 +31,11 @@ double predict_estimate_tasks(const struct scenario *s, bool all_ranks);
  * (x1 = gpu.power.exponent - 1; docs/simulation.md, "Power cap"): burst when even that is under R, else found by
  * bisection to 1e-12 (pow skipped where a checked Newton bracket already decides a step: the same v, to the bit). */
 double predict_clock_speed(double x1, double burst, double R);
-/* predict_clock_speed_attn: the same clock as an index w in [1, A] (the GEMMs' rate over their sustained one,
- * v = min(w, B)) when Wa seconds of attention cores timed at the maximum clock run at (w/A)^lam of that rate and
- * draw s + (pa - s) (w/A)^x of the cap, A >= B the GEMMs' speed at the maximum clock (the entry's clock_anchor):
- * the root of (1-s) Wc (v^(x-1) - 1/v) + Wa (A/w)^lam ((pa - s)(w/A)^x - (1-s)) = rhs (sim/predict.c). */
+/* predict_clock_speed_attn: the same clock as an index w in [1, max(A, B)] (the GEMMs' rate over their sustained
+ * one, v = min(w, B)) when Wa seconds of attention cores timed at the maximum clock run at r^lam of that rate and
+ * draw s + (pa - s) r^x of the cap, r = min(w/A, 1), A the GEMMs' speed at which the attention reaches its
+ * maximum-clock rate (the entry's clock_anchor): the root of (1-s) Wc (v^(x-1) - 1/v) + Wa r^(-lam) ((pa - s) r^x
+ * - (1-s)) = rhs (sim/predict.c). */
 double predict_clock_speed_attn(double x, double B, double A, double s, double lam, double pa, double Wc, double Wa,
 				double rhs);
 

@@ -319,6 +319,10 @@ static void clock_speed_attn(void)
 	CHECK(predict_clock_speed_attn(2.2, 1.17, 1.17, 0.17, 0.5, 0.95, 0, 1, 0.3) == 1.17);
 	CHECK(predict_clock_speed_attn(2.2, 1.17, 1.25, 0.17, 0.5, 0.95, 0, 1, 0.3) == 1.25);  /* alone: its maximum */
 	CHECK_NEAR(predict_clock_speed_attn(2, 3, 3, 0, 0.7, 0.9, 1, 0, 1.5), 2, 1e-12);
+	/* an anchor under the GEMMs' ceiling (A 1.5, B 3; a layer mix put it there): from w = A the attention runs at
+	 * its full rate and draws p_a = 1 = its time's share of the cap (s = 0), so its term is 0 and the GEMMs' alone
+	 * is left: v - 1/v = 1.5 at v = 2, between A and B */
+	CHECK_NEAR(predict_clock_speed_attn(2, 3, 1.5, 0, 1, 1, 1, 1, 1.5), 2, 1e-12);
 }
 
 /* The traced durations (us) of one step's qkv GEMMs, attention cores and ln1 norms, summed ("dur" of each event). */
