@@ -93,6 +93,13 @@ MODELS = {
     "measured-h200x1-1127h.csv": [["--hw", "hardware/h200x2-1127g-measured.yaml"],
                                   ["--hw", "hardware/h200x2-1127f-measured.yaml"],
                                   ["--hw", "hardware/h200x4-1127e-measured.yaml"], ["--hw", "h200-sxm"]],
+    # 4 x H200 (NV18) of 2026-11-27 20:55 (asked as 4 x H100; device-cal.sh with the layer mix and the compiled-DDP
+    # host rows, then lease-run.sh ROWS=everything GPUS=4 on one lease): its calibration, its 82 eager + 7 compiled
+    # rows; then the evening's 2 x H200 calibration (held out: it never saw a group of 3 or 4), the afternoon's
+    # 4 x H200 one, the preset
+    "measured-h200x4-1127i.csv": [["--hw", "hardware/h200x4-1127i-measured.yaml"],
+                                  ["--hw", "hardware/h200x2-1127g-measured.yaml"],
+                                  ["--hw", "hardware/h200x4-1127e-measured.yaml"], ["--hw", "h200-sxm"]],
     "measured-h200x2.csv": [["--hw", "hardware/h200x2-1127-measured.yaml"],
                             ["--hw", "hardware/h200x2-measured.yaml"],
                             ["--hw", "hardware/h200x2-measured.yaml", "--gpu", "hardware/h200x1-measured.yaml"],
