@@ -100,6 +100,12 @@ MODELS = {
     "measured-h200x4-1127i.csv": [["--hw", "hardware/h200x4-1127i-measured.yaml"],
                                   ["--hw", "hardware/h200x2-1127g-measured.yaml"],
                                   ["--hw", "hardware/h200x4-1127e-measured.yaml"], ["--hw", "h200-sxm"]],
+    # 4 x H100 (NV18) of 2026-11-27 21:11 (device-cal.sh, then lease-run.sh ROWS=everything GPUS=4 on one lease): the
+    # first calibration of an H100 host of several GPUs (its collectives: groups of 2 to 4), its 82 eager + 7
+    # compiled rows; then the 1127c one-GPU calibration composed into the DGX H100 preset (held out), the preset
+    "measured-h100x4-1127j.csv": [["--hw", "hardware/h100x4-1127j-measured.yaml"],
+                                  ["--hw", "h100-dgx", "--gpu", "hardware/h100x1-1127c-measured.yaml"],
+                                  ["--hw", "h100-dgx"]],
     "measured-h200x2.csv": [["--hw", "hardware/h200x2-1127-measured.yaml"],
                             ["--hw", "hardware/h200x2-measured.yaml"],
                             ["--hw", "hardware/h200x2-measured.yaml", "--gpu", "hardware/h200x1-measured.yaml"],
