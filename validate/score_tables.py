@@ -31,10 +31,12 @@ MODELS = {
     # 4 x H100 (NV18 between every pair) of 2026-11-27: no calibration of that host; the one-H100 calibration
     # composed into the DGX H100 node (its NVLink and collectives), then the preset alone
     "measured-h100x4.csv": [["--hw", "h100-dgx", "--gpu", "hardware/h100x1-measured.yaml"],
-                            ["--hw", "h100-dgx", "--gpu", "hardware/h100x1-1127c-measured.yaml"], ["--hw", "h100-dgx"]],
+                            ["--hw", "h100-dgx", "--gpu", "hardware/h100x1-1127c-measured.yaml"],
+                            ["--hw", "hardware/h100x4-1127j-measured.yaml"], ["--hw", "h100-dgx"]],
     # 2 x H100 (NV18) of 2026-11-27: the one-H100 calibration, whose host rows come from that same lease
     "measured-h100x2.csv": [["--hw", "h100-dgx", "--gpu", "hardware/h100x1-measured.yaml"],
-                            ["--hw", "h100-dgx", "--gpu", "hardware/h100x1-1127c-measured.yaml"], ["--hw", "h100-dgx"]],
+                            ["--hw", "h100-dgx", "--gpu", "hardware/h100x1-1127c-measured.yaml"],
+                            ["--hw", "hardware/h100x4-1127j-measured.yaml"], ["--hw", "h100-dgx"]],
     # 2 x H200 of 2026-11-27, measured on the same lease as hardware/h200x2-1127-measured.yaml (calibrate/
     # device-cal.sh: the full calibration of that lease, host classes and the TP collective included)
     "measured-h200x2-1127.csv": [["--hw", "hardware/h200x2-1127-measured.yaml"],
@@ -75,7 +77,8 @@ MODELS = {
     # eager and 7 compiled rows; then the morning 4 x H200 lease's calibration (no mixes), the 2 x H200's, the preset
     "measured-h200x4-1127e.csv": [["--hw", "hardware/h200x4-1127e-measured.yaml"],
                                   ["--hw", "hardware/h200x4-measured.yaml"],
-                                  ["--hw", "hardware/h200x2-1127-measured.yaml"], ["--hw", "h200-sxm"]],
+                                  ["--hw", "hardware/h200x2-1127-measured.yaml"],
+                                  ["--hw", "hardware/h200x4-1127i-measured.yaml"], ["--hw", "h200-sxm"]],
     # 2 x H200 (NV18) of 2026-11-27 16:28 (asked as 2 x H100; device-cal.sh, then lease-run.sh ROWS=everything GPUS=2
     # on one lease): its calibration (mixes, compiled host rows), its 69 eager + 7 compiled rows; then the 4 x H200
     # lease's of the same hour, the morning 2 x H200's (no mixes), the preset
