@@ -137,6 +137,11 @@ struct cal_power {
 	int copy_mhz;
 	int nmix;
 	struct cal_mix mix[CAL_MAX_MIX];
+	int ngpu;                 /* every GPU of the host held together (0: not measured; one process of 2+ GPUs) */
+	struct cal_gpu_held {     /* the reference GEMM held on GPU dev beside the others, its settled samples */
+		int dev, sm_mhz;
+		double us, power_w, temp_c;
+	} gpu[CAL_MAX_GPUS];
 };
 
 /* A row of the PyTorch kernel probe (calibrate/torchkern.c, calibrate/torch_kernels.py): section kernel (an op's

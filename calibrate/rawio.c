@@ -84,7 +84,8 @@ static void write_identity(FILE *f, const struct calib *c)
 
 /* sustain.csv: one line per measurement of the power phase. kind: idle (power of an idle GPU), rate (a shape's
  * peak and sustained time of one GEMM: us = sustained, us2 = peak), ramp (a warm-up sample), mix (a cycle of n
- * GEMMs of the reference shape and copies copies of bytes), copy (the copy kernel held) */
+ * GEMMs of the reference shape and copies copies of bytes), copy (the copy kernel held), gpu (name: a device; the
+ * reference GEMM held on every GPU together, us its settled time on that one) */
 #define SUSTAIN_HEADER "kind,name,dtype,m,n,k,copies,bytes,t_s,us,us2,sm_mhz,sm_mhz2,power_w,power_w2,temp_c,reasons"
 /* a mix row: name coarse|fine, m n k its GEMM, copies, bytes (of one copy), us the cycle, us2 one copy alone, t_s the
  * GEMMs a cycle */
@@ -111,6 +112,12 @@ static void write_sustain(FILE *f, const struct calib *c)
 			x->ncopy, x->copy_bytes, x->ngemm, x->cycle_us, x->copy_us, x->sm_mhz, x->power_w);
 	}
 	fprintf(f, "copy,,,,,,1,%.0f,,%.6g,,%d,,%.6g,,,\n", p->copy_bytes, p->copy_us, p->copy_mhz, p->copy_w);
+	for (int i = 0; i < p->ngpu; i++) {
+		const struct cal_gpu_held *g = &p->gpu[i];
+		const struct cal_rate *r = &p->rate[0];
+		fprintf(f, "gpu,%d,bf16,%ld,%ld,%ld,,,%.6g,%.6g,,%d,,%.6g,,%.6g,\n", g->dev, r->m, r->n, r->k, p->hold_s,
+			g->us, g->sm_mhz, g->power_w, g->temp_c);
+	}
 }
 static void write_topology(FILE *f, const struct calib *c)
 {
@@ -659,8 +666,10 @@ static int read_sustain(struct calib *c, const char *dir)
 		}
 		else if (strcmp(k, "copy") == 0)
 			p->copy_bytes = v[7], p->copy_us = v[9], p->copy_mhz = (int)v[11], p->copy_w = v[13];
+		else if (strcmp(k, "gpu") == 0 && p->ngpu < CAL_MAX_GPUS)
+			p->gpu[p->ngpu++] = (struct cal_gpu_held){atoi(r.field[1]), (int)v[11], v[9], v[13], v[15]};
 		else
-			return csv_done(&r), bad(&r, "unknown kind (hold, idle, rate, ramp, mix, copy)");
+			return csv_done(&r), bad(&r, "unknown kind (hold, idle, rate, ramp, mix, copy, gpu)");
 	}
 	csv_done(&r);
 	p->have = p->nrates > 0 && p->rate[0].sus_us > 0;

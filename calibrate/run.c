@@ -283,6 +283,42 @@ static int hold(struct gb_gemm *g, const struct gb_hold_spec *sp, double seconds
 	return rc;
 }
 
+/* Every GPU of the host holds the reference GEMM at once (a training job's GPUs are all at their caps together) for
+ * up to 30 s; each one's samples after the first half give its settled time, clock, power and temperature
+ * (gpu.power.gpu_rates: calibrate/sustain.c). One process of 2+ GPUs from device 0 only: under MPI each rank
+ * measures its own GPU, and the phase's other figures are device 0's. */
+static int hold_every_gpu(struct run *r, const struct gb_hold_spec *ref, double seconds)
+{
+	struct cal_power *p = &r->c.power;
+	int n = r->ngpus < CAL_MAX_GPUS ? r->ngpus : CAL_MAX_GPUS, rc = 0;
+	struct gb_gemm *g[CAL_MAX_GPUS] = {NULL};
+	int nout[CAL_MAX_GPUS] = {0};
+	struct gb_hold_sample *h = calloc((size_t)n * CAL_MAX_HOLD, sizeof *h);
+	if (!h)
+		return GS_ENOMEM;
+	for (int i = 0; i < n && !rc; i++)
+		rc = gb_gemm_new(i, (double)ref->m * ref->k, (double)ref->k * ref->n, (double)ref->m * ref->n, &g[i]);
+	if (!rc) {
+		run_progress(r, true, "power: bf16 %ldx%ldx%ld held on all %d GPUs together for %.0f s", ref->m, ref->n,
+			     ref->k, n, seconds);
+		rc = gb_hold_all(g, n, ref, seconds, 0.5, h, CAL_MAX_HOLD, nout);
+		if (rc)
+			diag_errorf("sustained load on every GPU (bf16 %ldx%ldx%ld) failed", ref->m, ref->n, ref->k);
+	}
+	for (int i = 0; i < n && !rc; i++) {
+		struct cal_gpu_held *x = &p->gpu[i];
+		x->dev = i;
+		hold_median(h + (size_t)i * CAL_MAX_HOLD, nout[i], seconds / 2, &x->us, &x->sm_mhz, &x->power_w,
+			    &x->temp_c);
+		p->ngpu = i + 1;
+	}
+	for (int i = 0; i < n; i++)
+		if (g[i])
+			gb_gemm_free(g[i]);
+	free(h);
+	return rc;
+}
+
 static double copy_time_us(const struct calib *c, double bytes)
 {
 	for (int i = 0; i < c->nmem; i++)
@@ -375,6 +411,8 @@ static int phase_power(struct run *r)
 		if (!(rc = hold(g, &sp, 3.0, 0.2, h, &n)))
 			hold_median(h, n, 1.0, &p->copy_us, &p->copy_mhz, &p->copy_w, &ignore);
 	}
+	if (!rc && !r->mpi && r->dev == 0 && r->ngpus >= 2 && p->hold_s > 0 && p->rate[0].sus_us > 0)
+		rc = hold_every_gpu(r, &ref, fmin(p->hold_s, 30));
 	/* one GPU has no collective to overlap: GEMMs beside a copy kernel of NCCL's channel count, recorded in
 	 * meta.overlap (not written as overlap.*: the power cap confounds it, docs/calibration.md); a run with
 	 * collectives measures the real thing */

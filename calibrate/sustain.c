@@ -133,7 +133,23 @@ bool sustain_power(const struct calib *c, const struct cal_base *b, struct hw_gp
 		 m.exponent > 0 ? (m.exponent_fine ? "fine mixes" : "coarse mixes") :
 		 m.exponent_fit > 0 ? "base (mixes' fit off range)" : "base (no mix)", bg ? "base" : "default");
 	snprintf(g->power_source, sizeof g->power_source, "%.159s", src);
+	sustain_gpu_rates(c, g);
 	return true;
+}
+
+void sustain_gpu_rates(const struct calib *c, struct hw_gpu *g)
+{
+	const struct cal_power *p = &c->power;
+	double ref = p->nrates > 0 ? p->rate[0].sus_us : 0;
+	g->ngpu_rates = 0;
+	if (p->ngpu < 2 || !(ref > 0) || p->ngpu > HW_MAX_GPU_RATES)
+		return;
+	for (int i = 0; i < p->ngpu; i++)  /* devices 0..n-1 in order, each settled, or none of them */
+		if (p->gpu[i].dev != i || !(p->gpu[i].us > 0))
+			return;
+	for (int i = 0; i < p->ngpu; i++)
+		g->gpu_rates[i] = round(ref / p->gpu[i].us * 1e4) / 1e4;
+	g->ngpu_rates = p->ngpu;
 }
 
 void sustain_meta(struct ybuild *e, const struct calib *c)
@@ -202,6 +218,23 @@ void sustain_meta(struct ybuild *e, const struct calib *c)
 			ybuild_knum(e, "power_w", round(x->power_w));
 			ybuild_knum(e, "speedup", round(m.mix_v[i] * 1e4) / 1e4);
 			ybuild_knum(e, "exponent", round(m.mix_x[i] * 100) / 100);
+			ybuild_end(e);
+		}
+		ybuild_end(e);
+	}
+	/* every GPU held together: each one's settled rate, clock, power and temperature */
+	if (p->ngpu && p->rate[0].m > 0) {
+		ybuild_key(e, "gpus_held");
+		ybuild_seq(e, false);
+		for (int i = 0; i < p->ngpu; i++) {
+			const struct cal_gpu_held *h = &p->gpu[i];
+			ybuild_map(e, true);
+			ybuild_kint(e, "gpu", h->dev);
+			ybuild_knum(e, "tflops", h->us > 0 ? round(gemm_tflops(p->rate[0].m, p->rate[0].n, p->rate[0].k,
+									    h->us) * 10) / 10 : 0);
+			ybuild_kint(e, "sm_mhz", h->sm_mhz);
+			ybuild_knum(e, "power_w", round(h->power_w));
+			ybuild_knum(e, "temp_c", h->temp_c);
 			ybuild_end(e);
 		}
 		ybuild_end(e);

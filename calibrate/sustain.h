@@ -50,8 +50,11 @@ double sustain_exponent(double v, double R);
 void sustain_derive(const struct calib *c, struct sustain_model *m);
 
 /* sustain_power: g's gpu.power keys from the phase (comm from the base model b, which one GPU cannot measure; b may
- * be NULL); false when not measured (g untouched) */
+ * be NULL), gpu_rates as sustain_gpu_rates; false when not measured (g untouched) */
 bool sustain_power(const struct calib *c, const struct cal_base *b, struct hw_gpu *g);
+/* sustain_gpu_rates: gpu.power.gpu_rates from the power phase's every-GPU hold (each GPU's settled reference GEMM
+ * beside the others over the calibrated GPU's held alone), or none where it did not run on devices 0..n-1. */
+void sustain_gpu_rates(const struct calib *c, struct hw_gpu *g);
 /* sustain_meta: meta.sustained: the warm-up, the per-shape peak and sustained rates with their clocks and power,
  * the mixes */
 void sustain_meta(struct ybuild *e, const struct calib *c);

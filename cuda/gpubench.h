@@ -112,6 +112,11 @@ struct gb_hold_spec {
 /* gb_hold: *nout samples (at most max) */
 int gb_hold(struct gb_gemm *g, const struct gb_hold_spec *spec, double seconds, double sample_s,
 	    struct gb_hold_sample *out, int max, int *nout);
+/* gb_hold_all: the same load held on ngpu contexts at once (one host thread each, so every GPU is under it for the
+ * same seconds, as in a training job): context i's samples at out + i * max, nout[i] of them. The first failure's
+ * code (every thread is joined). */
+int gb_hold_all(struct gb_gemm *const *g, int ngpu, const struct gb_hold_spec *spec, double seconds, double sample_s,
+		struct gb_hold_sample *out, int max, int *nout);
 
 /* gb_copy_overlap: one GPU's stand-in for compute beside communication (there is no collective on one GPU): the
  * m x n x k GEMM (dt) alone and while a copy kernel of `blocks` thread blocks (NCCL's channels: a few SMs moving

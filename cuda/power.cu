@@ -3,6 +3,7 @@
  * while batch b+1 runs describe a GPU under that load. A batch is as many cycles as fill sample_s. */
 #define _POSIX_C_SOURCE 200809L  /* clock_gettime */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -130,6 +131,51 @@ out:
 		cudaFree(h.pool);
 	if (spec->ngemm)
 		gb_gemm_unprepare(&h.p);
+	return rc;
+}
+
+/* ---- every GPU at once (gpubench.h, gb_hold_all) */
+
+struct hold_job {
+	struct gb_gemm *g;
+	const struct gb_hold_spec *sp;
+	double seconds, sample_s;
+	struct gb_hold_sample *out;
+	int max, n, rc;
+};
+
+static void *hold_thread(void *arg)
+{
+	struct hold_job *j = (struct hold_job *)arg;
+	j->rc = gb_hold(j->g, j->sp, j->seconds, j->sample_s, j->out, j->max, &j->n);
+	return NULL;
+}
+
+int gb_hold_all(struct gb_gemm *const *g, int ngpu, const struct gb_hold_spec *spec, double seconds, double sample_s,
+		struct gb_hold_sample *out, int max, int *nout)
+{
+	pthread_t th[GB_MAX_GPUS];
+	struct hold_job job[GB_MAX_GPUS];
+	int started = 0, rc = 0;
+	if (ngpu < 1 || ngpu > GB_MAX_GPUS || max < 1) {
+		diag_errorf("gb_hold_all: 1 to %d contexts and room for samples", GB_MAX_GPUS);
+		return GS_EINVAL;
+	}
+	for (int i = 0; i < ngpu; i++) {
+		job[i] = (struct hold_job){g[i], spec, seconds, sample_s, out + (size_t)i * max, max, 0, 0};
+		if (pthread_create(&th[i], NULL, hold_thread, &job[i]) != 0) {
+			diag_errorf("gb_hold_all: pthread_create failed for GPU context %d", i);
+			rc = GS_EENV;
+			break;
+		}
+		started++;
+	}
+	for (int i = 0; i < started; i++) {
+		pthread_join(th[i], NULL);
+		nout[i] = job[i].n;
+		if (!rc)
+			rc = job[i].rc;
+	}
 	return rc;
 }
 

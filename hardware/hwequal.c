@@ -130,6 +130,9 @@ static void gpu(struct cmp *c, const struct hw_gpu *a, const struct hw_gpu *b)
 	num(c, "gpu.power.memory_bound", a->power_mem_frac, b->power_mem_frac);
 	num(c, "gpu.power.comm", a->power_comm_frac, b->power_comm_frac);
 	num(c, "gpu.power.idle", a->power_idle_frac, b->power_idle_frac);
+	num(c, "gpu.power.gpu_rates", a->ngpu_rates, b->ngpu_rates);
+	for (int i = 0; i < a->ngpu_rates && i < b->ngpu_rates; i++)
+		num(c, "gpu.power.gpu_rates", a->gpu_rates[i], b->gpu_rates[i]);
 	str(c, "gpu.power.source", a->power_source, b->power_source);
 	num(c, "gpu.kernels", a->kern.present, b->kern.present);
 	num(c, "gpu.kernels.gap_us", a->kern.gap_us, b->kern.gap_us);

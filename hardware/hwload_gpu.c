@@ -10,8 +10,8 @@
 static const char *const gpu_keys[] = { "name", "sm_count", "memory_bytes", "hbm_gbps", "peak_tflops", "launch_us",
 					"memory_bound", "gemm", "attention", "power", "workspace_bytes", "kernels",
 					"source", NULL };
-static const char *const power_keys[] = { "burst_speedup", "exponent", "memory_bound", "comm", "idle", "source",
-					  NULL };
+static const char *const power_keys[] = { "burst_speedup", "exponent", "memory_bound", "comm", "idle", "gpu_rates",
+					  "source", NULL };
 static const char *const membound_keys[] = { "eff", "half_bytes", "source", NULL };
 static const char *const kern_fam_keys[] = { "gbps", "latency_us", "bytes", "us", NULL };
 static const char *const gemm_keys[] = { "model", "tables", "rates", "source", NULL };
@@ -255,6 +255,60 @@ static void read_power_frac(struct ydoc *d, const struct ynode *power, const cha
 		ydoc_error(d, ynode_get(power, key), "gpu.power.%s: must be in [0, 1), got %g", key, *out);
 }
 
+/* power.gpu_rates: one number per GPU of the measured host, each in (0, 2] (a GPU's sustained rate held with the
+ * others over the calibrated GPU's held alone), at most HW_MAX_GPU_RATES. A file that gives power without them
+ * keeps the base's (none where there is no base). */
+static void read_gpu_rates(struct ydoc *d, const struct ynode *power, struct hw_gpu *g)
+{
+	double *v = NULL;
+	int n = 0;
+	if (ydoc_doubles(d, power, "gpu_rates", YD_POSITIVE, &v, &n) != 1)
+		return;
+	if (n < 1 || n > HW_MAX_GPU_RATES)
+		ydoc_error(d, ynode_get(power, "gpu_rates"), "gpu.power.gpu_rates: 1 to %d numbers (one per GPU of the "
+			   "measured host), got %d", HW_MAX_GPU_RATES, n);
+	else {
+		g->ngpu_rates = n;
+		for (int i = 0; i < n; i++) {
+			if (v[i] > 2)
+				ydoc_error(d, ynode_get(power, "gpu_rates"), "gpu.power.gpu_rates: GPU %d's rate %g is not in "
+					   "(0, 2] (a fraction of the calibrated GPU's)", i, v[i]);
+			g->gpu_rates[i] = v[i];
+		}
+	}
+	free(v);
+}
+
+/* gpu.power: the power cap's model (the loader's defaults for a file of its own, the base's where it has one). */
+static void read_power(struct ydoc *d, const struct ynode *gpu, struct hw_gpu *g, bool based, unsigned req)
+{
+	const struct ynode *power = NULL;
+	if (!based) {
+		g->burst_speedup = 1;
+		g->power_exponent = 3;
+		g->power_mem_frac = 0.6;
+		g->power_comm_frac = 0.5;
+		g->power_idle_frac = 0.15;
+	}
+	bool have_power = ydoc_map(d, gpu, "power", 0, &power) == 1;
+	if (have_power || !based)
+		hwload_source(d, power, g->power_source, sizeof g->power_source, g->source);
+	if (have_power) {
+		ydoc_check_keys(d, power, power_keys);
+		if (ydoc_double(d, power, "burst_speedup", req | YD_POSITIVE, &g->burst_speedup) == 1 &&
+		    g->burst_speedup < 1)
+			ydoc_error(d, ynode_get(power, "burst_speedup"), "gpu.power.burst_speedup: must be >= 1, got %g",
+				   g->burst_speedup);
+		if (ydoc_double(d, power, "exponent", YD_POSITIVE, &g->power_exponent) == 1 && g->power_exponent <= 1)
+			ydoc_error(d, ynode_get(power, "exponent"), "gpu.power.exponent: must be > 1, got %g",
+				   g->power_exponent);
+		read_power_frac(d, power, "memory_bound", &g->power_mem_frac);
+		read_power_frac(d, power, "comm", &g->power_comm_frac);
+		read_power_frac(d, power, "idle", &g->power_idle_frac);
+		read_gpu_rates(d, power, g);
+	}
+}
+
 /* based: g holds the base's GPU; every key is optional and overrides it (gemm.tables replaces all its tables). */
 void hwload_gpu(struct ydoc *d, const struct ynode *gpu, struct hw_gpu *g, const char *file_source, bool based)
 {
@@ -307,30 +361,7 @@ void hwload_gpu(struct ydoc *d, const struct ynode *gpu, struct hw_gpu *g, const
 			read_gemm_table(d, ynode_item(tables, i), g, src);
 	}
 
-	const struct ynode *power = NULL;
-	if (!based) {
-		g->burst_speedup = 1;
-		g->power_exponent = 3;
-		g->power_mem_frac = 0.6;
-		g->power_comm_frac = 0.5;
-		g->power_idle_frac = 0.15;
-	}
-	bool have_power = ydoc_map(d, gpu, "power", 0, &power) == 1;
-	if (have_power || !based)
-		hwload_source(d, power, g->power_source, sizeof g->power_source, g->source);
-	if (have_power) {
-		ydoc_check_keys(d, power, power_keys);
-		if (ydoc_double(d, power, "burst_speedup", req | YD_POSITIVE, &g->burst_speedup) == 1 &&
-		    g->burst_speedup < 1)
-			ydoc_error(d, ynode_get(power, "burst_speedup"), "gpu.power.burst_speedup: must be >= 1, got %g",
-				   g->burst_speedup);
-		if (ydoc_double(d, power, "exponent", YD_POSITIVE, &g->power_exponent) == 1 && g->power_exponent <= 1)
-			ydoc_error(d, ynode_get(power, "exponent"), "gpu.power.exponent: must be > 1, got %g",
-				   g->power_exponent);
-		read_power_frac(d, power, "memory_bound", &g->power_mem_frac);
-		read_power_frac(d, power, "comm", &g->power_comm_frac);
-		read_power_frac(d, power, "idle", &g->power_idle_frac);
-	}
+	read_power(d, gpu, g, based, req);
 
 	if (ydoc_map(d, gpu, "attention", req, &attn) == 1)
 		read_attention(d, attn, g);

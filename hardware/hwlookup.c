@@ -278,3 +278,22 @@ double hwmodel_coll_us(const struct hwmodel *hw, enum coll_scope sc, enum coll_o
 	}
 	return isfinite(best) ? best : fallback_us(hw, sc, op, n, bytes);
 }
+
+/* The job's slowest GPU (gpu.power.gpu_rates, measured with every GPU of the host held at its cap together): a
+ * synchronous step waits for it at every collective, so each stage runs at its pace. A job of one GPU runs on the
+ * calibrated GPU alone (1); one of G GPUs within the measured host on its GPUs 0..G-1, as torchrun places ranks;
+ * a larger one on at least every measured GPU (their slowest: a bigger cluster's slowest chip is not
+ * extrapolated). Never above 1: the calibrated GPU alone is the rates' reference. The chips share the clock-to-
+ * rate law (the same design); a slower one draws more power at a clock (leakage), by chip^(-exponent) under the
+ * GPU's power law, so it reaches the cap at chip times the sustained rate. */
+double hwmodel_gpu_rate(const struct hwmodel *hw, int gpus)
+{
+	const struct hw_gpu *g = &hw->gpu;
+	if (gpus < 2 || g->ngpu_rates < 1)
+		return 1;
+	int n = gpus < g->ngpu_rates ? gpus : g->ngpu_rates;
+	double f = 1;
+	for (int i = 0; i < n; i++)
+		f = fmin(f, g->gpu_rates[i]);
+	return f;
+}

@@ -113,6 +113,7 @@ enum kern_family {
 };
 extern const char *const hw_kern_family_names[KF_N];
 #define HW_KERN_POINTS 16
+#define HW_MAX_GPU_RATES 16   /* gpu.power.gpu_rates: the GPUs of one host */
 struct hw_kern {
 	double gbps;         /* asymptotic rate over the bytes the op model counts (0: not measured) */
 	double latency_us;   /* the kernel's time at the smallest size: its fixed cost */
@@ -161,6 +162,11 @@ struct hw_gpu {
 	double power_mem_frac;              /* power a memory-bound kernel draws, as a fraction of the cap */
 	double power_comm_frac;             /* ... a GPU waiting in communication (NCCL kernels spinning) */
 	double power_idle_frac;             /* ... an idle GPU (static power) */
+	/* power.gpu_rates: each GPU of the measured host held at its cap together with the others, its sustained
+	 * rate over the calibrated GPU's held alone (chips differ at the cap: a leakier one draws more at a clock);
+	 * a synchronous job runs at its slowest GPU's (sim/predict.c). 0 of them = not measured */
+	int ngpu_rates;
+	double gpu_rates[HW_MAX_GPU_RATES];
 	char power_source[160];             /* power.source (default: the gpu's) */
 	char source[256];
 };
@@ -339,6 +345,9 @@ double hwmodel_attn_tflops(const struct hwmodel *hw, enum attn_path p, enum dtyp
 			   bool backward);
 /* Memory-bound kernel bandwidth in GB/s for a kernel that moves bytes. */
 double hwmodel_mem_gbps(const struct hwmodel *hw, double bytes);
+/* hwmodel_gpu_rate: the sustained rate of the slowest of a job's GPUs over the calibrated GPU's (gpu.power.
+ * gpu_rates; 1 where not measured, for one GPU, and never above 1): sim/predict.c runs the power cap at it. */
+double hwmodel_gpu_rate(const struct hwmodel *hw, int gpus);
 /* hwmodel_kern_us: the time in us of a kernel of a measured family (gpu.kernels, gbps > 0) moving `bytes`, without
  * the gap after it. */
 double hwmodel_kern_us(const struct hw_kern *k, double bytes);

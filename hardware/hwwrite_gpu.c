@@ -95,6 +95,8 @@ static void write_power(FILE *f, const struct hw_gpu *g)
 	hww_kv_num(f, 4, "memory_bound", g->power_mem_frac);
 	hww_kv_num(f, 4, "comm", g->power_comm_frac);
 	hww_kv_num(f, 4, "idle", g->power_idle_frac);
+	if (g->ngpu_rates > 0)
+		hww_list_num(f, 4, "gpu_rates", g->gpu_rates, g->ngpu_rates);
 	hww_kv_own_source(f, 4, g->power_source, g->source);
 }
 

@@ -258,6 +258,9 @@ static int write_table(FILE *f, const struct result *r)
 	fprintf(f, "%-16s %.3f ms\n", "step time", r->step_time_s * 1e3);
 	fprintf(f, "%-16s %s tokens/s\n", "throughput", tok);
 	fprintf(f, "%-16s %.1f %%\n", "mfu", r->mfu * 100.0);
+	if (r->gpu_rate > 0)  /* gpu.power.gpu_rates: the job's slowest GPU sets the pace */
+		fprintf(f, "%-16s its sustained rate x%.3f of the calibrated GPU's (gpu.power.gpu_rates)\n",
+			"slowest gpu", r->gpu_rate);
 	if (r->clock_attn > 0)  /* the attention law: GEMMs and attention at speeds of their own */
 		fprintf(f, "%-16s GEMMs x%.3f of their sustained rate, attention x%.3f of its maximum-clock rate "
 			"(critical stage)\n", "power cap", r->clock_gemm, r->clock_attn);

@@ -75,6 +75,8 @@ struct power_law {
 	double lambda, p_att;     /* the entry's clock_exponent and power (a fraction of the cap); 0 without */
 	double anchor;            /* the GEMMs' speed at which the entry runs at its maximum-clock rate: its
 	                           * clock_anchor (burst_speedup where not given) */
+	double chip;              /* the job's slowest GPU: its sustained rate over the calibrated GPU's
+	                           * (hwmodel_gpu_rate; 1 = the same chip) */
 };
 
 /* A stage's speed (its whole compute segments'); *gv and *au (where not NULL) get the GEMMs' speed and, under the
@@ -87,7 +89,7 @@ static double stage_target(const struct power_law *law, double Wc, double Wa, do
 	if (Wa > 0 && law->p_att > 0) {
 		double rhs = (1 - g->power_mem_frac) * Wm + (1 - g->power_comm_frac) * Tc + (1 - s) * Ti;
 		double B = g->burst_speedup, A = law->anchor, lam = law->lambda;
-		double w = predict_clock_speed_attn(g->power_exponent, B, A, s, lam, law->p_att, Wc, Wa, rhs);
+		double w = predict_chip_speed_attn(g->power_exponent, B, A, s, lam, law->p_att, law->chip, Wc, Wa, rhs);
 		gemm = fmin(w, B);
 		att = w < A ? pow(w / A, lam) : 1;  /* at its full rate from the anchor up */
 		out = (Wc + Wa + Wm) / (Wc / gemm + Wa * (w < A ? pow(A / w, lam) : 1) + Wm);
@@ -97,7 +99,9 @@ static double stage_target(const struct power_law *law, double Wc, double Wa, do
 		if (Wc > 0) {
 			double R = ((1 - g->power_mem_frac) * Wm + (1 - g->power_comm_frac) * Tc + (1 - s) * Ti) /
 				   ((1 - s) * Wc);
-			gemm = predict_clock_speed(g->power_exponent - 1, g->burst_speedup, R);
+			/* a chip f: f^(-x) v^(x-1) - 1/v = R, i.e. u^(x-1) - 1/u = f R in u = v/f (predict_clock_speed) */
+			double f = law->chip;
+			gemm = f * predict_clock_speed(g->power_exponent - 1, g->burst_speedup / f, f * R);
 			out = (Wc + Wm) / (Wc / gemm + Wm);
 		}
 	}
@@ -120,28 +124,37 @@ static double stage_target(const struct power_law *law, double Wc, double Wa, do
  * rhs = (1-m) Wm + (1-c) Tc + (1-s) Ti. h grows with w for lambda < x (its second term's slope is positive up to
  * A and 0 beyond, the first's is too up to B and 0 beyond), so the root in [1, max(A, B)] is unique where h
  * rises: Newton's method kept inside a shrinking bracket, bisecting where a step leaves it. */
-static double attn_h(double w, double x, double B, double A, double s, double lam, double pa, double Wc, double Wa,
-		     double *dh)
+static double attn_h(double w, double x, double B, double A, double s, double lam, double pa, double k, double Wc,
+		     double Wa, double *dh)
 {
 	double v = fmin(w, B), r = fmin(w / A, 1), rl = pow(r, -lam), rx = pow(r, x);
-	double gemm = (1 - s) * Wc * (pow(v, x - 1) - 1 / v);
-	double att = Wa * ((pa - s) * rx * rl - (1 - s) * rl);
-	*dh = (w < B ? (1 - s) * Wc * ((x - 1) * pow(v, x - 2) + 1 / (v * v)) : 0) +
-	      (w < A ? Wa * ((pa - s) * (x - lam) * rx * rl + (1 - s) * lam * rl) / w : 0);
+	double gemm = (1 - s) * Wc * (k * pow(v, x - 1) - 1 / v);
+	double att = Wa * ((pa - s) * k * rx * rl - (1 - s) * rl);
+	*dh = (w < B ? (1 - s) * Wc * (k * (x - 1) * pow(v, x - 2) + 1 / (v * v)) : 0) +
+	      (w < A ? Wa * ((pa - s) * k * (x - lam) * rx * rl + (1 - s) * lam * rl) / w : 0);
 	return gemm + att;
 }
 
 double predict_clock_speed_attn(double x, double B, double A, double s, double lam, double pa, double Wc, double Wa,
 				double rhs)
 {
-	double lo = 1, hi = fmax(A, B), dh;
-	if (attn_h(hi, x, B, A, s, lam, pa, Wc, Wa, &dh) <= rhs)
+	return predict_chip_speed_attn(x, B, A, s, lam, pa, 1, Wc, Wa, rhs);
+}
+
+/* The same on a chip f (power_law.chip): every dynamic power term times k = f^(-x) (its draw at a clock over the
+ * calibrated chip's), the index from f (pure compute at the cap) up; f = 1 is predict_clock_speed_attn, to the
+ * bit (k = 1). */
+double predict_chip_speed_attn(double x, double B, double A, double s, double lam, double pa, double f, double Wc,
+			       double Wa, double rhs)
+{
+	double k = pow(f, -x), lo = f, hi = fmax(A, B), dh;
+	if (attn_h(hi, x, B, A, s, lam, pa, k, Wc, Wa, &dh) <= rhs)
 		return hi;
-	if (attn_h(lo, x, B, A, s, lam, pa, Wc, Wa, &dh) >= rhs)
+	if (attn_h(lo, x, B, A, s, lam, pa, k, Wc, Wa, &dh) >= rhs)
 		return lo;
 	double v = 0.5 * (lo + hi);
 	for (int i = 0; i < 100 && hi - lo > 1e-13 * hi; i++) {
-		double h = attn_h(v, x, B, A, s, lam, pa, Wc, Wa, &dh) - rhs;
+		double h = attn_h(v, x, B, A, s, lam, pa, k, Wc, Wa, &dh) - rhs;
 		if (h == 0)
 			return v;
 		if (h < 0)
@@ -385,7 +398,7 @@ static struct trace *open_trace(const struct scenario *sc, const struct hwmodel 
 /* Runs the step: the stage clocks' fixed point when the GPU has a power model (its last simulation is the
  * report, unless the report needs every rank or a timeline), the critical stage for a timeline that needs it,
  * then the simulation the report reads (*out), at the speeds left in cfg->stage_speed (*speed, owned). */
-static int simulate(const struct hwmodel *hw, const struct hw_attn *att, const struct build *b,
+static int simulate(const struct hwmodel *hw, const struct hw_attn *att, const struct build *b, double chip,
 		    struct sim_config *cfg, int passes, bool all, enum trace_pick pick, double **speed, struct sim **out)
 {
 	struct trace *trace = cfg->trace;
@@ -397,7 +410,7 @@ static int simulate(const struct hwmodel *hw, const struct hw_attn *att, const s
 		*speed = xcalloc(3 * (size_t)cfg->pp, sizeof **speed);  /* each stage's speed, then its GEMMs' and
 		                                                           * attention's (stage_target) */
 		struct power_law law = { &hw->gpu, att->clock_exponent, att->power,
-					 att->clock_anchor > 0 ? att->clock_anchor : hw->gpu.burst_speedup };
+					 att->clock_anchor > 0 ? att->clock_anchor : hw->gpu.burst_speedup, chip };
 		rc = stage_clocks(&law, b, cfg, passes, *speed, &s);
 		cfg->stage_speed = *speed;
 		cfg->stage_vu = *speed + cfg->pp;  /* the timeline divides each segment by them */
@@ -540,11 +553,15 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 	double *speed;
 	struct sim *s;
 	int passes = scenario_num_microbatches(sc) * (par->schedule == SCHED_INTERLEAVED ? par->virtual_stages : 1);
-	rc = simulate(hw, &hw->gpu.attn[ops_attn_path(&sc->model)], &b, &cfg, passes, all, pick, &speed, &s);
+	/* the slowest GPU's pace, where a power model runs the clocks (without one the rates are the GPU's own) */
+	double chip = hw->gpu.burst_speedup > 1 ? hwmodel_gpu_rate(hw, par->gpus) : 1;
+	rc = simulate(hw, &hw->gpu.attn[ops_attn_path(&sc->model)], &b, chip, &cfg, passes, all, pick, &speed, &s);
 	if (rc == 0) {
 		fill_timing(sc, hw, &b, &cfg, s, out);
 		fill_memory_origin(sc, hw, &b, out);
 		const double *vu = speed ? speed + par->pp + 2 * out->critical_stage : NULL;
+		if (chip < 1)
+			out->gpu_rate = chip;
 		if (vu && vu[1] > 0) {  /* the attention law ran: the step's GEMMs and attention at their own speeds */
 			out->clock_gemm = vu[0];
 			out->clock_attn = vu[1];

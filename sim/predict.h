@@ -38,6 +38,10 @@ double predict_clock_speed(double x1, double burst, double R);
  * - (1-s)) = rhs (sim/predict.c). */
 double predict_clock_speed_attn(double x, double B, double A, double s, double lam, double pa, double Wc, double Wa,
 				double rhs);
+/* predict_chip_speed_attn: the same on a chip f of the calibrated one's sustained rate (gpu.power.gpu_rates): its
+ * dynamic power at a clock is f^(-x) times the calibrated chip's, the index runs from f (f = 1: the above). */
+double predict_chip_speed_attn(double x, double B, double A, double s, double lam, double pa, double f, double Wc,
+			       double Wa, double rhs);
 
 struct breakdown {
 	double compute;          /* compute ops on the critical rank's compute stream (incl. recompute) */
@@ -64,6 +68,8 @@ struct result {
 	enum schedule schedule;
 	struct breakdown breakdown_s;   /* of the critical rank; sums to step_time_s */
 	int critical_stage;
+	double gpu_rate;                /* the job's slowest GPU's sustained rate over the calibrated GPU's, where
+	                                 * gpu.power.gpu_rates has one below 1 (0: not applied) */
 	double clock_gemm, clock_attn;  /* where the power balance times attention at the maximum clock (a calibrated
 	                                 * gpu.attention clock law, docs/simulation.md "Attention beside GEMMs"): the
 	                                 * critical stage's GEMMs over their sustained rate and attention over its

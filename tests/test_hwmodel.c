@@ -389,6 +389,24 @@ static void test_attention(void)
 		  "gpusim: hw.yaml:20:26: gpu.power.burst_speedup: must be >= 1, got 0.9\n"
 		  "gpusim: hw.yaml:20:41: gpu.power.exponent: must be > 1, got 1\n"
 		  "gpusim: hw.yaml:20:50: gpu.power.comm: must be in [0, 1), got 1.2\n");
+	/* gpu.power.gpu_rates: one positive number per GPU of the measured host, each at most 2 */
+	snprintf(pw, sizeof pw, "%s", replace(HW_HEAD, "  attention:", "  power: {burst_speedup: 1.2, gpu_rates: [1, 2.5]}\n"
+					      "  attention:"));
+	CHECK_STR(bad_hw(pw), "gpusim: hw.yaml:20:42: gpu.power.gpu_rates: GPU 1's rate 2.5 is not in (0, 2] (a fraction "
+			      "of the calibrated GPU's)\n");
+	snprintf(pw, sizeof pw, "%s", replace(HW_HEAD, "  attention:", "  power: {burst_speedup: 1.2, gpu_rates: [1, 0]}\n"
+					      "  attention:"));
+	CHECK(strstr(bad_hw(pw), "gpu_rates") != NULL);
+	snprintf(pw, sizeof pw, "%s", replace(HW_HEAD, "  attention:", "  power: {burst_speedup: 1.2, gpu_rates: [1, 0.97]}"
+					      "\n  attention:"));
+	hw = hwmodel_load_string("r.yaml", pw, &err);
+	CHECK(hw != NULL);
+	if (hw) {
+		CHECK_INT(hw->gpu.ngpu_rates, 2);
+		CHECK_NEAR(hwmodel_gpu_rate(hw, 2), 0.97, 0);
+		CHECK_NEAR(hwmodel_gpu_rate(hw, 1), 1, 0);
+		hwmodel_free(hw);
+	}
 	snprintf(pw, sizeof pw, "%s", replace(HW_HEAD, "  attention: {fwd_eff: 0.5, bwd_eff: 0.4}\n",
 					      "  attention:\n    fused:\n      rows:\n"
 					      "        - {head_dim: 64, seq: 512, fwd_tflops: 1, bwd_tflops: 1}\n"

@@ -323,6 +323,18 @@ static void clock_speed_attn(void)
 	 * its full rate and draws p_a = 1 = its time's share of the cap (s = 0), so its term is 0 and the GEMMs' alone
 	 * is left: v - 1/v = 1.5 at v = 2, between A and B */
 	CHECK_NEAR(predict_clock_speed_attn(2, 3, 1.5, 0, 1, 1, 1, 1, 1.5), 2, 1e-12);
+	/* on a chip f (gpu.power.gpu_rates): its dynamic power at a clock is k = f^(-x) times the calibrated chip's.
+	 * x = 2, s = 0, GEMMs only (Wa 0), f = 0.5 (k = 4): 4 v - 1/v = rhs; rhs 0 (pure compute at the cap):
+	 * v^2 = 1/4, v = f = 0.5; rhs 1.5: 4 v^2 - 1.5 v - 1 = 0, v = (1.5 + sqrt(2.25 + 16)) / 8 */
+	CHECK_NEAR(predict_chip_speed_attn(2, 3, 3, 0, 1, 1, 0.5, 1, 0, 0), 0.5, 1e-12);
+	CHECK_NEAR(predict_chip_speed_attn(2, 3, 3, 0, 1, 1, 0.5, 1, 0, 1.5), (1.5 + sqrt(18.25)) / 8, 1e-12);
+	/* attention too: x = 2, s = 0, p_a = 1, lambda = 1, A = B = 2, Wc = Wa = 1, f = 0.5 (k = 4), rhs 0: for w < A,
+	 * (4 w - 1/w) + (w/A)^(-1) (4 (w/A)^2 - 1) = 4w - 1/w + 2w - 2/w = 6w - 3/w = 0: w = sqrt(1/2) (the
+	 * calibrated chip's root, sqrt(2), times f) */
+	CHECK_NEAR(predict_chip_speed_attn(2, 2, 2, 0, 1, 1, 0.5, 1, 1, 0), sqrt(0.5), 1e-12);
+	/* f = 1 is the calibrated chip's law, to the bit */
+	CHECK(predict_chip_speed_attn(2.2, 1.17, 1.25, 0.17, 0.5, 0.95, 1, 0.7, 1, 0.3) ==
+	      predict_clock_speed_attn(2.2, 1.17, 1.25, 0.17, 0.5, 0.95, 0.7, 1, 0.3));
 }
 
 /* The traced durations (us) of one step's qkv GEMMs, attention cores and ln1 norms, summed ("dur" of each event). */

@@ -268,6 +268,11 @@ static void test_roundtrip(void)
 	CHECK_INT(torchattn_parse(f, "probe.csv", &c), 0);
 	fclose(f);
 	calib_model_h100(&c);
+	/* three GPUs held together: the reference GEMM (1200 us held alone on GPU 0) settled at 1212, 1200 and 1250 us */
+	c.power.ngpu = 3;
+	c.power.gpu[0] = (struct cal_gpu_held){0, 1350, 1212, 698, 62};
+	c.power.gpu[1] = (struct cal_gpu_held){1, 1340, 1200, 697, 61};
+	c.power.gpu[2] = (struct cal_gpu_held){2, 1320, 1250, 699, 65};
 	/* one GPU's overlap stand-in: GEMM 1000 -> 1100 us beside a 16-block copy, the copy 800 -> 1000 us */
 	c.overlap = (struct cal_overlap){true, DT_BF16, 8192, 8192, 8192, 268435456.0, 1, 1000, 1100, 800, 1000, 16};
 	CHECK(mkdtemp(dir) != NULL);
@@ -292,6 +297,10 @@ static void test_roundtrip(void)
 	CHECK_NEAR(back.gemm_held_ms, 2.0, 1e-12);
 	CHECK_NEAR(back.fmix[1].att_ms, 1.0677, 1e-12);
 	CHECK_INT(back.overlap.copy_blocks, 16);
+	CHECK_INT(back.power.ngpu, 3);
+	CHECK_INT(back.power.gpu[2].dev, 2);
+	CHECK_NEAR(back.power.gpu[2].us, 1250, 1e-12);
+	CHECK_INT(back.power.gpu[1].sm_mhz, 1340);
 	struct sustain_model m;
 	sustain_derive(&back, &m);
 	CHECK_NEAR(m.exponent, 1.5871145973, 1e-4);  /* the cycle went through 6 significant digits (618.182) */
@@ -305,6 +314,16 @@ static void test_roundtrip(void)
 		CHECK_NEAR(hw->gpu.power_mem_frac, 0.72, 1e-12);
 		CHECK_NEAR(hw->gpu.power_idle_frac, 0.18, 1e-12);
 		CHECK_NEAR(hw->gpu.power_comm_frac, 0.5, 1e-12);  /* no base: the default */
+		/* gpu_rates: 1200 / 1212 = 0.990099 (4 decimals: 0.9901), 1200 / 1200 = 1, 1200 / 1250 = 0.96; a job runs
+		 * at its slowest GPU's: one GPU alone 1, GPUs 0-1 0.9901, three or more 0.96 */
+		CHECK_INT(hw->gpu.ngpu_rates, 3);
+		CHECK_NEAR(hw->gpu.gpu_rates[0], 0.9901, 1e-12);
+		CHECK_NEAR(hw->gpu.gpu_rates[1], 1, 1e-12);
+		CHECK_NEAR(hw->gpu.gpu_rates[2], 0.96, 1e-12);
+		CHECK_NEAR(hwmodel_gpu_rate(hw, 1), 1, 0);
+		CHECK_NEAR(hwmodel_gpu_rate(hw, 2), 0.9901, 1e-12);
+		CHECK_NEAR(hwmodel_gpu_rate(hw, 3), 0.96, 1e-12);
+		CHECK_NEAR(hwmodel_gpu_rate(hw, 64), 0.96, 1e-12);
 		CHECK(hw->gpu.attn[ATTN_FUSED].present && hw->gpu.attn[ATTN_FUSED].max_clock);
 		/* the mixes at burst 1.2, as test_torchattn derives: clock_exponent 0.5, power 0.904 */
 		CHECK_NEAR(hw->gpu.attn[ATTN_FUSED].clock_exponent, 0.5, 1e-12);
