@@ -3,7 +3,8 @@
 # GPU count that the selected rows use, smallest first (1, then 2, 4, 8 under torchrun), up to the GPUs present.
 # Writes OUTDIR/measured-<gpu>x<N>.csv, named after the machine (measured-h200x2.csv on two H200s,
 # measured-h200x8.csv on eight; scenario paths relative to validate/, where the file belongs) and
-# OUTDIR/validate-runner.log (environment, per-row times, failures, the rows not run).
+# OUTDIR/validate-runner.log (environment, per-row times, failures, the rows not run) and OUTDIR/steps.csv (every
+# rank's timed steps and their host part: what the slowest rank's median is taken from).
 # A phase that crashes or hangs is started again and goes on after the row it died in (progress file).
 # usage: validate/runner/device-run.sh [OUTDIR]        OUTDIR defaults to $OUT, else ./validate-out
 # env:   VALIDATE_BUDGET_S (default 300): wall-clock budget for all phases; ROWS: comma list of labels or config
@@ -28,6 +29,8 @@ ngpu=${GPUS:-$("$py" -c 'import torch; print(torch.cuda.device_count())' 2>/dev/
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr '[:upper:]' '[:lower:]' |
 	sed 's/^nvidia //; s/[^a-z0-9].*//')
 csv=$outdir/${CSV_NAME:-measured-${gpu:-cpu}x$ngpu.csv}
+steps=$outdir/steps.csv   # every rank's timed steps (torch_step.py --steps)
+rm -f "$steps"
 rm -f "$csv"
 
 {
@@ -55,10 +58,11 @@ run_phase() {
 		echo "# $name: attempt $attempt, ${left}s left" >>"$log"
 		if [ "$n" -eq 1 ]; then
 			timeout -k 10 "$left" "$py" "$here/torch_step.py" --gpus 1 --rows "$rows" --out "$csv" \
-				--progress "$prog" --probe $extra >>"$log" 2>&1
+				--progress "$prog" --probe --steps "$steps" $extra >>"$log" 2>&1
 		else
 			timeout -k 10 "$left" "$py" -m torch.distributed.run --standalone --nproc_per_node="$n" \
-				"$here/torch_step.py" --gpus "$n" --rows "$rows" --out "$csv" --progress "$prog" $extra >>"$log" 2>&1
+				"$here/torch_step.py" --gpus "$n" --rows "$rows" --out "$csv" --progress "$prog" \
+				--steps "$steps" $extra >>"$log" 2>&1
 		fi
 		rc=$?
 		if grep -q '^finished' "$prog" 2>/dev/null; then

@@ -698,14 +698,23 @@ def run_row(r, args, lay, world, dev, cache, carried=0):
             row.step(optimizer=False)
             sync(dev)
             return {"checksum": row.checksum()}
-        times = []
+        times, host = [], []
         for _ in range(args.warmup + args.iters):
             barrier(dev)
             t0 = time.perf_counter()
             row.step()
+            host.append(time.perf_counter() - t0)  # the host's part: the step enqueued, before the device sync
             sync(dev)
             times.append(time.perf_counter() - t0)
     peak = torch.cuda.max_memory_allocated(dev) if dev.type == "cuda" else 0
+    ranks = None
+    if args.steps:  # every rank's own steps, before the slowest rank's is taken (--steps)
+        mine = torch.tensor(times + host, dtype=torch.float64, device=dev)
+        ranks = [mine]
+        if dist.is_initialized():
+            ranks = [torch.empty_like(mine) for _ in range(world)]
+            dist.all_gather(ranks, mine)
+        ranks = [x.tolist() for x in ranks]
     t = torch.tensor(times + [peak, carried], dtype=torch.float64, device=dev)
     if dist.is_initialized():
         dist.all_reduce(t, op=dist.ReduceOp.MAX)
@@ -713,7 +722,22 @@ def run_row(r, args, lay, world, dev, cache, carried=0):
     timed = t[args.warmup:-2]
     del row
     return {"median": statistics.median(timed), "min": min(timed), "max": max(timed), "n": len(timed),
-            "peak_mem": t[-2], "carried": t[-1], "dynamo": dynamo_counts() if compiled else None}
+            "peak_mem": t[-2], "carried": t[-1], "dynamo": dynamo_counts() if compiled else None, "ranks": ranks}
+
+
+def write_steps(path, label, warmup, ranks):
+    """--steps: one line per rank and timed step: its own step time (seconds, to its device sync) and its host's
+    part (to the end of the enqueue, before the sync); a row's measurement is the median over steps of the slowest
+    rank's step. A host-bound step has host_s close to step_s; a rank that waits for another at a collective has
+    a step_s above its host_s and its GPU work."""
+    new = not os.path.exists(path)
+    with open(path, "a") as f:
+        if new:
+            f.write("label,rank,step,step_s,host_s\n")
+        for rank, v in enumerate(ranks):
+            n = len(v) // 2
+            for i in range(warmup, n):
+                f.write("%s,%d,%d,%.6g,%.6g\n" % (label, rank, i - warmup, v[i], v[n + i]))
 
 
 def dynamo_counts(clear=False):
@@ -768,6 +792,7 @@ def main():
     ap.add_argument("--pg-timeout-s", type=int, default=90)
     ap.add_argument("--list", action="store_true", help="list the rows and exit")
     ap.add_argument("--probe", action="store_true", help="also print the host cost of eager layers (rank 0)")
+    ap.add_argument("--steps", help="CSV to append every rank's timed steps to (label,rank,step,step_s,host_s)")
     args = ap.parse_args()
 
     rows = configs.select(args.rows)
@@ -856,6 +881,8 @@ def main():
         if args.check:
             print("CHECK %s %.12e" % (r["label"], res["checksum"]), flush=True)
             continue
+        if args.steps and res.get("ranks"):
+            write_steps(args.steps, r["label"], args.warmup, res["ranks"])
         print("%-18s median %9.3f ms  min %9.3f  max %9.3f  (%d steps)  peak %6.2f GB  carried %5.2f GB  "
               "row %.1f s" % (r["label"], res["median"] * 1e3, res["min"] * 1e3, res["max"] * 1e3, res["n"],
                               res["peak_mem"] / 1e9, res["carried"] / 1e9, time.perf_counter() - t_row) +
