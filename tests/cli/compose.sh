@@ -99,6 +99,36 @@ expect_rc 0 "based on a calibration"
 expect_out "^  gpus: 4$" "based on a calibration: its own node"
 expect_out "^  fabric: nvswitch$" "based on a calibration: the calibration's fabric"
 
+# gpu.power.gpu_rates (the every-GPU hold of a calibration on 2+ GPUs): a job runs at its slowest GPU's pace. A copy
+# of the 4 x H100 calibration with GPU 1 at 0.95: one GPU (the calibrated one) predicts as without the key, two and
+# four GPUs slower but by at most 1/0.95 (pure compute at the cap: exactly 1/0.95; slack moves both towards the
+# maximum clock, where the chips are alike), rates of 1 change nothing, and a composed cluster keeps them.
+cal=hardware/h100x4-1127j-measured.yaml
+sed 's/^    idle: 0.169$/&\n    gpu_rates: [1, 0.95, 1, 1]/' "$cal" >"$tmp/slow.yaml"
+sed 's/^    idle: 0.169$/&\n    gpu_rates: [1, 1, 1, 1]/' "$cal" >"$tmp/same.yaml"
+grep -q "gpu_rates: \[1, 0.95" "$tmp/slow.yaml" && ok || fail "gpu_rates: the test's copy has the key"
+step() {  # step SCENARIO HW: the predicted step time (s)
+	"$gpusim" predict "$1" --hw "$2" --format json 2>/dev/null | sed -n 's/^ *"step_time_s": \([-0-9.eE+]*\),$/\1/p'
+}
+for r in t07-single t07-dp2 t07-dp4 t14-tp4; do
+	sc=scenarios/validate/$r.yaml
+	a=$(step "$sc" "$cal") b=$(step "$sc" "$tmp/slow.yaml") c=$(step "$sc" "$tmp/same.yaml")
+	[ -n "$a" ] && [ "$a" = "$c" ] && ok || fail "$r: rates of 1 change nothing ($a, $c)"
+	if [ "$r" = t07-single ]; then
+		[ "$a" = "$b" ] && ok || fail "$r: one GPU runs on the calibrated one ($a, $b)"
+	else
+		awk -v a="$a" -v b="$b" 'BEGIN { exit !(b > a && b <= a / 0.95 * (1 + 1e-9)) }' && ok ||
+			fail "$r: the slowest GPU slows the step by at most 1/0.95 ($a -> $b)"
+	fi
+done
+run predict scenarios/validate/t07-dp2.yaml --hw "$tmp/slow.yaml"
+expect_out "^slowest gpu +its sustained rate x0.950 of the calibrated GPU's \(gpu.power.gpu_rates\)$" "slowest gpu line"
+run predict scenarios/validate/t07-single.yaml --hw "$tmp/slow.yaml"
+expect_no_out_re() { grep -qE "$1" "$tmp/out" && fail "$2" || ok; }
+expect_no_out_re "^slowest gpu" "no slowest gpu line for one GPU"
+run predict "$scen" --hw h100-dgx --gpu "$tmp/slow.yaml"
+expect_out "^slowest gpu +its sustained rate x0.950" "a composed cluster keeps the rates"
+
 # every preset: a file with only 'base: PRESET' shows merged, the shown text shows again the same (after the
 # comment lines), and predicts the preset's step
 for p in $("$gpusim" presets | awk 'NR > 1 {print $1}'); do
