@@ -9,8 +9,10 @@
 #      to its kernels_torch.csv gives that calibration the lease's host (docs/validation.md says how)
 #   2. (GPUS >= 2) validate/runner/mp_profile.py on 2 ranks: one all-reduce call's host and GPU cost by size, and the TP
 #      all-reduce in a mixed stream on the 2-rank group -> coll-<gpu>x2.csv, tp-block-<gpu>x2.csv
-#   3. validate/runner/device-run.sh for the rows of 1 to GPUS GPUs -> measured-<gpu>x<GPUS>.csv, validate-runner.log
+#   3. validate/runner/device-run.sh for the rows of 1 to GPUS GPUs -> measured-<gpu>x<GPUS>.csv, validate-runner.log,
+#      steps.csv (every rank's timed steps: validate/rank_steps.py)
 #   4. the host rows of step 1 again -> host-<gpu>-after.csv: how far this lease's host drifted over the call
+# Eight files in all, the most a device call brings back: add one only by bundling others.
 # usage: validate/runner/lease-run.sh [OUTDIR]     OUTDIR defaults to $OUT, else ./lease-out
 # env:   LEASE_BUDGET_S (default 540): the call's wall-clock budget; GPUS (default 2): the largest rows of step 3;
 #        ROWS: rows for step 3 (default all of 1 to GPUS GPUs)
