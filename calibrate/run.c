@@ -312,7 +312,7 @@ static int hold_every_gpu(struct run *r, const struct gb_hold_spec *ref, double 
 			    &x->temp_c);
 		p->ngpu = i + 1;
 	}
-	for (int i = 0; i < n; i++)
+	for (int i = n - 1; i >= 0; i--)  /* device 0's last: the phase goes on with it current */
 		if (g[i])
 			gb_gemm_free(g[i]);
 	free(h);
