@@ -6,7 +6,8 @@ the first third of them dropped: process start, compilation, warm-up steps), bes
 usage: validate/layout_power.py DIR        DIR holds samples.csv, marks.txt (`begin ROW GPUS` / `end ROW GPUS` lines)
                                            and rows.log (torch_step.py's `ROW median X ms` lines)
 e.g.   validate/layout_power.py validate/runs/2026-11-27-h200x2-eve/layout-power-1
-Prints a Markdown table: row, GPUs, step ms, then clock MHz / power W / samples per GPU sampled.
+Prints a Markdown table: row, GPUs, step ms, then clock MHz / power W / samples per GPU sampled; for a row run alone
+on several GPUs (ROW@g: layout-power.sh's ROWS1_GPUS), its step on each and the slowest over the fastest.
 """
 import csv
 import datetime
@@ -57,6 +58,17 @@ def main():
             cells.append("%.0f / %.0f (%d)" % (statistics.median(s[2] for s in busy),
                                                statistics.median(s[3] for s in busy), len(busy)) if busy else "idle")
         print("| %s | %s | %s | %s |" % (row, n, "%.1f" % steps[row] if row in steps else "-", " | ".join(cells)))
+    # the chips: a row run alone on several GPUs (ROW@g, layout-power.sh's ROWS1_GPUS) by its step on each
+    alone = {}
+    for row, t in steps.items():
+        if "@" in row:
+            name, g = row.rsplit("@", 1)
+            alone.setdefault(name, {})[g] = t
+    for name, by in sorted(alone.items()):
+        if len(by) > 1:
+            print("\n%s alone on each GPU: %s ms; slowest over fastest %+.1f %%" % (
+                name, ", ".join("GPU %s %.1f" % (g, by[g]) for g in sorted(by)),
+                100 * (max(by.values()) / min(by.values()) - 1)))
     return 0
 
 
