@@ -5,7 +5,8 @@
 # reference loops (calibrate/device-run.sh has them, and takes longer).
 #   calibrate/device-cal.sh           env: SUSTAIN (default 20: the power phase's warm-up, s; an H100 settles within
 #                                     7 s), SCENARIO (default scenarios/validate/t07-single.yaml: its layer GEMMs join
-#                                     the grid, as in hardware/h100x1-measured), NAME (default <gpu>x<N>),
+#                                     the grid, as in hardware/h100x1-measured), NAME (default <gpu>x<N>, with
+#                                     SUFFIX: <gpu>x<N>-SUFFIX, named after the GPUs the lease gave),
 #                                     PROFILE_ROWS (rows of validate/runner/configs.py profiled kernel by kernel
 #                                     after it: kprof.csv, kernels.csv, gaps.csv)
 # Files in $OUT: summary.txt, log.txt, NAME-measured.yaml, calibrate.txt (its log), raw.tar.gz (the raw CSVs:

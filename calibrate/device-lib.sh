@@ -21,7 +21,9 @@ device_begin() {
 	ngpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | wc -l)
 	gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr '[:upper:]' '[:lower:]' |
 		sed 's/^nvidia //; s/[^a-z0-9].*//')
-	name=${NAME:-${gpu:-gpu}x${ngpu}}
+	# NAME, or the GPUs the lease gave (a kind asked for may come as another) and SUFFIX: SUFFIX=1128a on 4 H100s
+	# names the calibration h100x4-1128a
+	name=${NAME:-${gpu:-gpu}x${ngpu}${SUFFIX:+-$SUFFIX}}
 }
 say() { echo "$*" | tee -a "$summary"; }
 step() { echo "=== $* ($(date -u +%H:%M:%S))" | tee -a "$log"; }
