@@ -87,7 +87,7 @@ static const char *const table_keys[] = { "n", "bytes", "time_us", NULL };
 static const char *const overlap_keys[] = { "compute_slowdown", "comm_slowdown", "source", NULL };
 static const char *const cost_keys[] = { "usd_per_gpu_hour", "source", NULL };
 static const char *const host_keys[] = { "eager", "cuda_graphs", "compiled", "source", NULL };
-enum { HOST_COST_KEYS = 64 };  /* room for hw_host_keys (hardware/hwmodel.c: 23 now) */
+enum { HOST_COST_KEYS = 64 };  /* room for hw_host_keys (hardware/hwmodel.c); a key past it loads as unknown */
 static const char *const fabric_names[] = { "nvswitch", "nvlink", "pcie", NULL };
 static const char *const scope_names[] = { "intra", "inter", "source", NULL };
 
