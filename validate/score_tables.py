@@ -109,6 +109,19 @@ MODELS = {
     "measured-h100x4-1127j.csv": [["--hw", "hardware/h100x4-1127j-measured.yaml"],
                                   ["--hw", "h100-dgx", "--gpu", "hardware/h100x1-1127c-measured.yaml"],
                                   ["--hw", "h100-dgx"]],
+    # 4 x H200 (NV18) of 2026-11-27 22:49 (asked as 4 x H100; device-cal.sh with the every-GPU hold: the first
+    # calibration with gpu.power.gpu_rates, then lease-run.sh ROWS=everything GPUS=4 on one lease): its calibration,
+    # the 4 x H200 one of 20:55 (held out, another lease), the 2 x H200 one of 23:05 (held out: groups of 2 only),
+    # the preset
+    "measured-h200x4-1128a.csv": [["--hw", "hardware/h200x4-1128a-measured.yaml"],
+                                  ["--hw", "hardware/h200x4-1127i-measured.yaml"],
+                                  ["--hw", "hardware/h200x2-1128b-measured.yaml"], ["--hw", "h200-sxm"]],
+    # 2 x H200 (NV18) of 2026-11-27 23:05 (asked as 2 x H100; device-cal.sh with the every-GPU hold, then
+    # lease-run.sh ROWS=everything GPUS=2 on one lease): its calibration, the 4 x H200 one of 22:49 (held out), the
+    # evening's 2 x H200 one (held out), the preset
+    "measured-h200x2-1128b.csv": [["--hw", "hardware/h200x2-1128b-measured.yaml"],
+                                  ["--hw", "hardware/h200x4-1128a-measured.yaml"],
+                                  ["--hw", "hardware/h200x2-1127g-measured.yaml"], ["--hw", "h200-sxm"]],
     "measured-h200x2.csv": [["--hw", "hardware/h200x2-1127-measured.yaml"],
                             ["--hw", "hardware/h200x2-measured.yaml"],
                             ["--hw", "hardware/h200x2-measured.yaml", "--gpu", "hardware/h200x1-measured.yaml"],
