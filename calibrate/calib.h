@@ -19,6 +19,9 @@
 #define CAL_MAX_SHAPES 64
 #define CAL_MAX_HOLD 512   /* samples of the sustained warm-up */
 #define CAL_MAX_MIX 4
+#define CAL_MAX_GAPS 8       /* idle gaps of the power phase's burst probe */
+#define CAL_MAX_GAPS_TEXT "8"
+#define CAL_MAX_GAP_BINS 64
 #define CAL_MAX_FATTN 512  /* fused attention rows measured through PyTorch (both families) */
 #define CAL_MAX_TKERN 512  /* rows of the PyTorch kernel probe (calibrate/torch_kernels.py): 181 + 54 compiled */
 
@@ -137,6 +140,17 @@ struct cal_power {
 	int copy_mhz;
 	int nmix;
 	struct cal_mix mix[CAL_MAX_MIX];
+	int ngap;                 /* GEMM bursts after idle gaps (0: not measured): how long a GPU that idled runs
+	                           * above its held rate, what a step's waits are worth to its clock */
+	struct cal_gap {
+		long m, n, k;             /* the GEMM (bf16), back to back for a block after each gap */
+		double gap_us;            /* the idle asked for */
+		double idle_us;           /* the idle measured (median, events across it) */
+		int blocks;               /* blocks averaged */
+		double bin_us;            /* us[b]: the mean GEMM that started b * bin_us into the block (0: none) */
+		int nbins;
+		double us[CAL_MAX_GAP_BINS];
+	} gap[CAL_MAX_GAPS];
 	int ngpu;                 /* every GPU of the host held together (0: not measured; one process of 2+ GPUs) */
 	struct cal_gpu_held {     /* the reference GEMM held on GPU dev beside the others, its settled samples */
 		int dev, sm_mhz;

@@ -85,7 +85,9 @@ static void write_identity(FILE *f, const struct calib *c)
 /* sustain.csv: one line per measurement of the power phase. kind: idle (power of an idle GPU), rate (a shape's
  * peak and sustained time of one GEMM: us = sustained, us2 = peak), ramp (a warm-up sample), mix (a cycle of n
  * GEMMs of the reference shape and copies copies of bytes), copy (the copy kernel held), gpu (name: a device; the
- * reference GEMM held on every GPU together, us its settled time on that one) */
+ * reference GEMM held on every GPU together, us its settled time on that one), gap (name: the idle asked for, us;
+ * a bin of GEMMs after it: copies the blocks averaged, bytes the bin's width in us, t_s its start, us the mean GEMM
+ * in it, us2 the idle measured) */
 #define SUSTAIN_HEADER "kind,name,dtype,m,n,k,copies,bytes,t_s,us,us2,sm_mhz,sm_mhz2,power_w,power_w2,temp_c,reasons"
 /* a mix row: name coarse|fine, m n k its GEMM, copies, bytes (of one copy), us the cycle, us2 one copy alone, t_s the
  * GEMMs a cycle */
@@ -112,6 +114,12 @@ static void write_sustain(FILE *f, const struct calib *c)
 			x->ncopy, x->copy_bytes, x->ngemm, x->cycle_us, x->copy_us, x->sm_mhz, x->power_w);
 	}
 	fprintf(f, "copy,,,,,,1,%.0f,,%.6g,,%d,,%.6g,,,\n", p->copy_bytes, p->copy_us, p->copy_mhz, p->copy_w);
+	for (int i = 0; i < p->ngap; i++) {
+		const struct cal_gap *x = &p->gap[i];
+		for (int b = 0; b < x->nbins; b++)
+			fprintf(f, "gap,%.6g,bf16,%ld,%ld,%ld,%d,%.6g,%.6g,%.6g,%.6g,,,,,,\n", x->gap_us, x->m, x->n, x->k,
+				x->blocks, x->bin_us, b * x->bin_us * 1e-6, x->us[b], x->idle_us);
+	}
 	for (int i = 0; i < p->ngpu; i++) {
 		const struct cal_gpu_held *g = &p->gpu[i];
 		const struct cal_rate *r = &p->rate[0];
@@ -628,6 +636,26 @@ static double cell(struct csv *r, int i)
 	return v;
 }
 
+/* a gap row (write_sustain): a bin of the last gap when it is the same gap and GEMM, else the first of a new one */
+static int read_gap(struct cal_power *p, struct csv *r, const double *v)
+{
+	double gap_us = atof(r->field[1]), bin_us = v[7];
+	struct cal_gap *x = p->ngap ? &p->gap[p->ngap - 1] : NULL;
+	if (!x || x->gap_us != gap_us || x->m != (long)v[3] || x->n != (long)v[4] || x->k != (long)v[5]) {
+		if (p->ngap >= CAL_MAX_GAPS)
+			return bad(r, "more gaps than " CAL_MAX_GAPS_TEXT);
+		x = &p->gap[p->ngap++];
+		*x = (struct cal_gap){(long)v[3], (long)v[4], (long)v[5], gap_us, v[10], (int)v[6], bin_us, 0, {0}};
+	}
+	int b = bin_us > 0 ? (int)lround(v[8] * 1e6 / bin_us) : -1;
+	if (!(gap_us >= 0) || !(bin_us > 0) || b < 0 || b >= CAL_MAX_GAP_BINS)
+		return bad(r, "a gap row's idle, bin width or bin start out of range");
+	x->us[b] = v[9];
+	if (b + 1 > x->nbins)
+		x->nbins = b + 1;
+	return 0;
+}
+
 static int read_sustain(struct calib *c, const char *dir)
 {
 	struct csv r;
@@ -666,10 +694,13 @@ static int read_sustain(struct calib *c, const char *dir)
 		}
 		else if (strcmp(k, "copy") == 0)
 			p->copy_bytes = v[7], p->copy_us = v[9], p->copy_mhz = (int)v[11], p->copy_w = v[13];
-		else if (strcmp(k, "gpu") == 0 && p->ngpu < CAL_MAX_GPUS)
+		else if (strcmp(k, "gap") == 0) {
+			if ((rc = read_gap(p, &r, v)))
+				return csv_done(&r), rc;
+		} else if (strcmp(k, "gpu") == 0 && p->ngpu < CAL_MAX_GPUS)
 			p->gpu[p->ngpu++] = (struct cal_gpu_held){atoi(r.field[1]), (int)v[11], v[9], v[13], v[15]};
 		else
-			return csv_done(&r), bad(&r, "unknown kind (hold, idle, rate, ramp, mix, copy, gpu)");
+			return csv_done(&r), bad(&r, "unknown kind (hold, idle, rate, ramp, mix, copy, gpu, gap)");
 	}
 	csv_done(&r);
 	p->have = p->nrates > 0 && p->rate[0].sus_us > 0;

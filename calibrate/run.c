@@ -319,6 +319,36 @@ static int hold_every_gpu(struct run *r, const struct gb_hold_spec *ref, double 
 	return rc;
 }
 
+/* After idle gaps of 0.1 to 100 ms (a step's waits: a collective's, a pipeline's bubble), 60 ms of a layer's GEMM
+ * (8192x8192x2048) back to back, each GEMM timed, on the GPU hot from the holds before: how long an idle GPU runs
+ * above its held rate (docs/calibration.md, "Gaps"). An extra: a failure warns and leaves the probe out. */
+static void gap_sweep(struct run *r, struct gb_gemm *g)
+{
+	struct cal_power *p = &r->c.power;
+	const double gaps_ms[] = {0.1, 1, 3, 10, 30, 100}, block_us = 60000, bin_us = 2000;
+	const int blocks = 5, nbins = 30;
+	p->ngap = 0;
+	for (size_t i = 0; i < sizeof gaps_ms / sizeof gaps_ms[0] && p->ngap < CAL_MAX_GAPS; i++) {
+		struct cal_gap *x = &p->gap[p->ngap];
+		*x = (struct cal_gap){8192, 8192, 2048, gaps_ms[i] * 1e3, 0, blocks - 1, bin_us, nbins, {0}};
+		if (gb_gap_burst(g, DT_BF16, x->m, x->n, x->k, x->gap_us, block_us, blocks, bin_us, nbins, x->us,
+				 &x->idle_us)) {
+			diag_warning("calibrate: the GEMM bursts after idle gaps failed (above): the probe is left out");
+			p->ngap = 0;
+			return;
+		}
+		p->ngap++;
+		double last = 0;
+		int nl = 0;
+		for (int b = nbins / 2; b < nbins; b++)
+			if (x->us[b] > 0)
+				last += x->us[b], nl++;
+		if (x->us[0] > 0 && nl)
+			run_progress(r, true, "power: after %.3g ms idle (measured %.3g), the first 2 ms of GEMMs at x%.3f of "
+				     "the block's second half", gaps_ms[i], x->idle_us / 1e3, last / nl / x->us[0]);
+	}
+}
+
 static double copy_time_us(const struct calib *c, double bytes)
 {
 	for (int i = 0; i < c->nmem; i++)
@@ -382,6 +412,8 @@ static int phase_power(struct run *r)
 		if (!(rc = hold(g, &sp, 1.0, 0.1, h, &n)))
 			hold_median(h, n, 0.3, &x->sus_us, &x->sus_mhz, &x->sus_w, &x->sus_temp_c);
 	}
+	if (!rc)
+		gap_sweep(r, g);
 	/* mixes of GEMMs and copies, copy time half of and equal to the GEMMs': coarse (8192^3, 1 GiB copies,
 	 * milliseconds each) and fine (a layer's 8192x8192x2048, 256 MiB copies: a training step's phases of a few
 	 * hundred microseconds, where the power limiter averages differently) */

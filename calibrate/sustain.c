@@ -222,6 +222,30 @@ void sustain_meta(struct ybuild *e, const struct calib *c)
 		}
 		ybuild_end(e);
 	}
+	/* GEMM bursts after idle gaps: each bin's rate over the same GEMM's held rate (the "fine" rate row), 0 where
+	 * the bin had none */
+	const struct cal_rate *fr = NULL;
+	for (int i = 0; i < p->nrates; i++)
+		if (p->ngap && p->rate[i].m == p->gap[0].m && p->rate[i].n == p->gap[0].n && p->rate[i].k == p->gap[0].k &&
+		    p->rate[i].sus_us > 0)
+			fr = &p->rate[i];
+	if (p->ngap && fr) {
+		ybuild_key(e, "gaps");
+		ybuild_seq(e, false);
+		for (int i = 0; i < p->ngap; i++) {
+			const struct cal_gap *x = &p->gap[i];
+			double v[CAL_MAX_GAP_BINS];
+			for (int b = 0; b < x->nbins; b++)
+				v[b] = x->us[b] > 0 ? round(fr->sus_us / x->us[b] * 1000) / 1000 : 0;
+			ybuild_map(e, true);
+			ybuild_knum(e, "gap_ms", x->gap_us / 1e3);
+			ybuild_knum(e, "idle_ms", round(x->idle_us) / 1e3);
+			ybuild_knum(e, "bin_ms", x->bin_us / 1e3);
+			ybuild_knums(e, "speed", v, x->nbins);
+			ybuild_end(e);
+		}
+		ybuild_end(e);
+	}
 	/* every GPU held together: each one's settled rate, clock, power and temperature */
 	if (p->ngpu && p->rate[0].m > 0) {
 		ybuild_key(e, "gpus_held");

@@ -118,6 +118,15 @@ int gb_hold(struct gb_gemm *g, const struct gb_hold_spec *spec, double seconds, 
 int gb_hold_all(struct gb_gemm *const *g, int ngpu, const struct gb_hold_spec *spec, double seconds, double sample_s,
 		struct gb_hold_sample *out, int max, int *nout);
 
+/* gb_gap_burst: does a GEMM run faster right after its GPU idled, and for how long? `blocks` times over: nothing
+ * is queued for gap_us (the GPU idles; the host waits), then block_us of back-to-back m x n x k GEMMs (dt) run,
+ * each between two events. Each GEMM's time goes to the bin of its start (bin_us wide, from the block's first GEMM),
+ * the first block (after whatever ran before) left out: us[b] is the mean time of the GEMMs that started in bin b
+ * over the other blocks (0: none), b < nbins; *idle_us the median idle measured between one block's last event and
+ * the next one's first (the gap the GPU saw: gap_us plus the host's wake-up and launch). */
+int gb_gap_burst(struct gb_gemm *g, enum dtype dt, long m, long n, long k, double gap_us, double block_us,
+		 int blocks, double bin_us, int nbins, double *us, double *idle_us);
+
 /* gb_copy_overlap: one GPU's stand-in for compute beside communication (there is no collective on one GPU): the
  * m x n x k GEMM (dt) alone and while a copy kernel of `blocks` thread blocks (NCCL's channels: a few SMs moving
  * memory) runs on another stream, and the copy alone and beside the GEMMs. Times of one GEMM and one copy of

@@ -266,3 +266,107 @@ out:
 	gb_gemm_unprepare(&p);
 	return rc;
 }
+
+/* ---- one GPU: GEMM bursts after idle gaps (gpubench.h, gb_gap_burst) */
+
+/* the host waits us microseconds: spinning below 2 ms (a sleep's wake-up is late by tens of microseconds), sleeping
+ * above */
+static void wait_us(double us)
+{
+	double end = now_s() + us * 1e-6;
+	if (us > 2000) {
+		struct timespec ts = {(time_t)((us - 1000) * 1e-6), (long)(fmod(us - 1000, 1e6) * 1e3)};
+		nanosleep(&ts, NULL);
+	}
+	while (now_s() < end)
+		;
+}
+
+int gb_gap_burst(struct gb_gemm *g, enum dtype dt, long m, long n, long k, double gap_us, double block_us,
+		 int blocks, double bin_us, int nbins, double *us, double *idle_us)
+{
+	struct gb_gemm_plan p;
+	cudaEvent_t *ev = NULL, end[2] = {NULL, NULL};
+	double *sum = NULL, *idle = NULL;
+	int *cnt = NULL, rc = 0, set = 0, nev = 0, ng = 1;
+	float ms = 0;
+	*idle_us = 0;
+	if (!(gap_us >= 0) || !(block_us > 0) || blocks < 2 || !(bin_us > 0) || nbins < 1) {
+		diag_errorf("gb_gap_burst: a gap of 0 or more, a positive block and bins, 2 or more blocks");
+		return GS_EINVAL;
+	}
+	for (int b = 0; b < nbins; b++)
+		us[b] = 0;
+	GB_CUDA(cudaSetDevice(g->dev));
+	if ((rc = gb_gemm_prepare(g, dt, m, n, k, &p)))
+		return rc;
+	sum = (double *)calloc((size_t)nbins, sizeof *sum);
+	cnt = (int *)calloc((size_t)nbins, sizeof *cnt);
+	idle = (double *)calloc((size_t)blocks, sizeof *idle);
+	if (!sum || !cnt || !idle) {
+		rc = GS_ENOMEM;
+		goto out;
+	}
+	GB_CUDA_GO(cudaEventCreate(&end[0]), out);
+	GB_CUDA_GO(cudaEventCreate(&end[1]), out);
+	/* one GEMM's time on the GPU as it is (hot: the caller held it), to size a block */
+	GB_CUDA_GO(cudaEventRecord(end[0], g->s), out);
+	for (int i = 0; i < 4 && !rc; i++)
+		rc = gb_gemm_launch(g, &p, set++, g->s);
+	if (rc)
+		goto out;
+	GB_CUDA_GO(cudaEventRecord(end[1], g->s), out);
+	GB_CUDA_GO(cudaEventSynchronize(end[1]), out);
+	GB_CUDA_GO(cudaEventElapsedTime(&ms, end[0], end[1]), out);
+	ng = (int)fmin(4096, ceil(block_us / fmax(ms * 1e3 / 4, 1.0)));
+	ev = (cudaEvent_t *)calloc((size_t)ng + 1, sizeof *ev);
+	if (!ev) {
+		rc = GS_ENOMEM;
+		goto out;
+	}
+	for (nev = 0; nev <= ng; nev++)
+		GB_CUDA_GO(cudaEventCreate(&ev[nev]), out);
+	for (int b = 0; b < blocks; b++) {
+		GB_CUDA_GO(cudaStreamSynchronize(g->s), out);  /* the queue is empty: the GPU idles from here */
+		wait_us(gap_us);
+		GB_CUDA_GO(cudaEventRecord(ev[0], g->s), out);
+		for (int i = 0; i < ng; i++) {
+			if ((rc = gb_gemm_launch(g, &p, set++, g->s)))
+				goto out;
+			GB_CUDA_GO(cudaEventRecord(ev[i + 1], g->s), out);
+		}
+		GB_CUDA_GO(cudaEventRecord(end[b % 2], g->s), out);
+		GB_CUDA_GO(cudaEventSynchronize(end[b % 2]), out);
+		if (b == 0)
+			continue;  /* after whatever ran before: no gap of gap_us in front of it */
+		GB_CUDA_GO(cudaEventElapsedTime(&ms, end[(b + 1) % 2], ev[0]), out);
+		idle[b - 1] = ms * 1e3;
+		for (int i = 0; i < ng; i++) {
+			float t0 = 0, d = 0;
+			GB_CUDA_GO(cudaEventElapsedTime(&t0, ev[0], ev[i]), out);
+			GB_CUDA_GO(cudaEventElapsedTime(&d, ev[i], ev[i + 1]), out);
+			int bin = (int)(t0 * 1e3 / bin_us);
+			if (bin >= 0 && bin < nbins) {
+				sum[bin] += d * 1e3;
+				cnt[bin]++;
+			}
+		}
+	}
+	for (int b = 0; b < nbins; b++)
+		us[b] = cnt[b] ? sum[b] / cnt[b] : 0;
+	qsort(idle, (size_t)blocks - 1, sizeof *idle, cmp_d);
+	*idle_us = idle[(blocks - 1) / 2];
+out:
+	cudaStreamSynchronize(g->s);
+	for (int i = 0; i < nev; i++)
+		cudaEventDestroy(ev[i]);
+	for (int i = 0; i < 2; i++)
+		if (end[i])
+			cudaEventDestroy(end[i]);
+	free(ev);
+	free(sum);
+	free(cnt);
+	free(idle);
+	gb_gemm_unprepare(&p);
+	return rc;
+}

@@ -273,6 +273,11 @@ static void test_roundtrip(void)
 	c.power.gpu[0] = (struct cal_gpu_held){0, 1350, 1212, 698, 62};
 	c.power.gpu[1] = (struct cal_gpu_held){1, 1340, 1200, 697, 61};
 	c.power.gpu[2] = (struct cal_gpu_held){2, 1320, 1250, 699, 65};
+	/* GEMM bursts after idle gaps: after 1 ms (1.1 measured) the fine GEMM (460 us held) ran 400 us in the first bin,
+	 * 420 in the second, none in the third; after 100 ms 380 and 410 */
+	c.power.ngap = 2;
+	c.power.gap[0] = (struct cal_gap){8192, 8192, 2048, 1000, 1100, 4, 2000, 3, {400, 420, 0}};
+	c.power.gap[1] = (struct cal_gap){8192, 8192, 2048, 100000, 100200, 4, 2000, 2, {380, 410}};
 	/* one GPU's overlap stand-in: GEMM 1000 -> 1100 us beside a 16-block copy, the copy 800 -> 1000 us */
 	c.overlap = (struct cal_overlap){true, DT_BF16, 8192, 8192, 8192, 268435456.0, 1, 1000, 1100, 800, 1000, 16};
 	CHECK(mkdtemp(dir) != NULL);
@@ -301,6 +306,16 @@ static void test_roundtrip(void)
 	CHECK_INT(back.power.gpu[2].dev, 2);
 	CHECK_NEAR(back.power.gpu[2].us, 1250, 1e-12);
 	CHECK_INT(back.power.gpu[1].sm_mhz, 1340);
+	CHECK_INT(back.power.ngap, 2);
+	CHECK_INT(back.power.gap[0].nbins, 3);  /* the empty bin comes back as one */
+	CHECK_NEAR(back.power.gap[0].us[1], 420, 1e-12);
+	CHECK_NEAR(back.power.gap[0].us[2], 0, 0);
+	CHECK_NEAR(back.power.gap[1].gap_us, 100000, 1e-9);
+	CHECK_NEAR(back.power.gap[1].idle_us, 100200, 1e-9);
+	CHECK_NEAR(back.power.gap[1].bin_us, 2000, 1e-12);
+	CHECK_INT(back.power.gap[1].blocks, 4);
+	CHECK_INT(back.power.gap[1].nbins, 2);
+	CHECK_NEAR(back.power.gap[1].us[0], 380, 1e-12);
 	struct sustain_model m;
 	sustain_derive(&back, &m);
 	CHECK_NEAR(m.exponent, 1.5871145973, 1e-4);  /* the cycle went through 6 significant digits (618.182) */
@@ -343,6 +358,19 @@ static void test_roundtrip(void)
 		/* cudnn: 0.28 ms -> 490.9 TFLOP/s, burst: / 1.2 = 409.083 */
 		CHECK_NEAR(hwmodel_attn_tflops(hw, ATTN_CUDNN, DT_BF16, 2048, 128, true, false), 490.9 / 1.2, 1e-12);
 		hwmodel_free(hw);
+	}
+	/* meta.sustained.gaps: each bin's rate over the fine GEMM's held 460 us: 460/400 = 1.15, 460/420 = 1.095,
+	 * none 0; 460/380 = 1.211, 460/410 = 1.122 */
+	char path[300], text[1 << 16];
+	snprintf(path, sizeof path, "%s/model.yaml", dir);
+	FILE *y = fopen(path, "r");
+	CHECK(y != NULL);
+	if (y) {
+		size_t len = fread(text, 1, sizeof text - 1, y);
+		text[len] = 0;
+		fclose(y);
+		CHECK(strstr(text, "{gap_ms: 1, idle_ms: 1.1, bin_ms: 2, speed: [1.15, 1.095, 0]}") != NULL);
+		CHECK(strstr(text, "{gap_ms: 100, idle_ms: 100.2, bin_ms: 2, speed: [1.211, 1.122]}") != NULL);
 	}
 	calib_model_done(&c, &back, dir);
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include "tests/check.h"
 #include "cuda/gpubench.h"
+#include "util/gserr.h"
 
 static void test_gemm(const struct gb_system *s)
 {
@@ -31,6 +32,15 @@ static void test_gemm(const struct gb_system *s)
 		printf("gemm 4096^3 bf16: %.1f us, %.1f TFLOP/s, %s\n", st.median_us, tf, algo);
 		CHECK(tf > 50 && tf < 2000);
 		CHECK(st.min_us <= st.median_us && st.median_us <= st.p90_us);
+		/* GEMM bursts after a 5 ms idle: 20 ms blocks in 5 ms bins; the idle the GPU saw is at least the one asked
+		 * for, every bin has GEMMs of about the timed one's length (within 3x either way: clocks move) */
+		double us[4], idle = 0;
+		CHECK_INT(gb_gap_burst(g, DT_BF16, 4096, 4096, 4096, 5000, 20000, 3, 5000, 4, us, &idle), 0);
+		printf("gap burst after 5 ms (%.0f us measured): %.1f %.1f %.1f %.1f us\n", idle, us[0], us[1], us[2], us[3]);
+		CHECK(idle >= 5000 && idle < 100000);
+		for (int b = 0; b < 4; b++)
+			CHECK(us[b] > st.median_us / 3 && us[b] < 3 * st.median_us);
+		CHECK_INT(gb_gap_burst(g, DT_BF16, 4096, 4096, 4096, 5000, 20000, 1, 5000, 4, us, &idle), GS_EINVAL);
 		/* a shape over the buffers is refused, not run */
 		CHECK_INT(gb_gemm_time(g, DT_BF16, 8192, 8192, 8192, 1, 100, &st, NULL, 0), -1);
 		gb_gemm_free(g);
