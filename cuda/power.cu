@@ -282,6 +282,22 @@ static void wait_us(double us)
 		;
 }
 
+/* one block's ng GEMMs (between events ev[i] and ev[i + 1]) added to the bins of their starts */
+static int bin_block(cudaEvent_t *ev, int ng, double bin_us, int nbins, double *sum, int *cnt)
+{
+	for (int i = 0; i < ng; i++) {
+		float t0 = 0, d = 0;
+		GB_CUDA(cudaEventElapsedTime(&t0, ev[0], ev[i]));
+		GB_CUDA(cudaEventElapsedTime(&d, ev[i], ev[i + 1]));
+		int bin = (int)(t0 * 1e3 / bin_us);
+		if (bin >= 0 && bin < nbins) {
+			sum[bin] += d * 1e3;
+			cnt[bin]++;
+		}
+	}
+	return 0;
+}
+
 int gb_gap_burst(struct gb_gemm *g, enum dtype dt, long m, long n, long k, double gap_us, double block_us,
 		 int blocks, double bin_us, int nbins, double *us, double *idle_us)
 {
@@ -341,16 +357,8 @@ int gb_gap_burst(struct gb_gemm *g, enum dtype dt, long m, long n, long k, doubl
 			continue;  /* after whatever ran before: no gap of gap_us in front of it */
 		GB_CUDA_GO(cudaEventElapsedTime(&ms, end[(b + 1) % 2], ev[0]), out);
 		idle[b - 1] = ms * 1e3;
-		for (int i = 0; i < ng; i++) {
-			float t0 = 0, d = 0;
-			GB_CUDA_GO(cudaEventElapsedTime(&t0, ev[0], ev[i]), out);
-			GB_CUDA_GO(cudaEventElapsedTime(&d, ev[i], ev[i + 1]), out);
-			int bin = (int)(t0 * 1e3 / bin_us);
-			if (bin >= 0 && bin < nbins) {
-				sum[bin] += d * 1e3;
-				cnt[bin]++;
-			}
-		}
+		if ((rc = bin_block(ev, ng, bin_us, nbins, sum, cnt)))
+			goto out;
 	}
 	for (int b = 0; b < nbins; b++)
 		us[b] = cnt[b] ? sum[b] / cnt[b] : 0;
