@@ -397,6 +397,16 @@ static double layer_params_local(const struct ctx *c, int layer)
 }
 
 /* A layer's gradients are ready: with experts, note which of them are the routed experts' (their own group). */
+/* A layer's parameter tensors: its backward list's (a dense layer's own). */
+static int layer_tensors_at(const struct ctx *c, int layer)
+{
+	if (dense(c)) {
+		struct opcost ops[OPS_MAX];
+		return op_tensors(c, ops, ops_dense_bwd(&c->oc, layer, ops));
+	}
+	return c->layer_tensors;
+}
+
 static void layer_grads_ready(struct ctx *c, int layer, int final)
 {
 	if (c->rdp < 2 || c->sc->par.zero == 3)
@@ -405,12 +415,7 @@ static void layer_grads_ready(struct ctx *c, int layer, int final)
 		c->pending_expert += moe_expert_params_local(c->sc) * dtype_bytes(c->sc->train.grad_dtype);
 	if (gradcomp_on(c->sc))
 		gradcomp_add_layer(c->sc, c->hw, c->sc->par.tp, layer, &c->gcb);
-	int tensors = c->layer_tensors;
-	if (dense(c)) {
-		struct opcost ops[OPS_MAX];
-		tensors = op_tensors(c, ops, ops_dense_bwd(&c->oc, layer, ops));
-	}
-	grads_ready(c, layer_params_local(c, layer), tensors, final);
+	grads_ready(c, layer_params_local(c, layer), layer_tensors_at(c, layer), final);
 }
 
 static double vocab_params_local(const struct ctx *c)
@@ -609,13 +614,16 @@ static void zero3_reduce(struct ctx *c, int j, int l, int done_ev)
 	replicate_allreduce(c, bytes, layer_at(c, j, l));
 }
 
-/* training.grad_accumulation add: the micro-batch's weight gradients of `params` parameters are added into the
- * gradient buffer by a pass of their own (read both, write the sum). */
-static void grad_accumulate(struct ctx *c, double params, int layer, int mb)
+/* training.grad_accumulation add: the micro-batch's weight gradients of `params` parameters in `tensors` tensors are
+ * added into the gradient buffer (read both, write the sum), one kernel a tensor: PyTorch's AccumulateGrad node of
+ * each parameter adds its own gradient in place (torch/csrc/autograd/functions/accumulate_grad.h; a profiled
+ * t07-pp2-1f1b stage launched 8 such add_ kernels per layer and micro-batch, docs/validation.md). */
+static void grad_accumulate(struct ctx *c, double params, int tensors, int layer, int mb)
 {
 	if (!c->sc->train.grad_accum_add)
 		return;
-	double t = ops_mem_s(c->hw, 3 * params * dtype_bytes(c->sc->train.grad_dtype));
+	int n = tensors > 0 ? tensors : 1;
+	double t = n * ops_mem_s(c->hw, 3 * params * dtype_bytes(c->sc->train.grad_dtype) / n);
 	program_op(c->prog, "grad_accumulate", t, CAT_COMPUTE, layer, mb);
 	program_add_time(c->prog, 1, t, c->host.accum);
 }
@@ -798,7 +806,7 @@ static void layer_backward(struct ctx *c, int layer, int l, int mb)
 	if (c->nrfwd > 0)
 		emit(c, c->rfwd, c->nrfwd, layer, mb);
 	emit_layer(c, 1, layer, mb);
-	grad_accumulate(c, layer_params_local(c, layer), layer, mb);
+	grad_accumulate(c, layer_params_local(c, layer), layer_tensors_at(c, layer), layer, mb);
 	if (rep)
 		program_repeat_end(c->prog, key);
 }
@@ -822,7 +830,7 @@ static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 		if (g)
 			program_wait(c->prog, STREAM_COMPUTE, ag[top % 2], CAT_DP);
 		emit(c, c->hbwd, c->nhbwd, -1, mb);
-		grad_accumulate(c, vocab_params_local(c), -1, mb);
+		grad_accumulate(c, vocab_params_local(c), op_tensors(c, c->hbwd, c->nhbwd), -1, mb);
 		if (last_of_chunk && !head_is_embedding(c))  /* tied: they add into the embedding's gradient */
 			vocab_grads_ready(c, 0);
 	}
@@ -855,7 +863,7 @@ static void unit_backward(struct ctx *c, int mb, int chunk, int last_of_chunk)
 	}
 	if (j == 0 && has_vocab) {
 		emit(c, c->ebwd, c->nebwd, -1, mb);
-		grad_accumulate(c, vocab_params_local(c), -1, mb);
+		grad_accumulate(c, vocab_params_local(c), op_tensors(c, c->ebwd, c->nebwd), -1, mb);
 		if (z)
 			zero3_reduce(c, j, 0, program_record(c->prog, STREAM_COMPUTE));
 		if (last_of_chunk)
