@@ -617,13 +617,14 @@ static void zero3_reduce(struct ctx *c, int j, int l, int done_ev)
 /* training.grad_accumulation add: the micro-batch's weight gradients of `params` parameters in `tensors` tensors are
  * added into the gradient buffer (read both, write the sum), one kernel a tensor: PyTorch's AccumulateGrad node of
  * each parameter adds its own gradient in place (torch/csrc/autograd/functions/accumulate_grad.h; a profiled
- * t07-pp2-1f1b stage launched 8 such add_ kernels per layer and micro-batch, docs/validation.md). */
+ * t07-pp2-1f1b stage launched 8 such add_ kernels per layer and micro-batch, docs/validation.md), each an element-wise
+ * kernel of the measured family (gpu.kernels.elementwise and its gap; the copy rate and launch_us without it). */
 static void grad_accumulate(struct ctx *c, double params, int tensors, int layer, int mb)
 {
 	if (!c->sc->train.grad_accum_add)
 		return;
 	int n = tensors > 0 ? tensors : 1;
-	double t = n * ops_mem_s(c->hw, 3 * params * dtype_bytes(c->sc->train.grad_dtype) / n);
+	double t = n * ops_kern_s(c->hw, KF_ELEMENTWISE, 3 * params * dtype_bytes(c->sc->train.grad_dtype) / n);
 	program_op(c->prog, "grad_accumulate", t, CAT_COMPUTE, layer, mb);
 	program_add_time(c->prog, 1, t, c->host.accum);
 }

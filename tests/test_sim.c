@@ -474,7 +474,9 @@ int main(void)
 		s.train.grad_accum_add = true;
 		CHECK_INT(predict_run(&s, &hw, NULL, &r2), 0);
 		const int T = 8;
-		double per = T * ops_mem_s(&hw, 3 * scenario_params_per_layer(&s) * 2 / T);
+		double per = T * ops_kern_s(&hw, KF_ELEMENTWISE, 3 * scenario_params_per_layer(&s) * 2 / T);
+		CHECK(!hw.gpu.kern.present);  /* no measured families: each kernel by the copy rate and launch_us */
+		CHECK_NEAR(per, T * ops_mem_s(&hw, 3 * scenario_params_per_layer(&s) * 2 / T), 0);
 		CHECK_TICKS(r2.step_time_s - r.step_time_s, 3 * 4 * per, 16);
 	}
 
