@@ -18,6 +18,11 @@ Sections of the CSV on stdout (one header, the section in the first column):
   gap,STREAM,KERNELS,0,KERNELS,US      the median GPU idle time between consecutive kernels of STREAM, issued
         after a 50 ms sleep kernel so the host is far ahead (the GPU-side cost of a kernel boundary): `small`
         (800 adds of 1 Mi bf16 elements), `mixed` (400 pairs of a 2048x2048x2048 GEMM and an add of 4 Mi).
+  extra,linear_fwd|linear_bwd,GEMMS,0,KERNELS,US   what eager F.linear launches beside its GEMMs at a layer's
+        shapes (bias-free, bf16, (1, 8192, in) activations; in x out 2048x6144, 2048x2048, 2048x8192, 8192x2048;
+        the backward through torch.autograd.grad: dgrad and wgrad, no AccumulateGrad), 10 calls of each: GEMMS the
+        GEMM kernels counted, KERNELS the other kernels (cuBLAS's workspace memsets), US their GPU time in all.
+        gpusim adds KERNELS/GEMMS kernels of US/KERNELS each, and a gap each, to every GEMM (gpu.kernels.gemm_extra).
   host,NAME,BYTES,0,CALLS,US           host time per call: `eager_add` (torch.add of 1 Mi bf16 elements, out of
         the caching allocator), `all_reduce` (torch.distributed.all_reduce on a 1-rank NCCL process group, at
         BYTES bytes): the enqueue a step pays per op and per collective.
@@ -71,6 +76,7 @@ usage: torch_kernels.py [--quick] [--no-host] [--host-only] [--host-tokens N] [-
 """
 import argparse
 import os
+import re
 import statistics
 import sys
 import time
@@ -97,6 +103,43 @@ def kernel_us(f, calls=20):
             tot += e.device_time if hasattr(e, "device_time") else e.cuda_time
             n += 1
     return tot / calls, n / calls
+
+
+GEMM_KERNEL = re.compile(r"gemm|nvjet|cutlass|xmma|sm90_|sm80_|sm100_|Kernel2|cublas", re.I)
+
+
+def gemm_extra_rows(out, tokens=8192, h=2048, calls=10):
+    """extra rows (the header's): eager F.linear forward and backward at a layer's four shapes, its GEMM kernels
+    and the other kernels beside them (count and GPU time), over `calls` calls of each"""
+    from torch.profiler import ProfilerActivity, profile
+    tot = {"linear_fwd": [0, 0, 0.0], "linear_bwd": [0, 0, 0.0]}
+    for k_in, n_out in ((h, 3 * h), (h, h), (h, 4 * h), (4 * h, h)):
+        x = torch.randn(1, tokens, k_in, device="cuda", dtype=BF, requires_grad=True)
+        w = (torch.randn(n_out, k_in, device="cuda", dtype=BF) * 0.02).requires_grad_()
+        y = F.linear(x, w)
+        g = torch.randn_like(y)
+        for kind, f in (("linear_fwd", lambda x=x, w=w: F.linear(x, w)),
+                        ("linear_bwd", lambda x=x, w=w, y=y, g=g: torch.autograd.grad(y, (x, w), g,
+                                                                                       retain_graph=True))):
+            for _ in range(3):
+                f()
+            torch.cuda.synchronize()
+            with profile(activities=[ProfilerActivity.CUDA]) as prof:
+                for _ in range(calls):
+                    f()
+                torch.cuda.synchronize()
+            for e in prof.events():
+                if not str(e.device_type).endswith("CUDA"):
+                    continue
+                t = e.device_time if hasattr(e, "device_time") else e.cuda_time
+                if GEMM_KERNEL.search(e.name) and "reduce" not in e.name.lower():  # split-K's reduce: an extra
+                    tot[kind][0] += 1
+                else:
+                    tot[kind][1] += 1
+                    tot[kind][2] += t
+        del x, w, y, g
+    for kind, (gemms, others, us) in tot.items():
+        out.append(f"extra,{kind},{gemms},0,{others},{us:.3f}")
 
 
 def kernel_rows(sizes):
@@ -856,6 +899,16 @@ def main():
     for kind in ([] if a.host_only else ("small", "mixed")):
         g, k = gaps(kind, 800)
         print(f"gap,{kind},{k},0,{k},{g:.3f}", flush=True)
+    if not a.host_only:
+        extra = []
+        try:
+            gemm_extra_rows(extra)
+        except Exception as e:  # noqa: BLE001  # an extra: the rest of the probe goes on without it
+            msg = str(e).splitlines()[0][:120] if str(e) else ""
+            extra = ["# extra rows skipped: %s: %s" % (type(e).__name__, msg)]
+        for line in extra:
+            print(line, flush=True)
+        torch.cuda.empty_cache()
     # the host rows after the GPU work, as a training process issues its steps (docs/calibration.md, host: a fresh
     # process read the same probes 1.2-1.9x faster, and the host-bound rows 23-31 % slower than that reading)
     out, dist = [], None

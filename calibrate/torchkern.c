@@ -62,9 +62,10 @@ int torchkern_parse(FILE *f, const char *name, struct calib *c)
 			   &t->us, &used) != 6 || line[used])
 			return diag_error(name, ln, 0, "expected %s", header);
 		bool known = strcmp(t->section, "kernel") == 0 || strcmp(t->section, "gap") == 0 ||
-			     strcmp(t->section, "host") == 0 || strcmp(t->section, "memory") == 0;
+			     strcmp(t->section, "host") == 0 || strcmp(t->section, "memory") == 0 ||
+			     strcmp(t->section, "extra") == 0;
 		if (!known)
-			return diag_error(name, ln, 0, "unknown section '%s' (kernel, gap, host, memory)", t->section);
+			return diag_error(name, ln, 0, "unknown section '%s' (kernel, gap, host, memory, extra)", t->section);
 		if (!isfinite(t->size) || !isfinite(t->bytes) || !isfinite(t->us) || t->us < 0 ||
 		    (strcmp(t->section, "kernel") == 0 && !(t->us > 0 && t->bytes > 0)))
 			return diag_error(name, ln, 0, "a size or a time out of range");
@@ -205,6 +206,20 @@ bool torchkern_fill(const struct calib *c, double l2_bytes, struct hw_kernels *k
 	}
 	if (m.gap_us < 0)
 		m.gap_us = 0;
+	/* the kernels beside a layer's GEMMs (extra rows: SIZE GEMMs a call, KERNELS others taking US of GPU time) */
+	double gemms = 0, others = 0, others_us = 0;
+	for (int i = 0; i < c->ntkern; i++) {
+		const struct cal_tkern *t = &c->tkern[i];
+		if (strcmp(t->section, "extra") == 0 && t->size > 0 && t->kernels >= 0) {
+			gemms += t->size;
+			others += t->kernels;
+			others_us += t->us;
+		}
+	}
+	if (gemms > 0 && others > 0) {
+		m.gemm_extra_kernels = round(others / gemms * 1000) / 1000;
+		m.gemm_extra_us = round(others_us / others * 1000) / 1000;
+	}
 	m.present = true;
 	snprintf(m.source, sizeof m.source, "measured: eager PyTorch kernels (calibrate/torch_kernels.py, torch.profiler), "
 		 "rates above %.0f MiB; %.80s", floor / 1048576, c->tkern_source);

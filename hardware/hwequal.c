@@ -136,6 +136,8 @@ static void gpu(struct cmp *c, const struct hw_gpu *a, const struct hw_gpu *b)
 	str(c, "gpu.power.source", a->power_source, b->power_source);
 	num(c, "gpu.kernels", a->kern.present, b->kern.present);
 	num(c, "gpu.kernels.gap_us", a->kern.gap_us, b->kern.gap_us);
+	num(c, "gpu.kernels.gemm_extra.kernels", a->kern.gemm_extra_kernels, b->kern.gemm_extra_kernels);
+	num(c, "gpu.kernels.gemm_extra.us", a->kern.gemm_extra_us, b->kern.gemm_extra_us);
 	for (int f = 0; f < KF_N; f++) {
 		char w[64];
 		snprintf(w, sizeof w, "gpu.kernels.%s.gbps", hw_kern_family_names[f]);

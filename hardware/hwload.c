@@ -45,6 +45,8 @@ static const struct yrange ranges[] = {
 	{ "gpu.attention.*.rows[].fwd_tflops", 1e-3, 1e5 },
 	{ "gpu.attention.*.rows[].bwd_tflops", 1e-3, 1e5 },
 	{ "gpu.kernels.gap_us", 0, 1e4 },
+	{ "gpu.kernels.gemm_extra.kernels", 0, 100 },
+	{ "gpu.kernels.gemm_extra.us", 0, 1e4 },
 	{ "gpu.kernels.*.gbps", 1e-3, 1e6 },
 	{ "gpu.kernels.*.latency_us", 0, 1e5 },
 	{ "gpu.kernels.*.bytes[]", 1, 1e13 },

@@ -54,11 +54,12 @@ static void read_kernels(struct ydoc *d, const struct ynode *gpu, struct hw_gpu 
 	const struct ynode *kern = NULL;
 	if (ydoc_map(d, gpu, "kernels", 0, &kern) != 1)
 		return;
-	const char *keys[KF_N + 3];
+	const char *keys[KF_N + 4];
 	int nk = 0;
 	for (int f = 0; f < KF_N; f++)
 		keys[nk++] = hw_kern_family_names[f];
 	keys[nk++] = "gap_us";
+	keys[nk++] = "gemm_extra";
 	keys[nk++] = "source";
 	keys[nk] = NULL;
 	ydoc_check_keys(d, kern, keys);
@@ -66,6 +67,13 @@ static void read_kernels(struct ydoc *d, const struct ynode *gpu, struct hw_gpu 
 	g->kern.present = true;
 	hwload_source(d, kern, g->kern.source, sizeof g->kern.source, g->source);
 	ydoc_double(d, kern, "gap_us", YD_REQUIRED | YD_NONNEG, &g->kern.gap_us);
+	const struct ynode *ex = NULL;
+	if (ydoc_map(d, kern, "gemm_extra", 0, &ex) == 1) {
+		static const char *const ex_keys[] = { "kernels", "us", NULL };
+		ydoc_check_keys(d, ex, ex_keys);
+		ydoc_double(d, ex, "kernels", YD_REQUIRED | YD_NONNEG, &g->kern.gemm_extra_kernels);
+		ydoc_double(d, ex, "us", YD_REQUIRED | YD_NONNEG, &g->kern.gemm_extra_us);
+	}
 	for (int f = 0; f < KF_N; f++) {
 		const struct ynode *fam = NULL;
 		if (ydoc_map(d, kern, hw_kern_family_names[f], 0, &fam) != 1)

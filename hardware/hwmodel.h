@@ -125,6 +125,9 @@ struct hw_kern {
 struct hw_kernels {
 	bool present;
 	double gap_us;       /* GPU idle between two back-to-back kernels of a stream the host keeps full */
+	double gemm_extra_kernels;  /* kernels eager PyTorch launches beside each GEMM at a layer's shapes (cuBLAS's
+	                             * workspace memsets), per GEMM; 0: none measured */
+	double gemm_extra_us;       /* the GPU time of one of them */
 	struct hw_kern fam[KF_N];
 	char source[200];
 };

@@ -106,6 +106,13 @@ static void write_kernels(FILE *f, const struct hw_gpu *g)
 		return;
 	fputs("  kernels:\n", f);
 	hww_kv_num(f, 4, "gap_us", g->kern.gap_us);
+	if (g->kern.gemm_extra_kernels > 0) {
+		fputs("    gemm_extra: {kernels: ", f);
+		hww_num(f, g->kern.gemm_extra_kernels);
+		fputs(", us: ", f);
+		hww_num(f, g->kern.gemm_extra_us);
+		fputs("}\n", f);
+	}
 	for (int k = 0; k < KF_N; k++)
 		if (g->kern.fam[k].gbps > 0) {
 			fprintf(f, "    %s: {gbps: ", hw_kern_family_names[k]);

@@ -16,12 +16,16 @@ double ops_kern_s(const struct hwmodel *hw, enum kern_family f, double bytes)
 	return (hwmodel_kern_us(&k->fam[f], bytes) + k->gap_us) * 1e-6;
 }
 
-/* launch_us; with measured kernel families (gpu.kernels) nothing for a GEMM, whose table times back-to-back
- * products (each holds one gap already), and the gap for a kernel timed alone (the attention rows: the profiled
- * kernels' time). */
+/* launch_us; with measured kernel families (gpu.kernels) nothing for the GEMM itself, whose table times
+ * back-to-back products (each holds one gap already), but the kernels eager PyTorch launches beside it
+ * (gemm_extra: cuBLAS's workspace memsets, each its time and a gap), and the gap for a kernel timed alone (the
+ * attention rows: the profiled kernels' time). */
 double ops_gemm_overhead_s(const struct hwmodel *hw)
 {
-	return hw->gpu.kern.present ? 0 : hw->gpu.launch_us * 1e-6;
+	const struct hw_kernels *k = &hw->gpu.kern;
+	if (!k->present)
+		return hw->gpu.launch_us * 1e-6;
+	return k->gemm_extra_kernels * (k->gemm_extra_us + k->gap_us) * 1e-6;
 }
 
 double ops_kernel_overhead_s(const struct hwmodel *hw)

@@ -276,6 +276,59 @@ static void test_compiled_probe(void)
 	calib_model_done(&c, &back, dir);
 }
 
+/* What eager F.linear launches beside its GEMMs (the probe's extra rows): 40 forward GEMMs with 30 other kernels
+ * taking 33 us in all, 80 backward GEMMs with 80 others taking 72 us: 110 / 120 = 0.917 kernels a GEMM (3
+ * decimals), 105 / 110 = 0.955 us each; the mixed stream's gap 1.5 us. A GEMM then costs 0.917 * (0.955 + 1.5) =
+ * 2.251235 us beside its table time; with families but no extra rows, nothing; without families, launch_us. */
+static void test_gemm_extra(void)
+{
+	static const char csv[] = "# torch 2.11, test\nsection,name,size,bytes,kernels,us\n"
+				  "kernel,elementwise.add,67108864,402653184,1.00,100.000\n"
+				  "kernel,elementwise.add,268435456,1610612736,1.00,390.000\n"
+				  "gap,mixed,800,0,800,1.500\n"
+				  "extra,linear_fwd,40,0,30,33.000\nextra,linear_bwd,80,0,80,72.000\n";
+	struct calib c;
+	calib_init(&c);
+	FILE *f = fmemopen((void *)csv, sizeof csv - 1, "r");
+	CHECK_INT(torchkern_parse(f, "extra.csv", &c), 0);
+	fclose(f);
+	struct hwmodel hw;
+	make_hw(&hw);
+	CHECK(torchkern_fill(&c, 1e6, &hw.gpu.kern));
+	CHECK_NEAR(hw.gpu.kern.gap_us, 1.5, 1e-12);
+	CHECK_NEAR(hw.gpu.kern.gemm_extra_kernels, 0.917, 1e-12);
+	CHECK_NEAR(hw.gpu.kern.gemm_extra_us, 0.955, 1e-12);
+	CHECK_NEAR(ops_gemm_overhead_s(&hw), 0.917 * (0.955 + 1.5) * 1e-6, 1e-18);
+	/* written in the model (gpu.kernels.gemm_extra) and loaded back */
+	{
+		struct calib back;
+		char dir[] = "/tmp/test_host_extra_XXXXXX";
+		calib_init(&back);
+		calib_model_h100(&c);
+		CHECK(mkdtemp(dir) != NULL);
+		struct hwmodel *m = calib_model_load(&c, dir, "test-extra");
+		if (m) {
+			CHECK_NEAR(m->gpu.kern.gemm_extra_kernels, 0.917, 1e-12);
+			CHECK_NEAR(m->gpu.kern.gemm_extra_us, 0.955, 1e-12);
+			hwmodel_free(m);
+		}
+		char cmd[100];
+		snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+		CHECK_INT(system(cmd), 0);
+		calib_release(&back);
+	}
+	hw.gpu.kern.gemm_extra_kernels = 0;
+	CHECK_NEAR(ops_gemm_overhead_s(&hw), 0, 0);
+	hw.gpu.kern.present = false;
+	CHECK_NEAR(ops_gemm_overhead_s(&hw), hw.gpu.launch_us * 1e-6, 1e-18);
+	/* a probe without extra rows (every calibration before them): no gemm_extra */
+	c.ntkern -= 2;
+	struct hw_kernels k;
+	CHECK(torchkern_fill(&c, 1e6, &k));
+	CHECK_NEAR(k.gemm_extra_kernels, 0, 0);
+	calib_release(&c);
+}
+
 int main(void)
 {
 	struct hwmodel hw;
@@ -386,5 +439,6 @@ int main(void)
 	test_compiled(&hw);
 	test_compiled_ddp(&hw);
 	test_compiled_probe();
+	test_gemm_extra();
 	return check_result();
 }
