@@ -396,7 +396,6 @@ static double layer_params_local(const struct ctx *c, int layer)
 	return c->layer_params;
 }
 
-/* A layer's gradients are ready: with experts, note which of them are the routed experts' (their own group). */
 /* A layer's parameter tensors: its backward list's (a dense layer's own). */
 static int layer_tensors_at(const struct ctx *c, int layer)
 {
@@ -407,6 +406,7 @@ static int layer_tensors_at(const struct ctx *c, int layer)
 	return c->layer_tensors;
 }
 
+/* A layer's gradients are ready: with experts, note which of them are the routed experts' (their own group). */
 static void layer_grads_ready(struct ctx *c, int layer, int final)
 {
 	if (c->rdp < 2 || c->sc->par.zero == 3)
