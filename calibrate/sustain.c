@@ -152,6 +152,62 @@ void sustain_gpu_rates(const struct calib *c, struct hw_gpu *g)
 	g->ngpu_rates = p->ngpu;
 }
 
+/* the fit's residual at tau (ms) over n gaps g (ms) with extra work y (ms); *a the best e_max there */
+static double gap_resid(const double *g, const double *y, int n, double tau, double *a)
+{
+	double fy = 0, ff = 0, r = 0;
+	for (int i = 0; i < n; i++) {
+		double f = 1 - exp(-g[i] / tau);
+		fy += f * y[i];
+		ff += f * f;
+	}
+	*a = ff > 0 ? fy / ff : 0;
+	for (int i = 0; i < n; i++) {
+		double d = y[i] - *a * (1 - exp(-g[i] / tau));
+		r += d * d;
+	}
+	return r;
+}
+
+bool sustain_gap_fit(const struct cal_power *p, double held_us, double *tau_ms, double *emax_ms)
+{
+	double g[CAL_MAX_GAPS], y[CAL_MAX_GAPS], a = 0;
+	int n = 0;
+	bool pos = false;
+	for (int i = 0; i < p->ngap && held_us > 0; i++) {
+		const struct cal_gap *x = &p->gap[i];
+		double e = 0;
+		for (int b = 0; b < x->nbins; b++)
+			if (x->us[b] > 0)
+				e += (held_us / x->us[b] - 1) * x->bin_us / 1e3;
+		g[n] = (x->idle_us > 0 ? x->idle_us : x->gap_us) / 1e3;
+		y[n++] = e;
+		pos |= e > 0;
+	}
+	if (n < 3 || !pos)
+		return false;
+	/* log grid, then golden section between the best point's neighbours */
+	const int N = 400;
+	double lo = log(0.01), hi = log(1e4), best = lo, rbest = INFINITY;
+	for (int k = 0; k <= N; k++) {
+		double t = lo + (hi - lo) * k / N, r = gap_resid(g, y, n, exp(t), &a);
+		if (r < rbest)
+			rbest = r, best = t;
+	}
+	double step = (hi - lo) / N, l = best - step, h = best + step, phi = (sqrt(5) - 1) / 2;
+	for (int it = 0; it < 100 && h - l > 1e-12; it++) {
+		double m1 = h - phi * (h - l), m2 = l + phi * (h - l);
+		if (gap_resid(g, y, n, exp(m1), &a) <= gap_resid(g, y, n, exp(m2), &a))
+			h = m2;
+		else
+			l = m1;
+	}
+	gap_resid(g, y, n, exp(0.5 * (l + h)), &a);
+	*tau_ms = exp(0.5 * (l + h));
+	*emax_ms = a;
+	return true;
+}
+
 void sustain_meta(struct ybuild *e, const struct calib *c)
 {
 	const struct cal_power *p = &c->power;
@@ -245,6 +301,14 @@ void sustain_meta(struct ybuild *e, const struct calib *c)
 			ybuild_end(e);
 		}
 		ybuild_end(e);
+		double tau = 0, emax = 0;
+		if (sustain_gap_fit(p, fr->sus_us, &tau, &emax)) {
+			ybuild_key(e, "gap_fit");
+			ybuild_map(e, true);
+			ybuild_knum(e, "tau_ms", round(tau * 1000) / 1000);
+			ybuild_knum(e, "extra_ms", round(emax * 1000) / 1000);
+			ybuild_end(e);
+		}
 	}
 	/* every GPU held together: each one's settled rate, clock, power and temperature */
 	if (p->ngpu && p->rate[0].m > 0) {

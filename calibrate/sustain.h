@@ -55,6 +55,13 @@ bool sustain_power(const struct calib *c, const struct cal_base *b, struct hw_gp
 /* sustain_gpu_rates: gpu.power.gpu_rates from the power phase's every-GPU hold (each GPU's settled reference GEMM
  * beside the others over the calibrated GPU's held alone), or none where it did not run on devices 0..n-1. */
 void sustain_gpu_rates(const struct calib *c, struct hw_gpu *g);
+/* sustain_gap_fit: what an idle gap is worth to the GEMMs after it (the power phase's gap bursts, held_us the same
+ * GEMM's held time): each gap's extra work E(g), the sum over its bins of (held_us / the bin's GEMM time - 1) times
+ * the bin's width (ms of GEMM work at the held rate done beyond it), fitted by E(g) = e_max (1 - exp(-g / tau)) over
+ * the idle each gap measured (a first-order power limiter's credit: short gaps count in full, long ones up to
+ * e_max); least squares, tau on a log grid from 0.01 ms to 10 s refined by golden section, e_max in closed form.
+ * false with fewer than 3 gaps or no positive extra work (outputs untouched). */
+bool sustain_gap_fit(const struct cal_power *p, double held_us, double *tau_ms, double *emax_ms);
 /* sustain_meta: meta.sustained: the warm-up, the per-shape peak and sustained rates with their clocks and power,
  * the mixes */
 void sustain_meta(struct ybuild *e, const struct calib *c);

@@ -375,8 +375,34 @@ static void test_roundtrip(void)
 	calib_model_done(&c, &back, dir);
 }
 
+/* An idle gap's worth by construction: held 400 us, tau 8 ms, e_max 3 ms; after a gap of g ms (measured) the
+ * first 2 ms bin runs 1 + E(g)/2 times faster than held and the rest at the held rate, E(g) = 3 (1 - e^(-g/8)), so
+ * the bins' extra work is E(g) exactly and the fit gives 8 and 3 back. Two gaps are too few; no extra, no fit. */
+static void test_gap_fit(void)
+{
+	struct cal_power p;
+	const double g[] = {0.1, 1, 3, 10, 30, 100};
+	memset(&p, 0, sizeof p);
+	for (int i = 0; i < 6; i++) {
+		struct cal_gap *x = &p.gap[p.ngap++];
+		double e = 3 * (1 - exp(-g[i] / 8));
+		*x = (struct cal_gap){8192, 8192, 2048, g[i] * 1e3, g[i] * 1e3, 4, 2000, 3, {400 / (1 + e / 2), 400, 400}};
+	}
+	double tau = 0, emax = 0;
+	CHECK(sustain_gap_fit(&p, 400, &tau, &emax));
+	CHECK_NEAR(tau, 8, 1e-6);
+	CHECK_NEAR(emax, 3, 1e-6);
+	p.ngap = 2;
+	CHECK(!sustain_gap_fit(&p, 400, &tau, &emax));
+	p.ngap = 6;
+	for (int i = 0; i < 6; i++)
+		p.gap[i].us[0] = 400;
+	CHECK(!sustain_gap_fit(&p, 400, &tau, &emax));
+}
+
 int main(void)
 {
+	test_gap_fit();
 	test_settle();
 	test_exponent();
 	test_derive();
