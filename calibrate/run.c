@@ -348,13 +348,9 @@ static void gap_sweep(struct run *r, struct gb_gemm *g)
 				     "the block's second half", gaps_ms[i], x->idle_us / 1e3, last / nl / x->us[0]);
 	}
 	double tau = 0, emax = 0;
-	for (int i = 0; i < p->nrates; i++)
-		if (p->rate[i].m == 8192 && p->rate[i].n == 8192 && p->rate[i].k == 2048 && p->rate[i].sus_us > 0 &&
-		    sustain_gap_fit(p, p->rate[i].sus_us, &tau, &emax)) {
-			run_progress(r, true, "power: an idle gap of g ms is worth %.3g (1 - exp(-g / %.3g)) ms of GEMM work "
-				     "at the held rate (meta.sustained.gap_fit)", emax, tau);
-			break;
-		}
+	if (sustain_gap_fit(p, sustain_gap_held_us(p), &tau, &emax))
+		run_progress(r, true, "power: an idle gap of g ms is worth %.3g (1 - exp(-g / %.3g)) ms of GEMM work at "
+			     "the held rate (meta.sustained.gap_fit; gpu.power.window_ms where 0.1-5000)", emax, tau);
 }
 
 static double copy_time_us(const struct calib *c, double bytes)

@@ -134,6 +134,12 @@ bool sustain_power(const struct calib *c, const struct cal_base *b, struct hw_gp
 		 m.exponent_fit > 0 ? "base (mixes' fit off range)" : "base (no mix)", bg ? "base" : "default");
 	snprintf(g->power_source, sizeof g->power_source, "%.159s", src);
 	sustain_gpu_rates(c, g);
+	/* the limiter's time constant from the gap bursts, where the fit lands inside the probe's gaps' reach */
+	double tau = 0, emax = 0;
+	g->power_window_ms = 0;
+	if (sustain_gap_fit(&c->power, sustain_gap_held_us(&c->power), &tau, &emax) && emax > 0 && tau >= 0.1 &&
+	    tau <= 5000)
+		g->power_window_ms = round(tau * 100) / 100;
 	return true;
 }
 
@@ -167,6 +173,15 @@ static double gap_resid(const double *g, const double *y, int n, double tau, dou
 		r += d * d;
 	}
 	return r;
+}
+
+double sustain_gap_held_us(const struct cal_power *p)
+{
+	for (int i = 0; p->ngap && i < p->nrates; i++)
+		if (p->rate[i].m == p->gap[0].m && p->rate[i].n == p->gap[0].n && p->rate[i].k == p->gap[0].k &&
+		    p->rate[i].sus_us > 0)
+			return p->rate[i].sus_us;
+	return 0;
 }
 
 bool sustain_gap_fit(const struct cal_power *p, double held_us, double *tau_ms, double *emax_ms)
@@ -280,19 +295,15 @@ void sustain_meta(struct ybuild *e, const struct calib *c)
 	}
 	/* GEMM bursts after idle gaps: each bin's rate over the same GEMM's held rate (the "fine" rate row), 0 where
 	 * the bin had none */
-	const struct cal_rate *fr = NULL;
-	for (int i = 0; i < p->nrates; i++)
-		if (p->ngap && p->rate[i].m == p->gap[0].m && p->rate[i].n == p->gap[0].n && p->rate[i].k == p->gap[0].k &&
-		    p->rate[i].sus_us > 0)
-			fr = &p->rate[i];
-	if (p->ngap && fr) {
+	double held = sustain_gap_held_us(p);
+	if (p->ngap && held > 0) {
 		ybuild_key(e, "gaps");
 		ybuild_seq(e, false);
 		for (int i = 0; i < p->ngap; i++) {
 			const struct cal_gap *x = &p->gap[i];
 			double v[CAL_MAX_GAP_BINS];
 			for (int b = 0; b < x->nbins; b++)
-				v[b] = x->us[b] > 0 ? round(fr->sus_us / x->us[b] * 1000) / 1000 : 0;
+				v[b] = x->us[b] > 0 ? round(held / x->us[b] * 1000) / 1000 : 0;
 			ybuild_map(e, true);
 			ybuild_knum(e, "gap_ms", x->gap_us / 1e3);
 			ybuild_knum(e, "idle_ms", round(x->idle_us) / 1e3);
@@ -302,7 +313,7 @@ void sustain_meta(struct ybuild *e, const struct calib *c)
 		}
 		ybuild_end(e);
 		double tau = 0, emax = 0;
-		if (sustain_gap_fit(p, fr->sus_us, &tau, &emax)) {
+		if (sustain_gap_fit(p, held, &tau, &emax)) {
 			ybuild_key(e, "gap_fit");
 			ybuild_map(e, true);
 			ybuild_knum(e, "tau_ms", round(tau * 1000) / 1000);

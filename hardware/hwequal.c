@@ -131,6 +131,7 @@ static void gpu(struct cmp *c, const struct hw_gpu *a, const struct hw_gpu *b)
 	num(c, "gpu.power.comm", a->power_comm_frac, b->power_comm_frac);
 	num(c, "gpu.power.idle", a->power_idle_frac, b->power_idle_frac);
 	num(c, "gpu.power.gpu_rates", a->ngpu_rates, b->ngpu_rates);
+	num(c, "gpu.power.window_ms", a->power_window_ms, b->power_window_ms);
 	for (int i = 0; i < a->ngpu_rates && i < b->ngpu_rates; i++)
 		num(c, "gpu.power.gpu_rates", a->gpu_rates[i], b->gpu_rates[i]);
 	str(c, "gpu.power.source", a->power_source, b->power_source);

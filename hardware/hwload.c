@@ -53,6 +53,7 @@ static const struct yrange ranges[] = {
 	{ "gpu.kernels.*.us[]", 1e-3, 1e9 },
 	{ "gpu.power.burst_speedup", 0, 10 },
 	{ "gpu.power.exponent", 0, 10 },
+	{ "gpu.power.window_ms", 0.01, 1e5 },
 	{ "gpu.power.*", 0, 10 },
 	{ "node.gpus", 1, 1e6 },
 	{ "node.link_gbps", 1e-3, 1e7 },

@@ -11,7 +11,7 @@ static const char *const gpu_keys[] = { "name", "sm_count", "memory_bytes", "hbm
 					"memory_bound", "gemm", "attention", "power", "workspace_bytes", "kernels",
 					"source", NULL };
 static const char *const power_keys[] = { "burst_speedup", "exponent", "memory_bound", "comm", "idle", "gpu_rates",
-					  "source", NULL };
+					  "window_ms", "source", NULL };
 static const char *const membound_keys[] = { "eff", "half_bytes", "source", NULL };
 static const char *const kern_fam_keys[] = { "gbps", "latency_us", "bytes", "us", NULL };
 static const char *const gemm_keys[] = { "model", "tables", "rates", "source", NULL };
@@ -314,6 +314,7 @@ static void read_power(struct ydoc *d, const struct ynode *gpu, struct hw_gpu *g
 		read_power_frac(d, power, "comm", &g->power_comm_frac);
 		read_power_frac(d, power, "idle", &g->power_idle_frac);
 		read_gpu_rates(d, power, g);
+		ydoc_double(d, power, "window_ms", YD_POSITIVE, &g->power_window_ms);
 	}
 }
 

@@ -165,6 +165,9 @@ struct hw_gpu {
 	double power_mem_frac;              /* power a memory-bound kernel draws, as a fraction of the cap */
 	double power_comm_frac;             /* ... a GPU waiting in communication (NCCL kernels spinning) */
 	double power_idle_frac;             /* ... an idle GPU (static power) */
+	double power_window_ms;             /* power.window_ms: the limiter's time constant tau: a wait of g ms earns the
+	                                     * compute around it tau (1 - e^(-g/tau)) ms of idle, not g (measured by the
+	                                     * power phase's gap bursts); 0 = every wait in full */
 	/* power.gpu_rates: each GPU of the measured host held at its cap together with the others, its sustained
 	 * rate over the calibrated GPU's held alone (chips differ at the cap: a leakier one draws more at a clock);
 	 * a synchronous job runs at its slowest GPU's (sim/predict.c). 0 of them = not measured */

@@ -97,6 +97,8 @@ static void write_power(FILE *f, const struct hw_gpu *g)
 	hww_kv_num(f, 4, "idle", g->power_idle_frac);
 	if (g->ngpu_rates > 0)
 		hww_list_num(f, 4, "gpu_rates", g->gpu_rates, g->ngpu_rates);
+	if (g->power_window_ms > 0)
+		hww_kv_num(f, 4, "window_ms", g->power_window_ms);
 	hww_kv_own_source(f, 4, g->power_source, g->source);
 }
 

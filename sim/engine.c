@@ -46,6 +46,8 @@ struct sim {
 	int64_t *land_start;   /* per rank: when the transfer that landed last began, read at once by the wake of a
 	                        * compute stream that received it (account_idle) */
 	int64_t *acc;          /* [rank*ACC_N + i], ticks */
+	int64_t *head_wait;    /* per rank: its compute stream's first wait of the step (-1 none yet), which the step's
+	                        * last wait joins (cfg.power_window_s) */
 	int64_t *idle_since;   /* compute stream: since when it is not busy */
 	int64_t *host_t;       /* when the rank's host has issued everything up to the current instruction */
 	int64_t *side_t;       /* when the rank's side channel finishes the transfers issued so far (INS_SIDE) */
@@ -165,6 +167,9 @@ struct sim *sim_new(const struct sim_config *cfg)
 	s->mb_done = xcalloc((size_t)s->nranks * s->slotwords + 1, sizeof *s->mb_done);
 	s->land_start = xcalloc(s->nranks, sizeof(int64_t));
 	s->acc = xcalloc((size_t)s->nranks * ACC_N, sizeof(int64_t));
+	s->head_wait = xmalloc((size_t)s->nranks * sizeof(int64_t));
+	for (int r = 0; r < s->nranks; r++)
+		s->head_wait[r] = -1;
 	s->idle_since = xcalloc(s->nranks, sizeof(int64_t));
 	s->host_t = xcalloc(s->nranks, sizeof(int64_t));
 	s->side_t = xcalloc(s->nranks, sizeof(int64_t));
@@ -212,6 +217,8 @@ void sim_reset(struct sim *s)
 	memset(s->ev_done, 0, ((size_t)s->nranks * s->evwords + 1) * sizeof *s->ev_done);
 	memset(s->mb_done, 0, ((size_t)s->nranks * s->slotwords + 1) * sizeof *s->mb_done);
 	memset(s->acc, 0, (size_t)s->nranks * ACC_N * sizeof(int64_t));
+	for (int r = 0; r < s->nranks; r++)
+		s->head_wait[r] = -1;
 	memset(s->idle_since, 0, (size_t)s->nranks * sizeof(int64_t));
 	memset(s->host_t, 0, (size_t)s->nranks * sizeof(int64_t));
 	memset(s->side_t, 0, (size_t)s->nranks * sizeof(int64_t));
@@ -240,7 +247,7 @@ void sim_free(struct sim *s)
 		return;
 	free(s->stage_of); free(s->d_of); free(s->t_of); free(s->prog_of);
 	free(s->pc); free(s->state); free(s->busy_from); free(s->busy_until); free(s->arrive);
-	free(s->end_t); free(s->ev_done); free(s->mb_done); free(s->land_start); free(s->acc);
+	free(s->end_t); free(s->ev_done); free(s->mb_done); free(s->land_start); free(s->acc); free(s->head_wait);
 	free(s->idle_since); free(s->host_t); free(s->side_t); free(s->block_cat); free(s->block_slot); free(s->block_id);
 	free(s->waiting); free(s->link_busy);
 	free(s->link_nwait); free(s->link_wait); free(s->link_start); free(s->tp_arrived);
@@ -267,11 +274,27 @@ static void make_runnable(struct sim *s, int r, int k)
 	s->work[s->nwork++] = i;
 }
 
+/* Of a wait of g ticks, what a power limiter of time constant tau (cfg.power_window_s) does not credit:
+ * g - tau (1 - e^(-g/tau)); 0 without one. */
+static int64_t wait_lost(const struct sim *s, int64_t g)
+{
+	double tau = s->cfg.power_window_s;
+	if (!(tau > 0) || g <= 0)
+		return 0;
+	double gs = tk_s(g);
+	return tk(gs - tau * -expm1(-gs / tau));
+}
+
 /* Split the compute stream's idle time up to now by why it was blocked. */
 static void account_idle(struct sim *s, int r, int64_t now)
 {
 	int64_t gap = now - s->idle_since[r];
 	int64_t *acc = &s->acc[(size_t)r * ACC_N];
+	if (gap > 0 && s->cfg.power_window_s > 0) {
+		if (s->idle_since[r] == 0 && s->head_wait[r] < 0)
+			s->head_wait[r] = gap;  /* the step's first wait: joined with its last at the end */
+		acc[ACC_WAIT_LOST] += wait_lost(s, gap);
+	}
 	if (gap > 0) {
 		int why = s->block_cat[r];
 		if (why == CAT_PP && s->block_slot[r] >= 0) {
@@ -1025,8 +1048,12 @@ int sim_run(struct sim *s)
 			if (s->end_t[si] > s->step_time)
 				s->step_time = s->end_t[si];
 		}
-	for (int r = 0; r < s->nranks; r++)
-		s->acc[(size_t)r * ACC_N + ACC_BUBBLE] += s->step_time - s->end_t[(size_t)r * NSTREAMS];
+	for (int r = 0; r < s->nranks; r++) {
+		int64_t tail = s->step_time - s->end_t[(size_t)r * NSTREAMS], head = imax(s->head_wait[r], 0);
+		s->acc[(size_t)r * ACC_N + ACC_BUBBLE] += tail;
+		/* steps repeat: the last wait and the next step's first are one (its loss replaces the first's) */
+		s->acc[(size_t)r * ACC_N + ACC_WAIT_LOST] += wait_lost(s, head + tail) - wait_lost(s, head);
+	}
 	return 0;
 }
 

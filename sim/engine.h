@@ -25,10 +25,17 @@ struct sim_config {
 	                               * with keep_ops */
 	int every_pass;               /* simulate every pass, none applied as a translation of the one before
 	                               * (sim/steady.h): a check's reference */
+	double power_window_s;        /* > 0: the power limiter's time constant tau (gpu.power.window_ms): each wait g
+	                               * of a compute stream earns its clock tau (1 - e^(-g/tau)) of idle, the rest is
+	                               * counted in ACC_WAIT_LOST (the step's last wait and its first are one wait,
+	                               * as steps repeat); 0: none */
 };
 
-/* Breakdown of one rank's compute-stream timeline; the parts sum to the step time. */
-enum { ACC_COMPUTE, ACC_TP, ACC_PP, ACC_DP, ACC_OPTIMIZER, ACC_BUBBLE, ACC_HOST, ACC_N };
+/* Breakdown of one rank's compute-stream timeline; the parts (ACC_COMPUTE .. ACC_HOST, ACC_PARTS of them) sum to
+ * the step time. ACC_WAIT_LOST is not a part: of the waits (TP, PP, DP, bubble), the time a windowed power limiter
+ * does not credit (sim_config.power_window_s; 0 without one). */
+enum { ACC_COMPUTE, ACC_TP, ACC_PP, ACC_DP, ACC_OPTIMIZER, ACC_BUBBLE, ACC_HOST, ACC_WAIT_LOST, ACC_N };
+#define ACC_PARTS ACC_WAIT_LOST
 
 struct sim *sim_new(const struct sim_config *cfg);
 void sim_free(struct sim *s);

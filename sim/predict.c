@@ -303,7 +303,7 @@ static int stage_clocks(const struct power_law *law, const struct build *b, cons
 		for (int i = 0; i < pp; i++) {
 			double acc[ACC_N], busy = 0;
 			sim_rank_breakdown(s, i, acc);
-			for (int k = 0; k < ACC_N; k++)
+			for (int k = 0; k < ACC_PARTS; k++)
 				busy += acc[k];
 			o.C[i] = acc[ACC_COMPUTE] + acc[ACC_OPTIMIZER];
 			o.W[i] = o.C[i] * speed[i];  /* at the sustained rates */
@@ -311,9 +311,9 @@ static int stage_clocks(const struct power_law *law, const struct build *b, cons
 			/* at the maximum clock: the speeds are the whole segments', so W holds them as they are */
 			o.Wa[i] = fmin(b->stages[i].at_max_s, o.W[i] - o.Wc[i]);
 			o.H[i] = acc[ACC_HOST];
-			/* waits, and the rank's tail until the step ends (at the step's closing barrier) */
+			/* waits and the rank's tail to the step's end, less what a windowed limiter does not credit */
 			double tail = fmax(0, o.T - busy);
-			o.Tc[i] = acc[ACC_TP] + acc[ACC_PP] + acc[ACC_DP] + acc[ACC_BUBBLE] + tail;
+			o.Tc[i] = fmax(0, acc[ACC_TP] + acc[ACC_PP] + acc[ACC_DP] + acc[ACC_BUBBLE] + tail - acc[ACC_WAIT_LOST]);
 			o.P[i] = acc[ACC_PP] + acc[ACC_BUBBLE] + tail;
 			if (o.P[i] < o.P[bn])
 				bn = i;
@@ -548,7 +548,7 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 	struct sim_config cfg = {
 		.progs = b.progs, .pp = par->pp, .dp_sim = all ? par->dp : 1, .tp_sim = all ? par->tp : 1,
 		.compute_slowdown = hw->overlap_compute_slowdown, .comm_slowdown = hw->overlap_comm_slowdown,
-		.trace = trace,
+		.trace = trace, .power_window_s = hw->gpu.burst_speedup > 1 ? hw->gpu.power_window_ms * 1e-3 : 0,
 	};
 	double *speed;
 	struct sim *s;

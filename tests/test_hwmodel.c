@@ -399,9 +399,16 @@ static void test_attention(void)
 	CHECK(strstr(bad_hw(pw), "gpu_rates") != NULL);
 	snprintf(pw, sizeof pw, "%s", replace(HW_HEAD, "  attention:", "  power: {burst_speedup: 1.2, gpu_rates: [1, 0.97]}"
 					      "\n  attention:"));
+	/* gpu.power.window_ms: positive, within its bounds; read as given */
+	snprintf(pw, sizeof pw, "%s", replace(HW_HEAD, "  attention:", "  power: {burst_speedup: 1.2, window_ms: 0}\n"
+					      "  attention:"));
+	CHECK(strstr(bad_hw(pw), "window_ms") != NULL);
+	snprintf(pw, sizeof pw, "%s", replace(HW_HEAD, "  attention:", "  power: {burst_speedup: 1.2, window_ms: 6.5, "
+					      "gpu_rates: [1, 0.97]}\n  attention:"));
 	hw = hwmodel_load_string("r.yaml", pw, &err);
 	CHECK(hw != NULL);
 	if (hw) {
+		CHECK_NEAR(hw->gpu.power_window_ms, 6.5, 0);
 		CHECK_INT(hw->gpu.ngpu_rates, 2);
 		CHECK_NEAR(hwmodel_gpu_rate(hw, 2), 0.97, 0);
 		CHECK_NEAR(hwmodel_gpu_rate(hw, 1), 1, 0);

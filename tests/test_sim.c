@@ -193,6 +193,46 @@ static long check_steady(const struct scenario *s, const struct hwmodel *hw)
 	return n;
 }
 
+/* The power limiter's window by hand (cfg.power_window_s = tau = 1 s), two programs on one rank:
+ * (a) 1 s of compute, a 2 s copy on STREAM_COPY after it, 0.5 s of compute after the copy: one wait of 2 s, of
+ *     which 2 - (1 - e^-2) = 1.1353352832 s is not credited; no wait at the start or the end;
+ * (b) a 2 s copy, then 1 s of compute after it while the copy stream runs a 2 s copy more: the compute stream
+ *     waits 2 s at the start and 1 s at the end, one wait of 3 s across steps: 3 - (1 - e^-3) = 2.0497870684 s.
+ * The breakdown's parts are the same as without the window. */
+static void window_by_hand(void)
+{
+	for (int b = 0; b < 2; b++) {
+		struct program p;
+		program_init(&p, 0, 0);
+		if (b == 0) {
+			program_op(&p, NULL, 0, CAT_COMPUTE, 0, 0);
+			program_add_time(&p, 1, 1.0, 0);
+			program_wait(&p, STREAM_COPY, program_record(&p, STREAM_COMPUTE), CAT_PP);
+		}
+		program_side_op(&p, STREAM_COPY, "offload", 2.0, 1e9, CAT_PP, 0, 0);
+		program_wait(&p, STREAM_COMPUTE, program_record(&p, STREAM_COPY), CAT_PP);
+		program_op(&p, NULL, 0, CAT_COMPUTE, 0, 0);
+		program_add_time(&p, 1, b == 0 ? 0.5 : 1.0, 0);
+		if (b == 1)
+			program_side_op(&p, STREAM_COPY, "offload", 2.0, 1e9, CAT_PP, 0, 0);
+		program_seal(&p);
+		double with[ACC_N], without[ACC_N];
+		for (int w = 0; w < 2; w++) {
+			struct sim_config cfg = { .progs = &p, .pp = 1, .dp_sim = 1, .tp_sim = 1, .power_window_s = w ? 1.0 : 0 };
+			struct sim *sm = sim_new(&cfg);
+			CHECK_INT(sim_run(sm), 0);
+			CHECK_NEAR(sim_step_time(sm), b == 0 ? 3.5 : 4.0, TICK_REL);
+			sim_rank_breakdown(sm, 0, w ? with : without);
+			sim_free(sm);
+		}
+		CHECK_NEAR(without[ACC_WAIT_LOST], 0, 0);
+		CHECK_NEAR(with[ACC_WAIT_LOST], b == 0 ? 2 + expm1(-2.0) : 3 + expm1(-3.0), TICK_REL);
+		for (int k = 0; k < ACC_PARTS; k++)
+			CHECK_NEAR(with[k], without[k], 0);
+		program_release(&p);
+	}
+}
+
 /* A program by hand on one rank: 1 s of compute, then a 2 s copy on STREAM_COPY that waits for it, then compute
  * that waits for the copy, 0.5 s: the step is 1 + 2 + 0.5 = 3.5 s, 1.5 s of it compute and the 2 s wait on the
  * copy counted as its category's (CAT_PP here: pipeline communication). */
@@ -404,6 +444,7 @@ int main(void)
 	clock_speed_attn();
 	clock_report();
 	side_op_by_hand();
+	window_by_hand();
 	side_channel_by_hand(1, 0);
 	side_channel_by_hand(3, 0);
 	side_channel_by_hand(3, 0.25);

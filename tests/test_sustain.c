@@ -392,6 +392,25 @@ static void test_gap_fit(void)
 	CHECK(sustain_gap_fit(&p, 400, &tau, &emax));
 	CHECK_NEAR(tau, 8, 1e-6);
 	CHECK_NEAR(emax, 3, 1e-6);
+	/* a whole power phase with these gaps (its fine GEMM held at 460 us: the bins scaled to it) writes the limiter's
+	 * time constant into gpu.power.window_ms */
+	{
+		struct calib c;
+		struct hw_gpu hg;
+		calib_init(&c);
+		make_power(&c);
+		CHECK_NEAR(c.power.rate[1].sus_us, 460, 0);
+		c.power.ngap = p.ngap;
+		for (int i = 0; i < p.ngap; i++) {
+			c.power.gap[i] = p.gap[i];
+			for (int b = 0; b < 3; b++)
+				c.power.gap[i].us[b] *= 460.0 / 400;
+		}
+		memset(&hg, 0, sizeof hg);
+		CHECK(sustain_power(&c, NULL, &hg));
+		CHECK_NEAR(hg.power_window_ms, 8, 1e-12);
+		calib_release(&c);
+	}
 	p.ngap = 2;
 	CHECK(!sustain_gap_fit(&p, 400, &tau, &emax));
 	p.ngap = 6;
