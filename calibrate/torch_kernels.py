@@ -87,8 +87,8 @@ import torch.nn.functional as F
 BF = torch.bfloat16
 
 
-def kernel_us(f, calls=20):
-    """GPU kernel time of one call of f (summed over its kernels, mean of `calls`), and kernels per call"""
+def device_events(f, calls):
+    """(name, GPU us) of every device event (kernels, memsets) of `calls` calls of f, after 3 calls to warm up"""
     from torch.profiler import ProfilerActivity, profile
     for _ in range(3):
         f()
@@ -97,12 +97,14 @@ def kernel_us(f, calls=20):
         for _ in range(calls):
             f()
         torch.cuda.synchronize()
-    tot, n = 0.0, 0
-    for e in prof.events():
-        if str(e.device_type).endswith("CUDA"):
-            tot += e.device_time if hasattr(e, "device_time") else e.cuda_time
-            n += 1
-    return tot / calls, n / calls
+    return [(e.name, e.device_time if hasattr(e, "device_time") else e.cuda_time) for e in prof.events()
+            if str(e.device_type).endswith("CUDA")]
+
+
+def kernel_us(f, calls=20):
+    """GPU kernel time of one call of f (summed over its kernels, mean of `calls`), and kernels per call"""
+    ev = device_events(f, calls)
+    return sum(t for _, t in ev) / calls, len(ev) / calls
 
 
 GEMM_KERNEL = re.compile(r"gemm|nvjet|cutlass|xmma|sm90_|sm80_|sm100_|Kernel2|cublas", re.I)
@@ -111,7 +113,6 @@ GEMM_KERNEL = re.compile(r"gemm|nvjet|cutlass|xmma|sm90_|sm80_|sm100_|Kernel2|cu
 def gemm_extra_rows(out, tokens=8192, h=2048, calls=10):
     """extra rows (the header's): eager F.linear forward and backward at a layer's four shapes, its GEMM kernels
     and the other kernels beside them (count and GPU time), over `calls` calls of each"""
-    from torch.profiler import ProfilerActivity, profile
     tot = {"linear_fwd": [0, 0, 0.0], "linear_bwd": [0, 0, 0.0]}
     for k_in, n_out in ((h, 3 * h), (h, h), (h, 4 * h), (4 * h, h)):
         x = torch.randn(1, tokens, k_in, device="cuda", dtype=BF, requires_grad=True)
@@ -121,18 +122,8 @@ def gemm_extra_rows(out, tokens=8192, h=2048, calls=10):
         for kind, f in (("linear_fwd", lambda x=x, w=w: F.linear(x, w)),
                         ("linear_bwd", lambda x=x, w=w, y=y, g=g: torch.autograd.grad(y, (x, w), g,
                                                                                        retain_graph=True))):
-            for _ in range(3):
-                f()
-            torch.cuda.synchronize()
-            with profile(activities=[ProfilerActivity.CUDA]) as prof:
-                for _ in range(calls):
-                    f()
-                torch.cuda.synchronize()
-            for e in prof.events():
-                if not str(e.device_type).endswith("CUDA"):
-                    continue
-                t = e.device_time if hasattr(e, "device_time") else e.cuda_time
-                if GEMM_KERNEL.search(e.name) and "reduce" not in e.name.lower():  # split-K's reduce: an extra
+            for name, t in device_events(f, calls):
+                if GEMM_KERNEL.search(name) and "reduce" not in name.lower():  # split-K's reduce: an extra
                     tot[kind][0] += 1
                 else:
                     tot[kind][1] += 1
