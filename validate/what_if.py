@@ -2,13 +2,20 @@
 """validate/what_if.py: a table scored with a calibration and with a copy of it changed one way, row by row: the
 trials docs/validation.md reports as tried and not taken (or not measured yet) without editing a committed file.
 
-usage: validate/what_if.py TABLE HW [--power KEY=VALUE ...] [--tp-coll TP_BLOCK.csv --base PRESET] [--rows A,B]
-                           [--gpusim build/gpusim]
+usage: validate/what_if.py TABLE HW [--power KEY=VALUE ...] [--kernels KEY=VALUE ...]
+                           [--tp-coll TP_BLOCK.csv | --host-rows HOST.csv] [--base PRESET] [--rows A,B]
+                           [--keep FILE] [--gpusim build/gpusim]
   --power KEY=VALUE   a key of the model's gpu.power section set to VALUE (exponent, comm, idle, burst_speedup,
-                      memory_bound), or added (gpu_rates, e.g. gpu_rates=[0.995,0.974,0.985,0.98])
+                      memory_bound), or added (gpu_rates, e.g. gpu_rates=[0.995,0.974,0.985,0.98]; window_ms=3)
+  --kernels KEY=VALUE the same in gpu.kernels (gemm_extra="{kernels: 0.917, us: 0.99}")
   --tp-coll FILE      the calibration refitted (gpusim calibrate --refit of HW's raw folder, HW without .yaml)
                       with the tp_coll row of FILE (a lease's 2-rank TP-block probe, tp-block-*x2.csv) in place of
                       its own; --base is the preset it was calibrated on (h200-sxm, h100-dgx)
+  --host-rows FILE    the calibration refitted likewise with the `host` rows of FILE (a lease's host rows,
+                      host-*.csv of validate/runner/lease-run.sh) in place of its own of the same name and size
+                      (the others, the compiled ones among them, kept)
+  --keep FILE         also write the changed model to FILE (for validate/spread.py, validate/host_split.py)
+  (--tp-coll and --host-rows refit with `gpusim calibrate`: a --gpusim built with it, e.g. build-rel/gpusim)
 e.g.   validate/what_if.py validate/measured-h100x4-1127j.csv hardware/h100x4-1127j-measured.yaml --power comm=0.85
 Prints each selected row's error with HW and with the changed copy, then median and max |error| of both.
 """
@@ -34,11 +41,11 @@ def errors(gpusim, table, hw):
     return res
 
 
-def set_power(text, key, value):
-    """text with gpu.power's KEY set to value (replaced where present, else added after the section's line)."""
-    m = re.search(r"^  power:\n((?:    .*\n)+)", text, re.M)
+def set_key(text, section, key, value):
+    """text with gpu.SECTION's KEY set to value (replaced where present, else added after the section's line)."""
+    m = re.search(r"^  %s:\n((?:    .*\n)+)" % section, text, re.M)
     if not m:
-        sys.exit("what_if: the model has no gpu.power section")
+        sys.exit("what_if: the model has no gpu.%s section" % section)
     body = m.group(1)
     line = "    %s: %s\n" % (key, value)
     new, n = re.subn(r"^    %s: .*\n" % re.escape(key), line, body, count=1, flags=re.M)
@@ -47,25 +54,13 @@ def set_power(text, key, value):
     return text[:m.start(1)] + new + text[m.end(1):]
 
 
-def refit_tp(gpusim, hw, tp_block, base, out):
+def refit(gpusim, hw, base, out, edit):
+    """HW's raw folder refitted into out with its kernels_torch.csv lines passed through edit(lines)"""
     raw = hw[:-5] if hw.endswith(".yaml") else hw
-    tp = None
-    for line in open(tp_block):
-        p = line.strip().split(",")
-        if len(p) > 5 and p[0] == "host" and p[1] == "tp_coll":
-            tp = p[5]
-    if tp is None:
-        sys.exit("what_if: no tp_coll row in %s" % tp_block)
     work = tempfile.mkdtemp()
     shutil.copytree(raw, os.path.join(work, "raw"))
     kt = os.path.join(work, "raw", "kernels_torch.csv")
-    rows = []
-    for line in open(kt):
-        p = line.rstrip("\n").split(",")
-        if len(p) > 5 and p[0] == "host" and p[1] == "tp_coll":
-            p[5] = tp
-            line = ",".join(p) + "\n"
-        rows.append(line)
+    rows = edit(open(kt).readlines())
     open(kt, "w").writelines(rows)
     r = subprocess.run([gpusim, "calibrate", "--refit", os.path.join(work, "raw"), "-o", out, "--base", base],
                        capture_output=True, text=True)
@@ -74,29 +69,68 @@ def refit_tp(gpusim, hw, tp_block, base, out):
         sys.exit("what_if: refit failed: %s" % r.stderr.strip())
 
 
+def is_host(line, name=None):
+    p = line.split(",")
+    return len(p) > 5 and p[0] == "host" and (name is None or p[1] == name)
+
+
+def tp_coll_edit(tp_block):
+    """the edit that puts FILE's tp_coll time in place of the calibration's"""
+    tp = [line.strip().split(",")[5] for line in open(tp_block) if is_host(line, "tp_coll")]
+    if not tp:
+        sys.exit("what_if: no tp_coll row in %s" % tp_block)
+
+    def edit(lines):
+        out = []
+        for line in lines:
+            if is_host(line, "tp_coll"):
+                p = line.rstrip("\n").split(",")
+                p[5] = tp[-1]
+                line = ",".join(p) + "\n"
+            out.append(line)
+        return out
+    return edit
+
+
+def host_rows_edit(host_csv):
+    """the edit that puts FILE's host rows in place of the calibration's"""
+    rows = [line if line.endswith("\n") else line + "\n" for line in open(host_csv) if is_host(line)]
+    if not rows:
+        sys.exit("what_if: no host rows in %s" % host_csv)
+    return lambda lines: lines + rows  # the probe's reader: a row again replaces the one of its name and size
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("table")
     ap.add_argument("hw")
     ap.add_argument("--power", action="append", default=[])
+    ap.add_argument("--kernels", action="append", default=[])
     ap.add_argument("--tp-coll")
+    ap.add_argument("--host-rows")
     ap.add_argument("--base", default="h200-sxm")
     ap.add_argument("--rows")
+    ap.add_argument("--keep")
     ap.add_argument("--gpusim", default="build/gpusim")
     a = ap.parse_args()
     gpusim = os.path.abspath(a.gpusim)
     table, hw = os.path.abspath(a.table), os.path.abspath(a.hw)
     with tempfile.TemporaryDirectory() as tmp:
         changed = os.path.join(tmp, "changed.yaml")
-        if a.tp_coll:
-            refit_tp(gpusim, hw, a.tp_coll, a.base, changed)
+        if a.tp_coll and a.host_rows:
+            sys.exit("what_if: --tp-coll or --host-rows, not both")
+        if a.tp_coll or a.host_rows:
+            refit(gpusim, hw, a.base, changed, tp_coll_edit(a.tp_coll) if a.tp_coll else host_rows_edit(a.host_rows))
         else:
             shutil.copy(hw, changed)
         text = open(changed).read()
-        for kv in a.power:
-            k, _, v = kv.partition("=")
-            text = set_power(text, k.strip(), v.strip().replace(",", ", "))
+        for section, kvs in (("power", a.power), ("kernels", a.kernels)):
+            for kv in kvs:
+                k, _, v = kv.partition("=")
+                text = set_key(text, section, k.strip(), re.sub(r",\s*", ", ", v.strip()))
         open(changed, "w").write(text)
+        if a.keep:
+            shutil.copy(changed, a.keep)
         before, after = errors(gpusim, table, hw), errors(gpusim, table, changed)
     rows = a.rows.split(",") if a.rows else list(before)
     for r in rows:

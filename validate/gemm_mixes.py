@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""validate/gemm_mixes.py: two readings of a calibration's power phase, as docs/validation.md ("Two more H200
+leases") quotes them, for each calibration given.
+
+1. The GEMM + copy mixes by period (meta.sustained.mixes): fine (a layer's GEMM and 256 MiB copies, cycles under a
+   millisecond) and coarse (8192^3 GEMMs and 1 GiB copies, cycles of ~5 ms) at the same share of copy time; the
+   coarse mix's gain over the held rate (speedup - 1) over the fine one's at each share. 1 where the limiter
+   averages both alike; below 1 where a lower-power phase of milliseconds earns less than one of a fraction of one.
+2. --layer: the layer mix's twelve GEMMs (calibrate/torch_attention.py's `# layermix` line: torch's kernels held at
+   the cap, 16384 tokens of width 2048, ffn 8192) against the model's time for the same GEMMs held: gpusim's
+   timeline of one such layer (a scenario written to a temporary file) times its GEMM speed over the held rate.
+
+usage: validate/gemm_mixes.py HW.yaml ... [--layer] [--gpusim build/gpusim]
+e.g.   validate/gemm_mixes.py hardware/*-measured.yaml --layer
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+MIX = re.compile(r"\{name: (coarse|fine), m: \d+, n: \d+, k: \d+, gemms: (\d+), copies: (\d+), copy_bytes: \d+, "
+                 r"copy_us: ([\d.]+), cycle_us: ([\d.]+),\s+sm_mhz: \d+, power_w: \d+, speedup: ([\d.]+)")
+LAYER = """name: layer-mix
+model: {type: transformer, layers: 1, hidden: 2048, heads: 16, kv_heads: 16, ffn: gelu, ffn_hidden: 8192, seq: 2048,
+        vocab: 0, dtype: bf16, flash_attention: true, causal: true}
+training: {global_batch: 8, micro_batch: 8, optimizer: adam, master_weights: fp32, grad_dtype: bf16, recompute: none}
+parallel: {gpus: 1, tp: 1, pp: 1, dp: 1}
+"""
+GEMMS = ("qkv", "proj", "fc1", "fc2")
+
+
+def mixes(text):
+    """[(kind, copy share, speedup - 1)]"""
+    out = []
+    for kind, g, c, cu, cyc, s in MIX.findall(text):
+        out.append((kind, int(c) * float(cu) / float(cyc), float(s) - 1))
+    return out
+
+
+def layer(gpusim, hw, tmp):
+    raw = hw[:-5] if hw.endswith(".yaml") else hw
+    lm = [line for line in open(os.path.join(raw, "attention_torch.csv")) if line.startswith("# layermix")] \
+        if os.path.exists(os.path.join(raw, "attention_torch.csv")) else []
+    if not lm:
+        return None
+    torch_ms = float(lm[-1].split(",")[4])
+    sc, tr = os.path.join(tmp, "layer.yaml"), os.path.join(tmp, "layer.json")
+    open(sc, "w").write(LAYER)
+    p = subprocess.run([gpusim, "predict", sc, "--hw", hw, "--trace", tr, "--trace-ranks", "critical",
+                        "--format", "json"], capture_output=True, text=True)
+    if p.returncode:
+        return None
+    v = json.loads(p.stdout).get("clock", {}).get("gemm_speed", 1)
+    d = json.load(open(tr))
+    ev = d["traceEvents"] if isinstance(d, dict) else d
+    ms = sum(e["dur"] for e in ev if e.get("ph") == "X" and e.get("cat") == "compute" and
+             re.sub(r"_(dgrad|wgrad)$", "", e["name"].split("(")[0].split(" ")[0]) in GEMMS) / 1e3
+    return ms * v, torch_ms
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("hw", nargs="+")
+    ap.add_argument("--layer", action="store_true")
+    ap.add_argument("--gpusim", default="build/gpusim")
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        for hw in a.hw:
+            m = mixes(open(hw).read())
+            fine = [x for x in m if x[0] == "fine"]
+            coarse = [x for x in m if x[0] == "coarse"]
+            line = os.path.basename(hw)
+            if fine and coarse:
+                pairs = ", ".join(f"share {c[1]:.2f}: {c[2]:.3f} / {f[2]:.3f} = {c[2] / f[2]:.2f}"
+                                  for c, f in zip(coarse, fine) if f[2] > 0)
+                line += f"  coarse/fine gain: {pairs}"
+            else:
+                line += "  (no mixes)"
+            if a.layer:
+                r = layer(os.path.abspath(a.gpusim), hw, tmp)
+                line += (f"  layer GEMMs held: model {r[0]:.3f} ms, torch {r[1]:.3f} ms, ratio {r[0] / r[1]:.3f}"
+                         if r else "  (no layer mix)")
+            print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
