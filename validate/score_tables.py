@@ -122,6 +122,14 @@ MODELS = {
     "measured-h200x2-1128b.csv": [["--hw", "hardware/h200x2-1128b-measured.yaml"],
                                   ["--hw", "hardware/h200x4-1128a-measured.yaml"],
                                   ["--hw", "hardware/h200x2-1127g-measured.yaml"], ["--hw", "h200-sxm"]],
+    # 4 x H100 (NV18) of 2026-11-28 00:58 (device-cal.sh with the every-GPU hold and the idle-gap bursts, then
+    # lease-run.sh ROWS=everything GPUS=4 on one lease; a second run of the rows in validate/runs/2026-11-28-h100x4/
+    # repeat): its calibration, the 4 x H100 one of 2026-11-27 21:11 (held out, another lease), the 1127c one-GPU
+    # calibration composed into the DGX H100 preset (held out), the preset
+    "measured-h100x4-1128c.csv": [["--hw", "hardware/h100x4-1128c-measured.yaml"],
+                                  ["--hw", "hardware/h100x4-1127j-measured.yaml"],
+                                  ["--hw", "h100-dgx", "--gpu", "hardware/h100x1-1127c-measured.yaml"],
+                                  ["--hw", "h100-dgx"]],
     "measured-h200x2.csv": [["--hw", "hardware/h200x2-1127-measured.yaml"],
                             ["--hw", "hardware/h200x2-measured.yaml"],
                             ["--hw", "hardware/h200x2-measured.yaml", "--gpu", "hardware/h200x1-measured.yaml"],
