@@ -27,16 +27,20 @@ import sys
 # datasheet preset of its GPU; other tables: the hardware each scenario names
 MODELS = {
     "measured-h100x1.csv": [["--hw", "hardware/h100x1-measured.yaml"],
-                            ["--hw", "h100-dgx", "--gpu", "hardware/h100x1-1127c-measured.yaml"], ["--hw", "h100-dgx"]],
+                            ["--hw", "h100-dgx", "--gpu", "hardware/h100x1-1127c-measured.yaml"],
+                            ["--hw", "hardware/h100x4-1128c-measured.yaml"],
+                            ["--hw", "h100-dgx"]],
     # 4 x H100 (NV18 between every pair) of 2026-11-27: no calibration of that host; the one-H100 calibration
     # composed into the DGX H100 node (its NVLink and collectives), then the preset alone
     "measured-h100x4.csv": [["--hw", "h100-dgx", "--gpu", "hardware/h100x1-measured.yaml"],
                             ["--hw", "h100-dgx", "--gpu", "hardware/h100x1-1127c-measured.yaml"],
-                            ["--hw", "hardware/h100x4-1127j-measured.yaml"], ["--hw", "h100-dgx"]],
+                            ["--hw", "hardware/h100x4-1127j-measured.yaml"],
+                            ["--hw", "hardware/h100x4-1128c-measured.yaml"], ["--hw", "h100-dgx"]],
     # 2 x H100 (NV18) of 2026-11-27: the one-H100 calibration, whose host rows come from that same lease
     "measured-h100x2.csv": [["--hw", "h100-dgx", "--gpu", "hardware/h100x1-measured.yaml"],
                             ["--hw", "h100-dgx", "--gpu", "hardware/h100x1-1127c-measured.yaml"],
-                            ["--hw", "hardware/h100x4-1127j-measured.yaml"], ["--hw", "h100-dgx"]],
+                            ["--hw", "hardware/h100x4-1127j-measured.yaml"],
+                            ["--hw", "hardware/h100x4-1128c-measured.yaml"], ["--hw", "h100-dgx"]],
     # 2 x H200 of 2026-11-27, measured on the same lease as hardware/h200x2-1127-measured.yaml (calibrate/
     # device-cal.sh: the full calibration of that lease, host classes and the TP collective included)
     "measured-h200x2-1127.csv": [["--hw", "hardware/h200x2-1127-measured.yaml"],
@@ -51,7 +55,9 @@ MODELS = {
     # 1 x H100 of 2026-11-27, measured on the same lease as hardware/h100x1-1127-measured.yaml; then the
     # 2026-11-25 calibration of another H100 and the preset
     "measured-h100x1-1127.csv": [["--hw", "hardware/h100x1-1127-measured.yaml"],
-                                 ["--hw", "hardware/h100x1-measured.yaml"], ["--hw", "h100-dgx"]],
+                                 ["--hw", "hardware/h100x1-measured.yaml"],
+                                 ["--hw", "hardware/h100x4-1128c-measured.yaml"],
+                                 ["--hw", "h100-dgx"]],
     # a second 2 x H200 lease of 2026-11-27 (53 of the 69 rows: the call's budget ran out), measured on the same
     # lease as hardware/h200x2-1127b-measured.yaml; then the first lease's calibration and the preset
     "measured-h200x2-1127b.csv": [["--hw", "hardware/h200x2-1127b-measured.yaml"],
@@ -59,19 +65,27 @@ MODELS = {
     # 1 x H100 of 2026-11-27 afternoon (check-run, device-cal, lease-run on one lease): the first calibration with
     # the host rows after the GPU work and five rounds; then the morning H100's calibration and the preset
     "measured-h100x1-1127pm.csv": [["--hw", "hardware/h100x1-1127pm-measured.yaml"],
-                                   ["--hw", "hardware/h100x1-1127-measured.yaml"], ["--hw", "h100-dgx"]],
+                                   ["--hw", "hardware/h100x1-1127-measured.yaml"],
+                                   ["--hw", "hardware/h100x4-1128c-measured.yaml"],
+                                   ["--hw", "h100-dgx"]],
     # two more calls on one H100 lease of 2026-11-27 (validate/runner/cal-and-rows.sh: calibration with the attention
     # + GEMM mixes, then the rows, twice): each table's own calibration, the other's, the afternoon's first
     # calibration (no mixes: attention at a fixed time) and the preset
     "measured-h100x1-1127c.csv": [["--hw", "hardware/h100x1-1127c-measured.yaml"],
                                   ["--hw", "hardware/h100x1-1127d-measured.yaml"],
-                                  ["--hw", "hardware/h100x1-1127pm-measured.yaml"], ["--hw", "h100-dgx"]],
+                                  ["--hw", "hardware/h100x1-1127pm-measured.yaml"],
+                                  ["--hw", "hardware/h100x4-1128c-measured.yaml"],
+                                  ["--hw", "h100-dgx"]],
     "measured-h100x1-1127d.csv": [["--hw", "hardware/h100x1-1127d-measured.yaml"],
                                   ["--hw", "hardware/h100x1-1127c-measured.yaml"],
-                                  ["--hw", "hardware/h100x1-1127pm-measured.yaml"], ["--hw", "h100-dgx"]],
+                                  ["--hw", "hardware/h100x1-1127pm-measured.yaml"],
+                                  ["--hw", "hardware/h100x4-1128c-measured.yaml"],
+                                  ["--hw", "h100-dgx"]],
     # the torch.compile rows of one H100 (check-run, the 1127pm lease): its calibration, 1127c's, the preset
     "measured-h100x1-1127pm-compiled.csv": [["--hw", "hardware/h100x1-1127pm-measured.yaml"],
-                                            ["--hw", "hardware/h100x1-1127c-measured.yaml"], ["--hw", "h100-dgx"]],
+                                            ["--hw", "hardware/h100x1-1127c-measured.yaml"],
+                                            ["--hw", "hardware/h100x4-1128c-measured.yaml"],
+                                            ["--hw", "h100-dgx"]],
     # 4 x H200 (NV18) of 2026-11-27 16:13 (calibrate/device-cal.sh, then lease-run.sh ROWS=everything GPUS=4 on one
     # lease): the first H200 calibration with the attention + GEMM mixes and the torch.compile host rows, its 82
     # eager and 7 compiled rows; then the morning 4 x H200 lease's calibration (no mixes), the 2 x H200's, the preset
@@ -105,8 +119,10 @@ MODELS = {
                                   ["--hw", "hardware/h200x4-1127e-measured.yaml"], ["--hw", "h200-sxm"]],
     # 4 x H100 (NV18) of 2026-11-27 21:11 (device-cal.sh, then lease-run.sh ROWS=everything GPUS=4 on one lease): the
     # first calibration of an H100 host of several GPUs (its collectives: groups of 2 to 4), its 82 eager + 7
-    # compiled rows; then the 1127c one-GPU calibration composed into the DGX H100 preset (held out), the preset
+    # compiled rows; then the 4 x H100 one of 2026-11-28 00:58 (held out, another lease), the 1127c one-GPU
+    # calibration composed into the DGX H100 preset (held out), the preset
     "measured-h100x4-1127j.csv": [["--hw", "hardware/h100x4-1127j-measured.yaml"],
+                                  ["--hw", "hardware/h100x4-1128c-measured.yaml"],
                                   ["--hw", "h100-dgx", "--gpu", "hardware/h100x1-1127c-measured.yaml"],
                                   ["--hw", "h100-dgx"]],
     # 4 x H200 (NV18) of 2026-11-27 22:49 (asked as 4 x H100; device-cal.sh with the every-GPU hold: the first
