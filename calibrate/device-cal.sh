@@ -8,7 +8,9 @@
 #                                     the grid, as in hardware/h100x1-measured), NAME (default <gpu>x<N>, with
 #                                     SUFFIX: <gpu>x<N>-SUFFIX, named after the GPUs the lease gave),
 #                                     PROFILE_ROWS (rows of validate/runner/configs.py profiled kernel by kernel
-#                                     after it: kprof.csv, kernels.csv, gaps.csv)
+#                                     after it: kprof.csv, kernels.csv, gaps.csv), QUICK=1 (a short call of
+#                                     about 3 minutes: --quick with the power phase, its idle-gap bursts among it,
+#                                     and --kernels torch; no --attention torch, no --scenario shapes)
 # Files in $OUT: summary.txt, log.txt, NAME-measured.yaml, calibrate.txt (its log), raw.tar.gz (the raw CSVs:
 # unpack into hardware/NAME-measured/ and refit there, as calibrate/device-run.sh's header says).
 set -u
@@ -38,10 +40,12 @@ h100) base="--base hardware/h100-dgx.yaml" ;;
 esac
 yaml=$OUT/$name-measured.yaml
 # shellcheck disable=SC2086 # $base is an option and its value
-(time timeout 480 $cal -v -o "$yaml" --raw "$work/raw" $base --sustain "${SUSTAIN:-20}" --attention torch \
-	--kernels torch --scenario "${SCENARIO:-scenarios/validate/t07-single.yaml}") >"$OUT/calibrate.txt" 2>&1
+what=(--attention torch --kernels torch --scenario "${SCENARIO:-scenarios/validate/t07-single.yaml}")
+[ "${QUICK:-0}" = 1 ] && what=(--quick --kernels torch)
+(time timeout 480 $cal -v -o "$yaml" --raw "$work/raw" $base --sustain "${SUSTAIN:-20}" "${what[@]}") \
+	>"$OUT/calibrate.txt" 2>&1
 say "calibrate: exit $? ($(($(date +%s) - t0)) s)"
-grep -E "^calibrate: (phases|wrote|fit intra all_reduce|[a-z]+ attention (beside|in a layer))|^gpusim:|^real" "$OUT/calibrate.txt" | tee -a "$summary"
+grep -E "^calibrate: (phases|wrote|fit intra all_reduce|[a-z]+ attention (beside|in a layer)|power: (after|an idle gap))|^gpusim:|^real" "$OUT/calibrate.txt" | tee -a "$summary"
 tar -C "$work" -czf "$OUT/raw.tar.gz" raw
 say "raw: $(du -h "$OUT/raw.tar.gz" | cut -f1)"
 if [ -n "${PROFILE_ROWS:-}" ]; then
