@@ -338,14 +338,12 @@ static void gap_sweep(struct run *r, struct gb_gemm *g)
 			return;
 		}
 		p->ngap++;
-		double last = 0;
-		int nl = 0;
-		for (int b = nbins / 2; b < nbins; b++)
-			if (x->us[b] > 0)
-				last += x->us[b], nl++;
-		if (x->us[0] > 0 && nl)
-			run_progress(r, true, "power: after %.3g ms idle (measured %.3g), the first 2 ms of GEMMs at x%.3f of "
-				     "the block's second half", gaps_ms[i], x->idle_us / 1e3, last / nl / x->us[0]);
+		double held = sustain_gap_held_us(p), peak = 0, at = 0;
+		double e = sustain_gap_extra_ms(x, held, &peak, &at);
+		if (x->us[0] > 0 && held > 0)
+			run_progress(r, true, "power: after %.3g ms idle (measured %.3g), the GEMMs' first 2 ms at x%.3f of "
+				     "the held rate, their fastest x%.3f (%.3g ms in); %.3g ms of work beyond the held rate",
+				     gaps_ms[i], x->idle_us / 1e3, held / x->us[0], peak, at, e);
 	}
 	double tau = 0, emax = 0;
 	if (sustain_gap_fit(p, sustain_gap_held_us(p), &tau, &emax))

@@ -175,6 +175,23 @@ static double gap_resid(const double *g, const double *y, int n, double tau, dou
 	return r;
 }
 
+double sustain_gap_extra_ms(const struct cal_gap *x, double held_us, double *peak, double *at_ms)
+{
+	double e = 0, best = 0, at = 0;
+	for (int b = 0; b < x->nbins && held_us > 0; b++)
+		if (x->us[b] > 0) {
+			double s = held_us / x->us[b];
+			e += (s - 1) * x->bin_us / 1e3;
+			if (s > best)
+				best = s, at = b * x->bin_us / 1e3;
+		}
+	if (peak)
+		*peak = best;
+	if (at_ms)
+		*at_ms = at;
+	return e;
+}
+
 double sustain_gap_held_us(const struct cal_power *p)
 {
 	for (int i = 0; p->ngap && i < p->nrates; i++)
@@ -191,10 +208,7 @@ bool sustain_gap_fit(const struct cal_power *p, double held_us, double *tau_ms, 
 	bool pos = false;
 	for (int i = 0; i < p->ngap && held_us > 0; i++) {
 		const struct cal_gap *x = &p->gap[i];
-		double e = 0;
-		for (int b = 0; b < x->nbins; b++)
-			if (x->us[b] > 0)
-				e += (held_us / x->us[b] - 1) * x->bin_us / 1e3;
+		double e = sustain_gap_extra_ms(x, held_us, NULL, NULL);
 		g[n] = (x->idle_us > 0 ? x->idle_us : x->gap_us) / 1e3;
 		y[n++] = e;
 		pos |= e > 0;

@@ -62,6 +62,9 @@ void sustain_gpu_rates(const struct calib *c, struct hw_gpu *g);
  * e_max); least squares, tau on a log grid from 0.01 ms to 10 s refined by golden section, e_max in closed form.
  * false with fewer than 3 gaps or no positive extra work (outputs untouched). */
 bool sustain_gap_fit(const struct cal_power *p, double held_us, double *tau_ms, double *emax_ms);
+/* sustain_gap_extra_ms: one gap's extra GEMM work over the held rate (held_us), summed over its block's bins, ms;
+ * *peak the fastest bin's speed over the held rate and *at_ms where that bin starts (either may be NULL) */
+double sustain_gap_extra_ms(const struct cal_gap *x, double held_us, double *peak, double *at_ms);
 /* sustain_gap_held_us: the held time of the gap bursts' GEMM (the rate row of its shape), 0 when none */
 double sustain_gap_held_us(const struct cal_power *p);
 /* sustain_meta: meta.sustained: the warm-up, the per-shape peak and sustained rates with their clocks and power,

@@ -388,6 +388,20 @@ static void test_gap_fit(void)
 		double e = 3 * (1 - exp(-g[i] / 8));
 		*x = (struct cal_gap){8192, 8192, 2048, g[i] * 1e3, g[i] * 1e3, 4, 2000, 3, {400 / (1 + e / 2), 400, 400}};
 	}
+	/* one gap's bins by hand: after 10 ms, E = 3 (1 - e^(-10/8)) = 2.1405 ms, the first bin 1 + E/2 = x2.0702 the
+	 * held rate and the fastest, starting 0 ms in; bins of 0 (no GEMM started there) count nothing */
+	double peak = 0, at = -1;
+	CHECK_NEAR(sustain_gap_extra_ms(&p.gap[3], 400, &peak, &at), 3 * (1 - exp(-10.0 / 8)), 1e-9);
+	CHECK_NEAR(peak, 1 + 1.5 * (1 - exp(-10.0 / 8)), 1e-12);
+	CHECK_NEAR(at, 0, 0);
+	{
+		struct cal_gap late = {8192, 8192, 2048, 1e4, 1e4, 4, 2000, 4, {500, 400, 320, 0}};
+		/* (400/500 - 1) 2 + 0 + (400/320 - 1) 2 = -0.4 + 0.5 = 0.1 ms; fastest x1.25, 4 ms in */
+		CHECK_NEAR(sustain_gap_extra_ms(&late, 400, &peak, &at), 0.1, 1e-12);
+		CHECK_NEAR(peak, 1.25, 1e-12);
+		CHECK_NEAR(at, 4, 1e-12);
+		CHECK_NEAR(sustain_gap_extra_ms(&late, 400, NULL, NULL), 0.1, 1e-12);
+	}
 	double tau = 0, emax = 0;
 	CHECK(sustain_gap_fit(&p, 400, &tau, &emax));
 	CHECK_NEAR(tau, 8, 1e-6);
