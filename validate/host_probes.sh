@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# validate/host_probes.sh: the host-sensitive rows of every lease that kept its host rows, scored with each host
+# probe that lease has: the calibration's own (gpusim calibrate's torch probe; after the GPU work since stop 25)
+# and the fresh-process probes validate/runner/lease-run.sh takes right before and after the rows (refitted in
+# place of the calibration's host rows with validate/what_if.py --host-rows). Rows: those validate/host_split.py
+# calls host-sensitive with the lease's own calibration. Prints, per lease and probe, the rows' median |error|, max
+# and signed median (docs/validation.md, "A 4 x H100 lease with the gap bursts").
+# usage: validate/host_probes.sh [GPUSIM [GPUSIM_REFIT]]   (defaults build/gpusim, build-rel/gpusim: the refit needs
+#        a gpusim built with calibrate); run from the repository root; about 2 minutes
+set -eu
+gpusim=${1:-build/gpusim}
+refit=${2:-build-rel/gpusim}
+tmp=$(mktemp -d)
+tmphw=hardware/.host-probes-$$.yaml   # beside the calibrations: their relative paths resolve as theirs
+trap 'rm -rf "$tmp" "$tmphw"' EXIT
+score() {  # HW TABLE LABELS...
+	local hw=$1 table=$2
+	shift 2
+	"$gpusim" validate "$table" --hw "$hw" --format csv | python3 -c '
+import csv, statistics, sys
+want = set(sys.argv[1:])
+e = [100 * float(r["rel_error"]) for r in csv.DictReader(sys.stdin) if r["label"] in want and r["rel_error"]]
+a = [abs(x) for x in e]
+print("%2d rows  %5.1f %% / %5.1f %% / %+6.1f %%" % (len(e), statistics.median(a), max(a), statistics.median(e))
+      if e else "no rows")' "$@"
+}
+lease() {  # RUN_DIR TABLE CALIBRATION BASE
+	local dir=validate/runs/$1 table=validate/$2 name=$3 hw=hardware/$3-measured base=$4
+	# shellcheck disable=SC2046 # the labels, one word each
+	set -- $(python3 validate/host_split.py "$table" "$hw.yaml" "$gpusim" |
+		sed -n 's/^host-sensitive rows: //p' | awk '{for (i = 1; i <= NF; i += 2) print $i}')
+	printf '%-14s %-28s ' "$name" "own (the calibration's)"
+	score "$hw.yaml" "$table" "$@"
+	for probe in "$dir"/host-h*0.csv "$dir"/host-h*0-after.csv; do
+		python3 validate/what_if.py "$table" "$hw.yaml" --host-rows "$probe" --base "$base" --gpusim "$refit" \
+			--keep "$tmp/m.yaml" >/dev/null
+		cp "$tmp/m.yaml" "$tmphw"
+		printf '%-14s %-28s ' "" "fresh: $(basename "$probe")"
+		score "$tmphw" "$table" "$@"
+	done
+}
+echo "calibration    host probe                   rows: median |error| / max / signed median"
+lease 2026-11-27-h100x1 measured-h100x1-1127.csv h100x1-1127 h100-dgx
+lease 2026-11-27-h200x2b measured-h200x2-1127b.csv h200x2-1127b h200-sxm
+lease 2026-11-27-h200x4-pm measured-h200x4-1127e.csv h200x4-1127e h200-sxm
+lease 2026-11-27-h200x2-pm measured-h200x2-1127f.csv h200x2-1127f h200-sxm
+lease 2026-11-27-h200x2-eve measured-h200x2-1127g.csv h200x2-1127g h200-sxm
+lease 2026-11-27-h200x4-night measured-h200x4-1127i.csv h200x4-1127i h200-sxm
+lease 2026-11-27-h100x4-night measured-h100x4-1127j.csv h100x4-1127j h100-dgx
+lease 2026-11-27-h200x4-late measured-h200x4-1128a.csv h200x4-1128a h200-sxm
+lease 2026-11-27-h200x2-late measured-h200x2-1128b.csv h200x2-1128b h200-sxm
+lease 2026-11-28-h100x4 measured-h100x4-1128c.csv h100x4-1128c h100-dgx
