@@ -58,20 +58,6 @@ def probe(path, rounds, note):
     return time.perf_counter() - t0
 
 
-def timed_steps(row, dev, n):
-    """n steps as torch_step.run_row times them: (step seconds to the device sync, host seconds to the enqueue)"""
-    import torch_step
-    res = []
-    for _ in range(n):
-        torch_step.barrier(dev)
-        t0 = time.perf_counter()
-        row.step()
-        host = time.perf_counter() - t0
-        torch_step.sync(dev)
-        res.append((time.perf_counter() - t0, host))
-    return res
-
-
 def run(a):
     import torch_step
     dev = torch.device("cuda", 0)
@@ -92,12 +78,12 @@ def run(a):
             ctx = torch_step.sdpa_kernel([torch_step.SDPBackend.FLASH_ATTENTION])
         with ctx:
             row = torch_step.Row(r, args, torch_step.Layout(r, 0, 1, {}), dev)
-            timed_steps(row, dev, a.warmup)
-            got = {"before": timed_steps(row, dev, a.iters)}
+            torch_step.timed_steps(row, dev, a.warmup)
+            got = {"before": torch_step.timed_steps(row, dev, a.iters)}
             s = probe(os.path.join(a.out, "host-in-%s.csv" % r["label"]), a.rounds,
                       "with %s's model, optimizer and inputs alive, after %d steps" % (r["label"],
                                                                                         a.warmup + a.iters))
-            got["after"] = timed_steps(row, dev, a.iters)
+            got["after"] = torch_step.timed_steps(row, dev, a.iters)
         for phase, ts in got.items():
             steps += ["%s,%s,%d,%.7f,%.7f" % (r["label"], phase, i, t, h) for i, (t, h) in enumerate(ts)]
         med = {p: statistics.median(t for t, _ in ts) * 1e3 for p, ts in got.items()}

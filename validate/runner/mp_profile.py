@@ -48,14 +48,7 @@ def export(prof, path):
 
 
 def step_walls(row, dev, n):
-    ws = []
-    for _ in range(n):
-        torch_step.barrier(dev)
-        t0 = time.perf_counter()
-        row.step()
-        torch_step.sync(dev)
-        ws.append((time.perf_counter() - t0) * 1e6)
-    return ws
+    return [t * 1e6 for t, _ in torch_step.timed_steps(row, dev, n)]
 
 
 def summarise(prof):

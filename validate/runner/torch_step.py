@@ -698,14 +698,8 @@ def run_row(r, args, lay, world, dev, cache, carried=0):
             row.step(optimizer=False)
             sync(dev)
             return {"checksum": row.checksum()}
-        times, host = [], []
-        for _ in range(args.warmup + args.iters):
-            barrier(dev)
-            t0 = time.perf_counter()
-            row.step()
-            host.append(time.perf_counter() - t0)  # the host's part: the step enqueued, before the device sync
-            sync(dev)
-            times.append(time.perf_counter() - t0)
+        steps = timed_steps(row, dev, args.warmup + args.iters)
+        times, host = [t for t, _ in steps], [h for _, h in steps]
     peak = torch.cuda.max_memory_allocated(dev) if dev.type == "cuda" else 0
     ranks = None
     if args.steps:  # every rank's own steps, before the slowest rank's is taken (--steps)
@@ -723,6 +717,20 @@ def run_row(r, args, lay, world, dev, cache, carried=0):
     del row
     return {"median": statistics.median(timed), "min": min(timed), "max": max(timed), "n": len(timed),
             "peak_mem": t[-2], "carried": t[-1], "dynamo": dynamo_counts() if compiled else None, "ranks": ranks}
+
+
+def timed_steps(row, dev, n):
+    """n steps of row, each started on every rank together (barrier): [(seconds to the device sync, seconds of the
+    host's part: the step enqueued, before the sync)]"""
+    res = []
+    for _ in range(n):
+        barrier(dev)
+        t0 = time.perf_counter()
+        row.step()
+        host = time.perf_counter() - t0
+        sync(dev)
+        res.append((time.perf_counter() - t0, host))
+    return res
 
 
 def write_steps(path, label, warmup, ranks):
