@@ -133,3 +133,13 @@ void calib_nccl_version(char *buf, size_t len, int v)
 	else
 		snprintf(buf, len, "%d.%d.%d", v / 10000, (v / 100) % 100, v % 100);
 }
+
+bool cal_series_disturbed(double median_us, double min_us)
+{
+	return min_us > 0 && median_us > CAL_SERIES_SPREAD * min_us;
+}
+
+bool cal_series_better(double a_median_us, double b_median_us)
+{
+	return b_median_us > 0 && (!(a_median_us > 0) || b_median_us < a_median_us);
+}

@@ -26,6 +26,7 @@ struct run {
 	double t0, tphase;
 	char phases[512];
 	const char *phase;
+	int gemm_disturbed, gemm_still;  /* GEMM series timed again (cal_series_disturbed), and still so after it */
 };
 
 /* run_now_s: a monotonic clock in seconds. */

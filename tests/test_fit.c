@@ -222,8 +222,26 @@ static void test_calib_fit_series(void)
 	calib_release(&c);
 }
 
+/* A disturbed GEMM series, with the numbers of hardware/h100x4-1128c-measured/gemm.csv: 8192x1024x1024 at a median
+ * of 39.728 us for a fastest sample of 32.974 (39.728 / 32.974 = 1.205 > 1.1: timed again), 8192x8192x8192 at
+ * 1395.14 for 1385.73 (1.007: kept), a series exactly 1.1x its minimum kept (the bound is strict); a second timing
+ * replaces the first only with a lower median (33.2 < 39.7), never with a failed one (0), and fills a failed first. */
+static void test_series_disturbed(void)
+{
+	CHECK(cal_series_disturbed(39.728, 32.974));
+	CHECK(!cal_series_disturbed(1395.14, 1385.73));
+	CHECK(!cal_series_disturbed(110.0, 100.0));
+	CHECK(!cal_series_disturbed(39.728, 0));
+	CHECK(cal_series_better(39.728, 33.2));
+	CHECK(!cal_series_better(33.2, 39.728));
+	CHECK(!cal_series_better(33.2, 33.2));
+	CHECK(!cal_series_better(33.2, 0));
+	CHECK(cal_series_better(0, 33.2));
+}
+
 int main(void)
 {
+	test_series_disturbed();
 	test_two_lines_exact();
 	test_three_regimes_noisy();
 	test_flat_and_one_line();
