@@ -253,7 +253,7 @@ struct cal_series *calib_add_series(struct calib *c);
 /* the measured point of a shape, or NULL */
 const struct cal_gemm_pt *calib_find_gemm(const struct calib *c, enum dtype dt, long m, long n, long k);
 /* A timed series whose median lies more than CAL_SERIES_SPREAD times above its fastest sample: most of its samples
- * were slowed by something else (on one 4 x H100 calibration, 35 of 3,712 GEMM series, 8192x1024x1024 at 39.7 us
+ * were slowed by something else (on one 4 x H100 calibration, 35 of 3,711 GEMM series, 8192x1024x1024 at 39.7 us
  * for a minimum of 33.0, 32.0-34.6 us on six other H100s); a settled GPU repeats a product within 1-3 %. */
 #define CAL_SERIES_SPREAD 1.1
 bool cal_series_disturbed(double median_us, double min_us);
