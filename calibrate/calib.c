@@ -112,7 +112,27 @@ void calib_fit(struct calib *c, FILE *f)
 			"over %.0f B..%.0f B\n", cal_scope_name(s->scope), cal_op_name(s->op), s->n, s->fit.nlines,
 			s->fit.nlines == 1 ? "" : "s", 100 * s->fit.median_rel_err, 100 * s->fit.max_rel_err,
 			s->bytes[0], s->bytes[s->npts - 1]);
+		int lo, hi;
+		if (s->fit.median_rel_err > CAL_FIT_WARN && cal_series_drop(s, &lo, &hi) > 1 + CAL_FIT_WARN)
+			fprintf(f, "calibrate: warning: %s %s n=%d is faster at %.0f B (%.1f us) than at %.0f B (%.1f us): "
+				"a disturbed point or a change of NCCL's algorithm, which no envelope of lines follows; "
+				"predictions of these collectives carry the %.0f%% median misfit\n", cal_scope_name(s->scope),
+				cal_op_name(s->op), s->n, s->bytes[hi], s->us[hi], s->bytes[lo], s->us[lo],
+				100 * s->fit.median_rel_err);
 	}
+}
+
+double cal_series_drop(const struct cal_series *s, int *lo, int *hi)
+{
+	double worst = 1;
+	int a = 0, b = 0;
+	for (int i = 0; i < s->npts; i++)
+		for (int j = i + 1; j < s->npts; j++)
+			if (s->us[j] > 0 && s->bytes[j] > s->bytes[i] && s->us[i] / s->us[j] > worst)
+				worst = s->us[i] / s->us[j], a = i, b = j;
+	*lo = a;
+	*hi = b;
+	return worst;
 }
 
 int calib_node_gpus(const struct calib *c)

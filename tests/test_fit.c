@@ -1,7 +1,9 @@
 /* test_fit: the collective envelope fit, the affine and GEMM-model fits, and GEMM table assembly, on synthetic
  * measurements made from known lines, so every expected number is derivable by hand. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "tests/check.h"
 #include "calibrate/calib.h"
 #include "calibrate/fit.h"
@@ -219,6 +221,60 @@ static void test_calib_fit_series(void)
 	CHECK_NEAR(cal_busfactor(COLL_SEND_RECV, 8), 1, 1e-12);
 	CHECK_STR(cal_op_name(COLL_ALL_TO_ALL), "all_to_all");
 	CHECK_STR(cal_dtype_name(DT_FP8), "fp8");
+	int lo = -1, hi = -1;
+	CHECK_NEAR(cal_series_drop(s, &lo, &hi), 1, 0);  /* rising everywhere: no drop */
+	calib_release(&c);
+}
+
+/* A sweep that falls with size (the 4 x H100 all_reduce of 4 GPUs, 2026-11-28, rounded: 40 us from 8 B to 8 KiB, 25
+ * us from 16 KiB to 2 MiB, then bandwidth-bound at 360 GB/s bus): the largest fall is 40 / 25 = 1.6, from 8 B to 16
+ * KiB (the first 40 and the first 25: later equal ones do not replace them), and the fit line plus a warning naming
+ * that pair are printed. */
+static void test_series_falls(void)
+{
+	struct calib c;
+	calib_init(&c);
+	struct cal_series *s = calib_add_series(&c);
+	s->scope = SCOPE_INTRA;
+	s->op = COLL_ALL_REDUCE;
+	s->n = 4;
+	for (double b = 8; b <= 1 << 30; b *= 2) {
+		double t = b <= 8192 ? 40 : b <= (1 << 21) ? 25 : 25 + b * 1.5 / 360e3;
+		s->bytes[s->npts] = b, s->us[s->npts++] = t;
+	}
+	int lo = -1, hi = -1;
+	CHECK_NEAR(cal_series_drop(s, &lo, &hi), 1.6, 1e-12);
+	CHECK_NEAR(s->bytes[lo], 8, 0);
+	CHECK_NEAR(s->bytes[hi], 16384, 0);
+	char buf[2048] = {0};
+	FILE *f = tmpfile();
+	CHECK(f != NULL);
+	if (f) {
+		calib_fit(&c, f);
+		rewind(f);
+		size_t n = fread(buf, 1, sizeof buf - 1, f);
+		buf[n] = 0;
+		fclose(f);
+	}
+	CHECK(s->fitted);
+	CHECK(strstr(buf, "calibrate: fit intra all_reduce") != NULL);
+	CHECK(s->fit.median_rel_err > CAL_FIT_WARN);  /* 24.3 %: the lower envelope sits between 25 and 40 us */
+	CHECK(strstr(buf, "calibrate: warning: intra all_reduce n=4 is faster at 16384 B (25.0 us) than at 8 B "
+			  "(40.0 us)") != NULL);
+	/* the same sweep rising everywhere (40 us flat, then the bandwidth line): a fit and no warning */
+	for (int i = 0; i < s->npts; i++)
+		s->us[i] = s->bytes[i] <= (1 << 21) ? 40 : 40 + s->bytes[i] * 1.5 / 360e3;
+	f = tmpfile();
+	CHECK(f != NULL);
+	if (f) {
+		calib_fit(&c, f);
+		rewind(f);
+		size_t n = fread(buf, 1, sizeof buf - 1, f);
+		buf[n] = 0;
+		fclose(f);
+	}
+	CHECK(strstr(buf, "calibrate: fit intra all_reduce") != NULL);
+	CHECK(strstr(buf, "warning") == NULL);
 	calib_release(&c);
 }
 
@@ -242,6 +298,7 @@ static void test_series_disturbed(void)
 int main(void)
 {
 	test_series_disturbed();
+	test_series_falls();
 	test_two_lines_exact();
 	test_three_regimes_noisy();
 	test_flat_and_one_line();
