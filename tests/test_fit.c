@@ -203,14 +203,35 @@ static void test_gemm_table(void)
 	CHECK_INT(gemmtab_datasheet("Radeon", pk, &hbm, &label), 0);
 }
 
+/* one intra-node series of op over n GPUs in c (initialised here) */
+static struct cal_series *one_series(struct calib *c, enum coll_op op, int n)
+{
+	calib_init(c);
+	struct cal_series *s = calib_add_series(c);
+	s->scope = SCOPE_INTRA;
+	s->op = op;
+	s->n = n;
+	return s;
+}
+
+/* what calib_fit prints for c, into buf */
+static void fit_log(struct calib *c, char *buf, size_t len)
+{
+	FILE *f = tmpfile();
+	buf[0] = 0;
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	calib_fit(c, f);
+	rewind(f);
+	buf[fread(buf, 1, len - 1, f)] = 0;
+	fclose(f);
+}
+
 static void test_calib_fit_series(void)
 {
 	struct calib c;
-	calib_init(&c);
-	struct cal_series *s = calib_add_series(&c);
-	s->scope = SCOPE_INTRA;
-	s->op = COLL_ALL_GATHER;
-	s->n = 2;
+	struct cal_series *s = one_series(&c, COLL_ALL_GATHER, 2);
 	/* all-gather n=2: busfactor 1/2; t = 6 + bytes*0.5/(300e3) */
 	for (double b = 64; b <= 1 << 30; b *= 4)
 		s->bytes[s->npts] = b, s->us[s->npts++] = 6 + b * 0.5 / 300e3;
@@ -233,11 +254,7 @@ static void test_calib_fit_series(void)
 static void test_series_falls(void)
 {
 	struct calib c;
-	calib_init(&c);
-	struct cal_series *s = calib_add_series(&c);
-	s->scope = SCOPE_INTRA;
-	s->op = COLL_ALL_REDUCE;
-	s->n = 4;
+	struct cal_series *s = one_series(&c, COLL_ALL_REDUCE, 4);
 	for (double b = 8; b <= 1 << 30; b *= 2) {
 		double t = b <= 8192 ? 40 : b <= (1 << 21) ? 25 : 25 + b * 1.5 / 360e3;
 		s->bytes[s->npts] = b, s->us[s->npts++] = t;
@@ -246,16 +263,8 @@ static void test_series_falls(void)
 	CHECK_NEAR(cal_series_drop(s, &lo, &hi), 1.6, 1e-12);
 	CHECK_NEAR(s->bytes[lo], 8, 0);
 	CHECK_NEAR(s->bytes[hi], 16384, 0);
-	char buf[2048] = {0};
-	FILE *f = tmpfile();
-	CHECK(f != NULL);
-	if (f) {
-		calib_fit(&c, f);
-		rewind(f);
-		size_t n = fread(buf, 1, sizeof buf - 1, f);
-		buf[n] = 0;
-		fclose(f);
-	}
+	char buf[2048];
+	fit_log(&c, buf, sizeof buf);
 	CHECK(s->fitted);
 	CHECK(strstr(buf, "calibrate: fit intra all_reduce") != NULL);
 	CHECK(s->fit.median_rel_err > CAL_FIT_WARN);  /* 24.3 %: the lower envelope sits between 25 and 40 us */
@@ -264,15 +273,7 @@ static void test_series_falls(void)
 	/* the same sweep rising everywhere (40 us flat, then the bandwidth line): a fit and no warning */
 	for (int i = 0; i < s->npts; i++)
 		s->us[i] = s->bytes[i] <= (1 << 21) ? 40 : 40 + s->bytes[i] * 1.5 / 360e3;
-	f = tmpfile();
-	CHECK(f != NULL);
-	if (f) {
-		calib_fit(&c, f);
-		rewind(f);
-		size_t n = fread(buf, 1, sizeof buf - 1, f);
-		buf[n] = 0;
-		fclose(f);
-	}
+	fit_log(&c, buf, sizeof buf);
 	CHECK(strstr(buf, "calibrate: fit intra all_reduce") != NULL);
 	CHECK(strstr(buf, "warning") == NULL);
 	calib_release(&c);
