@@ -28,8 +28,6 @@ import subprocess
 import sys
 import tempfile
 
-MIX = re.compile(r"\{name: (coarse|fine), m: \d+, n: \d+, k: \d+, gemms: (\d+), copies: (\d+), copy_bytes: \d+, "
-                 r"copy_us: ([\d.]+), cycle_us: ([\d.]+),\s+sm_mhz: \d+, power_w: \d+, speedup: ([\d.]+)")
 MIXFULL = re.compile(r"\{name: (coarse|fine),\s+m: (\d+),\s+n: (\d+),\s+k: (\d+),\s+gemms: (\d+),\s+copies: (\d+),"
                      r"\s+copy_bytes: \d+,\s+copy_us: ([\d.]+),\s+cycle_us: ([\d.]+),\s+sm_mhz: \d+,\s+"
                      r"power_w: \d+,\s+speedup: ([\d.]+)(?:,\s+exponent: ([\d.]+))?")
@@ -46,10 +44,8 @@ GEMMS = ("qkv", "proj", "fc1", "fc2")
 
 def mixes(text):
     """[(kind, copy share, speedup - 1)]"""
-    out = []
-    for kind, g, c, cu, cyc, s in MIX.findall(text):
-        out.append((kind, int(c) * float(cu) / float(cyc), float(s) - 1))
-    return out
+    return [(kind, int(c) * float(cu) / float(cyc), float(sp) - 1)
+            for kind, _m, _n, _k, _g, c, cu, cyc, sp, _e in MIXFULL.findall(text)]
 
 
 def credit(g, tau):

@@ -3,7 +3,8 @@
 trials docs/validation.md reports as tried and not taken (or not measured yet) without editing a committed file.
 
 usage: validate/what_if.py TABLE HW [--power KEY=VALUE ...] [--kernels KEY=VALUE ...]
-                           [--tp-coll TP_BLOCK.csv | --host-rows HOST.csv] [--base PRESET] [--rows A,B]
+                           [--drop SECTION.KEY ...] [--tp-coll TP_BLOCK.csv | --host-rows HOST.csv |
+                           --gemm-patched] [--base PRESET] [--rows A,B]
                            [--keep FILE] [--gpusim build/gpusim]
   --power KEY=VALUE   a key of the model's gpu.power section set to VALUE (exponent, comm, idle, burst_speedup,
                       memory_bound), or added (gpu_rates, e.g. gpu_rates=[0.995,0.974,0.985,0.98]; window_ms=3)
@@ -14,8 +15,12 @@ usage: validate/what_if.py TABLE HW [--power KEY=VALUE ...] [--kernels KEY=VALUE
   --host-rows FILE    the calibration refitted likewise with the `host` rows of FILE (a lease's host rows,
                       host-*.csv of validate/runner/lease-run.sh) in place of its own of the same name and size
                       (the others, the compiled ones among them, kept)
+  --drop SECTION.KEY  a key of gpu.SECTION removed (power.window_ms, kernels.gemm_extra: what the key is worth)
+  --gemm-patched      the calibration refitted with each disturbed GEMM series of its raw gemm.csv (median over 1.1x
+                      its fastest sample) taken at its fastest sample times the typical median/fastest ratio
   --keep FILE         also write the changed model to FILE (for validate/spread.py, validate/host_split.py)
-  (--tp-coll and --host-rows refit with `gpusim calibrate`: a --gpusim built with it, e.g. build-rel/gpusim)
+  (--tp-coll, --host-rows and --gemm-patched refit with `gpusim calibrate`: a --gpusim built with it, e.g.
+  build-rel/gpusim)
 e.g.   validate/what_if.py validate/measured-h100x4-1127j.csv hardware/h100x4-1127j-measured.yaml --power comm=0.85
 Prints each selected row's error with HW and with the changed copy, then median and max |error| of both.
 """
@@ -54,12 +59,23 @@ def set_key(text, section, key, value):
     return text[:m.start(1)] + new + text[m.end(1):]
 
 
-def refit(gpusim, hw, base, out, edit):
-    """HW's raw folder refitted into out with its kernels_torch.csv lines passed through edit(lines)"""
+def drop_key(text, section, key):
+    """text without gpu.SECTION's KEY (a line of its own, or a flow map on one line)"""
+    m = re.search(r"^  %s:\n((?:    .*\n)+)" % section, text, re.M)
+    if not m:
+        sys.exit("what_if: the model has no gpu.%s section" % section)
+    new, n = re.subn(r"^    %s: .*\n" % re.escape(key), "", m.group(1), count=1, flags=re.M)
+    if not n:
+        sys.exit("what_if: the model has no gpu.%s.%s" % (section, key))
+    return text[:m.start(1)] + new + text[m.end(1):]
+
+
+def refit(gpusim, hw, base, out, edit, raw_file="kernels_torch.csv"):
+    """HW's raw folder refitted into out with the lines of its raw_file passed through edit(lines)"""
     raw = hw[:-5] if hw.endswith(".yaml") else hw
     work = tempfile.mkdtemp()
     shutil.copytree(raw, os.path.join(work, "raw"))
-    kt = os.path.join(work, "raw", "kernels_torch.csv")
+    kt = os.path.join(work, "raw", raw_file)
     rows = edit(open(kt).readlines())
     open(kt, "w").writelines(rows)
     r = subprocess.run([gpusim, "calibrate", "--refit", os.path.join(work, "raw"), "-o", out, "--base", base],
@@ -100,14 +116,27 @@ def host_rows_edit(host_csv):
     return lambda lines: lines + rows  # the probe's reader: a row again replaces the one of its name and size
 
 
+def gemm_patched_edit(lines):
+    """gemm.csv with each disturbed series (median over 1.1x its fastest sample: cal_series_disturbed) taken at its
+    fastest sample times the calibration's typical median/fastest ratio (that ratio's median over every series)"""
+    head, rows = lines[0], [line.rstrip("\n").split(",") for line in lines[1:] if line.strip()]
+    typ = statistics.median(float(r[4]) / float(r[5]) for r in rows if float(r[5]) > 0)
+    for r in rows:
+        if float(r[5]) > 0 and float(r[4]) > 1.1 * float(r[5]):
+            r[4] = "%.4f" % (float(r[5]) * typ)
+    return [head] + [",".join(r) + "\n" for r in rows]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("table")
     ap.add_argument("hw")
     ap.add_argument("--power", action="append", default=[])
     ap.add_argument("--kernels", action="append", default=[])
+    ap.add_argument("--drop", action="append", default=[])
     ap.add_argument("--tp-coll")
     ap.add_argument("--host-rows")
+    ap.add_argument("--gemm-patched", action="store_true")
     ap.add_argument("--base", default="h200-sxm")
     ap.add_argument("--rows")
     ap.add_argument("--keep")
@@ -117,10 +146,12 @@ def main():
     table, hw = os.path.abspath(a.table), os.path.abspath(a.hw)
     with tempfile.TemporaryDirectory() as tmp:
         changed = os.path.join(tmp, "changed.yaml")
-        if a.tp_coll and a.host_rows:
-            sys.exit("what_if: --tp-coll or --host-rows, not both")
+        if bool(a.tp_coll) + bool(a.host_rows) + a.gemm_patched > 1:
+            sys.exit("what_if: one of --tp-coll, --host-rows and --gemm-patched")
         if a.tp_coll or a.host_rows:
             refit(gpusim, hw, a.base, changed, tp_coll_edit(a.tp_coll) if a.tp_coll else host_rows_edit(a.host_rows))
+        elif a.gemm_patched:
+            refit(gpusim, hw, a.base, changed, gemm_patched_edit, "gemm.csv")
         else:
             shutil.copy(hw, changed)
         text = open(changed).read()
@@ -128,6 +159,9 @@ def main():
             for kv in kvs:
                 k, _, v = kv.partition("=")
                 text = set_key(text, section, k.strip(), re.sub(r",\s*", ", ", v.strip()))
+        for sk in a.drop:
+            section, _, key = sk.partition(".")
+            text = drop_key(text, section, key)
         open(changed, "w").write(text)
         if a.keep:
             shutil.copy(changed, a.keep)
