@@ -81,6 +81,9 @@ import statistics
 import sys
 import time
 
+# A torch.profiler session leaves CUPTI attached for the rest of the process unless TEARDOWN_CUPTI=1, and eager
+# PyTorch's host cost is 30-45 % higher after it (validate/runner/cupti-after.sh; docs/validation.md, "CUPTI").
+os.environ.setdefault("TEARDOWN_CUPTI", "1")
 import torch
 import torch.nn.functional as F
 
@@ -758,14 +761,9 @@ def compiled_rows(out, tokens=16, h=256, depths=(1, 2, 4), rounds=5):
                     step()
                 torch.cuda.synchronize()
                 graphs = _graphs()
-                kf = _kernels(lambda cm=cm, x=x: cm(x))
-                y = cm(x)
-                kb = _kernels(lambda y=y, dy=dy: torch.autograd.backward(y, dy))
-                ks = _kernels(step)
-                ko = _kernels(opt_step)
                 params = sum(1 for p in model.parameters() if p.requires_grad)
-                mods.append(dict(fam=fam, L=L, cm=cm, x=x, dy=dy, step=step, opt=opt_step, kf=kf, kb=kb, ks=ks,
-                                 ko=ko, params=params, graphs=graphs, t={}))
+                mods.append(dict(fam=fam, L=L, cm=cm, x=x, dy=dy, step=step, opt=opt_step, params=params,
+                                 graphs=graphs, t={}))
             except Exception as e:  # noqa: BLE001
                 out.append("# compiled %s x%d skipped: %s: %s" % (fam, L, type(e).__name__,
                                                                  str(e).splitlines()[0][:120] if str(e) else ""))
@@ -776,6 +774,13 @@ def compiled_rows(out, tokens=16, h=256, depths=(1, 2, 4), rounds=5):
             o, bo = host_timed(lambda: None, lambda _, m=m: m["opt"]())
             for key, v in (("fwd", f), ("bwd", b), ("step", s), ("opt", o), ("backlog", max(bf, bb, bs, bo))):
                 m["t"].setdefault(key, []).append(v)
+    for m in mods:  # the kernel counts after the timing: a profiler session slows the host after it ("CUPTI")
+        cm, x, dy = m["cm"], m["x"], m["dy"]
+        m["kf"] = _kernels(lambda cm=cm, x=x: cm(x))
+        y = cm(x)
+        m["kb"] = _kernels(lambda y=y, dy=dy: torch.autograd.backward(y, dy))
+        m["ks"] = _kernels(m["step"])
+        m["ko"] = _kernels(m["opt"])
     for m in mods:
         fam, L, t = m["fam"], m["L"], m["t"]
         med = {k: statistics.median(v) for k, v in t.items()}
@@ -846,16 +851,18 @@ def _ddp_variants(out, tokens, h, layers, rounds):
                 torch.autograd.backward(cm(x), dy)
                 opt_step()
         torch.cuda.synchronize()
-        n = _subgraphs(lambda cm=cm, x=x: cm(x))
-        kf = _kernels(lambda cm=cm, x=x: cm(x))
-        y = cm(x)
-        kb = _kernels(lambda y=y, dy=dy: torch.autograd.backward(y, dy))
-        mods.append(dict(n=n, cm=cm, x=x, dy=dy, kf=kf, kb=kb, t={}))
+        mods.append(dict(cm=cm, x=x, dy=dy, t={}))
     for _ in range(rounds):
         for m in mods:
             f, _, b, _ = _fwd_bwd_timed(m)
             m["t"].setdefault("fwd", []).append(f)
             m["t"].setdefault("bwd", []).append(b)
+    for m in mods:  # the profiled counts after the timing (compiled_rows says why)
+        cm, x, dy = m["cm"], m["x"], m["dy"]
+        m["n"] = _subgraphs(lambda cm=cm, x=x: cm(x))
+        m["kf"] = _kernels(lambda cm=cm, x=x: cm(x))
+        y = cm(x)
+        m["kb"] = _kernels(lambda y=y, dy=dy: torch.autograd.backward(y, dy))
     for m in mods:
         out.append(f"host,compiled_ddp_fwd,{m['n']},0,{m['kf'][0]},{statistics.median(m['t']['fwd']):.2f}")
         out.append(f"host,compiled_ddp_bwd,{m['n']},0,{m['kb'][0]},{statistics.median(m['t']['bwd']):.2f}")
@@ -881,6 +888,15 @@ def main():
         for line in out:
             print(line, flush=True)
         return 0
+    # the host rows first, before any torch.profiler session in this process: one leaves CUPTI attached and the
+    # host's cost 30-45 % higher after it (validate/runner/cupti-after.sh, docs/validation.md "CUPTI"; the rows
+    # were timed after the GPU work until 2026-11-28, which read the host 1.2-1.9x slower than a fresh process);
+    # they are printed after the GPU rows, as before
+    out, dist = [], None
+    if not a.no_host:
+        host_class_rows(out, tokens=a.host_tokens, rounds=2 if a.quick else 5)
+        dist = host_rows(out)
+        tp_block_rows(out, tokens=a.host_tokens, rounds=2 if a.quick else 5)
     top = 26 if a.quick else 28
     sizes = [1 << k for k in range(16, top + 1, 2)]
     for name, n, bpe, f in ([] if a.host_only else kernel_rows(sizes) + adam_rows(sizes[:-1])):
@@ -900,15 +916,8 @@ def main():
         for line in extra:
             print(line, flush=True)
         torch.cuda.empty_cache()
-    # the host rows after the GPU work, as a training process issues its steps (docs/calibration.md, host: a fresh
-    # process read the same probes 1.2-1.9x faster, and the host-bound rows 23-31 % slower than that reading)
-    out, dist = [], None
-    if not a.no_host:
-        host_class_rows(out, tokens=a.host_tokens, rounds=2 if a.quick else 5)
-        dist = host_rows(out)
-        tp_block_rows(out, tokens=a.host_tokens, rounds=2 if a.quick else 5)
-        if not a.no_compiled:
-            compiled_section(out, a)
+    if not a.no_host and not a.no_compiled:
+        compiled_section(out, a)
     if not a.no_memory and not a.host_only and dist is not None:
         memory_rows(out)
     for line in out:

@@ -32,6 +32,9 @@ import sys
 import time
 import types
 
+# A torch.profiler session leaves CUPTI attached for the rest of the process unless TEARDOWN_CUPTI=1, and eager
+# PyTorch's host cost is 30-45 % higher after it (validate/runner/cupti-after.sh; docs/validation.md, "CUPTI").
+os.environ.setdefault("TEARDOWN_CUPTI", "1")
 import torch
 import torch.nn.functional as F
 

@@ -32,6 +32,9 @@ import sys
 import time
 import traceback
 
+# A torch.profiler session leaves CUPTI attached for the rest of the process unless TEARDOWN_CUPTI=1, and eager
+# PyTorch's host cost is 30-45 % higher after it (validate/runner/cupti-after.sh; docs/validation.md, "CUPTI").
+os.environ.setdefault("TEARDOWN_CUPTI", "1")
 import torch
 import torch.distributed as dist
 import torch.nn.functional as F
@@ -799,7 +802,7 @@ def main():
     ap.add_argument("--warm-gpu-s", type=float, default=2.0)
     ap.add_argument("--pg-timeout-s", type=int, default=90)
     ap.add_argument("--list", action="store_true", help="list the rows and exit")
-    ap.add_argument("--probe", action="store_true", help="also print the host cost of eager layers (rank 0)")
+    ap.add_argument("--probe", action="store_true", help="also print the host cost of eager layers (rank 0, after the rows)")
     ap.add_argument("--steps", help="CSV to append every rank's timed steps to (label,rank,step,step_s,host_s)")
     args = ap.parse_args()
 
@@ -844,11 +847,6 @@ def main():
     if world > 1:
         barrier(dev)
     warm_gpu(dev, args.warm_gpu_s)
-    if args.probe and rank == 0:
-        try:
-            print(host_probe(dev, torch.float32 if args.cpu else torch.bfloat16), flush=True)
-        except Exception as e:  # noqa: BLE001
-            print("host probe failed: %s" % e, flush=True)
 
     cache = {}
     nfail = 0
@@ -909,6 +907,13 @@ def main():
                     name.replace(",", " ")))
                 f.flush()
                 os.fsync(f.fileno())
+    # the host probe after the rows: it counts kernels with torch.profiler, after which the host-bound rows of
+    # this process ran 11-41 % slower until 2026-11-28 (validate/runner/cupti-after.sh; docs/validation.md, "CUPTI")
+    if args.probe and rank == 0:
+        try:
+            print(host_probe(dev, torch.float32 if args.cpu else torch.bfloat16), flush=True)
+        except Exception as e:  # noqa: BLE001
+            print("host probe failed: %s" % e, flush=True)
     if world > 1:
         barrier(dev)
         dist.destroy_process_group()
