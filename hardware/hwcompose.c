@@ -186,6 +186,11 @@ struct hwmodel *hwmodel_compose(const struct hwmodel *cluster, const struct hwmo
 			 m < 2 ? " (none measured)" : " (measured node of another kind)");
 	}
 	snprintf(hw->origin.node, sizeof hw->origin.node, "preset %.60s (node of %d, network)", cluster->name, nodeg);
+	/* what the composed model measured, as a second composition reads it: a calibration that names its base is
+	 * composed into it as it loads, and `--hw PRESET --gpu FILE` composes that again (loadhw.c) */
+	hw->origin.measured_group = m >= 2 && same ? (m < nodeg ? m : nodeg) : 0;
+	hw->origin.host_gpus = mgpus;
+	hw->origin.host_fabric = mfab;
 	hwmodel_free(tmp);
 	return hw;
 }

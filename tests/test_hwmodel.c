@@ -761,6 +761,27 @@ static void test_compose(void)
 	hwmodel_free(c);
 	hwmodel_free(pre);
 	hwmodel_free(m);
+
+	/* a calibration that names its base is composed into it as it loads; `--hw h100-dgx --gpu FILE` composes that
+	 * again and keeps the measured groups: the 2 x H100 calibration's all-reduce on 2 ranks is its own table, in
+	 * both models */
+	m = hwmodel_load("hardware/h100x2-1128e-measured.yaml", &err);
+	pre = hwmodel_load("h100-dgx", &err);
+	CHECK(m && pre);
+	if (!m || !pre)
+		return;
+	CHECK_INT(m->origin.measured_group, 2);
+	CHECK_INT(m->origin.host_gpus, 2);
+	c = hwmodel_compose(pre, m);
+	CHECK_INT(c->origin.measured_group, 2);
+	CHECK_CONTAINS(c->origin.intra, "measured (hardware/h100x2-1128e-measured.yaml) for groups of 2 to 2");
+	CHECK_NEAR(hwmodel_coll_us(c, SCOPE_INTRA, COLL_ALL_REDUCE, 2, 1048576.0),
+		   hwmodel_coll_us(m, SCOPE_INTRA, COLL_ALL_REDUCE, 2, 1048576.0), 1e-12);
+	CHECK(hwmodel_coll_us(c, SCOPE_INTRA, COLL_ALL_REDUCE, 2, 1048576.0) !=
+	      hwmodel_coll_us(pre, SCOPE_INTRA, COLL_ALL_REDUCE, 2, 1048576.0));
+	hwmodel_free(c);
+	hwmodel_free(pre);
+	hwmodel_free(m);
 }
 
 /* gemm.model.dtype_eff and peak_tflops.fp4: the toy with fp8 and fp4 peaks and their own ceilings. */
