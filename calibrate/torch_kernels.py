@@ -44,7 +44,9 @@ Sections of the CSV on stdout (one header, the section in the first column):
         class costs of its kernel-launching ops, as gpusim lists them: views, Python and interleaving different
         ops, which the isolated chains do not have). Every class and block is measured in 5 rounds in turn (2 with
         --quick): each row is the median over the rounds, `mix_fwd`/`mix_bwd` the median of each round's own ratio,
-        `mix_fwd_min`, `_max` (and bwd) their spread. KERNELS: kernels per op. `tp_coll` (one tensor-parallel
+        `mix_fwd_min`, `_max` (and bwd) their spread; `block_mlp_fwd`, `block_mlp_bwd`, `mix2d_fwd`, `mix2d_bwd` the
+        same for the runner's MLP layer (Linear-GeLU-Linear on 2-D activations, mlp_host) against its 2-D classes
+        (reported; calibrate does not use them yet). KERNELS: kernels per op. `tp_coll` (one tensor-parallel
         all-reduce as Megatron-style code issues it, in a mixed stream: tp_block_rows) with `block_tp_fwd`,
         `block_tp_bwd`, `block_plain_fwd`, `block_plain_bwd` (the two blocks it compares, per layer).
   host,compiled_FAM_ROW,LAYERS,0,N,US  torch.compile's host cost (compiled_rows, run with the host rows; alone with
@@ -366,6 +368,39 @@ def block_host(tokens, h, dev, layers=8, tp=False):
     return f / layers, b / layers, max(bf, bb)
 
 
+def mlp_host(tokens, h, dev, layers=8):
+    """host us per layer of a stack of the runner's MLP layers (validate/runner/torch_step.py MLP: Linear-GeLU-Linear
+    on (tokens, h) activations, no biases, width h), forward and backward(), parameters with existing gradients;
+    and the GPU's backlog after the backward: the dense layer list's mixed stream, as block_host is the
+    transformer's"""
+    ws = []
+    for _ in range(2 * layers):
+        p = torch.nn.Parameter(torch.randn(h, h, device=dev, dtype=BF) * 0.02)
+        p.grad = torch.zeros_like(p)
+        ws.append(p)
+
+    def model(x):
+        for i in range(0, len(ws), 2):
+            x = F.linear(F.gelu(F.linear(x, ws[i]), approximate="tanh"), ws[i + 1])
+        return x
+    st = {}
+
+    def fwd(s):
+        s["y"] = model(s["x"])
+
+    def mk_fwd():
+        st.clear()
+        st["x"] = torch.randn(tokens, h, device=dev, dtype=BF, requires_grad=True)
+        return st
+
+    def mk_bwd():
+        y = model(torch.randn(tokens, h, device=dev, dtype=BF, requires_grad=True))
+        return (y, torch.randn_like(y))
+    f, bf = host_timed(mk_fwd, fwd)
+    b, bb = host_timed(mk_bwd, lambda s: torch.autograd.backward(s[0], s[1]))
+    return f / layers, b / layers, max(bf, bb)
+
+
 def host_class_rows(out, tokens=16, h=256, n=16, rounds=5):
     """Host cost of eager PyTorch by op class (the header's `host,CLASS` lines): each class timed over chains of n
     and 4n ops on tensors of `tokens` x h (bf16), per op = the slope, fixed cost = the intercept; and the mixed
@@ -524,6 +559,18 @@ def host_class_round(tokens, h, n):
     res["block_bwd"] = ((blk_b, 0), 0, blk_back)
     res["mix_fwd"] = ((blk_f / iso_f if iso_f > 0 else 1.0, 0), 0, 0.0)
     res["mix_bwd"] = ((blk_b / iso_b if iso_b > 0 else 1.0, 0), 0, 0.0)
+    # the dense layer list's own: the runner's MLP layer (Linear-GeLU-Linear on 2-D activations) against its ops'
+    # classes, forward 2 linear_2d and the GeLU, backward 2 linear_2d (4 GEMMs, the weights' AccumulateGrad) and
+    # the GeLU's. Reported, not modelled yet: on the one table measured without a profiler session before its
+    # steps (2026-11-28) the transformer's ratio priced the MLP rows 16-47 % slow (docs/validation.md, "A profiler
+    # session left CUPTI attached")
+    mlp_f, mlp_b, mlp_back = mlp_host(tokens, h, dev)
+    iso2_f = 2 * res["fwd_linear_2d"][0][0] + res["fwd_elementwise"][0][0]
+    iso2_b = 2 * res["bwd_linear_2d"][0][0] + res["bwd_elementwise"][0][0]
+    res["block_mlp_fwd"] = ((mlp_f, 0), 0, mlp_back)
+    res["block_mlp_bwd"] = ((mlp_b, 0), 0, mlp_back)
+    res["mix2d_fwd"] = ((mlp_f / iso2_f if iso2_f > 0 else 1.0, 0), 0, 0.0)
+    res["mix2d_bwd"] = ((mlp_b / iso2_b if iso2_b > 0 else 1.0, 0), 0, 0.0)
     return res
 
 
