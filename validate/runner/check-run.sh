@@ -6,8 +6,10 @@
 #      a lone profiled step ran faster than the timed steps the GPU cooling in the profiler's start-up pause?
 #   2. calibrate/torch_attention.py at the reference rows' shapes (seq 2048 and 4096, head dim 128, causal, 4096
 #      to 16384 tokens): the forward now on packed q/k/v views; within 5 % of the in-step flash forward of step 1?
-#   3. calibrate/torch_kernels.py --host-only and the full probe (host rows after the GPU work), twice each,
-#      alternated: the host probe's order effect again, with the five-round probe
+#   3. calibrate/torch_kernels.py --host-only and the full probe, twice each, alternated: until 2026-11-28 the full
+#      probe timed its host rows after its profiled kernel rows (the "order effect": the profiler's leftovers,
+#      docs/validation.md "A profiler session left CUPTI attached"); since, it times them first, so the two should
+#      read alike: a check of that fix
 #   4. validate/runner/device-run.sh ROWS=compiled on this GPU: the torch.compile rows of one GPU
 #      -> measured-<gpu>x1-compiled.csv (their scenarios say execution: compiled)
 # usage: validate/runner/check-run.sh [OUTDIR]      OUTDIR defaults to $OUT, else ./check-out
@@ -43,7 +45,7 @@ CUDA_VISIBLE_DEVICES=0 timeout -k 10 "$(cap 90 330)" "$py" calibrate/torch_atten
 	--head-dims 128 --no-gqa --backends flash --tokens 4096,8192,16384 >"$out/attention.csv" 2>>"$log"
 echo "# exit $?" >>"$log"
 
-echo "# 3. host probe: fresh, after GPU work, fresh, after ($(left) s left)" | tee -a "$log"
+echo "# 3. host probe: host-only, full, host-only, full ($(left) s left)" | tee -a "$log"
 hd=$(mktemp -d)
 for i in 1 2; do
 	CUDA_VISIBLE_DEVICES=0 MASTER_PORT=2958$i timeout -k 10 "$(cap 50 240)" "$py" calibrate/torch_kernels.py \
