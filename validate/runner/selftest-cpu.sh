@@ -60,7 +60,18 @@ fi
 # timing path: a few steps per world size, one CSV and one progress file per phase
 sel=t01,t05,m01,t07,m02
 "$py" "$here/torch_step.py" --cpu --tiny --warmup 1 --iters 2 --rows $sel --out "$tmp/m.csv" \
-	--progress "$tmp/p1" >/dev/null
+	--progress "$tmp/p1" --probe >"$tmp/probe.txt"
+# --probe runs its host probe (a torch.profiler session on a GPU) after the rows, never before them: a session
+# leaves CUPTI attached and slows the host-bound rows timed after it (docs/validation.md, "A profiler session left
+# CUPTI attached")
+"$py" - "$tmp/probe.txt" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+probe = [i for i, l in enumerate(lines) if l.startswith("host probe")]
+rows = [i for i, l in enumerate(lines) if " median " in l]
+if len(probe) != 1 or not rows or probe[0] < max(rows):
+    sys.exit("--probe: expected one host probe line after every row's, got probe at %s, rows at %s" % (probe, rows))
+PY
 for n in $ranks; do
 	launch "$n" --warmup 1 --iters 2 --rows $sel --out "$tmp/m.csv" --progress "$tmp/p$n" >/dev/null
 done
