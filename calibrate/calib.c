@@ -163,3 +163,19 @@ bool cal_series_better(double a_median_us, double b_median_us)
 {
 	return b_median_us > 0 && (!(a_median_us > 0) || b_median_us < a_median_us);
 }
+
+int cal_gemm_dominating(const struct calib *c, int i)
+{
+	const struct cal_gemm_pt *p = &c->gemm[i];
+	int best = -1;
+	if (!p->grid || !(p->us > 0))
+		return -1;
+	for (int j = 0; j < c->ngemm; j++) {
+		const struct cal_gemm_pt *q = &c->gemm[j];
+		if (j == i || !q->grid || q->dt != p->dt || q->m < p->m || q->n < p->n || q->k < p->k || !(q->us > 0))
+			continue;
+		if (q->us * CAL_DOMINATED < p->us && (best < 0 || q->us < c->gemm[best].us))
+			best = j;
+	}
+	return best;
+}

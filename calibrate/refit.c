@@ -38,6 +38,29 @@ void calibrate_default_name(const char *gpu_name, int ngpus, char *buf, size_t l
 	snprintf(buf, len, "%sx%d-measured", slug[0] ? slug : "gpu", ngpus);
 }
 
+/* The grid points a measurement left slower than a larger product (cal_gemm_dominating), said once: kept as
+ * measured here (a refit has no GPU to time them again; calibrate does since 2026-11-28). */
+static void gemm_dominated_note(const struct calib *c)
+{
+	int n = 0, grid = 0, worst = -1, by = -1;
+	for (int i = 0; i < c->ngemm; i++) {
+		grid += c->gemm[i].grid;
+		int j = cal_gemm_dominating(c, i);
+		if (j < 0)
+			continue;
+		n++;
+		if (worst < 0 || c->gemm[i].us / c->gemm[j].us > c->gemm[worst].us / c->gemm[by].us) {
+			worst = i;
+			by = j;
+		}
+	}
+	if (n)
+		fprintf(stderr, "calibrate: gemm: %d of %d grid series slower than a larger product by over %.2fx, kept as "
+			"measured (the most: %s %ldx%ldx%ld at %.1f us, %ldx%ldx%ld at %.1f)\n", n, grid, CAL_DOMINATED,
+			cal_dtype_name(c->gemm[worst].dt), c->gemm[worst].m, c->gemm[worst].n, c->gemm[worst].k,
+			c->gemm[worst].us, c->gemm[by].m, c->gemm[by].n, c->gemm[by].k, c->gemm[by].us);
+}
+
 int calibrate_refit(const struct cal_opts *o)
 {
 	struct calib c;
@@ -58,6 +81,7 @@ int calibrate_refit(const struct cal_opts *o)
 			fprintf(stderr, "calibrate: network and inter-node collectives from preset '%s' (--base to change)\n", b);
 	}
 	gemmtab_set_peaks(&c);
+	gemm_dominated_note(&c);
 	calib_fit(&c, stderr);
 	calibrate_default_name(c.id.gpu_name, c.id.ngpus * (c.id.nodes > 0 ? c.id.nodes : 1), name, sizeof name);
 	if (o->out) {

@@ -27,6 +27,8 @@ struct run {
 	char phases[512];
 	const char *phase;
 	int gemm_disturbed, gemm_still;  /* GEMM series timed again (cal_series_disturbed), and still so after it */
+	int gemm_dominated, gemm_dominated_still;  /* grid series slower than a larger product (cal_gemm_dominating)
+						    * timed again, and still so after it */
 };
 
 /* run_now_s: a monotonic clock in seconds. */

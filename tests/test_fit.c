@@ -296,9 +296,57 @@ static void test_series_disturbed(void)
 	CHECK(cal_series_better(0, 33.2));
 }
 
+static void add_pt(struct calib *c, enum dtype dt, long m, long n, long k, double us, bool grid)
+{
+	struct cal_gemm_pt *p = calib_add_gemm(c);
+	if (!p)
+		return;
+	p->dt = dt;
+	p->m = m;
+	p->n = n;
+	p->k = k;
+	p->us = us;
+	p->min_us = us;
+	p->grid = grid;
+}
+
+/* A grid point slower than a larger product, with the numbers of hardware/h100x2-1128e-measured/gemm.csv:
+ * 4096x1024x1024 at 75.06 us where 4096x1024x2048 (every axis at least as large, twice the work) took 38.32:
+ * 75.06 / 38.32 = 1.96 > 1.25, dominated; 4096x1024x1536 at 81.75 by the same; 4096x1024x2048 by nothing (the
+ * larger 4096x1536x2048 is slower); a point 1.227x a larger one kept (cuBLAS's kernels differ that much), 1.373x
+ * not, and the fastest of its dominating points named; another dtype and a non-grid point never count, nor does a
+ * smaller product, however fast. */
+static void test_gemm_dominated(void)
+{
+	struct calib c;
+	calib_init(&c);
+	add_pt(&c, DT_BF16, 4096, 1024, 1024, 75.0573, true);  /* 0 */
+	add_pt(&c, DT_BF16, 4096, 1024, 1536, 81.7547, true);  /* 1 */
+	add_pt(&c, DT_BF16, 4096, 1024, 2048, 38.3185, true);  /* 2 */
+	add_pt(&c, DT_BF16, 4096, 1536, 2048, 45.0, true);     /* 3 */
+	add_pt(&c, DT_BF16, 2048, 1024, 1024, 12.0, true);     /* 4 */
+	add_pt(&c, DT_FP16, 8192, 8192, 8192, 1.0, true);      /* 5: another dtype */
+	add_pt(&c, DT_BF16, 8192, 8192, 8192, 1.0, false);     /* 6: not a grid point */
+	add_pt(&c, DT_BF16, 1024, 512, 512, 11.0, true);       /* 7 */
+	add_pt(&c, DT_BF16, 1024, 512, 256, 13.5, true);       /* 8: 13.5 / 11 = 1.227 over 7 */
+	CHECK_INT(cal_gemm_dominating(&c, 0), 2);
+	CHECK_INT(cal_gemm_dominating(&c, 1), 2);
+	CHECK_INT(cal_gemm_dominating(&c, 2), -1);
+	CHECK_INT(cal_gemm_dominating(&c, 3), -1);
+	CHECK_INT(cal_gemm_dominating(&c, 4), -1);
+	CHECK_INT(cal_gemm_dominating(&c, 5), -1);
+	CHECK_INT(cal_gemm_dominating(&c, 6), -1);
+	CHECK_INT(cal_gemm_dominating(&c, 7), -1);
+	CHECK_INT(cal_gemm_dominating(&c, 8), -1);
+	c.gemm[8].us = 15.1;  /* 1.373 over 7 (11 us) and 1.258 over 4 (12 us): the faster, 7 */
+	CHECK_INT(cal_gemm_dominating(&c, 8), 7);
+	calib_release(&c);
+}
+
 int main(void)
 {
 	test_series_disturbed();
+	test_gemm_dominated();
 	test_series_falls();
 	test_two_lines_exact();
 	test_three_regimes_noisy();
