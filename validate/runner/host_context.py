@@ -74,7 +74,7 @@ def run(a):
     dev = torch.device("cuda", int(os.environ.get("LOCAL_RANK", "0")))
     torch.cuda.set_device(dev)
     if world > 1:
-        dist.init_process_group("nccl", device_id=dev)
+        dist.init_process_group("nccl")
     tag = "-rank%d" % rank if world > 1 else ""
 
     def name(stem):
