@@ -142,26 +142,31 @@ static int phase_memory(struct run *r)
 	return 0;
 }
 
+/* One more timing of the measured point p with `samples` samples; it replaces p's only with a lower median
+ * (cal_series_better), so a failed timing keeps the first. */
+static void gemm_retime(struct run *r, struct gb_gemm *g, struct cal_gemm_pt *p, int samples)
+{
+	struct gb_stat again;
+	char algo[48];
+	if (gb_gemm_time(g, p->dt, p->m, p->n, p->k, samples, r->plan.gemm_batch_us, &again, algo, sizeof algo) == 0 &&
+	    cal_series_better(p->us, again.median_us)) {
+		p->us = again.median_us;
+		p->min_us = again.min_us;
+		p->p90_us = again.p90_us;
+		snprintf(p->algo, sizeof p->algo, "%s", algo);
+	}
+}
+
 /* One GEMM series; a disturbed one (cal_series_disturbed) is timed up to twice more and the series with the lowest
  * median kept (r->gemm_disturbed counts them, r->gemm_still those still disturbed after it). */
 static int gemm_one(struct run *r, struct gb_gemm *g, enum dtype dt, long m, long n, long k, int samples, bool grid)
 {
-	struct gb_stat st, again;
-	char algo[48], algo2[48];
+	struct gb_stat st;
+	char algo[48];
 	int rc = gb_gemm_time(g, dt, m, n, k, samples, r->plan.gemm_batch_us, &st, algo, sizeof algo);
 	if (rc) {
 		diag_errorf("gemm %s %ldx%ldx%ld failed", cal_dtype_name(dt), m, n, k);
 		return rc;
-	}
-	if (cal_series_disturbed(st.median_us, st.min_us)) {
-		r->gemm_disturbed++;
-		for (int t = 0; t < 2 && cal_series_disturbed(st.median_us, st.min_us); t++)
-			if (gb_gemm_time(g, dt, m, n, k, samples, r->plan.gemm_batch_us, &again, algo2, sizeof algo2) == 0 &&
-			    cal_series_better(st.median_us, again.median_us)) {
-				st = again;
-				memcpy(algo, algo2, sizeof algo);
-			}
-		r->gemm_still += cal_series_disturbed(st.median_us, st.min_us);
 	}
 	struct cal_gemm_pt *p = calib_add_gemm(&r->c);
 	if (!p)
@@ -175,29 +180,25 @@ static int gemm_one(struct run *r, struct gb_gemm *g, enum dtype dt, long m, lon
 	p->p90_us = st.p90_us;
 	p->grid = grid;
 	snprintf(p->algo, sizeof p->algo, "%s", algo);
+	if (cal_series_disturbed(p->us, p->min_us)) {
+		r->gemm_disturbed++;
+		for (int t = 0; t < 2 && cal_series_disturbed(p->us, p->min_us); t++)
+			gemm_retime(r, g, p, samples);
+		r->gemm_still += cal_series_disturbed(p->us, p->min_us);
+	}
 	return 0;
 }
 
 /* The grid points of one dtype (from index `from` on) slower than a larger product of the same dtype
- * (cal_gemm_dominating) timed up to twice more, the lower median kept; a failed timing keeps the first. */
+ * (cal_gemm_dominating) timed up to twice more, the lower median kept. */
 static void gemm_dominated(struct run *r, struct gb_gemm *g, int from)
 {
 	for (int i = from; i < r->c.ngemm; i++) {
 		if (cal_gemm_dominating(&r->c, i) < 0)
 			continue;
-		struct cal_gemm_pt *p = &r->c.gemm[i];
 		r->gemm_dominated++;
-		for (int t = 0; t < 2 && cal_gemm_dominating(&r->c, i) >= 0; t++) {
-			struct gb_stat again;
-			char algo[48];
-			if (gb_gemm_time(g, p->dt, p->m, p->n, p->k, r->plan.gemm_samples, r->plan.gemm_batch_us, &again, algo,
-					 sizeof algo) == 0 && cal_series_better(p->us, again.median_us)) {
-				p->us = again.median_us;
-				p->min_us = again.min_us;
-				p->p90_us = again.p90_us;
-				snprintf(p->algo, sizeof p->algo, "%s", algo);
-			}
-		}
+		for (int t = 0; t < 2 && cal_gemm_dominating(&r->c, i) >= 0; t++)
+			gemm_retime(r, g, &r->c.gemm[i], r->plan.gemm_samples);
 		r->gemm_dominated_still += cal_gemm_dominating(&r->c, i) >= 0;
 	}
 }
