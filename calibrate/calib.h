@@ -263,8 +263,8 @@ bool cal_series_better(double a_median_us, double b_median_us);
 /* cal_gemm_dominating: the index of a grid point of point i's dtype that is at least as large on every axis (m, n
  * and k) and whose median is more than CAL_DOMINATED times faster than point i's (the fastest such), or -1. A
  * larger product cannot need less work, so such a point i was slowed in every sample (on the 2 x H100 calibration
- * of 2026-11-28, 4096x1024x1024 at 75.1 us with a fastest sample of 72.9, where 4096x1024x2048 took 38.3 and six
- * other H100s 18.3-19.0; the median-over-fastest test does not see it) or cuBLAS picked a worse kernel there (a
+ * of 2026-11-28, 4096x1024x1024 at 75.1 us with a fastest sample of 72.9, where 4096x1024x2048 took 38.3 and the
+ * eight other H100s 16.9-19.0; the median-over-fastest test does not see it) or cuBLAS picked a worse kernel there (a
  * few us apart on small products: timing it again keeps that); calibrate times such points again. */
 #define CAL_DOMINATED 1.25
 int cal_gemm_dominating(const struct calib *c, int i);

@@ -4,7 +4,7 @@ trials docs/validation.md reports as tried and not taken (or not measured yet) w
 
 usage: validate/what_if.py TABLE HW [--power KEY=VALUE ...] [--kernels KEY=VALUE ...]
                            [--drop SECTION.KEY ...] [--tp-coll TP_BLOCK.csv | --host-rows HOST.csv |
-                           --gemm-patched] [--base PRESET] [--rows A,B]
+                           --gemm-patched | --gemm-capped] [--base PRESET] [--rows A,B]
                            [--keep FILE] [--gpusim build/gpusim]
   --power KEY=VALUE   a key of the model's gpu.power section set to VALUE (exponent, comm, idle, burst_speedup,
                       memory_bound), or added (gpu_rates, e.g. gpu_rates=[0.995,0.974,0.985,0.98]; window_ms=3)
@@ -18,8 +18,10 @@ usage: validate/what_if.py TABLE HW [--power KEY=VALUE ...] [--kernels KEY=VALUE
   --drop SECTION.KEY  a key of gpu.SECTION removed (power.window_ms, kernels.gemm_extra: what the key is worth)
   --gemm-patched      the calibration refitted with each disturbed GEMM series of its raw gemm.csv (median over 1.1x
                       its fastest sample) taken at its fastest sample times the typical median/fastest ratio
+  --gemm-capped       the calibration refitted with each grid GEMM more than 1.25x slower than a larger product of
+                      its dtype (calibrate's cal_gemm_dominating) taken at that larger product's time
   --keep FILE         also write the changed model to FILE (for validate/spread.py, validate/host_split.py)
-  (--tp-coll, --host-rows and --gemm-patched refit with `gpusim calibrate`: a --gpusim built with it, e.g.
+  (--tp-coll, --host-rows, --gemm-patched and --gemm-capped refit with `gpusim calibrate`: a --gpusim built with it, e.g.
   build-rel/gpusim)
 e.g.   validate/what_if.py validate/measured-h100x4-1127j.csv hardware/h100x4-1127j-measured.yaml --power comm=0.85
 Prints each selected row's error with HW and with the changed copy, then median and max |error| of both.
@@ -127,6 +129,26 @@ def gemm_patched_edit(lines):
     return [head] + [",".join(r) + "\n" for r in rows]
 
 
+def gemm_capped_edit(lines):
+    """gemm.csv with each grid point more than 1.25x slower than a grid point of its dtype at least as large on
+    every axis (calibrate/calib.c cal_gemm_dominating) given the fastest such point's median (an upper bound: the
+    larger product's time), computed on the file as measured"""
+    head, rows = lines[0], [line.rstrip("\n").split(",") for line in lines[1:] if line.strip()]
+    col = {name: i for i, name in enumerate(head.strip().split(","))}
+    grid = [r for r in rows if r[col["grid"]] == "1" and float(r[col["us"]]) > 0]
+    dims = [(r[col["dtype"]], int(r[col["m"]]), int(r[col["n"]]), int(r[col["k"]]), float(r[col["us"]])) for r in grid]
+    capped = []
+    for r, (dt, m, n, k, us) in zip(grid, dims):
+        best = min((q[4] for q in dims if q[0] == dt and q[1] >= m and q[2] >= n and q[3] >= k and q[4] * 1.25 < us),
+                   default=None)
+        if best is not None:
+            capped.append((r, best))
+    for r, best in capped:
+        r[col["us"]] = "%.4f" % best
+    print("what_if: %d grid GEMMs capped at a larger product's time" % len(capped), file=sys.stderr)
+    return [head] + [",".join(r) + "\n" for r in rows]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("table")
@@ -137,6 +159,7 @@ def main():
     ap.add_argument("--tp-coll")
     ap.add_argument("--host-rows")
     ap.add_argument("--gemm-patched", action="store_true")
+    ap.add_argument("--gemm-capped", action="store_true")
     ap.add_argument("--base", default="h200-sxm")
     ap.add_argument("--rows")
     ap.add_argument("--keep")
@@ -146,12 +169,12 @@ def main():
     table, hw = os.path.abspath(a.table), os.path.abspath(a.hw)
     with tempfile.TemporaryDirectory() as tmp:
         changed = os.path.join(tmp, "changed.yaml")
-        if bool(a.tp_coll) + bool(a.host_rows) + a.gemm_patched > 1:
-            sys.exit("what_if: one of --tp-coll, --host-rows and --gemm-patched")
+        if bool(a.tp_coll) + bool(a.host_rows) + a.gemm_patched + a.gemm_capped > 1:
+            sys.exit("what_if: one of --tp-coll, --host-rows, --gemm-patched and --gemm-capped")
         if a.tp_coll or a.host_rows:
             refit(gpusim, hw, a.base, changed, tp_coll_edit(a.tp_coll) if a.tp_coll else host_rows_edit(a.host_rows))
-        elif a.gemm_patched:
-            refit(gpusim, hw, a.base, changed, gemm_patched_edit, "gemm.csv")
+        elif a.gemm_patched or a.gemm_capped:
+            refit(gpusim, hw, a.base, changed, gemm_patched_edit if a.gemm_patched else gemm_capped_edit, "gemm.csv")
         else:
             shutil.copy(hw, changed)
         text = open(changed).read()
