@@ -6,9 +6,12 @@
 # place of the calibration's host rows with validate/what_if.py --host-rows). Rows: those validate/host_split.py
 # calls host-sensitive with the lease's own calibration. Prints, per lease and probe, the rows' median |error|, max
 # and signed median, of all of them, of the one-GPU rows and of the rest (docs/validation.md, "CUPTI"). The 2 x H100
-# lease of 2026-11-28 03:15 has no calibration of its own: h100x2-1128e (another lease's) stands in.
+# lease of 2026-11-28 03:15 has no calibration of its own: h100x2-1128e (another lease's) stands in; nor has the
+# 2 x H200 lease of 05:20 (its one-GPU rows only): h200x4-1128a does. Then the run of validate/runner/host-ranks.sh
+# (2026-11-28 05:04, 2 x H100, the lease calibrated as h100x2-1128h right after): each probe host_context.py took,
+# fresh, inside each row (one process, then on both ranks), at the end, against the steps of every row beside it.
 # usage: validate/host_probes.sh [GPUSIM [GPUSIM_REFIT]]   (defaults build/gpusim, build-rel/gpusim: the refit needs
-#        a gpusim built with calibrate); run from the repository root; about 2 minutes
+#        a gpusim built with calibrate); run from the repository root; about a minute
 set -eu
 gpusim=${1:-build/gpusim}
 refit=${2:-build-rel/gpusim}
@@ -45,6 +48,21 @@ lease() {  # RUN_DIR TABLE CALIBRATION BASE [HOST_DIR: where the host-*.csv are,
 		score "$tmphw" "$table" "$@"
 	done
 }
+context() {  # RUN_DIR CALIBRATION BASE: a host-ranks.sh run, its steps before the probe inside each row
+	local dir=validate/runs/$1 name=$2 hw=hardware/$2-measured base=$3 table
+	table=$(python3 validate/context_steps.py "$dir" --phase before)
+	# shellcheck disable=SC2046 # the labels, one word each
+	set -- $(sed -n 's/^[^#][^,]*,[^,]*,\([^,]*\),.*/\1/p' "$table" | grep -v '^label$')
+	printf '%-14s %-28s ' "$name" "own (the calibration's)"
+	score "$hw.yaml" "$table" "$@"
+	for probe in "$dir"/one/host-*.csv "$dir"/two/host-*.csv; do
+		python3 validate/what_if.py "$table" "$hw.yaml" --host-rows "$probe" --base "$base" --gpusim "$refit" \
+			--keep "$tmp/m.yaml" >/dev/null
+		cp "$tmp/m.yaml" "$tmphw"
+		printf '%-14s %-28s ' "" "$(basename "$(dirname "$probe")")/$(basename "$probe" .csv)"
+		score "$tmphw" "$table" "$@"
+	done
+}
 echo "calibration    host probe                   rows: median |error| / max / signed median: all, then the one-GPU"
 echo "                                            rows (run after a profiler session in their process on every lease"
 echo "                                            before 2026-11-28 03:33: docs/validation.md, \"CUPTI\") and the rest"
@@ -60,3 +78,9 @@ lease 2026-11-27-h200x2-late measured-h200x2-1128b.csv h200x2-1128b h200-sxm
 lease 2026-11-28-h100x4 measured-h100x4-1128c.csv h100x4-1128c h100-dgx
 lease 2026-11-28-h100x2-pm measured-h100x2-1128f.csv h100x2-1128e h100-dgx
 lease 2026-11-28-h100x1-1128g measured-h100x1-1128g.csv h100x1-1128g h100-dgx 2026-11-28-h100x1-1128g/rows
+lease 2026-11-28-h200x1-1128i measured-h200x1-1128i.csv h200x1-1128i h200-sxm 2026-11-28-h200x1-1128i/rows
+lease 2026-11-28-h200x2-lease measured-h200x2-1128j.csv h200x4-1128a h200-sxm
+echo
+echo "the probes of validate/runner/host-ranks.sh (host_context.py: fresh, inside each row, at the end; one process,"
+echo "then two ranks) against the steps beside them (validate/context_steps.py), the lease's own calibration 1128h"
+context 2026-11-28-h100x2-hostranks h100x2-1128h h100-dgx

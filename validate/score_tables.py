@@ -36,13 +36,15 @@ MODELS = {
                             ["--hw", "h100-dgx", "--gpu", "hardware/h100x1-1127c-measured.yaml"],
                             ["--hw", "hardware/h100x4-1127j-measured.yaml"],
                             ["--hw", "hardware/h100x4-1128c-measured.yaml"],
-                            ["--hw", "hardware/h100x2-1128e-measured.yaml"], ["--hw", "h100-dgx"]],
+                            ["--hw", "hardware/h100x2-1128e-measured.yaml"],
+                                  ["--hw", "hardware/h100x2-1128h-measured.yaml"], ["--hw", "h100-dgx"]],
     # 2 x H100 (NV18) of 2026-11-27: the one-H100 calibration, whose host rows come from that same lease
     "measured-h100x2.csv": [["--hw", "h100-dgx", "--gpu", "hardware/h100x1-measured.yaml"],
                             ["--hw", "h100-dgx", "--gpu", "hardware/h100x1-1127c-measured.yaml"],
                             ["--hw", "hardware/h100x4-1127j-measured.yaml"],
                             ["--hw", "hardware/h100x4-1128c-measured.yaml"],
-                            ["--hw", "hardware/h100x2-1128e-measured.yaml"], ["--hw", "h100-dgx"]],
+                            ["--hw", "hardware/h100x2-1128e-measured.yaml"],
+                                  ["--hw", "hardware/h100x2-1128h-measured.yaml"], ["--hw", "h100-dgx"]],
     # 2 x H200 of 2026-11-27, measured on the same lease as hardware/h200x2-1127-measured.yaml (calibrate/
     # device-cal.sh: the full calibration of that lease, host classes and the TP collective included)
     "measured-h200x2-1127.csv": [["--hw", "hardware/h200x2-1127-measured.yaml"],
@@ -126,7 +128,8 @@ MODELS = {
     "measured-h100x4-1127j.csv": [["--hw", "hardware/h100x4-1127j-measured.yaml"],
                                   ["--hw", "hardware/h100x4-1128c-measured.yaml"],
                                   ["--hw", "h100-dgx", "--gpu", "hardware/h100x1-1127c-measured.yaml"],
-                                  ["--hw", "hardware/h100x2-1128e-measured.yaml"], ["--hw", "h100-dgx"]],
+                                  ["--hw", "hardware/h100x2-1128e-measured.yaml"],
+                                  ["--hw", "hardware/h100x2-1128h-measured.yaml"], ["--hw", "h100-dgx"]],
     # 4 x H200 (NV18) of 2026-11-27 22:49 (asked as 4 x H100; device-cal.sh with the every-GPU hold: the first
     # calibration with gpu.power.gpu_rates, then lease-run.sh ROWS=everything GPUS=4 on one lease): its calibration,
     # the 4 x H200 one of 20:55 (held out, another lease), the 2 x H200 one of 23:05 (held out: groups of 2 only),
@@ -147,10 +150,12 @@ MODELS = {
     "measured-h100x4-1128c.csv": [["--hw", "hardware/h100x4-1128c-measured.yaml"],
                                   ["--hw", "hardware/h100x4-1127j-measured.yaml"],
                                   ["--hw", "h100-dgx", "--gpu", "hardware/h100x1-1127c-measured.yaml"],
-                                  ["--hw", "hardware/h100x2-1128e-measured.yaml"], ["--hw", "h100-dgx"]],
+                                  ["--hw", "hardware/h100x2-1128e-measured.yaml"],
+                                  ["--hw", "hardware/h100x2-1128h-measured.yaml"], ["--hw", "h100-dgx"]],
     # 2 x H100 (NV18) of 2026-11-28 03:15 (asked as 2 x H200; lease-run.sh GPUS=2, no calibration of that lease):
     # the 2 x H100 calibration of 02:54 (held out: another lease), the 4 x H100 one of 00:58, 1127j, the preset
     "measured-h100x2-1128f.csv": [["--hw", "hardware/h100x2-1128e-measured.yaml"],
+                                  ["--hw", "hardware/h100x2-1128h-measured.yaml"],
                                   ["--hw", "hardware/h100x4-1128c-measured.yaml"],
                                   ["--hw", "hardware/h100x4-1127j-measured.yaml"], ["--hw", "h100-dgx"]],
     # 1 x H100 of 2026-11-28 03:33 (cal-and-rows.sh QUICK=1 GPUS=1): the first one-GPU rows and calibration host
@@ -159,7 +164,20 @@ MODELS = {
     "measured-h100x1-1128g.csv": [["--hw", "hardware/h100x1-1128g-measured.yaml"],
                                   ["--hw", "hardware/h100x4-1128c-measured.yaml"],
                                   ["--hw", "hardware/h100x2-1128e-measured.yaml"],
+                                  ["--hw", "hardware/h100x2-1128h-measured.yaml"],
                                   ["--hw", "hardware/h100x1-1127c-measured.yaml"], ["--hw", "h100-dgx"]],
+    # 2 x H200 (NV18) of 2026-11-28 05:20 (lease-run.sh GPUS=2; its budget ran the 21 one-GPU rows only, no
+    # calibration of that lease; no profiler before the rows): 1128a and 1128b (held out), 1128i (a quick one-GPU
+    # calibration of another lease, 05:37), 1127g, the preset
+    "measured-h200x2-1128j.csv": [["--hw", "hardware/h200x4-1128a-measured.yaml"],
+                                  ["--hw", "hardware/h200x2-1128b-measured.yaml"],
+                                  ["--hw", "hardware/h200x1-1128i-measured.yaml"],
+                                  ["--hw", "hardware/h200x2-1127g-measured.yaml"], ["--hw", "h200-sxm"]],
+    # 1 x H200 of 2026-11-28 05:37 (cal-and-rows.sh QUICK=1 GPUS=1, seven rows): its quick calibration, then 1128a
+    # and 1128b (held out), the preset
+    "measured-h200x1-1128i.csv": [["--hw", "hardware/h200x1-1128i-measured.yaml"],
+                                  ["--hw", "hardware/h200x4-1128a-measured.yaml"],
+                                  ["--hw", "hardware/h200x2-1128b-measured.yaml"], ["--hw", "h200-sxm"]],
     "measured-h200x2.csv": [["--hw", "hardware/h200x2-1127-measured.yaml"],
                             ["--hw", "hardware/h200x2-measured.yaml"],
                             ["--hw", "hardware/h200x2-measured.yaml", "--gpu", "hardware/h200x1-measured.yaml"],
