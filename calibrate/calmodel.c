@@ -463,7 +463,7 @@ static bool host_from_probe(const struct calib *c, struct hwmodel *hw)
 		set_str(hw->host.source, sizeof hw->host.source, src);
 		return true;
 	}
-	char mix[64];
+	char mix[96];
 	int n = snprintf(mix, sizeof mix, "mix x%.2f/x%.2f", mf, mb);
 	if (torchkern_mix_spread(c, &lo, &hi)) {
 		snprintf(mix + n, sizeof mix - n, ", rounds x%.2f-%.2f", lo, hi);
@@ -471,6 +471,17 @@ static bool host_from_probe(const struct calib *c, struct hwmodel *hw)
 			diag_warning("calibrate: the host drifted while its probe ran (the mixed-stream ratio x%.2f to x%.2f "
 				     "over its rounds; the median x%.2f is kept): predictions of host-bound steps carry that "
 				     "spread (docs/calibration.md)", lo, hi, mf);
+	}
+	double rs;
+	int rranks, rrounds;
+	if (torchkern_rank_spread(c, &rs, &rranks, &rrounds)) {
+		/* the processes of one job on this host differ in speed by this much at one time: a step goes at its
+		 * slowest (hardware/hwmodel.h, rank_spread), in every mode */
+		rs = round(rs * 1e4) / 1e4;
+		for (int m = 0; m < EXEC_N; m++)
+			hw->host.mode[m].rank_spread = rs;
+		size_t k = strlen(mix);
+		snprintf(mix + k, sizeof mix - k, ", ranks %.1f %%", 100 * rs);
 	}
 	if (torchkern_tp_coll(c, &tp)) {
 		/* a collective as a training step issues it (Megatron's f/g in a mixed stream), not the tight loop of

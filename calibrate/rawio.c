@@ -195,21 +195,27 @@ static void write_clocks(FILE *f, const struct calib *c)
 	}
 }
 
+/* one GEMM timed beside a collective (struct cal_overlap), its keys beginning with `pre` and the collective's
+ * figures named `coll` (overlap_allreduce_bytes, overlap_ag_allgather_alone) */
+static void write_overlap(FILE *f, const char *pre, const char *coll, const struct cal_overlap *o)
+{
+	fprintf(f, "%sgemm_dtype,%s,\n%sgemm_m,%ld,\n%sgemm_n,%ld,\n%sgemm_k,%ld,\n", pre, cal_dtype_name(o->dt), pre,
+		o->m, pre, o->n, pre, o->k);
+	fprintf(f, "%s%s_bytes,%.0f,bytes\n%sranks,%d,\n", pre, coll, o->comm_bytes, pre, o->ranks);
+	if (o->copy_blocks)
+		fprintf(f, "%scopy_blocks,%d,\n", pre, o->copy_blocks);
+	fprintf(f, "%sgemm_alone,%.6g,us\n%sgemm_busy,%.6g,us\n", pre, o->gemm_us, pre, o->gemm_busy_us);
+	fprintf(f, "%s%s_alone,%.6g,us\n%s%s_busy,%.6g,us\n", pre, coll, o->comm_us, pre, coll, o->comm_busy_us);
+}
+
 static void write_misc(FILE *f, const struct calib *c)
 {
 	if (c->have_launch)
 		fprintf(f, "launch_back_to_back,%.6g,us\nlaunch_roundtrip,%.6g,us\n", c->launch_us, c->launch_roundtrip_us);
-	if (c->overlap.have) {
-		const struct cal_overlap *o = &c->overlap;
-		fprintf(f, "overlap_gemm_dtype,%s,\noverlap_gemm_m,%ld,\noverlap_gemm_n,%ld,\noverlap_gemm_k,%ld,\n",
-			cal_dtype_name(o->dt), o->m, o->n, o->k);
-		fprintf(f, "overlap_allreduce_bytes,%.0f,bytes\noverlap_ranks,%d,\n", o->comm_bytes, o->ranks);
-		if (o->copy_blocks)
-			fprintf(f, "overlap_copy_blocks,%d,\n", o->copy_blocks);
-		fprintf(f, "overlap_gemm_alone,%.6g,us\noverlap_gemm_busy,%.6g,us\n", o->gemm_us, o->gemm_busy_us);
-		fprintf(f, "overlap_allreduce_alone,%.6g,us\noverlap_allreduce_busy,%.6g,us\n", o->comm_us,
-			o->comm_busy_us);
-	}
+	if (c->overlap.have)
+		write_overlap(f, "overlap_", "allreduce", &c->overlap);
+	if (c->overlap_ag.have)  /* written since 2026-11-28: earlier raw folders lost it on --refit */
+		write_overlap(f, "overlap_ag_", "allgather", &c->overlap_ag);
 }
 
 static bool has_topology(const struct calib *c) { return c->id.topo_text[0] != 0; }
@@ -568,41 +574,53 @@ static int read_clocks(struct calib *c, const char *dir)
 	return 0;
 }
 
+/* a key of write_overlap's without its prefix (k) into o; false when not one */
+static bool read_overlap(const char *k, const char *v, const char *coll, struct cal_overlap *o)
+{
+	size_t n = strlen(coll);
+	if (strcmp(k, "gemm_dtype") == 0)
+		dtype_of(v, &o->dt);
+	else if (strcmp(k, "gemm_m") == 0)
+		o->m = atol(v);
+	else if (strcmp(k, "gemm_n") == 0)
+		o->n = atol(v);
+	else if (strcmp(k, "gemm_k") == 0)
+		o->k = atol(v);
+	else if (strcmp(k, "copy_blocks") == 0)
+		o->copy_blocks = atoi(v);
+	else if (strcmp(k, "ranks") == 0)
+		o->ranks = atoi(v);
+	else if (strcmp(k, "gemm_alone") == 0)
+		o->gemm_us = atof(v), o->have = true;
+	else if (strcmp(k, "gemm_busy") == 0)
+		o->gemm_busy_us = atof(v);
+	else if (strncmp(k, coll, n) == 0 && strcmp(k + n, "_bytes") == 0)
+		o->comm_bytes = atof(v);
+	else if (strncmp(k, coll, n) == 0 && strcmp(k + n, "_alone") == 0)
+		o->comm_us = atof(v);
+	else if (strncmp(k, coll, n) == 0 && strcmp(k + n, "_busy") == 0)
+		o->comm_busy_us = atof(v);
+	else
+		return false;
+	return true;
+}
+
 static int read_misc(struct calib *c, const char *dir)
 {
 	struct csv r;
 	int rc = csv_in(&r, dir, "misc.csv", false);
 	if (rc != 1)
 		return rc;  /* 0: no such file */
-	struct cal_overlap *o = &c->overlap;
 	while (csv_next(&r, 3)) {
 		const char *k = r.field[0], *v = r.nfield > 1 ? r.field[1] : "";
 		if (strcmp(k, "launch_back_to_back") == 0)
 			c->launch_us = atof(v), c->have_launch = true;
 		else if (strcmp(k, "launch_roundtrip") == 0)
 			c->launch_roundtrip_us = atof(v);
-		else if (strcmp(k, "overlap_gemm_dtype") == 0)
-			dtype_of(v, &o->dt);
-		else if (strcmp(k, "overlap_gemm_m") == 0)
-			o->m = atol(v);
-		else if (strcmp(k, "overlap_gemm_n") == 0)
-			o->n = atol(v);
-		else if (strcmp(k, "overlap_gemm_k") == 0)
-			o->k = atol(v);
-		else if (strcmp(k, "overlap_allreduce_bytes") == 0)
-			o->comm_bytes = atof(v);
-		else if (strcmp(k, "overlap_copy_blocks") == 0)
-			o->copy_blocks = atoi(v);
-		else if (strcmp(k, "overlap_ranks") == 0)
-			o->ranks = atoi(v);
-		else if (strcmp(k, "overlap_gemm_alone") == 0)
-			o->gemm_us = atof(v), o->have = true;
-		else if (strcmp(k, "overlap_gemm_busy") == 0)
-			o->gemm_busy_us = atof(v);
-		else if (strcmp(k, "overlap_allreduce_alone") == 0)
-			o->comm_us = atof(v);
-		else if (strcmp(k, "overlap_allreduce_busy") == 0)
-			o->comm_busy_us = atof(v);
+		else if (strncmp(k, "overlap_ag_", 11) == 0)
+			read_overlap(k + 11, v, "allgather", &c->overlap_ag);
+		else if (strncmp(k, "overlap_", 8) == 0)
+			read_overlap(k + 8, v, "allreduce", &c->overlap);
 	}
 	csv_done(&r);
 	return 0;

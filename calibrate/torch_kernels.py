@@ -49,6 +49,10 @@ Sections of the CSV on stdout (one header, the section in the first column):
         (reported; calibrate does not use them yet). KERNELS: kernels per op. `tp_coll` (one tensor-parallel
         all-reduce as Megatron-style code issues it, in a mixed stream: tp_block_rows) with `block_tp_fwd`,
         `block_tp_bwd`, `block_plain_fwd`, `block_plain_bwd` (the two blocks it compares, per layer).
+  host,rank_block_ROUND,RANK,0,0,US    with 2 or more GPUs visible (rank_host_rows): the same standard block's host
+        us per layer, forward plus backward, timed in one process per GPU at the same time, ROUND by ROUND (5; 2
+        with --quick): how far the processes of one job differ in host speed at one time, which a synchronous
+        step pays at its slowest (gpusim: host.<mode>.rank_spread, their standard deviation over their mean).
   host,compiled_FAM_ROW,LAYERS,0,N,US  torch.compile's host cost (compiled_rows, run with the host rows; alone with
         --compiled-only): a stack of LAYERS (1, 2, 4) layers of family FAM, compiled with torch.compile's default mode
         as validate/runner/torch_step.py compiles its module, each run with the runner's eager optimizer: FAM `mlp`
@@ -574,6 +578,72 @@ def host_class_round(tokens, h, n):
     return res
 
 
+def _sdpa_flash():
+    """a context that picks SDPA's flash backend (a no-op on a torch without torch.nn.attention)"""
+    try:
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+        return sdpa_kernel([SDPBackend.FLASH_ATTENTION])
+    except ImportError:
+        import contextlib
+        return contextlib.nullcontext()
+
+
+def _rank_worker(rank, tokens, h, rounds, barrier, q):
+    """one process of rank_host_rows, on GPU `rank`: the block's host us a layer (forward + backward) each round,
+    every round started with the other processes (barrier); (rank, -1, why) on a failure"""
+    try:
+        torch.cuda.set_device(rank)
+        dev = torch.device("cuda", rank)
+        with _sdpa_flash():
+            block_host(tokens, h, dev)  # warm-up: the allocator, each kernel's first launch
+            for r in range(rounds):
+                barrier.wait(timeout=120)
+                f, b, _ = block_host(tokens, h, dev)
+                q.put((rank, r, f + b))
+    except Exception as e:  # noqa: BLE001  # said to the parent, which writes a comment line instead of the rows
+        q.put((rank, -1, "%s: %s" % (type(e).__name__, str(e).splitlines()[0][:120] if str(e) else "")))
+        barrier.abort()
+
+
+def rank_host_rows(out, tokens=16, h=256, rounds=5):
+    """`host,rank_block_ROUND,RANK` (the header): the standard block's host cost in one process per visible GPU at
+    the same time (spawned, so none inherits this process's CUDA context or a profiler), `rounds` rounds each begun
+    together. The processes of a training job run their host work side by side like this; a step waits at each
+    collective for the slowest, and one process's probe reads a typical one (2026-11-28, 2 x H100: two ranks'
+    simultaneous probes 1-18 % apart, their spread 7.0 %; docs/validation.md, "The slowest process"). Nothing with
+    one GPU."""
+    n = torch.cuda.device_count()
+    if n < 2:
+        return
+    import multiprocessing as mp
+    import queue
+    ctx = mp.get_context("spawn")
+    barrier, q = ctx.Barrier(n), ctx.Queue()
+    procs = [ctx.Process(target=_rank_worker, args=(r, tokens, h, rounds, barrier, q)) for r in range(n)]
+    for p in procs:
+        p.start()
+    got, err = {}, None
+    while len(got) < n * rounds and err is None:
+        try:
+            rank, r, v = q.get(timeout=300)
+        except queue.Empty:
+            err = "no answer from the processes within 300 s"
+            break
+        if r < 0:
+            err = "rank %d: %s" % (rank, v)
+        else:
+            got[(r, rank)] = v
+    for p in procs:
+        p.join(timeout=30)
+        if p.is_alive():
+            p.terminate()
+    if err:
+        out.append("# rank rows skipped: %s" % err)
+        return
+    for (r, rank), v in sorted(got.items()):
+        out.append(f"host,rank_block_{r},{rank},0,0,{v:.2f}")
+
+
 def tp_block_rows(out, tokens=16, h=256, rounds=3):
     """The host cost of one tensor-parallel collective as Megatron-style code issues it, in a mixed stream: the
     standard block with its f and g (two all-reduces forward, two backward, each with its autograd.Function) against
@@ -944,6 +1014,7 @@ def main():
         host_class_rows(out, tokens=a.host_tokens, rounds=2 if a.quick else 5)
         dist = host_rows(out)
         tp_block_rows(out, tokens=a.host_tokens, rounds=2 if a.quick else 5)
+        rank_host_rows(out, tokens=a.host_tokens, rounds=2 if a.quick else 5)
     top = 26 if a.quick else 28
     sizes = [1 << k for k in range(16, top + 1, 2)]
     for name, n, bpe, f in ([] if a.host_only else kernel_rows(sizes) + adam_rows(sizes[:-1])):

@@ -291,6 +291,46 @@ bool torchkern_mix_spread(const struct calib *c, double *lo, double *hi)
 	return true;
 }
 
+/* a row of the rank probe: host,rank_block_ROUND,RANK */
+static bool rank_row(const struct cal_tkern *t)
+{
+	return strcmp(t->section, "host") == 0 && strncmp(t->name, "rank_block_", 11) == 0 && t->us > 0;
+}
+
+bool torchkern_rank_spread(const struct calib *c, double *spread, int *ranks, int *rounds)
+{
+	double sum = 0;
+	int nr = 0, most = 0;
+	bool done[CAL_MAX_TKERN] = { false };  /* rows already counted with an earlier row's round */
+	for (int i = 0; i < c->ntkern; i++) {
+		if (done[i] || !rank_row(&c->tkern[i]))
+			continue;
+		double s = 0, s2 = 0;
+		int n = 0;
+		for (int j = i; j < c->ntkern; j++) {  /* the rows of its round: one per rank */
+			const struct cal_tkern *u = &c->tkern[j];
+			if (rank_row(u) && strcmp(u->name, c->tkern[i].name) == 0) {
+				done[j] = true;
+				s += u->us;
+				s2 += u->us * u->us;
+				n++;
+			}
+		}
+		if (n < 2)
+			continue;
+		double mean = s / n, var = fmax(0, (s2 - n * mean * mean) / (n - 1));
+		sum += var / (mean * mean);
+		nr++;
+		most = n > most ? n : most;
+	}
+	if (nr == 0)
+		return false;
+	*spread = sqrt(sum / nr);
+	*ranks = most;
+	*rounds = nr;
+	return true;
+}
+
 bool torchkern_host(const struct calib *c, struct hw_host_cost *h, double *mix_fwd, double *mix_bwd)
 {
 	double fl = host_row(c, "fwd_linear"), fe = host_row(c, "fwd_elementwise"), fn = host_row(c, "fwd_norm");

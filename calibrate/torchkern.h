@@ -72,5 +72,11 @@ bool torchkern_tp_coll(const struct calib *c, double *us);
 /* torchkern_mix_spread: the forward mixed-stream ratio's lowest and highest round (`mix_fwd_min`, `_max`: how far
  * the host drifted while the probe ran); false for a probe of one round (an older CSV). */
 bool torchkern_mix_spread(const struct calib *c, double *lo, double *hi);
+/* torchkern_rank_spread: how far the host speed of processes running at once differs among them, from the probe's
+ * `host,rank_block_ROUND,RANK,0,0,US` rows (calibrate/torch_kernels.py rank_host_rows: the pre-LN block's host us per
+ * layer, forward and backward, timed in one process per GPU at the same time, ROUND by ROUND): each round's
+ * variance over its ranks (n - 1 in the denominator) over its mean squared, averaged over the rounds, its square
+ * root; *ranks the largest round's ranks, *rounds the rounds of 2 or more ranks. False with none. */
+bool torchkern_rank_spread(const struct calib *c, double *spread, int *ranks, int *rounds);
 
 #endif

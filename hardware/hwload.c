@@ -198,6 +198,9 @@ static void read_host(struct ydoc *d, const struct ynode *host, struct hw_host *
 		ydoc_check_keys(d, mm, keys);
 		for (int i = 0; i < nk; i++)
 			ydoc_double(d, mm, keys[i], YD_NONNEG, hw_host_field(&h->mode[m], i));
+		if (h->mode[m].rank_spread >= 1)
+			ydoc_error(d, ynode_get(mm, "rank_spread"), "%s.rank_spread: a fraction of the mean host speed "
+				   "(0.07 for 7 %%), below 1; got %g", ynode_path(mm), h->mode[m].rank_spread);
 	}
 }
 

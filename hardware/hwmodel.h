@@ -229,6 +229,12 @@ struct hw_host_cost {
 	double subgraph_us;       /* per micro-batch and subgraph beyond the first of a compiled DDP module (dynamo's
 				   * DDPOptimizer, sim/ddpsplit.h): its forward call; 0: graph_us */
 	double bwd_subgraph_us;   /* the same in the backward; 0: backward_us */
+	/* Not a cost: how far the host speed of a job's processes differs among them at one time, as a fraction of
+	 * its mean (their standard deviation over the mean; calibrate measures it with the host probe run on every
+	 * GPU at once). A synchronous step waits at every collective for its slowest process, so a job of N
+	 * processes pays every host cost above x (1 + rank_spread * E[max of N standard normals]) (sim/ops_host.c,
+	 * ops_host_rank_factor); 0: not measured, no such factor. */
+	double rank_spread;
 };
 
 /* The host.<mode> keys in file order and their fields (hwload, hwwrite and hwequal walk it). */

@@ -59,11 +59,12 @@ static int fields(const struct result *r, struct field *out)
 	struct field all[] = {
 		FSTR("scenario", r->scenario),
 		FSTR("hardware", r->hardware),
-		FBEGIN("origin"),  /* entries 2..7: dropped below unless r->origin.shown */
+		FBEGIN("origin"),  /* entries 2..8: dropped below unless r->origin.shown */
 		FSTR("gpu", r->origin.gpu),
 		FSTR("intra_node_collectives", r->origin.intra),
 		FSTR("node_network", r->origin.node),
 		FSTR("assumptions", r->origin.note),
+		FSTR("host", r->origin.host),
 		FEND,
 		FINT("gpus", r->gpus),
 		FDBL("step_time_s", r->step_time_s),
@@ -114,8 +115,8 @@ static int fields(const struct result *r, struct field *out)
 	if (!(r->clock_attn > 0))
 		n -= 4;
 	if (!r->origin.shown) {  /* a preset or hand-written model: no origin object (docs/output.md) */
-		memmove(out + 2, out + 8, (size_t)(n - 8) * sizeof *out);
-		n -= 6;
+		memmove(out + 2, out + 9, (size_t)(n - 9) * sizeof *out);
+		n -= 7;
 	}
 	return n;
 }
@@ -242,6 +243,8 @@ static int write_table(FILE *f, const struct result *r)
 		fprintf(f, "  %-14s %s\n", "node, network", r->origin.node);
 		if (r->origin.note[0])
 			fprintf(f, "  %-14s %s\n", "assumed", r->origin.note);
+		if (r->origin.host[0])
+			fprintf(f, "  %-14s %s\n", "host", r->origin.host);
 	}
 	long long mp = (long long)r->dp * r->tp * r->pp;
 	if (mp > 0 && r->gpus > mp)  /* context parallelism: the rest of the GPUs split each sequence */

@@ -86,6 +86,13 @@ struct host_cost {
 	                           * backward: subgraph_us and bwd_subgraph_us where measured, else fwd and mb */
 };
 void ops_host_cost(const struct hwmodel *hw, const struct scenario *sc, struct host_cost *out);
+/* E[max of n independent standard normals] (0 for n < 2; 0.5642 for 2, 1.0294 for 4, 1.4236 for 8, 3.2414 for
+ * 1,000). */
+double ops_max_normal(int n);
+/* What every host cost of the job is multiplied by: 1 + host.<mode>.rank_spread * ops_max_normal(GPUs), a
+ * synchronous step going at its slowest process (hardware/hwmodel.h, rank_spread); 1 where not measured or on one
+ * GPU. Applied by ops_host_cost and ops_price_host. */
+double ops_host_rank_factor(const struct hwmodel *hw, const struct scenario *sc);
 /* The parameter tensors whose gradient op `name` of a backward pass makes (a wgrad, a bias gradient, the
  * embedding's backward: 1; a norm's backward: LayerNorm's weight and bias 2, RMSNorm's 1; a recompute op and any
  * other op: 0): the AccumulateGrad calls and DDP's per-tensor bucket copies it brings. */

@@ -2,25 +2,47 @@
  * hardware model's host.<mode> (docs/hardware-model.md, "host"), which `gpusim calibrate --kernels torch` measures
  * on the user's machine (calibrate/torch_kernels.py, host_class_rows), or, where the mode gives its kernel keys (a
  * compiled step: compiled_rows), per kernel of the compiled graphs plus a fixed cost per graph call. */
+#include <math.h>
 #include <string.h>
 #include "hardware/hwmodel.h"
 #include "sim/ops.h"
 
+double ops_max_normal(int n)
+{
+	if (n < 2)
+		return 0;
+	/* E[max] = integral of x n phi(x) Phi(x)^(n-1) dx, by the midpoint rule over [-9, 9 + sqrt(2 ln n)] in steps of
+	 * 0.01 (the integrand is smooth and below 1e-17 outside): 1/sqrt(pi) = 0.5642 for n = 2 within 1e-6 */
+	const double sqrt_2pi = 2.5066282746310002;
+	double hi = 9 + sqrt(2 * log((double)n)), dx = 0.01, sum = 0;
+	for (double x = -9 + dx / 2; x < hi; x += dx) {
+		double phi = exp(-x * x / 2) / sqrt_2pi, cdf = 0.5 * erfc(-x / sqrt(2));
+		sum += x * n * phi * pow(cdf, n - 1) * dx;
+	}
+	return sum;
+}
+
+double ops_host_rank_factor(const struct hwmodel *hw, const struct scenario *sc)
+{
+	double s = hw->host.mode[sc->train.exec].rank_spread;
+	return s > 0 && sc->par.gpus > 1 ? 1 + s * ops_max_normal(sc->par.gpus) : 1;
+}
+
 void ops_host_cost(const struct hwmodel *hw, const struct scenario *sc, struct host_cost *out)
 {
 	const struct hw_host_cost *h = &hw->host.mode[sc->train.exec];
-	double ov = sc->train.host_us_per_op;
-	out->step = h->step_us * 1e-6;
-	out->op = (ov > 0 ? ov : h->op_us + h->launch_us) * 1e-6;
-	out->coll = (ov > 0 ? ov : h->op_us + h->coll_us) * 1e-6;
-	out->bucket = (h->bucket_us + h->coll_us) * 1e-6;
-	out->mb = ov > 0 ? 0 : h->backward_us * 1e-6;
-	out->fwd = ov > 0 ? 0 : h->graph_us * 1e-6;  /* a compiled forward graph's call, at the forward's start */
+	double ov = sc->train.host_us_per_op, k = ops_host_rank_factor(hw, sc) * 1e-6;
+	out->step = h->step_us * k;
+	out->op = (ov > 0 ? ov : h->op_us + h->launch_us) * k;
+	out->coll = (ov > 0 ? ov : h->op_us + h->coll_us) * k;
+	out->bucket = (h->bucket_us + h->coll_us) * k;
+	out->mb = ov > 0 ? 0 : h->backward_us * k;
+	out->fwd = ov > 0 ? 0 : h->graph_us * k;  /* a compiled forward graph's call, at the forward's start */
 	out->accum = ov > 0 || !(h->accum_us > 0) ? out->op : 0;
-	out->opt = ov > 0 || !(h->opt_us > 0) ? out->op : h->opt_us * 1e-6;
-	out->grad_hook = ov > 0 || !(h->accum_us > 0) ? out->op : h->accum_us * 1e-6;
-	out->sub_fwd = h->subgraph_us > 0 ? h->subgraph_us * 1e-6 : out->fwd;
-	out->sub_bwd = h->bwd_subgraph_us > 0 ? h->bwd_subgraph_us * 1e-6 : out->mb;
+	out->opt = ov > 0 || !(h->opt_us > 0) ? out->op : h->opt_us * k;
+	out->grad_hook = ov > 0 || !(h->accum_us > 0) ? out->op : h->accum_us * k;
+	out->sub_fwd = h->subgraph_us > 0 ? h->subgraph_us * k : out->fwd;
+	out->sub_bwd = h->bwd_subgraph_us > 0 ? h->bwd_subgraph_us * k : out->mb;
 }
 
 static bool has(const char *name, const char *part)
@@ -77,7 +99,7 @@ int ops_grad_tensors(const struct opctx *c, const char *name)
 int ops_price_host(const struct opctx *c, struct opcost *out, int from, int n, int bwd)
 {
 	const struct hw_host_cost *h = &c->hw->host.mode[c->sc->train.exec];
-	double ov = c->sc->train.host_us_per_op;
+	double ov = c->sc->train.host_us_per_op, k = ops_host_rank_factor(c->hw, c->sc) * 1e-6;
 	bool d2 = c->sc->model.type != MODEL_TRANSFORMER;  /* MLP and dense layer lists: 2-D activations */
 	for (int i = from; i < n; i++) {
 		struct opcost *o = &out[i];
@@ -86,7 +108,7 @@ int ops_price_host(const struct opctx *c, struct opcost *out, int from, int n, i
 			continue;
 		}
 		if (ov > 0) {
-			o->host = ov * 1e-6;
+			o->host = ov * k;
 			continue;
 		}
 		bool back = bwd && !has(o->name, "recompute");
@@ -101,7 +123,7 @@ int ops_price_host(const struct opctx *c, struct opcost *out, int from, int n, i
 							 : klass(h, h->bwd_op_us);
 		if (back && h->accum_us > 0)
 			us += ops_grad_tensors(c, o->name) * h->accum_us;
-		o->host = us * 1e-6;
+		o->host = us * k;
 	}
 	return n;
 }

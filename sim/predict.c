@@ -512,6 +512,10 @@ static void fill_memory_origin(const struct scenario *sc, const struct hwmodel *
 	snprintf(out->origin.intra, sizeof out->origin.intra, "%s", hw->origin.intra);
 	snprintf(out->origin.node, sizeof out->origin.node, "%s", hw->origin.node);
 	snprintf(out->origin.note, sizeof out->origin.note, "%s", hw->origin.note);
+	double k = ops_host_rank_factor(hw, sc);
+	if (k > 1)
+		snprintf(out->origin.host, sizeof out->origin.host, "x%.3f: the slowest of %d processes (rank_spread "
+			 "%.1f %% of host speed)", k, sc->par.gpus, 100 * hw->host.mode[sc->train.exec].rank_spread);
 	snprintf(out->scenario, sizeof out->scenario, "%s", sc->name);
 }
 

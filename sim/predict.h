@@ -91,6 +91,7 @@ struct result {
 	struct {
 		bool shown;
 		char gpu[200], intra[240], node[200], note[480];
+		char host[160];  /* the slowest process's share of the host (host.<mode>.rank_spread), or empty */
 	} origin;
 };
 

@@ -369,6 +369,8 @@ static void test_writer(void)
 	char raw[160], csv[200], line[256];
 	snprintf(raw, sizeof raw, "%s/raw", dir);
 	c.status[0] = 0;
+	/* the all-gather beside a GEMM too (meta.overlap_all_gather), which raw folders before 2026-11-28 dropped */
+	c.overlap_ag = (struct cal_overlap){true, DT_BF16, 8192, 8192, 8192, 268435456.0, 2, 1600, 1605, 613, 1281, 0};
 	/* free text with a comma and quotes is written as one quoted cell and read back whole (util/csvr.h) */
 	snprintf(c.id.env, sizeof c.id.env, "NCCL_ALGO=Ring,Tree NCCL_DEBUG=\"WARN\"");
 	CHECK_INT(rawio_write(&c, raw), 0);
@@ -406,6 +408,12 @@ static void test_writer(void)
 	CHECK(back.overlap.have);
 	CHECK_NEAR(back.overlap.gemm_busy_us, 1150, 1e-9);
 	CHECK_INT((int)back.overlap.m, 8192);
+	CHECK(back.overlap_ag.have);
+	CHECK_NEAR(back.overlap_ag.comm_us, 613, 1e-9);
+	CHECK_NEAR(back.overlap_ag.comm_busy_us, 1281, 1e-9);
+	CHECK_NEAR(back.overlap_ag.comm_bytes, 268435456.0, 1e-3);
+	CHECK_NEAR(back.overlap.comm_us, 800, 1e-9);  /* each its own */
+	CHECK_INT(back.overlap_ag.ranks, 2);
 	gemmtab_set_peaks(&back);
 	calib_fit(&back, NULL);
 	CHECK_NEAR(fit_bus_gbps(&back.series[0].fit.line[1]), fit_bus_gbps(&c.series[0].fit.line[1]), 1e-5);

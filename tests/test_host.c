@@ -204,6 +204,36 @@ static void check_compiled_accum0(const struct hw_host_cost *h)
 	CHECK_NEAR(h->backward_us, 48.57, 1e-12);
 }
 
+/* torchkern_rank_spread: the block's host us of processes timed at once, round by round. Round 0, two ranks at
+ * 100 and 110 us: mean 105, variance (25 + 25) / 1 = 50, over 105^2 = 0.0045351; round 1, three at 200, 200 and
+ * 206: mean 202, variance (4 + 4 + 16) / 2 = 12, over 202^2 = 0.0002941; round 2 has one rank and does not count.
+ * The spread is sqrt((0.0045351 + 0.0002941) / 2) = 0.0491388, of 3 ranks at most, over 2 rounds. */
+static void test_rank_spread(void)
+{
+	static const char csv[] = "section,name,size,bytes,kernels,us\n"
+				  "host,rank_block_0,0,0,0,100\n"
+				  "host,rank_block_0,1,0,0,110\n"
+				  "host,rank_block_1,0,0,0,200\n"
+				  "host,rank_block_1,1,0,0,200\n"
+				  "host,rank_block_1,2,0,0,206\n"
+				  "host,rank_block_2,0,0,0,50\n";
+	struct calib c;
+	calib_init(&c);
+	FILE *f = fmemopen((void *)csv, sizeof csv - 1, "r");
+	CHECK_INT(torchkern_parse(f, "probe.csv", &c), 0);
+	fclose(f);
+	double s = 0;
+	int ranks = 0, rounds = 0;
+	CHECK(torchkern_rank_spread(&c, &s, &ranks, &rounds));
+	CHECK_NEAR(s, 0.0491388, 1e-6);
+	CHECK_INT(ranks, 3);
+	CHECK_INT(rounds, 2);
+	calib_release(&c);
+	calib_init(&c);  /* no such rows: not measured */
+	CHECK(!torchkern_rank_spread(&c, &s, &ranks, &rounds));
+	calib_release(&c);
+}
+
 static void test_compiled_probe(void)
 {
 	struct calib c, back;
@@ -369,6 +399,24 @@ int main(void)
 	/* the GPU waits for the host all step but for the 14 (15 with DDP) ops' own 1 us */
 	CHECK_NEAR(r1.breakdown_s.host_wait, 241e-6 - 14e-6, 1e-5);
 
+	/* host.eager.rank_spread: the expected largest of n standard normals (1/sqrt(pi) for 2; tables give 1.0294
+	 * for 4, 1.4236 for 8, 3.2414 for 1,000), and a job of n GPUs going at its slowest process. With a spread of
+	 * 0.07 the 2-GPU step's 290 us of host work take 290 (1 + 0.07 / sqrt(pi)) = 301.45 us, then the last op's
+	 * 1 us; one GPU has no slower process: 241 us as before */
+	CHECK_NEAR(ops_max_normal(1), 0, 1e-12);
+	CHECK_NEAR(ops_max_normal(2), 0.5641896, 1e-6);
+	CHECK_NEAR(ops_max_normal(4), 1.0293754, 1e-6);
+	CHECK_NEAR(ops_max_normal(8), 1.4236003, 1e-6);
+	CHECK_NEAR(ops_max_normal(1000), 3.2414, 1e-4);
+	hw.host.mode[EXEC_EAGER].rank_spread = 0.07;
+	CHECK_NEAR(ops_host_rank_factor(&hw, &s), 1 + 0.07 * 0.5641896, 1e-7);
+	CHECK_INT(predict_run(&s, &hw, NULL, &r2), 0);
+	CHECK_NEAR(r2.step_time_s, 290e-6 * (1 + 0.07 * 0.5641896) + 1e-6, 1e-7);
+	CHECK_INT(scenario_load_string("t.yaml", dense_yaml(1), NULL, &s), 0);
+	CHECK_INT(predict_run(&s, &hw, NULL, &r1), 0);
+	CHECK_NEAR(r1.step_time_s, 241e-6, 1e-6);
+	hw.host.mode[EXEC_EAGER].rank_spread = 0;
+
 	/* the power cap (gpu.power): of the 14 us of GPU work, the 5 GEMMs (2 forward linears, 2 weight and 1 input
 	 * gradient) are compute-bound (Wc = 5 us), the other 9 ops memory-bound (Wm = 9 us). With memory-bound
 	 * kernels at w = 0.6 of the cap, x = 3: v = ((T - 0.6*9)/5)^(1/2) = 6.8 for T = 241 us, capped at
@@ -439,6 +487,7 @@ int main(void)
 	test_compiled(&hw);
 	test_compiled_ddp(&hw);
 	test_compiled_probe();
+	test_rank_spread();
 	test_gemm_extra();
 	return check_result();
 }
