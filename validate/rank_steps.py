@@ -10,6 +10,12 @@ that leave the last collective or the start barrier at different times), and a h
 the step is host-bound on that rank.
 
 usage: validate/rank_steps.py STEPS.csv [--rows LABEL,...]
+       validate/rank_steps.py --spread [--host-share 0.9] STEPS.csv...
+With --spread, over every row of 2 or more ranks in the files that is host-bound (its ranks' median host part at
+least --host-share of their median step) and not a pipeline (whose ranks run different stages): how far the
+slowest rank's host part (each rank's median) sits above the ranks' mean, by rank count, the median over the rows:
+what a job pays for its slowest process (docs/validation.md, "The slowest process"; for a spread s of the ranks'
+host speed, 1 + s E[max of N normals]).
 """
 import argparse
 import csv
@@ -18,11 +24,46 @@ import sys
 from collections import defaultdict
 
 
+def spread(paths, share):
+    by_n = defaultdict(list)
+    for path in paths:
+        with open(path) as f:
+            rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+        if not rows or "rank" not in rows[0]:
+            continue
+        runs = defaultdict(lambda: defaultdict(list))
+        for r in rows:
+            runs[r["label"]][r["rank"]].append((float(r["step_s"]), float(r["host_s"])))
+        for label, ranks in runs.items():
+            if len(ranks) < 2 or "-pp" in label:
+                continue
+            st = [statistics.median(s for s, _ in v) for v in ranks.values()]
+            hs = [statistics.median(h for _, h in v) for v in ranks.values()]
+            if statistics.median(h / s for h, s in zip(hs, st)) < share:
+                continue
+            by_n[len(ranks)].append(max(hs) / statistics.mean(hs))
+    if not by_n:
+        print("rank_steps: no host-bound row of 2 or more ranks", file=sys.stderr)
+        return 1
+    for n in sorted(by_n):
+        v = sorted(by_n[n])
+        print("%d ranks: %3d rows, the slowest rank's host part over the ranks' mean: median %.3f (quartiles %.3f, "
+              "%.3f)" % (n, len(v), statistics.median(v), v[len(v) // 4], v[(3 * len(v)) // 4]))
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("steps")
+    ap.add_argument("steps", nargs="+")
     ap.add_argument("--rows", help="comma list of labels (default all)")
+    ap.add_argument("--spread", action="store_true", help="the slowest rank's host part over many files")
+    ap.add_argument("--host-share", type=float, default=0.9)
     a = ap.parse_args()
+    if a.spread:
+        return spread(a.steps, a.host_share)
+    if len(a.steps) != 1:
+        ap.error("one STEPS.csv without --spread")
+    a.steps = a.steps[0]
     want = set(a.rows.split(",")) if a.rows else None
     step = defaultdict(lambda: defaultdict(dict))  # label -> rank -> step -> (step_s, host_s)
     with open(a.steps) as f:
