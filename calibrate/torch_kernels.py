@@ -625,9 +625,9 @@ def rank_host_rows(out, tokens=16, h=256, rounds=5):
     got, err = {}, None
     while len(got) < n * rounds and err is None:
         try:
-            rank, r, v = q.get(timeout=300)
+            rank, r, v = q.get(timeout=120)
         except queue.Empty:
-            err = "no answer from the processes within 300 s"
+            err = "no answer from the processes within 120 s"
             break
         if r < 0:
             err = "rank %d: %s" % (rank, v)
