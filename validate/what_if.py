@@ -14,7 +14,8 @@ usage: validate/what_if.py TABLE HW [--power KEY=VALUE ...] [--kernels KEY=VALUE
                       its own; --base is the preset it was calibrated on (h200-sxm, h100-dgx)
   --host-rows FILE    the calibration refitted likewise with the `host` rows of FILE (a lease's host rows,
                       host-*.csv of validate/runner/lease-run.sh) in place of its own of the same name and size
-                      (the others, the compiled ones among them, kept)
+                      (the others, the compiled ones among them, kept; FILE's rank rows, where it has any,
+                      in place of all of the calibration's: host.<mode>.rank_spread from FILE's lease)
   --drop SECTION.KEY  a key of gpu.SECTION removed (power.window_ms, kernels.gemm_extra: what the key is worth)
   --gemm-patched      the calibration refitted with each disturbed GEMM series of its raw gemm.csv (median over 1.1x
                       its fastest sample) taken at its fastest sample times the typical median/fastest ratio
@@ -115,7 +116,12 @@ def host_rows_edit(host_csv):
     rows = [line if line.endswith("\n") else line + "\n" for line in open(host_csv) if is_host(line)]
     if not rows:
         sys.exit("what_if: no host rows in %s" % host_csv)
-    return lambda lines: lines + rows  # the probe's reader: a row again replaces the one of its name and size
+    # the probe's reader: a row again replaces the one of its name and size; the rank rows (rank_block_ROUND) are
+    # one measurement, so FILE's replace all of the calibration's where it has any
+    if any(is_host(r, None) and r.split(",")[1].startswith("rank_block_") for r in rows):
+        return lambda lines: [x for x in lines if not (is_host(x, None) and x.split(",")[1].startswith(
+            "rank_block_"))] + rows
+    return lambda lines: lines + rows
 
 
 def gemm_patched_edit(lines):

@@ -6,7 +6,8 @@
 #      them) (what `gpusim calibrate --kernels torch` runs for the host rows: op
 #      classes, mixed-stream ratios, a collective's tight-loop cost on a 1-rank group, a TP all-reduce in a mixed
 #      stream) -> host-<gpu>.csv; `gpusim calibrate --refit` of a calibration's raw folder with these rows appended
-#      to its kernels_torch.csv gives that calibration the lease's host (docs/validation.md says how)
+#      to its kernels_torch.csv gives that calibration the lease's host (docs/validation.md says how); with GPUS >= 2
+#      its rank rows too (the block's host in one process per GPU at once: host.<mode>.rank_spread)
 #   2. (GPUS >= 2) validate/runner/mp_profile.py on 2 ranks: one all-reduce call's host and GPU cost by size, and the TP
 #      all-reduce in a mixed stream on the 2-rank group -> coll-<gpu>x2.csv, tp-block-<gpu>x2.csv
 #   3. validate/runner/device-run.sh for the rows of 1 to GPUS GPUs -> measured-<gpu>x<GPUS>.csv, validate-runner.log,
@@ -36,11 +37,13 @@ log=$out/lease.log
 	echo "cpus $(getconf _NPROCESSORS_ONLN) $(grep -m1 'model name' /proc/cpuinfo)"
 } >"$log"
 
-echo "# 1. host rows ($(left) s left)" | tee -a "$log"
-CUDA_VISIBLE_DEVICES=0 MASTER_PORT=29561 timeout -k 10 150 "$py" calibrate/torch_kernels.py --host-only --no-compiled \
-	>"$out/host-$gpu.csv" 2>>"$log"
-echo "# exit $?" >>"$log"
 gpus=${GPUS:-2}
+# the probe on GPU 0, with the first $gpus GPUs visible: with 2 or more its rank rows (one process per GPU at once)
+visible=$(seq -s, 0 $((gpus > 1 ? gpus - 1 : 0)))
+echo "# 1. host rows ($(left) s left)" | tee -a "$log"
+CUDA_VISIBLE_DEVICES=$visible MASTER_PORT=29561 timeout -k 10 150 "$py" calibrate/torch_kernels.py --host-only \
+	--no-compiled >"$out/host-$gpu.csv" 2>>"$log"
+echo "# exit $?" >>"$log"
 if [ "$gpus" -ge 2 ]; then
 	echo "# 2. collectives and TP block on 2 ranks ($(left) s left)" | tee -a "$log"
 	prof=$(mktemp -d)
@@ -53,7 +56,7 @@ fi
 echo "# 3. rows of 1 to $gpus GPUs ($(left) s left)" | tee -a "$log"
 GPUS=$gpus VALIDATE_BUDGET_S=$(left 70) validate/runner/device-run.sh "$out"
 echo "# 4. host rows again ($(left) s left)" | tee -a "$log"
-CUDA_VISIBLE_DEVICES=0 MASTER_PORT=29562 timeout -k 10 "$(($(left 5) < 120 ? $(left 5) : 120))" "$py" \
+CUDA_VISIBLE_DEVICES=$visible MASTER_PORT=29562 timeout -k 10 "$(($(left 5) < 120 ? $(left 5) : 120))" "$py" \
 	calibrate/torch_kernels.py --host-only --no-compiled >"$out/host-$gpu-after.csv" 2>>"$log"
 echo "# exit $?" >>"$log"
 echo "# end ($(left) s left)" | tee -a "$log"
