@@ -139,4 +139,14 @@ for p in $("$gpusim" presets | awk 'NR > 1 {print $1}'); do
 	b=$("$gpusim" predict "$scen" --hw "$tmp/s1.yaml" --format json 2>/dev/null | grep -v sim_wall_s | grep -v '"hardware"')
 	[ "$a" = "$b" ] && ok || fail "$p: the shown model predicts as the preset"
 done
+
+# host.<mode>.rank_spread (hardware/h100x2-1128h-measured.yaml: 0.0697): a job of 2 GPUs pays its host at the
+# slowest of 2 processes, 1 + 0.0697 / sqrt(pi) = 1.039; one GPU has none; --gpu carries it into a preset's node
+run predict scenarios/validate/t04-dp2.yaml --hw hardware/h100x2-1128h-measured.yaml --format json
+expect_rc 0 "rank spread: 2 GPUs"
+expect_out '"host": "x1.039: the slowest of 2 processes \(rank_spread 7.0 % of host speed\)"' "origin.host, 2 GPUs"
+run predict scenarios/validate/t04-single.yaml --hw hardware/h100x2-1128h-measured.yaml --format json
+expect_out '"host": ""' "origin.host, one GPU"
+run predict "$scen" --hw h100-dgx --gpu hardware/h100x2-1128h-measured.yaml
+expect_out "^  host           x1.163: the slowest of 64 processes" "table: origin host, composed, 64 GPUs"
 cli_done
