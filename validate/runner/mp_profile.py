@@ -13,7 +13,8 @@ does, under torchrun, and on each rank:
 
 Then (--coll) rank 0 times the host cost of one all-reduce call of the default process group, with the GPU ahead
 (chains of 200 calls, no sync in between) and each call's GPU time (one call, synchronised), at sizes of 4 KiB to
-64 MiB: what an eager framework's collective costs the host, by size, against what it costs the GPU.
+64 MiB: what an eager framework's collective costs the host, by size, against what it costs the GPU; with 2 ranks
+also the runner's pipeline transfer (p2p_sweep: batched isend/irecv, one way and paired).
 
 usage: torchrun --standalone --nproc_per_node=2 validate/runner/mp_profile.py --rows t03-tp2,t01-tp2 --dir DIR \
            [--coll DIR/coll.csv] [--tp-block DIR/tp-block.csv]
@@ -114,8 +115,68 @@ def coll_sweep(dev, path, rank, world):
             out.write("all_reduce,%d,%d,%.2f,%.2f,%d\n" % (world, nbytes, min(h), statistics.median(g), n))
             out.flush()
         del t
+    if world == 2:
+        try:
+            p2p_sweep(dev, out, rank, world)
+        except Exception as e:  # noqa: BLE001  # the all-reduce rows stand without these
+            if out:
+                out.write("# p2p rows skipped: %s: %s\n" % (type(e).__name__, str(e).splitlines()[0][:120] if str(e)
+                                                               else ""))
     if out:
         out.close()
+
+
+def p2p_sweep(dev, out, rank, world):
+    """The runner's pipeline transfer as validate/runner/torch_step.py Row._p2p issues it (dist.batch_isend_irecv of
+    P2POps, each request waited) between ranks 0 and 1: one way (rank 0 sends, rank 1 receives) and both ways in one
+    batch (the steady 1F1B's paired send/recv), at 64 KiB, 2 MiB (a t04 micro-batch's activations) and 8 MiB. Rows
+    `p2p_send`, `p2p_recv`, `p2p_pair` (rank 0's), `p2p_pair_r1`: each rank's host us per call in a chain of calls
+    with the GPU ahead, and one call's GPU time on rank 0 (both synchronised first). No probe measured a pipeline
+    send's host cost before (2026-11-28); gpusim charges it as a collective call (host.<mode>.coll_us)."""
+    peer = 1 - rank
+    P = dist.P2POp
+    for nbytes in (64 << 10, 2 << 20, 8 << 20):
+        s = torch.ones(nbytes // 2, dtype=torch.bfloat16, device=dev)
+        r = torch.empty_like(s)
+
+        def one_way():
+            op = P(dist.isend, s, peer) if rank == 0 else P(dist.irecv, r, peer)
+            for req in dist.batch_isend_irecv([op]):
+                req.wait()
+
+        def pair():
+            for req in dist.batch_isend_irecv([P(dist.isend, s, peer), P(dist.irecv, r, peer)]):
+                req.wait()
+        for name, f in (("oneway", one_way), ("pair", pair)):
+            for _ in range(5):
+                f()
+            torch_step.sync(dev)
+            g = []
+            for _ in range(7):
+                torch_step.barrier(dev)
+                a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                a.record()
+                f()
+                b.record()
+                b.synchronize()
+                g.append(a.elapsed_time(b) * 1e3)
+            n, h = 100, []
+            for _ in range(3):
+                torch_step.barrier(dev)
+                t0 = time.perf_counter()
+                for _ in range(n):
+                    f()
+                h.append((time.perf_counter() - t0) * 1e6 / n)
+                torch_step.sync(dev)
+            mine = torch.tensor([min(h)], dtype=torch.float64, device=dev)
+            both = [torch.zeros_like(mine) for _ in range(world)]
+            dist.all_gather(both, mine)
+            if out:
+                hr = [float(x.item()) for x in both]
+                names = ("p2p_send", "p2p_recv") if name == "oneway" else ("p2p_pair", "p2p_pair_r1")
+                for op, us in zip(names, hr):
+                    out.write("%s,%d,%d,%.2f,%.2f,%d\n" % (op, world, nbytes, us, statistics.median(g), n))
+                out.flush()
 
 
 def main():
