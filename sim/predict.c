@@ -513,6 +513,7 @@ static void fill_memory_origin(const struct scenario *sc, const struct hwmodel *
 	snprintf(out->origin.node, sizeof out->origin.node, "%s", hw->origin.node);
 	snprintf(out->origin.note, sizeof out->origin.note, "%s", hw->origin.note);
 	double k = ops_host_rank_factor(hw, sc);
+	out->origin.shown = out->origin.shown || k > 1;  /* a hand-written rank_spread is said too */
 	if (k > 1)
 		snprintf(out->origin.host, sizeof out->origin.host, "x%.3f: the slowest of %d processes (rank_spread "
 			 "%.1f %% of host speed)", k, sc->par.gpus, 100 * hw->host.mode[sc->train.exec].rank_spread);
