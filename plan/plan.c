@@ -626,7 +626,7 @@ static void add_ops(const struct scenario *s, const struct hwmodel *hw, const st
 
 static void stage_unit(const struct scenario *s, const struct hwmodel *hw, struct unit_work *u)
 {
-	struct opctx oc = { hw, s, s->par.tp, scenario_rank_tokens(s) };
+	struct opctx oc = { hw, s, s->par.tp, scenario_rank_tokens(s), ops_host_rank_factor(hw, s) };
 	struct opcost fw[OPS_MAX], bw[OPS_MAX];
 	memset(u, 0, sizeof *u);
 	if (s->model.type == MODEL_DENSE) {

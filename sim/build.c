@@ -1285,7 +1285,7 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 	c.m = scenario_num_microbatches(sc);
 	c.Lv = scenario_chunk_layers(sc, 0);
 	c.last_j = c.p * c.v - 1;
-	c.oc = (struct opctx){ hw, sc, par->tp, scenario_rank_tokens(sc) };
+	c.oc = (struct opctx){ hw, sc, par->tp, scenario_rank_tokens(sc), ops_host_rank_factor(hw, sc) };
 	c.rdp = scenario_grad_ranks(sc);
 	ops_host_cost(hw, sc, &c.host);
 	if (sc->model.type != MODEL_DENSE) {

@@ -59,6 +59,7 @@ struct opctx {
 	const struct scenario *sc;
 	int tp;
 	double tokens;       /* micro_batch * seq / cp (scenario_rank_tokens) */
+	double host_k;       /* ops_host_rank_factor(hw, sc), computed once by the builder; 0: computed per call */
 };
 
 /* An op list's capacity: TP overlap splits four GEMMs in up to OVERLAP_MAX_CHUNKS chunks with a transfer and a

@@ -96,7 +96,7 @@ static void test_ring(const struct hwmodel *hw)
 	CHECK_NEAR(cp_kv_bytes(&f8), 131072, 0);
 	CHECK_NEAR(comm_p2p_s(hw, 262144, 1), 12.62144e-6, 1e-12);
 	struct opcost f[OPS_MAX], b[OPS_MAX];
-	struct opctx c = { hw, &s2, 1, 256 };
+	struct opctx c = { hw, &s2, 1, 256, 0 };
 	int nf = ops_layer_fwd(&c, f), nb = ops_layer_bwd(&c, 0, b);
 	CHECK(op(f, nf, "attention") == NULL);
 	CHECK_INT(op_count(f, nf, "cp_attention"), 2);
@@ -113,7 +113,7 @@ static void test_ring(const struct hwmodel *hw)
 	CHECK_NEAR(op(b, nb, "cp_grad_accumulate")->s, 1.179648e-6, 1e-12);
 	/* the linear layers run on the rank's 256 tokens: fc1 256 x 512 x 256 GEMM, half of cp = 1's 512 rows */
 	struct opcost g[OPS_MAX];
-	struct opctx c1 = { hw, &s1, 1, 512 };
+	struct opctx c1 = { hw, &s1, 1, 512, 0 };
 	int ng = ops_layer_fwd(&c1, g);
 	CHECK_NEAR(op(g, ng, "fc1")->s / op(f, nf, "fc1")->s, 2, 1e-9);
 
@@ -158,7 +158,7 @@ static void test_all_gather(const struct hwmodel *hw)
 	struct scenario s;
 	CHECK_INT(load(&s, "gpus: 2, cp: 2, cp_comm: all_gather", 512), 0);
 	struct opcost f[OPS_MAX], b[OPS_MAX];
-	struct opctx c = { hw, &s, 1, 256 };
+	struct opctx c = { hw, &s, 1, 256, 0 };
 	int nf = ops_layer_fwd(&c, f), nb = ops_layer_bwd(&c, 0, b);
 	const struct opcost *ag = op(f, nf, "cp_kv_allgather"), *rs = op(b, nb, "cp_dkv_reducescatter");
 	CHECK(ag && ag->kind == OPK_CP_ALLGATHER && ag->bytes == 524288);
@@ -186,7 +186,7 @@ static void test_tp_overlap(const struct hwmodel *hw)
 	CHECK_INT(load(&sp, "gpus: 2, tp: 2, sp: true", 256), 0);
 	CHECK_INT(load(&ov, "gpus: 2, tp: 2, sp: true, tp_comm_overlap: true", 256), 0);
 	struct opcost a[OPS_MAX], f[OPS_MAX], b[OPS_MAX];
-	struct opctx c0 = { hw, &sp, 2, 256 }, c = { hw, &ov, 2, 256 };
+	struct opctx c0 = { hw, &sp, 2, 256, 0 }, c = { hw, &ov, 2, 256, 0 };
 	int na = ops_layer_fwd(&c0, a), nf = ops_layer_fwd(&c, f), nb = ops_layer_bwd(&c, 0, b);
 	CHECK(op(a, na, "tp_allgather_attn") && !op(f, nf, "tp_allgather_attn"));
 	CHECK(!op(f, nf, "tp_reducescatter_attn") && !op(f, nf, "tp_reducescatter_mlp"));

@@ -34,7 +34,7 @@ static void run(const struct scenario *s, const struct hwmodel *hw, struct resul
 /* One layer's forward (bwd 0) or backward (1) compute time for one token. */
 static double pass(const struct hwmodel *hw, const struct scenario *s, int bwd)
 {
-	struct opctx oc = { hw, s, 1, 1 };
+	struct opctx oc = { hw, s, 1, 1, 0 };
 	struct opcost o[OPS_MAX];
 	double t = 0;
 	for (int i = 0, n = bwd ? ops_layer_bwd(&oc, 0, o) : ops_layer_fwd(&oc, o); i < n; i++)
@@ -61,7 +61,7 @@ static void test_hsdp(const struct hwmodel *hw)
 	CHECK_INT(load(&hsdp, ", shard_group: 2"), 0);
 	CHECK_INT(scenario_shard_group(&full), 4);
 	CHECK_INT(scenario_shard_group(&hsdp), 2);
-	struct opctx oc = { hw, &full, 1, 1 };
+	struct opctx oc = { hw, &full, 1, 1, 0 };
 	struct result rf, rh;
 	run(&full, hw, &rf);
 	run(&hsdp, hw, &rh);
@@ -98,7 +98,7 @@ static void test_keep(const struct hwmodel *hw)
 	struct scenario keep;
 	CHECK_INT(load(&keep, ", reshard_after_forward: false"), 0);
 	CHECK(keep.par.keep_after_forward);
-	struct opctx oc = { hw, &keep, 1, 1 };
+	struct opctx oc = { hw, &keep, 1, 1, 0 };
 	double f = pass(hw, &keep, 0), b = pass(hw, &keep, 1);
 	struct result r;
 	run(&keep, hw, &r);

@@ -98,7 +98,7 @@ static void test_compiled(struct hwmodel *hw)
 	CHECK_NEAR(hc.op, 10e-6, 1e-12);    /* an op outside the graphs: op_us + launch_us */
 	CHECK_NEAR(hc.grad_hook, 4e-6, 1e-12);  /* accum_us: a kernel a C++ hook of backward launches */
 	struct opcost o[OPS_MAX];
-	struct opctx c = { hw, &s, 1, 2 };
+	struct opctx c = { hw, &s, 1, 2, 0 };
 	int n = ops_dense_fwd(&c, 0, o);
 	CHECK_NEAR(o[0].host, 3e-6, 1e-12);
 	CHECK_NEAR(o[n - 1].host, 3e-6, 1e-12);
@@ -456,7 +456,7 @@ int main(void)
 		CHECK_INT(predict_run(&s, &hw, NULL, &r1), 0);
 		CHECK_NEAR(r1.step_time_s, 462e-6, 1e-8);
 		struct opcost o[OPS_MAX];
-		struct opctx c = { &hw, &s, 1, 2 };
+		struct opctx c = { &hw, &s, 1, 2, 0 };
 		int n = ops_dense_bwd(&c, 1, o);
 		CHECK_NEAR(o[0].host + o[1].host, 30e-6, 1e-12);      /* nll_loss_bwd, log_softmax_bwd */
 		CHECK_NEAR(o[2].host, 34e-6, 1e-12);                  /* linear_wgrad and its AccumulateGrad */

@@ -110,7 +110,7 @@ int main(void)
 	{
 		struct hwmodel *hw = NULL;
 		CHECK_INT(scenario_load_hardware(&s, &hw), 0);
-		struct opctx c = { hw, &s, 1, 16 };
+		struct opctx c = { hw, &s, 1, 16, 0 };
 		struct opcost o[OPS_MAX];
 		int n = ops_layer_fwd(&c, o);
 		CHECK_STR(o[0].name, "amp_weight_cast");

@@ -31,7 +31,7 @@ int main(void)
 	/* eager */
 	load(&s, llama, "execution: eager");
 	CHECK_INT(scenario_load_hardware(&s, &hw), 0);
-	struct opctx c = { hw, &s, 1, 16 };
+	struct opctx c = { hw, &s, 1, 16, 0 };
 	int n = ops_layer_fwd(&c, o);
 	/* RoPE on Q and K: p = T*(h + kv*hd)*e = 16*(64 + 32)*2 = 3072 B; unfused forward 10p, backward 12p */
 	CHECK_NEAR(op_s(o, n, "rope"), ops_mem_s(hw, 30720), 1e-15);

@@ -39,7 +39,7 @@ int main(void)
 	CHECK_INT(scenario_attn_len(&packed), 1024);
 	CHECK_INT(scenario_attn_len(&plain), 8192);
 	CHECK_INT(scenario_load_hardware(&packed, &hw), 0);
-	struct opctx cp = { hw, &packed, 1, 8192 }, cb = { hw, &batch, 1, 8192 }, cl = { hw, &plain, 1, 8192 };
+	struct opctx cp = { hw, &packed, 1, 8192, 0 }, cb = { hw, &batch, 1, 8192, 0 }, cl = { hw, &plain, 1, 8192, 0 };
 	for (int bwd = 0; bwd < 2; bwd++) {
 		/* the attention core: that of the batch of 8 short sequences, to the last bit */
 		CHECK_NEAR(ops_attn_s(&cp, bwd), ops_attn_s(&cb, bwd), 0);

@@ -58,7 +58,7 @@ static void test_uneven(const struct hwmodel *hw)
 	CHECK_NEAR(b.stages[0].weights, 226560, 0);
 	CHECK_NEAR(b.stages[1].weights, 394240, 0);
 	CHECK_NEAR(b.stages[2].weights, 226560, 0);
-	struct opctx oc = { hw, &s, 1, 128 };
+	struct opctx oc = { hw, &s, 1, 128, 0 };
 	struct opcost f[OPS_MAX], g[OPS_MAX], hf[OPS_MAX], hb[OPS_MAX];
 	double layer = bound(f, ops_layer_fwd(&oc, f)) + bound(g, ops_layer_bwd(&oc, 0, g));
 	double head = bound(hf, ops_head_fwd(&oc, hf)) + bound(hb, ops_head_bwd(&oc, hb));
@@ -134,7 +134,7 @@ static void test_vocab_ce(const struct hwmodel *hw)
 {
 	struct scenario s;
 	CHECK_INT(load(&s, 2, "", "tp: 2, gpus: 2"), 0);
-	struct opctx oc = { hw, &s, 2, 128 };
+	struct opctx oc = { hw, &s, 2, 128, 0 };
 	struct opcost o[OPS_MAX];
 	int n = ops_head_fwd(&oc, o), k = 0;
 	static const char *const names[] = { "tp_allreduce_ce_max", "tp_allreduce_ce_target", "tp_allreduce_ce_sumexp" };

@@ -42,7 +42,7 @@ static void test_fp8(const struct hwmodel *hw)
 	struct scenario s;
 	struct opcost o[OPS_MAX];
 	CHECK_INT(load(&s, "", ", fp8: {recipe: delayed}", "gpus: 1"), 0);
-	struct opctx c = { hw, &s, 1, 256 };
+	struct opctx c = { hw, &s, 1, 256, 0 };
 	int n = ops_layer_fwd(&c, o);
 	/* fc1 (256, 512, 256): 2*4 = 8 tiles on 4 SMs, 2 full waves, eff 0.5; 2*256*512*256 = 67.1e6 FLOP at
 	 * 200e12*0.5 = 0.67109 us (bf16: 1.34218 us). Its bytes (256*256 + 256*512)*1 + 256*512*2 = 458752 B take
@@ -121,7 +121,7 @@ static void test_moe(const struct hwmodel *hw)
 	/* one rank: 2 of the 4 experts */
 	CHECK_NEAR(moe_layer_params_local(&s, 0), 262144 + 2 * 65536 + 1024 + 512, 1e-6);
 	CHECK_NEAR(moe_layer_params_local(&s, 1), 262144 + 2 * 65536, 1e-6);
-	struct opctx c = { hw, &s, 1, 256 };
+	struct opctx c = { hw, &s, 1, 256, 0 };
 	int n = ops_layer_fwd(&c, o);
 	/* dispatch: each rank's 512 rows of 256 bf16 values, 262144 B */
 	const struct opcost *a2a = op(o, n, "ep_dispatch_alltoall");
@@ -148,7 +148,7 @@ static void test_moe(const struct hwmodel *hw)
 	/* etp = 1 under tp = 2: each rank routes half the tokens, whole experts; the output is all-gathered */
 	CHECK_INT(load(&s, ", moe: {experts: 4, top_k: 2, ffn_hidden: 128}", "", "tp: 2, dp: 2, ep: 4, etp: 1"), 0);
 	CHECK_NEAR(moe_routed_rows(&s, 256), 128, 1e-12);
-	struct opctx c2 = { hw, &s, 2, 256 };
+	struct opctx c2 = { hw, &s, 2, 256, 0 };
 	n = ops_layer_fwd(&c2, o);
 	CHECK(op(o, n, "tp_allgather_moe") != NULL);
 

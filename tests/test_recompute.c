@@ -66,7 +66,7 @@ static void test_layers(const struct hwmodel *hw)
 	CHECK_INT(recompute_full_layers(&block, 4), 1);
 	CHECK_INT(recompute_full_layers(&uni, 4), 4);
 	/* time: each rerun layer adds its forward F to each of the 4 micro-batches' backward */
-	struct opctx oc = { hw, &none, 1, 128 };
+	struct opctx oc = { hw, &none, 1, 128, 0 };
 	struct opcost f[OPS_MAX];
 	double F = sum(f, ops_layer_fwd(&oc, f));
 	struct result rn, rf, rb, ru;
@@ -92,7 +92,7 @@ static void test_op(const struct hwmodel *hw)
 	CHECK_NEAR(recompute_op_saved_bytes(&s, 1), 133120, 0);
 	CHECK_NEAR(mem_layer_act_bytes(&s, 1), 133120, 0);
 	CHECK_NEAR(activations(&s, hw), 4 * 133120.0 + 147456, 0);
-	struct opctx oc = { hw, &s, 1, 128 };
+	struct opctx oc = { hw, &s, 1, 128, 0 };
 	struct opcost f[OPS_MAX], r[OPS_MAX];
 	int nf = ops_layer_fwd(&oc, f), nr = recompute_op_list(&oc, f, nf, r);
 	double mem = 0, proj = 0, fc2 = 0;
@@ -132,7 +132,7 @@ static void test_offload(const struct hwmodel *hw)
 	snprintf(b, sizeof b, fmt, "");
 	CHECK_INT(scenario_load_string("t.yaml", a, NULL, &off), 0);
 	CHECK_INT(scenario_load_string("t.yaml", b, NULL, &none), 0);
-	struct opctx oc = { hw, &none, 1, 128 };
+	struct opctx oc = { hw, &none, 1, 128, 0 };
 	struct opcost o[OPS_MAX];
 	double f = sum(o, ops_layer_fwd(&oc, o)), bw = sum(o, ops_layer_bwd(&oc, 0, o)), C = 280576 / 10e9;
 	CHECK(f < C && bw < C);  /* the copies set the pace */

@@ -89,7 +89,7 @@ static double sum_ops(const struct opcost *o, int n)
 
 static void layer_times(const struct scenario *s, const struct hwmodel *hw, double *tf, double *tb)
 {
-	struct opctx c = { hw, s, s->par.tp, (double)s->train.micro_batch * s->model.seq };
+	struct opctx c = { hw, s, s->par.tp, (double)s->train.micro_batch * s->model.seq, 0 };
 	struct opcost o[OPS_MAX];
 	*tf = sum_ops(o, ops_layer_fwd(&c, o));
 	*tb = sum_ops(o, ops_layer_bwd(&c, 0, o));
@@ -97,7 +97,7 @@ static void layer_times(const struct scenario *s, const struct hwmodel *hw, doub
 
 static double optimizer_time(const struct scenario *s, const struct hwmodel *hw, int layers_on_stage)
 {
-	struct opctx c = { hw, s, s->par.tp, (double)s->train.micro_batch * s->model.seq };
+	struct opctx c = { hw, s, s->par.tp, (double)s->train.micro_batch * s->model.seq, 0 };
 	return ops_optimizer_s(&c, layers_on_stage * scenario_params_per_layer(s) / s->par.tp);
 }
 
@@ -514,7 +514,7 @@ int main(void)
 	{
 		make_sc(&s, 1, 1, 1, 1, 1, SCHED_1F1B, 1);
 		s.train.host_us_per_op = 1e6;
-		struct opctx c = { &hw, &s, 1, (double)s.train.micro_batch * s.model.seq };
+		struct opctx c = { &hw, &s, 1, (double)s.train.micro_batch * s.model.seq, 0 };
 		struct opcost o[OPS_MAX];
 		int nf = ops_layer_fwd(&c, o), nb = ops_layer_bwd(&c, 0, o);
 		CHECK_INT(predict_run(&s, &hw, NULL, &r), 0);
@@ -554,7 +554,7 @@ int main(void)
 		CHECK_INT(predict_run(&s, &hw, NULL, &r2), 0);
 		double layer = scenario_params_per_layer(&s) * 2;
 		CHECK(layer < 50e6 && 2 * layer >= 50e6);
-		struct opctx c = { &hw, &s, 1, (double)s.train.micro_batch * s.model.seq };
+		struct opctx c = { &hw, &s, 1, (double)s.train.micro_batch * s.model.seq, 0 };
 		struct opcost o[OPS_MAX];
 		int nb = ops_layer_bwd(&c, 0, o), T = 0;
 		for (int i = 0; i < nb; i++)
@@ -616,7 +616,7 @@ int main(void)
 			CHECK_NEAR(r2.mem.gradients, z >= 2 ? g0 / 8 : g0, 1e-12);
 			/* ZeRO-3: own shard plus two gathered layers (4 layers in all, so 1/8 + 2/4 of the weights) */
 			CHECK_NEAR(r2.mem.weights, z == 3 ? w0 / 8 + w0 / 2 : w0, 1e-12);
-			struct opctx c = { &hw, &s, 1, (double)s.train.micro_batch * s.model.seq };
+			struct opctx c = { &hw, &s, 1, (double)s.train.micro_batch * s.model.seq, 0 };
 			CHECK_NEAR(r2.step_time_s, 3 * 4 * (tf + tb) + ops_optimizer_s(&c, 4 * scenario_params_per_layer(&s) / 8),
 				   1e-9);
 			CHECK_INT(predict_run(&s, &hw, &all, &r), 0);

@@ -71,7 +71,7 @@ int main(void)
 	CHECK_INT(load(&s0, false), 0);
 	CHECK_INT(load(&s1, true), 0);
 	struct opcost a[OPS_MAX], b[OPS_MAX];
-	struct opctx c0 = { hw, &s0, 2, 256 }, c1 = { hw, &s1, 2, 256 };
+	struct opctx c0 = { hw, &s0, 2, 256, 0 }, c1 = { hw, &s1, 2, 256, 0 };
 
 	/* forward: the attention block's all-reduce (T*h*e = 256*256*2 = 131072 B) becomes an all-gather before
 	 * QKV and a reduce-scatter after proj, each of the same 131072 B (nccl-tests sizes: on a ring the pair
