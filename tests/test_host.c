@@ -204,6 +204,16 @@ static void check_compiled_accum0(const struct hw_host_cost *h)
 	CHECK_NEAR(h->backward_us, 48.57, 1e-12);
 }
 
+/* the probe's CSV text (its first len bytes) parsed into c as calibrate reads kernels_torch.csv: torchkern_parse's
+ * return code */
+static int parse_probe(const char *text, size_t len, const char *name, struct calib *c)
+{
+	FILE *f = fmemopen((void *)text, len, "r");
+	int rc = torchkern_parse(f, name, c);
+	fclose(f);
+	return rc;
+}
+
 /* torchkern_rank_spread: the block's host us of processes timed at once, round by round. Round 0, two ranks at
  * 100 and 110 us: mean 105, variance (25 + 25) / 1 = 50, over 105^2 = 0.0045351; round 1, three at 200, 200 and
  * 206: mean 202, variance (4 + 4 + 16) / 2 = 12, over 202^2 = 0.0002941; round 2 has one rank and does not count.
@@ -219,9 +229,7 @@ static void test_rank_spread(void)
 				  "host,rank_block_2,0,0,0,50\n";
 	struct calib c;
 	calib_init(&c);
-	FILE *f = fmemopen((void *)csv, sizeof csv - 1, "r");
-	CHECK_INT(torchkern_parse(f, "probe.csv", &c), 0);
-	fclose(f);
+	CHECK_INT(parse_probe(csv, sizeof csv - 1, "probe.csv", &c), 0);
 	double s = 0;
 	int ranks = 0, rounds = 0;
 	CHECK(torchkern_rank_spread(&c, &s, &ranks, &rounds));
@@ -239,9 +247,7 @@ static void test_compiled_probe(void)
 	struct calib c, back;
 	calib_init(&c);
 	calib_init(&back);
-	FILE *f = fmemopen((void *)compiled_csv, sizeof compiled_csv - 1, "r");
-	CHECK_INT(torchkern_parse(f, "probe.csv", &c), 0);
-	fclose(f);
+	CHECK_INT(parse_probe(compiled_csv, sizeof compiled_csv - 1, "probe.csv", &c), 0);
 	struct hw_host_cost h = { 0 };
 	char note[200];
 	CHECK(torchkern_compiled(&c, 5, &h, note, sizeof note));
@@ -261,9 +267,7 @@ static void test_compiled_probe(void)
 	/* a probe without its compiled rows (an older CSV): nothing */
 	struct calib none;
 	calib_init(&none);
-	f = fmemopen((void *)compiled_csv, 155, "r");  /* the comment, header and two eager rows */
-	CHECK_INT(torchkern_parse(f, "old.csv", &none), 0);
-	fclose(f);
+	CHECK_INT(parse_probe(compiled_csv, 155, "old.csv", &none), 0);  /* the comment, header and two eager rows */
 	CHECK_INT(none.ntkern, 2);
 	CHECK(!torchkern_compiled(&none, 5, &h, NULL, 0));
 	calib_release(&none);
@@ -271,9 +275,7 @@ static void test_compiled_probe(void)
 	static const char again[] = "section,name,size,bytes,kernels,us\nhost,tp_coll,16,0,1,150.00\n"
 				    "host,fwd_linear,16,0,1,20.00\nhost,tp_coll,16,0,1,80.00\nhost,tp_coll,32,0,1,90.00\n";
 	calib_init(&none);
-	f = fmemopen((void *)again, sizeof again - 1, "r");
-	CHECK_INT(torchkern_parse(f, "again.csv", &none), 0);
-	fclose(f);
+	CHECK_INT(parse_probe(again, sizeof again - 1, "again.csv", &none), 0);
 	CHECK_INT(none.ntkern, 3);
 	CHECK_STR(none.tkern[0].name, "tp_coll");
 	CHECK_NEAR(none.tkern[0].us, 80, 1e-12);
@@ -319,9 +321,7 @@ static void test_gemm_extra(void)
 				  "extra,linear_fwd,40,0,30,33.000\nextra,linear_bwd,80,0,80,72.000\n";
 	struct calib c;
 	calib_init(&c);
-	FILE *f = fmemopen((void *)csv, sizeof csv - 1, "r");
-	CHECK_INT(torchkern_parse(f, "extra.csv", &c), 0);
-	fclose(f);
+	CHECK_INT(parse_probe(csv, sizeof csv - 1, "extra.csv", &c), 0);
 	struct hwmodel hw;
 	make_hw(&hw);
 	CHECK(torchkern_fill(&c, 1e6, &hw.gpu.kern));

@@ -81,6 +81,33 @@ def summarise(prof):
                 enqueue=(launches[-1] - launches[0]) if len(launches) > 1 else 0.0, launches=len(launches))
 
 
+def call_costs(dev, call, n):
+    """(GPU us of one call, host us per call): 5 warm-up calls; the median over 7 single calls timed by CUDA events,
+    every rank synchronised first; the least over 3 chains of n calls with the GPU ahead (no sync in between) of the
+    host's time per call. Every rank runs the same calls in the same order."""
+    for _ in range(5):
+        call()
+    torch_step.sync(dev)
+    g = []
+    for _ in range(7):
+        torch_step.barrier(dev)
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        call()
+        b.record()
+        b.synchronize()
+        g.append(a.elapsed_time(b) * 1e3)
+    h = []
+    for _ in range(3):
+        torch_step.barrier(dev)
+        t0 = time.perf_counter()
+        for _ in range(n):
+            call()
+        h.append((time.perf_counter() - t0) * 1e6 / n)
+        torch_step.sync(dev)
+    return statistics.median(g), min(h)
+
+
 def coll_sweep(dev, path, rank, world):
     sizes = [4 << 10, 64 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20]
     out = open(path, "w") if rank == 0 else None
@@ -88,33 +115,11 @@ def coll_sweep(dev, path, rank, world):
         out.write("op,world,bytes,host_us_per_call,gpu_us_per_call,calls\n")
     for nbytes in sizes:
         t = torch.ones(nbytes // 2, dtype=torch.bfloat16, device=dev)
-        for _ in range(5):
-            dist.all_reduce(t)
-        torch_step.sync(dev)
-        # GPU time of one call (both ranks synchronised first)
-        g = []
-        for _ in range(7):
-            torch_step.barrier(dev)
-            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            a.record()
-            dist.all_reduce(t)
-            b.record()
-            b.synchronize()
-            g.append(a.elapsed_time(b) * 1e3)
-        # host time per call with the GPU ahead: a chain of n calls, no sync in between
         n = 200 if nbytes <= (1 << 20) else 40
-        h = []
-        for _ in range(3):
-            torch_step.barrier(dev)
-            t0 = time.perf_counter()
-            for _ in range(n):
-                dist.all_reduce(t)
-            h.append((time.perf_counter() - t0) * 1e6 / n)
-            torch_step.sync(dev)
+        g, h = call_costs(dev, lambda: dist.all_reduce(t), n)
         if out:
-            out.write("all_reduce,%d,%d,%.2f,%.2f,%d\n" % (world, nbytes, min(h), statistics.median(g), n))
+            out.write("all_reduce,%d,%d,%.2f,%.2f,%d\n" % (world, nbytes, h, g, n))
             out.flush()
-        del t
     if world == 2:
         try:
             p2p_sweep(dev, out, rank, world)
@@ -148,34 +153,16 @@ def p2p_sweep(dev, out, rank, world):
             for req in dist.batch_isend_irecv([P(dist.isend, s, peer), P(dist.irecv, r, peer)]):
                 req.wait()
         for name, f in (("oneway", one_way), ("pair", pair)):
-            for _ in range(5):
-                f()
-            torch_step.sync(dev)
-            g = []
-            for _ in range(7):
-                torch_step.barrier(dev)
-                a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                a.record()
-                f()
-                b.record()
-                b.synchronize()
-                g.append(a.elapsed_time(b) * 1e3)
-            n, h = 100, []
-            for _ in range(3):
-                torch_step.barrier(dev)
-                t0 = time.perf_counter()
-                for _ in range(n):
-                    f()
-                h.append((time.perf_counter() - t0) * 1e6 / n)
-                torch_step.sync(dev)
-            mine = torch.tensor([min(h)], dtype=torch.float64, device=dev)
+            n = 100
+            g, h = call_costs(dev, f, n)
+            mine = torch.tensor([h], dtype=torch.float64, device=dev)
             both = [torch.zeros_like(mine) for _ in range(world)]
             dist.all_gather(both, mine)
             if out:
                 hr = [float(x.item()) for x in both]
                 names = ("p2p_send", "p2p_recv") if name == "oneway" else ("p2p_pair", "p2p_pair_r1")
                 for op, us in zip(names, hr):
-                    out.write("%s,%d,%d,%.2f,%.2f,%d\n" % (op, world, nbytes, us, statistics.median(g), n))
+                    out.write("%s,%d,%d,%.2f,%.2f,%d\n" % (op, world, nbytes, us, g, n))
                 out.flush()
 
 
