@@ -10,7 +10,7 @@
 # env:   VALIDATE_BUDGET_S (default 300): wall-clock budget for all phases; ROWS: comma list of labels or config
 #        ids (default all); CSV_NAME: the CSV's file name instead of the machine's; GPUS: the number of GPUs to
 #        use (default all that torch sees); EXTRA_ARGS: more runner options ("--cpu --tiny" with GPUS=4 is a
-#        dry run of the 4-process phases without GPUs)
+#        dry run of the 4-process phases without GPUs); PROBE=1: the host probe after the one-GPU rows
 set -u
 # NVLink multicast stays off on shared machines (see the device docs): NCCL, PyTorch and NVSHMEM.
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
@@ -22,6 +22,11 @@ log=$outdir/validate-runner.log
 work=$(mktemp -d)
 py=${PYTHON:-python3}
 rows=${ROWS:-all}
+# PROBE=1: torch_step.py's host probe after the one-GPU rows (a torch.profiler session). Off by default: on the
+# H200 leases of 2026-11-28 the process that ran it did not end until its phase's timeout, which took the whole
+# budget of the rows of several GPUs (validate/runs/2026-11-28-h200x4-x, docs/validation.md)
+probe=
+[ "${PROBE:-0}" = 1 ] && probe=--probe
 extra=${EXTRA_ARGS:-}   # e.g. "--cpu --tiny" for a dry run without GPUs
 deadline=$((SECONDS + ${VALIDATE_BUDGET_S:-300}))
 
@@ -58,7 +63,7 @@ run_phase() {
 		echo "# $name: attempt $attempt, ${left}s left" >>"$log"
 		if [ "$n" -eq 1 ]; then
 			timeout -k 10 "$left" "$py" "$here/torch_step.py" --gpus 1 --rows "$rows" --out "$csv" \
-				--progress "$prog" --probe --steps "$steps" $extra >>"$log" 2>&1
+				--progress "$prog" $probe --steps "$steps" $extra >>"$log" 2>&1
 		else
 			timeout -k 10 "$left" "$py" -m torch.distributed.run --standalone --nproc_per_node="$n" \
 				"$here/torch_step.py" --gpus "$n" --rows "$rows" --out "$csv" --progress "$prog" \
