@@ -178,6 +178,18 @@ MODELS = {
     "measured-h200x1-1128i.csv": [["--hw", "hardware/h200x1-1128i-measured.yaml"],
                                   ["--hw", "hardware/h200x4-1128a-measured.yaml"],
                                   ["--hw", "hardware/h200x2-1128b-measured.yaml"], ["--hw", "h200-sxm"]],
+    # 2 x H200 (NV18) of 2026-11-28 07:45 (asked as 2 x H100; cal-and-rows.sh QUICK=1 GPUS=2: a quick calibration
+    # with the rank rows, then lease-run.sh, every row of 1 and 2 GPUs, no profiler before them): its calibration,
+    # then 1128k (4 x H200, quick, another lease), 1128a and 1128b (held out), the preset
+    "measured-h200x2-1128l.csv": [["--hw", "hardware/h200x2-1128l-measured.yaml"],
+                                  ["--hw", "hardware/h200x4-1128k-measured.yaml"],
+                                  ["--hw", "hardware/h200x4-1128a-measured.yaml"],
+                                  ["--hw", "hardware/h200x2-1128b-measured.yaml"], ["--hw", "h200-sxm"]],
+    # 4 x H200 (NV18) of 2026-11-28 07:25 (asked as 4 x H100; cal-and-rows.sh QUICK=1 GPUS=4: five one-GPU rows, the
+    # runner's host probe took the rest of the budget): its quick calibration, 1128l (another lease), 1128a, preset
+    "measured-h200x4-1128k.csv": [["--hw", "hardware/h200x4-1128k-measured.yaml"],
+                                  ["--hw", "hardware/h200x2-1128l-measured.yaml"],
+                                  ["--hw", "hardware/h200x4-1128a-measured.yaml"], ["--hw", "h200-sxm"]],
     "measured-h200x2.csv": [["--hw", "hardware/h200x2-1127-measured.yaml"],
                             ["--hw", "hardware/h200x2-measured.yaml"],
                             ["--hw", "hardware/h200x2-measured.yaml", "--gpu", "hardware/h200x1-measured.yaml"],
