@@ -151,7 +151,7 @@ static void gpu_gemm_table(const struct calib *c, const struct gemmtab *t, struc
 		gt->eff[j] = sig(t->eff[j], 4);
 	char src[512];
 	snprintf(src, sizeof src, "measured: cuBLASLt %s TN, heuristic algo 0, 32 MiB workspace, random data, median of "
-		 "%s; eff of %.1f TFLOP/s (%.200s)%s", cal_dtype_name(t->dt), strcmp(c->id.mode, "quick") == 0 ? "3" : "5",
+		 "%s; eff of %.1f TFLOP/s (%.200s)%s", cal_dtype_name(t->dt), strcmp(c->id.mode, "quick") == 0 ? "5 (3 in --quick runs before 2026-11-28)" : "5",
 		 c->peak_tflops[t->dt], c->peak_source, t->nmissing ? "; missing points filled from neighbours" : "");
 	set_str(gt->source, sizeof gt->source, src);
 }

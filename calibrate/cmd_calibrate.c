@@ -62,7 +62,7 @@ static const char help[] =
 "                       host.eager.coll_us and host.compiled.coll_us, eager PyTorch's host cost by op class ->\n"
 "                       host.eager, and with 2+ GPUs a transformer block's host cost in one process per GPU at\n"
 "                       once: how far a job's processes differ, which a step pays at its slowest ->\n"
-"                       host.<mode>.rank_spread (about 1 minute; --quick: to 64 Mi elements)\n"
+"                       host.<mode>.rank_spread (about 1 minute; kernels 64 Ki to 256 Mi elements, --quick too)\n"
 "  -v, --verbose        print each phase and series as a line (also when stderr is no terminal, and from\n"
 "                       every MPI rank)\n"
 "  -h, --help           show this help\n"

@@ -32,8 +32,6 @@ void plan_init(struct cal_plan *p, bool quick, int cc_major, int cc_minor)
 		axis_list(g->m, &g->nm, m, 4);
 		axis_list(g->n, &g->nn, nk, 3);
 		axis_list(g->k, &g->nk, nk, 3);
-		p->gemm_samples = 3;
-		p->gemm_batch_us = 300;
 	} else {
 		enum dtype dts[] = {DT_BF16, DT_FP16, DT_TF32, DT_FP8};
 		for (int i = 0; i < 4; i++) {
@@ -45,9 +43,13 @@ void plan_init(struct cal_plan *p, bool quick, int cc_major, int cc_minor)
 			axis(g->n, &g->nn, 512, 32768, dts[i] == DT_BF16);
 			axis(g->k, &g->nk, 512, 32768, dts[i] == DT_BF16);
 		}
-		p->gemm_samples = 5;
-		p->gemm_batch_us = 500;
 	}
+	/* each point timed alike in both: --quick's fewer points are a subset of the full grid's, and timed as they
+	 * are (a subset of a full table fits the full table's GPU-bound steps to 1 %), where 3 batches of 300 us read
+	 * 3-10 % faster at 4096-class shapes on three H200 leases of 2026-11-28 (docs/validation.md, "Quick
+	 * calibrations"); the 37 points take about half a second */
+	p->gemm_samples = 5;
+	p->gemm_batch_us = 500;
 	/* memory-bound kernels: 64 KiB .. 4 GiB moved (x4 in quick, x2 in full) */
 	for (double b = 65536; b <= 4294967296.0; b *= quick ? 4 : 2)
 		p->mem_bytes[p->nmem++] = b;

@@ -1015,8 +1015,12 @@ def main():
         dist = host_rows(out)
         tp_block_rows(out, tokens=a.host_tokens, rounds=2 if a.quick else 5)
         rank_host_rows(out, tokens=a.host_tokens, rounds=2 if a.quick else 5)
-    top = 26 if a.quick else 28
-    sizes = [1 << k for k in range(16, top + 1, 2)]
+    # 64 Ki to 256 Mi elements, --quick too: gpusim fits each family's rate over the sizes above twice the L2
+    # (calibrate/torchkern.c, fit_family), and an H200's 50 MiB leaves only 64 Mi and 256 Mi elements there; with
+    # --quick's sweep to 64 Mi (until 2026-11-28) the elementwise rate read 6,237 GB/s and the norms, casts, fill and
+    # Adam were not fitted: GPU-bound steps 2-3 % fast (docs/validation.md, "Quick calibrations"). The largest
+    # size costs well under a second
+    sizes = [1 << k for k in range(16, 28 + 1, 2)]
     for name, n, bpe, f in ([] if a.host_only else kernel_rows(sizes) + adam_rows(sizes[:-1])):
         us, k = kernel_us(f)
         print(f"kernel,{name},{n},{n * bpe},{k:.2f},{us:.3f}", flush=True)

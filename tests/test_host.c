@@ -359,6 +359,32 @@ static void test_gemm_extra(void)
 	calib_release(&c);
 }
 
+/* A family's rate is a line through two sizes at least (calibrate/torchkern.c, fit_family). add at 64 Mi and 256 Mi
+ * elements, 6 bytes each: 402,653,184 B in 100 us and 1,610,612,736 B in 350 us, a slope of 250 us per 1,207,959,552
+ * B, 4,831.8 GB/s (bytes/us = MB/s, to 0.1). add and gelu (4 bytes an element) at 64 Mi elements only (--quick's
+ * sweep until 2026-11-28): two byte counts, one size; the line through them would be the ops' difference
+ * (134,217,728 B in 20 us: 6,710.9 GB/s), so the family is not fitted, and without another family neither is any. */
+static void test_family_sizes(void)
+{
+	static const char two[] = "section,name,size,bytes,kernels,us\n"
+				  "kernel,elementwise.add,67108864,402653184,1.00,100.000\n"
+				  "kernel,elementwise.add,268435456,1610612736,1.00,350.000\n";
+	static const char one[] = "section,name,size,bytes,kernels,us\n"
+				  "kernel,elementwise.add,67108864,402653184,1.00,100.000\n"
+				  "kernel,elementwise.gelu,67108864,268435456,1.00,80.000\n";
+	struct calib c;
+	struct hw_kernels k;
+	calib_init(&c);
+	CHECK_INT(parse_probe(two, sizeof two - 1, "two.csv", &c), 0);
+	CHECK(torchkern_fill(&c, 1e6, &k));
+	CHECK_NEAR(k.fam[KF_ELEMENTWISE].gbps, 4831.8, 1e-9);
+	calib_release(&c);
+	calib_init(&c);
+	CHECK_INT(parse_probe(one, sizeof one - 1, "one.csv", &c), 0);
+	CHECK(!torchkern_fill(&c, 1e6, &k));
+	calib_release(&c);
+}
+
 int main(void)
 {
 	struct hwmodel hw;
@@ -489,5 +515,6 @@ int main(void)
 	test_compiled_probe();
 	test_rank_spread();
 	test_gemm_extra();
+	test_family_sizes();
 	return check_result();
 }
