@@ -185,6 +185,12 @@ MODELS = {
                                   ["--hw", "hardware/h200x4-1128k-measured.yaml"],
                                   ["--hw", "hardware/h200x4-1128a-measured.yaml"],
                                   ["--hw", "hardware/h200x2-1128b-measured.yaml"], ["--hw", "h200-sxm"]],
+    # 2 x H200 (NV18) of 2026-11-28 08:17 (asked as 2 x H100; cal-and-rows.sh QUICK=1 GPUS=2 with --quick's kernels to
+    # 256 Mi elements and its GEMMs timed as the full run's, 22 rows): its quick calibration, then 1128a (held out),
+    # 1128l (the quick one before the change, another lease), the preset
+    "measured-h200x2-1128m.csv": [["--hw", "hardware/h200x2-1128m-measured.yaml"],
+                                  ["--hw", "hardware/h200x4-1128a-measured.yaml"],
+                                  ["--hw", "hardware/h200x2-1128l-measured.yaml"], ["--hw", "h200-sxm"]],
     # 4 x H200 (NV18) of 2026-11-28 07:25 (asked as 4 x H100; cal-and-rows.sh QUICK=1 GPUS=4: five one-GPU rows, the
     # runner's host probe took the rest of the budget): its quick calibration, 1128l (another lease), 1128a, preset
     "measured-h200x4-1128k.csv": [["--hw", "hardware/h200x4-1128k-measured.yaml"],
