@@ -45,7 +45,7 @@ void plan_init(struct cal_plan *p, bool quick, int cc_major, int cc_minor)
 		}
 	}
 	/* each point timed alike in both: --quick's fewer points are a subset of the full grid's, and timed as they
-	 * are (a subset of a full table fits the full table's GPU-bound steps to 1 %), where 3 batches of 300 us read
+	 * are (a subset of a full table fits the full table's GPU-bound steps to about 1 %), where 3 batches of 300 us read
 	 * 3-10 % faster at 4096-class shapes on three H200 leases of 2026-11-28 (docs/validation.md, "Quick
 	 * calibrations"); the 37 points take about half a second */
 	p->gemm_samples = 5;

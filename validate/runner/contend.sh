@@ -41,6 +41,11 @@ one_gpu() {
 		--rows "$rows1" --iters "$iters" --out "$dir/$1-gpu$2.csv" --steps "$dir/$1-gpu$2-steps.csv" \
 		>"$dir/$1-gpu$2.log" 2>&1 &
 }
+# core_half lo|hi: the CPUs (comma list) of the lower or upper half of the physical cores
+core_half() {
+	lscpu -p=CPU,CORE | awk -F, -v half="$1" '!/^#/ { c[$1] = $2; if ($2 > m) m = $2 }
+		END { for (i in c) if ((half == "lo") == (c[i] <= m / 2)) printf "%s%s", n++ ? "," : "", i }'
+}
 round() {
 	local t=$SECONDS
 	case $1 in
@@ -48,8 +53,8 @@ round() {
 	pair*) one_gpu "$1" 0; one_gpu "$1" 1; wait ;;
 	pinned*)  # each process on the CPUs of its own half of the physical cores (hyperthread siblings together)
 		local a b
-		a=$(lscpu -p=CPU,CORE | awk -F, '!/^#/{c[$1]=$2; if ($2>m) m=$2} END{for (i in c) if (c[i] <= m/2) printf "%s%s", n++ ? "," : "", i}')
-		b=$(lscpu -p=CPU,CORE | awk -F, '!/^#/{c[$1]=$2; if ($2>m) m=$2} END{for (i in c) if (c[i] > m/2) printf "%s%s", n++ ? "," : "", i}')
+		a=$(core_half lo)
+		b=$(core_half hi)
 		echo "# pinned: GPU 0 process on CPUs $a; GPU 1 process on CPUs $b" >>"$sum"
 		one_gpu "$1" 0 "$a"; one_gpu "$1" 1 "$b"; wait ;;
 	job*)
