@@ -1019,8 +1019,15 @@ def main():
     # (calibrate/torchkern.c, fit_family), and an H200's 50 MiB leaves only 64 Mi and 256 Mi elements there; with
     # --quick's sweep to 64 Mi (until 2026-11-28) the elementwise rate read 6,237 GB/s and the norms, casts, fill and
     # Adam were not fitted: GPU-bound steps 2-3 % fast (docs/validation.md, "Quick calibrations"). The largest
-    # size costs well under a second
-    sizes = [1 << k for k in range(16, 28 + 1, 2)]
+    # size costs well under a second. kernel_rows holds every size's tensors at once, about 38 bytes an element of
+    # the largest (its bf16 and fp32 operands, the norm and softmax inputs, outputs and gradients) and a third more
+    # for the smaller sizes: a GPU with less free memory stops at a smaller size (fit_family then fits only the
+    # families with two sizes above the floor)
+    free = torch.cuda.mem_get_info()[0] if not a.host_only else 0
+    top = 28
+    while top > 20 and 52 * (1 << top) > 0.9 * free and not a.host_only:
+        top -= 2
+    sizes = [1 << k for k in range(16, top + 1, 2)]
     for name, n, bpe, f in ([] if a.host_only else kernel_rows(sizes) + adam_rows(sizes[:-1])):
         us, k = kernel_us(f)
         print(f"kernel,{name},{n},{n * bpe},{k:.2f},{us:.3f}", flush=True)
