@@ -44,10 +44,10 @@ void plan_init(struct cal_plan *p, bool quick, int cc_major, int cc_minor)
 			axis(g->k, &g->nk, 512, 32768, dts[i] == DT_BF16);
 		}
 	}
-	/* each point timed alike in both: --quick's fewer points are a subset of the full grid's, and timed as they
-	 * are (a subset of a full table fits the full table's GPU-bound steps to about 1 %), where 3 batches of 300 us read
-	 * 3-10 % faster at 4096-class shapes on three H200 leases of 2026-11-28 (docs/validation.md, "Quick
-	 * calibrations"); the 37 points take about half a second */
+	/* each point timed alike in both (until 2026-11-28 --quick took 3 batches of 300 us): its fewer points are a
+	 * subset of the full grid's (the full table cut to them fits the same GPU-bound steps to about 1 %), so a quick
+	 * table differs from a full one by the GPU and the lease alone (docs/validation.md, "Quick calibrations"); the 37
+	 * points take about half a second */
 	p->gemm_samples = 5;
 	p->gemm_batch_us = 500;
 	/* memory-bound kernels: 64 KiB .. 4 GiB moved (x4 in quick, x2 in full) */
