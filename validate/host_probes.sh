@@ -80,6 +80,9 @@ lease 2026-11-28-h100x2-pm measured-h100x2-1128f.csv h100x2-1128e h100-dgx
 lease 2026-11-28-h100x1-1128g measured-h100x1-1128g.csv h100x1-1128g h100-dgx 2026-11-28-h100x1-1128g/rows
 lease 2026-11-28-h200x1-1128i measured-h200x1-1128i.csv h200x1-1128i h200-sxm 2026-11-28-h200x1-1128i/rows
 lease 2026-11-28-h200x2-lease measured-h200x2-1128j.csv h200x4-1128a h200-sxm
+lease 2026-11-28-h200x4-1128k measured-h200x4-1128k.csv h200x4-1128k h200-sxm 2026-11-28-h200x4-1128k/rows
+lease 2026-11-28-h200x2-1128l measured-h200x2-1128l.csv h200x2-1128l h200-sxm 2026-11-28-h200x2-1128l/rows
+lease 2026-11-28-h200x2-1128m measured-h200x2-1128m.csv h200x2-1128m h200-sxm 2026-11-28-h200x2-1128m/rows
 echo
 echo "the probes of validate/runner/host-ranks.sh (host_context.py: fresh, inside each row, at the end; one process,"
 echo "then two ranks) against the steps beside them (validate/context_steps.py), the lease's own calibration 1128h"
