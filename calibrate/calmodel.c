@@ -150,9 +150,11 @@ static void gpu_gemm_table(const struct calib *c, const struct gemmtab *t, struc
 	for (size_t j = 0; j < total; j++)
 		gt->eff[j] = sig(t->eff[j], 4);
 	char src[512];
+	/* 5 samples a point in both modes since 2026-11-28 (calibrate/plan.c); the raw CSV does not say how many */
+	const char *samples = strcmp(c->id.mode, "quick") == 0 ? "5 (3 in --quick runs before 2026-11-28)" : "5";
 	snprintf(src, sizeof src, "measured: cuBLASLt %s TN, heuristic algo 0, 32 MiB workspace, random data, median of "
-		 "%s; eff of %.1f TFLOP/s (%.200s)%s", cal_dtype_name(t->dt), strcmp(c->id.mode, "quick") == 0 ? "5 (3 in --quick runs before 2026-11-28)" : "5",
-		 c->peak_tflops[t->dt], c->peak_source, t->nmissing ? "; missing points filled from neighbours" : "");
+		 "%s; eff of %.1f TFLOP/s (%.200s)%s", cal_dtype_name(t->dt), samples, c->peak_tflops[t->dt],
+		 c->peak_source, t->nmissing ? "; missing points filled from neighbours" : "");
 	set_str(gt->source, sizeof gt->source, src);
 }
 

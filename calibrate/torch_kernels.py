@@ -1023,10 +1023,11 @@ def main():
     # the largest (its bf16 and fp32 operands, the norm and softmax inputs, outputs and gradients) and a third more
     # for the smaller sizes: a GPU with less free memory stops at a smaller size (fit_family then fits only the
     # families with two sizes above the floor)
-    free = torch.cuda.mem_get_info()[0] if not a.host_only else 0
     top = 28
-    while top > 20 and 52 * (1 << top) > 0.9 * free and not a.host_only:
-        top -= 2
+    if not a.host_only:
+        free = torch.cuda.mem_get_info()[0]
+        while top > 20 and 52 * (1 << top) > 0.9 * free:
+            top -= 2
     sizes = [1 << k for k in range(16, top + 1, 2)]
     for name, n, bpe, f in ([] if a.host_only else kernel_rows(sizes) + adam_rows(sizes[:-1])):
         us, k = kernel_us(f)

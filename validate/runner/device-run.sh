@@ -24,7 +24,7 @@ py=${PYTHON:-python3}
 rows=${ROWS:-all}
 # PROBE=1: torch_step.py's host probe after the one-GPU rows (a torch.profiler session). Off by default: on the
 # H200 leases of 2026-11-28 the process that ran it did not end until its phase's timeout, which took the whole
-# budget of the rows of several GPUs (validate/runs/2026-11-28-h200x4-x, docs/validation.md)
+# budget of the rows of several GPUs (validate/runs/2026-11-28-h200x4-1128k, docs/validation.md)
 probe=
 [ "${PROBE:-0}" = 1 ] && probe=--probe
 extra=${EXTRA_ARGS:-}   # e.g. "--cpu --tiny" for a dry run without GPUs
