@@ -13,8 +13,8 @@ double ops_max_normal(int n)
 		return 0;
 	/* E[max] = integral of x n phi(x) Phi(x)^(n-1) dx, by the midpoint rule over [-9, 9 + sqrt(2 ln n)] in steps of
 	 * 0.1 (the integrand is smooth and below 1e-17 outside; the rule converges fast on it: the same to 1e-7 as with
-	 * steps of 0.001 from n = 2 to 100,000): 1/sqrt(pi) = 0.5641896 for n = 2. Called for every op list the
-	 * builder prices, so cheap: about 190 points */
+	 * steps of 0.001 from n = 2 to 100,000): 1/sqrt(pi) = 0.5641896 for n = 2. About 190 points; the builder and
+	 * the planner call it once a scenario (struct opctx.host_k), tests' contexts once an op list */
 	const double sqrt_2pi = 2.5066282746310002;
 	double hi = 9 + sqrt(2 * log((double)n)), dx = 0.1, sum = 0;
 	for (double x = -9 + dx / 2; x < hi; x += dx) {
