@@ -90,6 +90,7 @@ static int fields(const struct result *r, struct field *out)
 		FDBL("host_wait", b->host_wait),
 		FEND,
 		FINT("critical_stage", r->critical_stage),
+		FDBL("host_issue_s", r->host_issue_s),
 		FBEGIN("memory_per_gpu_bytes"),
 		FDBL("weights", m->weights),
 		FDBL("gradients", m->gradients),
@@ -267,6 +268,9 @@ static int write_table(FILE *f, const struct result *r)
 	if (r->clock_attn > 0)  /* the attention law: GEMMs and attention at speeds of their own */
 		fprintf(f, "%-16s GEMMs x%.3f of their sustained rate, attention x%.3f of its maximum-clock rate "
 			"(critical stage)\n", "power cap", r->clock_gemm, r->clock_attn);
+	if (r->host_issue_s > 0)  /* the host's own work; the step waits for it where it is behind the GPU */
+		fprintf(f, "%-16s %.3f ms issuing the step's ops and calls (critical stage, %.0f %% of the step)\n",
+			"host work", r->host_issue_s * 1e3, 100 * r->host_issue_s / r->step_time_s);
 	fputc('\n', f);
 
 	char head[64];

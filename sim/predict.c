@@ -12,6 +12,7 @@
 #include "sim/engine.h"
 #include "sim/ops.h"
 #include "sim/schedule.h"
+#include "sim/tmap.h"
 #include "sim/trace.h"
 #include "util/diag.h"
 #include "util/gserr.h"
@@ -464,6 +465,7 @@ static void fill_timing(const struct scenario *sc, const struct hwmodel *hw, con
 	double acc[ACC_N];
 	sim_rank_breakdown(s, cr, acc);
 	out->critical_stage = sim_rank_stage(s, cr);
+	out->host_issue_s = tk_s(tmap_host_work(&b->progs[out->critical_stage]));
 	out->breakdown_s = (struct breakdown){
 		.compute = acc[ACC_COMPUTE], .tp_comm_exposed = acc[ACC_TP], .pp_comm_exposed = acc[ACC_PP],
 		.dp_comm_exposed = acc[ACC_DP], .pipeline_bubble = acc[ACC_BUBBLE], .optimizer = acc[ACC_OPTIMIZER],

@@ -68,6 +68,9 @@ struct result {
 	enum schedule schedule;
 	struct breakdown breakdown_s;   /* of the critical rank; sums to step_time_s */
 	int critical_stage;
+	double host_issue_s;            /* the critical stage's host work in the step: every op's and call's host cost,
+	                                 * the slowest process's (host.<mode>.rank_spread); the step waits for it where
+	                                 * it is above the GPU's work (host_wait). 0: the model has no host costs */
 	double gpu_rate;                /* the job's slowest GPU's sustained rate over the calibrated GPU's, where
 	                                 * gpu.power.gpu_rates has one below 1 (0: not applied) */
 	double clock_gemm, clock_attn;  /* where the power balance times attention at the maximum clock (a calibrated

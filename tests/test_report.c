@@ -28,6 +28,7 @@ static struct result sample(void)
 		.dp_comm_exposed = 0.0125, .pipeline_bubble = 0.25, .optimizer = 0.05,
 		.host_wait = 0.5};
 	r.critical_stage = 3;
+	r.host_issue_s = 1.2;
 	r.mem = (struct mem_usage){.weights = 17.5e9, .gradients = 17.5e9, .optimizer = 35e9,
 		.activations = 4.25e9, .total = 74.25e9};
 	r.peak_inflight_microbatches = 4;
@@ -87,6 +88,7 @@ static const char expected_json[] =
 	"    \"host_wait\": 0.5\n"
 	"  },\n"
 	"  \"critical_stage\": 3,\n"
+	"  \"host_issue_s\": 1.2,\n"
 	"  \"memory_per_gpu_bytes\": {\n"
 	"    \"weights\": 17500000000,\n"
 	"    \"gradients\": 17500000000,\n"
@@ -108,12 +110,13 @@ static const char expected_csv[] =
 	"scenario,hardware,gpus,step_time_s,tokens_per_s,mfu,model_flops,parallel.dp,parallel.tp,parallel.pp,"
 	"parallel.micro_batch,parallel.num_microbatches,parallel.schedule,parallel.virtual_stages,"
 	"breakdown_s.compute,breakdown_s.tp_comm_exposed,breakdown_s.pp_comm_exposed,breakdown_s.dp_comm_exposed,"
-	"breakdown_s.pipeline_bubble,breakdown_s.optimizer,breakdown_s.host_wait,critical_stage,memory_per_gpu_bytes.weights,"
+	"breakdown_s.pipeline_bubble,breakdown_s.optimizer,breakdown_s.host_wait,critical_stage,host_issue_s,"
+	"memory_per_gpu_bytes.weights,"
 	"memory_per_gpu_bytes.gradients,memory_per_gpu_bytes.optimizer,memory_per_gpu_bytes.activations,memory_per_gpu_bytes.workspace,"
 	"memory_per_gpu_bytes.total,memory_capacity_bytes,fits_in_memory,peak_inflight_microbatches,sim_wall_s,"
 	"simulated_ranks,tasks,events\n"
 	"\"llama \"\"70b\"\", 64 gpus\",h100-dgx,64,1.5,349525.3333333333,0.4,3.2e+18,2,8,4,1,64,1f1b,1,"
-	"1,0.125,0.0625,0.0125,0.25,0.05,0.5,3,17500000000,17500000000,35000000000,4250000000,0,74250000000,"
+	"1,0.125,0.0625,0.0125,0.25,0.05,0.5,3,1.2,17500000000,17500000000,35000000000,4250000000,0,74250000000,"
 	"85899345920,true,4,0.001,4,65432,123456\n";
 
 static void test_json(void)
@@ -147,6 +150,8 @@ static void test_table(void)
 	CHECK_CONTAINS(t, "  pipeline bubble                 250.000     16.7 %\n");
 	CHECK_CONTAINS(t, "  step time                      1500.000    100.0 %\n");
 	CHECK_CONTAINS(t, "  total                             74.25  of 85.90 GB: fits\n");
+	/* the host's work: 1.2 s of the 1.5 s step = 80 %; no line where the model has no host costs */
+	CHECK_CONTAINS(t, "host work        1200.000 ms issuing the step's ops and calls (critical stage, 80 % of the step)\n");
 	/* the GPU line says whether the GPU's memory holds the worst stage; the host line, only with offloaded
 	 * activations, whether the node's host memory holds them */
 	r.fits_in_memory = false;
@@ -156,6 +161,7 @@ static void test_table(void)
 	CHECK_CONTAINS(t, "  total                             74.25  of 85.90 GB: fits\n");
 	CHECK_CONTAINS(t, "  offloaded, host per node         300.00  of the node's host memory: DOES NOT FIT\n");
 	r.host_bytes_per_node = r.host_capacity_bytes = 0;
+	r.host_issue_s = 0;
 	r.mem.total = 90e9;
 	r.schedule = SCHED_INTERLEAVED;
 	r.virtual_stages = 2;
@@ -164,6 +170,7 @@ static void test_table(void)
 	CHECK(!strstr(t, "offloaded"));
 	CHECK_CONTAINS(t, "interleaved, micro batch 1, 64 micro-batches, 2 virtual stages\n");
 	CHECK(!strstr(t, "power cap"));
+	CHECK(!strstr(t, "host work"));
 }
 
 /* Where the attention law ran (clock_attn > 0): a line of the table, a "clock" object at the end of the JSON and

@@ -10,7 +10,9 @@
 # env:   VALIDATE_BUDGET_S (default 300): wall-clock budget for all phases; ROWS: comma list of labels or config
 #        ids (default all); CSV_NAME: the CSV's file name instead of the machine's; GPUS: the number of GPUs to
 #        use (default all that torch sees); EXTRA_ARGS: more runner options ("--cpu --tiny" with GPUS=4 is a
-#        dry run of the 4-process phases without GPUs); PROBE=1: the host probe after the one-GPU rows
+#        dry run of the 4-process phases without GPUs); PROBE=1: the host probe after the one-GPU rows;
+#        YARDSTICK=1: every rank's host yardstick before and after each row -> OUTDIR/yardstick.csv
+#        (torch_step.py --yardstick; validate/host_speed.py reads it)
 set -u
 # NVLink multicast stays off on shared machines (see the device docs): NCCL, PyTorch and NVSHMEM.
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
@@ -27,6 +29,11 @@ rows=${ROWS:-all}
 # budget of the rows of several GPUs (validate/runs/2026-11-28-h200x4-1128k, docs/validation.md)
 probe=
 [ "${PROBE:-0}" = 1 ] && probe=--probe
+yard=()
+if [ "${YARDSTICK:-0}" = 1 ]; then
+	rm -f "$outdir/yardstick.csv"
+	yard=(--yardstick "$outdir/yardstick.csv")
+fi
 extra=${EXTRA_ARGS:-}   # e.g. "--cpu --tiny" for a dry run without GPUs
 deadline=$((SECONDS + ${VALIDATE_BUDGET_S:-300}))
 
@@ -63,11 +70,11 @@ run_phase() {
 		echo "# $name: attempt $attempt, ${left}s left" >>"$log"
 		if [ "$n" -eq 1 ]; then
 			timeout -k 10 "$left" "$py" "$here/torch_step.py" --gpus 1 --rows "$rows" --out "$csv" \
-				--progress "$prog" $probe --steps "$steps" $extra >>"$log" 2>&1
+				--progress "$prog" $probe --steps "$steps" "${yard[@]}" $extra >>"$log" 2>&1
 		else
 			timeout -k 10 "$left" "$py" -m torch.distributed.run --standalone --nproc_per_node="$n" \
 				"$here/torch_step.py" --gpus "$n" --rows "$rows" --out "$csv" --progress "$prog" \
-				--steps "$steps" $extra >>"$log" 2>&1
+				--steps "$steps" "${yard[@]}" $extra >>"$log" 2>&1
 		fi
 		rc=$?
 		if grep -q '^finished' "$prog" 2>/dev/null; then

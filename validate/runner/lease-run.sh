@@ -13,7 +13,9 @@
 #   3. validate/runner/device-run.sh for the rows of 1 to GPUS GPUs -> measured-<gpu>x<GPUS>.csv, validate-runner.log,
 #      steps.csv (every rank's timed steps: validate/rank_steps.py)
 #   4. the host rows of step 1 again -> host-<gpu>-after.csv: how far this lease's host drifted over the call
-# Eight files in all, the most a device call brings back: add one only by bundling others.
+# Eight files in all, the most a device call brings back; with YARDSTICK=1 (every rank's host yardstick before and
+# after each row: yardstick.csv, validate/host_speed.py) a ninth, so the two CSVs of step 2 travel in bundle.tar
+# (tar -xf it where the run folder is kept).
 # usage: validate/runner/lease-run.sh [OUTDIR]     OUTDIR defaults to $OUT, else ./lease-out
 # env:   LEASE_BUDGET_S (default 540): the call's wall-clock budget; GPUS (default 2): the largest rows of step 3;
 #        ROWS: rows for step 3 (default all of 1 to GPUS GPUs)
@@ -59,4 +61,7 @@ echo "# 4. host rows again ($(left) s left)" | tee -a "$log"
 CUDA_VISIBLE_DEVICES=$visible MASTER_PORT=29562 timeout -k 10 "$(($(left 5) < 120 ? $(left 5) : 120))" "$py" \
 	calibrate/torch_kernels.py --host-only --no-compiled >"$out/host-$gpu-after.csv" 2>>"$log"
 echo "# exit $?" >>"$log"
+if [ -f "$out/yardstick.csv" ]; then
+	(cd "$out" && tar -cf bundle.tar coll-*.csv tp-block-*.csv 2>>"$log" && rm -f coll-*.csv tp-block-*.csv)
+fi
 echo "# end ($(left) s left)" | tee -a "$log"

@@ -611,6 +611,28 @@ def host_probe(dev, dtype):
     return "host probe: " + "; ".join(out)
 
 
+def host_yardstick(dev):
+    """--yardstick: how fast this process's host issues eager PyTorch now. calibrate/torch_kernels.py's standard
+    block (block_host: 8 pre-LN GPT blocks of 256 on 16 tokens, forward and backward, the GPU far behind the host),
+    in us per layer: (forward, backward), the numbers of a calibration's `host,block_fwd` and `host,block_bwd` rows
+    (and, summed, its `host,rank_block_*` rows), so a row's reading over its calibration's is how much slower or
+    faster this host ran than the one the calibration measured (validate/host_speed.py). About 0.2 s."""
+    global _torch_kernels
+    if _torch_kernels is None:
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "calibrate"))
+        import torch_kernels as _tk
+        _torch_kernels = _tk
+    ctx = contextlib.nullcontext()
+    if sdpa_kernel is not None:
+        ctx = sdpa_kernel([SDPBackend.FLASH_ATTENTION])
+    with ctx:
+        f, b, _ = _torch_kernels.block_host(16, 256, dev)
+    return f, b
+
+
+_torch_kernels = None
+
+
 def shrink(r):
     """--tiny: the same row structure (modes, batches, micro-batches) with toy sizes, for the CPU self-test. The
     sizes depend on the config alone, never on the mode, so every row of a config trains the same toy model as
@@ -701,8 +723,11 @@ def run_row(r, args, lay, world, dev, cache, carried=0):
             row.step(optimizer=False)
             sync(dev)
             return {"checksum": row.checksum()}
+        ys = list(host_yardstick(dev)) if args.yardstick else []
         steps = timed_steps(row, dev, args.warmup + args.iters)
         times, host = [t for t, _ in steps], [h for _, h in steps]
+        if args.yardstick:
+            ys += host_yardstick(dev)
     peak = torch.cuda.max_memory_allocated(dev) if dev.type == "cuda" else 0
     ranks = None
     if args.steps:  # every rank's own steps, before the slowest rank's is taken (--steps)
@@ -712,6 +737,14 @@ def run_row(r, args, lay, world, dev, cache, carried=0):
             ranks = [torch.empty_like(mine) for _ in range(world)]
             dist.all_gather(ranks, mine)
         ranks = [x.tolist() for x in ranks]
+    yard = None
+    if ys:  # every rank's yardstick before and after its steps (--yardstick)
+        mine = torch.tensor(ys, dtype=torch.float64, device=dev)
+        yard = [mine]
+        if dist.is_initialized():
+            yard = [torch.empty_like(mine) for _ in range(world)]
+            dist.all_gather(yard, mine)
+        yard = [x.tolist() for x in yard]
     t = torch.tensor(times + [peak, carried], dtype=torch.float64, device=dev)
     if dist.is_initialized():
         dist.all_reduce(t, op=dist.ReduceOp.MAX)
@@ -719,7 +752,8 @@ def run_row(r, args, lay, world, dev, cache, carried=0):
     timed = t[args.warmup:-2]
     del row
     return {"median": statistics.median(timed), "min": min(timed), "max": max(timed), "n": len(timed),
-            "peak_mem": t[-2], "carried": t[-1], "dynamo": dynamo_counts() if compiled else None, "ranks": ranks}
+            "peak_mem": t[-2], "carried": t[-1], "dynamo": dynamo_counts() if compiled else None, "ranks": ranks,
+            "yardstick": yard}
 
 
 def timed_steps(row, dev, n):
@@ -749,6 +783,17 @@ def write_steps(path, label, warmup, ranks):
             n = len(v) // 2
             for i in range(warmup, n):
                 f.write("%s,%d,%d,%.6g,%.6g\n" % (label, rank, i - warmup, v[i], v[n + i]))
+
+
+def write_yardstick(path, label, ranks):
+    """--yardstick: one line per rank and row: the host yardstick (host_yardstick: us per layer of the standard
+    block, forward and backward) just before the row's first step and just after its last."""
+    new = not os.path.exists(path)
+    with open(path, "a") as f:
+        if new:
+            f.write("label,rank,before_fwd_us,before_bwd_us,after_fwd_us,after_bwd_us\n")
+        for rank, v in enumerate(ranks):
+            f.write("%s,%d,%s\n" % (label, rank, ",".join("%.2f" % x for x in v)))
 
 
 def dynamo_counts(clear=False):
@@ -804,6 +849,8 @@ def main():
     ap.add_argument("--list", action="store_true", help="list the rows and exit")
     ap.add_argument("--probe", action="store_true", help="also print the host cost of eager layers (rank 0, after the rows)")
     ap.add_argument("--steps", help="CSV to append every rank's timed steps to (label,rank,step,step_s,host_s)")
+    ap.add_argument("--yardstick", help="CSV to append every rank's host yardstick to, taken just before each row's "
+                    "steps and just after (host_yardstick: calibrate's standard block, us per layer; about 0.4 s a row)")
     args = ap.parse_args()
 
     rows = configs.select(args.rows)
@@ -889,6 +936,8 @@ def main():
             continue
         if args.steps and res.get("ranks"):
             write_steps(args.steps, r["label"], args.warmup, res["ranks"])
+        if args.yardstick and res.get("yardstick"):
+            write_yardstick(args.yardstick, r["label"], res["yardstick"])
         print("%-18s median %9.3f ms  min %9.3f  max %9.3f  (%d steps)  peak %6.2f GB  carried %5.2f GB  "
               "row %.1f s" % (r["label"], res["median"] * 1e3, res["min"] * 1e3, res["max"] * 1e3, res["n"],
                               res["peak_mem"] / 1e9, res["carried"] / 1e9, time.perf_counter() - t_row) +
