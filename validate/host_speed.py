@@ -74,15 +74,6 @@ def reference_us(hw):
     return got["block_fwd"] + got["block_bwd"]
 
 
-def scenarios(table):
-    out = {}
-    base = os.path.dirname(table)
-    with open(table) as f:
-        for r in csv.DictReader(line for line in f if not line.startswith("#")):
-            out[r.get("label") or os.path.basename(r["scenario"])[:-5]] = os.path.join(base, r["scenario"])
-    return out
-
-
 def scaled_model(hw, factor, slowest, tmpdir):
     """A copy of hw with every host.<mode>.*_us times factor (and rank_spread 0 when slowest); its path."""
     text, out, inside = open(hw).read().split("\n"), [], False
@@ -113,7 +104,6 @@ def predict(gpusim, scen, hw):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("run_dir")
-    ap.add_argument("table")
     ap.add_argument("hw")
     ap.add_argument("--yardstick", action="store_true", help="rescale each row's host by RUN_DIR/yardstick.csv")
     ap.add_argument("--ref-us", type=float, help="the calibration's block reading (default: from its raw folder)")
@@ -123,7 +113,7 @@ def main():
     a = ap.parse_args()
 
     steps, order = per_rank(os.path.join(a.run_dir, "steps.csv"))
-    scen = scenarios(a.table)
+    scen = {lab: os.path.join("scenarios", "validate", lab + ".yaml") for lab in order}
     ys = yardsticks(os.path.join(a.run_dir, "yardstick.csv")) if a.yardstick else {}
     ref = (a.ref_us or reference_us(a.hw)) if a.yardstick else None
     if ref:
@@ -133,7 +123,8 @@ def main():
     hb_ratio, hb_err, hb_scaled = [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         for lab in order:
-            if lab not in scen:
+            if not os.path.exists(scen[lab]):
+                print("%-22s   no %s" % (lab, scen[lab]))
                 continue
             pr = predict(a.gpusim, scen[lab], a.hw)
             if pr is None:
