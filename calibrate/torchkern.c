@@ -401,12 +401,15 @@ static bool host_row_at(const struct calib *c, const char *name, double size, do
 	return false;
 }
 
-/* One family's lines (see torchkern_compiled): fwd[0] intercept, fwd[1] slope; bwd alike; step_gap the median of
- * each stack's step less its forward, backward and optimizer over ngap stacks. False without two stacks. */
-static bool compiled_family(const struct calib *c, const char *fam, double accum_us, double fwd[2], double bwd[2],
-			    double *step_gap, int *ngap, int *nstacks)
+/* One family's lines over its stacks' layers L (see torchkern_compiled): f[0] + f[1] L the forward's host us,
+ * fk its kernels' slope (per layer); b[0] + b[1] L the backward's less accum_us per parameter tensor, bk the slope
+ * of its graph's kernels (the tensors' add kernels not counted); step_gap the median of each stack's step less
+ * its forward, backward and optimizer over ngap stacks. False without two stacks of different depths. */
+static bool compiled_family(const struct calib *c, const char *fam, double accum_us, double f[2], double *fk,
+			    double b[2], double *bk, double *step_gap, int *ngap, int *nstacks)
 {
-	double fx[CAL_MAX_TKERN], fy[CAL_MAX_TKERN], bx[CAL_MAX_TKERN], by[CAL_MAX_TKERN], gap[CAL_MAX_TKERN];
+	double L[CAL_MAX_TKERN], fy[CAL_MAX_TKERN], fn[CAL_MAX_TKERN], by[CAL_MAX_TKERN], bn[CAL_MAX_TKERN];
+	double gap[CAL_MAX_TKERN], a;
 	int n = 0, ng = 0;
 	char fname[40], bname[40], pname[40], sname[40], oname[40];
 	snprintf(fname, sizeof fname, "compiled_%s_fwd", fam);
@@ -416,26 +419,26 @@ static bool compiled_family(const struct calib *c, const char *fam, double accum
 	snprintf(oname, sizeof oname, "compiled_%s_opt", fam);
 	for (int i = 0; i < c->ntkern; i++) {
 		const struct cal_tkern *t = &c->tkern[i];
-		double fus, fk, bus, bk, pk, pus, sus, sk, ous, ok;
+		double bus, bkn, pk, pus, sus, sk, ous, ok;
 		if (strcmp(t->section, "host") != 0 || strcmp(t->name, fname) != 0)
 			continue;
-		fus = t->us;
-		fk = t->kernels;
-		if (!host_row_at(c, bname, t->size, &bus, &bk) || !host_row_at(c, pname, t->size, &pus, &pk))
+		if (!host_row_at(c, bname, t->size, &bus, &bkn) || !host_row_at(c, pname, t->size, &pus, &pk))
 			continue;
-		fx[n] = fk;
-		fy[n] = fus;
+		L[n] = t->size;
+		fy[n] = t->us;
+		fn[n] = t->kernels;
 		/* the parameters' AccumulateGrad run eagerly after the graph: an add kernel and accum_us each */
-		bx[n] = bk - pk;
 		by[n] = bus - pk * accum_us;
+		bn[n] = bkn - pk;
 		n++;
 		if (host_row_at(c, sname, t->size, &sus, &sk) && host_row_at(c, oname, t->size, &ous, &ok))
-			gap[ng++] = sus - fus - bus - ous;
+			gap[ng++] = sus - t->us - bus - ous;
 	}
 	*nstacks = n;
 	*ngap = ng;
 	*step_gap = ng ? median(gap, ng) : 0;
-	return line_fit(fx, fy, n, &fwd[0], &fwd[1]) && line_fit(bx, by, n, &bwd[0], &bwd[1]);
+	return line_fit(L, fy, n, &f[0], &f[1]) && line_fit(L, fn, n, &a, fk) && line_fit(L, by, n, &b[0], &b[1]) &&
+	       line_fit(L, bn, n, &a, bk) && *fk > 0 && *bk > 0;
 }
 
 /* The compiled DDP rows (compiled_ddp_rows in calibrate/torch_kernels.py): the same module as one graph and as
@@ -461,31 +464,42 @@ static bool compiled_subgraphs(const struct calib *c, double *fwd_us, double *bw
 
 bool torchkern_compiled(const struct calib *c, double accum_us, struct hw_host_cost *h, char *note, size_t size)
 {
-	double f3[2], b3[2], f2[2], b2[2], g3, g2;
+	double f3[2], b3[2], f2[2], b2[2], k3, bk3, k2, bk2, g3, g2;
 	int n3, n2, m3, m2;
-	bool blk = compiled_family(c, "block", accum_us, f3, b3, &g3, &m3, &n3);
-	bool mlp = compiled_family(c, "mlp", accum_us, f2, b2, &g2, &m2, &n2);
+	bool blk = compiled_family(c, "block", accum_us, f3, &k3, b3, &bk3, &g3, &m3, &n3);
+	bool mlp = compiled_family(c, "mlp", accum_us, f2, &k2, b2, &bk2, &g2, &m2, &n2);
 	if (!blk && !mlp)
 		return false;
 #define R(x) (round(fmax(0, (x)) * 100) / 100)
-	/* the calls' fixed costs do not depend on the layers: the mean of the families' intercepts */
-	int k = blk + mlp;
-	h->graph_us = R(((blk ? f3[0] : 0) + (mlp ? f2[0] : 0)) / k);
-	h->backward_us = R(((blk ? b3[0] : 0) + (mlp ? b2[0] : 0)) / k);
-	h->kernel_us = blk ? R(f3[1]) : 0;
-	h->bwd_kernel_us = blk ? R(b3[1]) : 0;
-	h->kernel2d_us = mlp ? R(f2[1]) : 0;
-	h->bwd_kernel2d_us = mlp ? R(b2[1]) : 0;
+	/* a layer's graph: its host us per layer over its kernels per layer (kernel_us x layer_kernels is the layer's
+	 * slope); the calls' fixed costs: the lines' intercepts at 0 layers, per family (a transformer's graph_us and
+	 * backward_us, the 2d keys a dense layer list's; a family not measured takes the other's) */
+	h->graph_us = R(blk ? f3[0] : f2[0]);
+	h->backward_us = R(blk ? b3[0] : b2[0]);
+	h->graph2d_us = mlp ? R(f2[0]) : 0;
+	h->backward2d_us = mlp ? R(b2[0]) : 0;
+	h->kernel_us = blk ? R(f3[1] / k3) : 0;
+	h->bwd_kernel_us = blk ? R(b3[1] / bk3) : 0;
+	h->kernel2d_us = mlp ? R(f2[1] / k2) : 0;
+	h->bwd_kernel2d_us = mlp ? R(b2[1] / bk2) : 0;
+	h->layer_kernels = blk ? R(k3) : 0;
+	h->bwd_layer_kernels = blk ? R(bk3) : 0;
+	h->layer2d_kernels = mlp ? R(k2) : 0;
+	h->bwd_layer2d_kernels = mlp ? R(bk2) : 0;
 #undef R
 	bool sub = compiled_subgraphs(c, &h->subgraph_us, &h->bwd_subgraph_us);
 	if (note) {
-		int w = snprintf(note, size, "%s rows (%d+%d): graph %.1f + kernel %.1f/%.1f, bwd %.1f + %.1f/%.1f us",
-				 blk && mlp ? "block/mlp" : blk ? "block" : "mlp", n3, n2, h->graph_us, h->kernel_us,
-				 h->kernel2d_us, h->backward_us, h->bwd_kernel_us, h->bwd_kernel2d_us);
+		/* per family block/mlp: the call's us + kernels a layer x us a kernel */
+		int w = snprintf(note, size, "%s (%d+%d): fwd %.0f/%.0f + %g/%g x %.1f/%.1f, bwd %.0f/%.0f + %g/%g x "
+				 "%.1f/%.1f us",
+				 blk && mlp ? "block/mlp" : blk ? "block" : "mlp", n3, n2, h->graph_us, h->graph2d_us,
+				 h->layer_kernels, h->layer2d_kernels, h->kernel_us, h->kernel2d_us, h->backward_us,
+				 h->backward2d_us, h->bwd_layer_kernels, h->bwd_layer2d_kernels, h->bwd_kernel_us,
+				 h->bwd_kernel2d_us);
 		/* the DDP subgraphs where measured, else a check that is not modelled: the runner's step around its
 		 * calls (zero_grad, Python); one of the two, so that host.source keeps within its 255 characters */
 		if (sub && w > 0 && (size_t)w < size)
-			snprintf(note + w, size - w, ", DDP subgraph %.1f/%.1f", h->subgraph_us, h->bwd_subgraph_us);
+			snprintf(note + w, size - w, ", DDP subgraph %.0f/%.0f", h->subgraph_us, h->bwd_subgraph_us);
 		else if (m3 + m2 > 0 && w > 0 && (size_t)w < size)
 			snprintf(note + w, size - w, ", step-parts %.0f", ((m3 ? g3 : 0) + (m2 ? g2 : 0)) /
 				 ((m3 > 0) + (m2 > 0)));
@@ -506,6 +520,6 @@ bool torchkern_compiled_host(const struct calib *c, struct hw_host *host, char *
 	k->accum_us = e->accum_us;
 	k->opt_us = e->opt_us;
 	size_t n = strlen(src);
-	snprintf(src + n, size - n, "; compiled: %s, rest eager's", note);
+	snprintf(src + n, size - n, "; compiled: %s; rest eager", note);
 	return true;
 }

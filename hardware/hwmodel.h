@@ -229,6 +229,14 @@ struct hw_host_cost {
 	double subgraph_us;       /* per micro-batch and subgraph beyond the first of a compiled DDP module (dynamo's
 				   * DDPOptimizer, sim/ddpsplit.h): its forward call; 0: graph_us */
 	double bwd_subgraph_us;   /* the same in the backward; 0: backward_us */
+	double graph2d_us;        /* graph_us of an MLP or dense layer list (2-D activations); 0: graph_us */
+	double backward2d_us;     /* backward_us of the same; 0: backward_us */
+	/* Kernels a compiled layer launches (the probe's 1-, 2- and 4-layer stacks, slopes over the layers), not a
+	 * cost: its forward graph's, its backward graph's (the parameters' AccumulateGrad not counted), for a
+	 * transformer block and for a dense layer. Inductor fuses and splits differently from gpusim's op list (a
+	 * pre-LN block's backward: 18 kernels against 13 ops), so a layer's graph costs kernel_us x layer_kernels,
+	 * spread over its ops (sim/ops_host.c, ops_price_layer_host); 0: one kernel per op */
+	double layer_kernels, bwd_layer_kernels, layer2d_kernels, bwd_layer2d_kernels;
 	/* Not a cost: how far the host speed of a job's processes differs among them at one time, as a fraction of
 	 * its mean (their standard deviation over the mean; calibrate measures it with the host probe run on every
 	 * GPU at once). A synchronous step waits at every collective for its slowest process, so a job of N

@@ -380,7 +380,7 @@ int ops_layer_fwd(const struct opctx *c, struct opcost *out)
 	struct dims d = dims_of(c);
 	int n = put_cast(c, out, 0, scenario_params_per_layer(c->sc) / c->tp, 0);
 	if (c->sc->model.type == MODEL_MLP)
-		return ops_price_host(c, out, 0, mlp_fwd(c, &d, out, n), 0);
+		return ops_price_layer_host(c, out, mlp_fwd(c, &d, out, n), 0);
 	double act = d.T * d.h * d.dtb, R = outer_rows(c, d.T), ract = R * d.h * d.dtb;  /* SP: outside on T/tp */
 	n = put_norm(c, out, n, "ln1", R, d.h, 0);
 	if (fp8_separate_amax(c->sc))
@@ -399,7 +399,7 @@ int ops_layer_fwd(const struct opctx *c, struct opcost *out)
 	}
 	n = mlp_fwd(c, &d, out, n);
 	n = put(out, n, "residual2", ops_kern_s(hw, eager_family(c, KF_ELEMENTWISE), 3 * ract));
-	return ops_price_host(c, out, 0, n, 0);
+	return ops_price_layer_host(c, out, n, 0);
 }
 
 int ops_layer_bwd(const struct opctx *c, int recompute_attn, struct opcost *out)
@@ -409,7 +409,7 @@ int ops_layer_bwd(const struct opctx *c, int recompute_attn, struct opcost *out)
 	int n = 0;
 	if (c->sc->model.type == MODEL_MLP) {
 		n = put_cast(c, out, mlp_bwd(c, &d, out, 0), scenario_params_per_layer(c->sc) / c->tp, 1);
-		return ops_price_host(c, out, 0, n, 1);
+		return ops_price_layer_host(c, out, n, 1);
 	}
 	double act = d.T * d.h * d.dtb, R = outer_rows(c, d.T), ract = R * d.h * d.dtb;
 	n = mlp_bwd(c, &d, out, n);
@@ -440,7 +440,7 @@ int ops_layer_bwd(const struct opctx *c, int recompute_attn, struct opcost *out)
 			       "tp_allgather_qkv_input", "tp_allreduce_attn_bwd", "tp_reducescatter_attn_bwd", act);
 	n = put_norm(c, out, n, "ln1_bwd", R, d.h, 1);
 	n = put(out, n, "residual1_bwd", ops_kern_s(hw, eager_family(c, KF_ELEMENTWISE), 3 * ract));
-	return ops_price_host(c, out, 0, put_cast(c, out, n, scenario_params_per_layer(c->sc) / c->tp, 1), 1);
+	return ops_price_layer_host(c, out, put_cast(c, out, n, scenario_params_per_layer(c->sc) / c->tp, 1), 1);
 }
 
 int ops_embed_fwd(const struct opctx *c, struct opcost *out)

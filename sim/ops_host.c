@@ -38,8 +38,10 @@ void ops_host_cost(const struct hwmodel *hw, const struct scenario *sc, struct h
 	out->op = (ov > 0 ? ov : h->op_us + h->launch_us) * k;
 	out->coll = (ov > 0 ? ov : h->op_us + h->coll_us) * k;
 	out->bucket = (h->bucket_us + h->coll_us) * k;
-	out->mb = ov > 0 ? 0 : h->backward_us * k;
-	out->fwd = ov > 0 ? 0 : h->graph_us * k;  /* a compiled forward graph's call, at the forward's start */
+	bool d2 = sc->model.type != MODEL_TRANSFORMER;  /* an MLP or dense layer list: its family's calls where given */
+	out->mb = ov > 0 ? 0 : (d2 && h->backward2d_us > 0 ? h->backward2d_us : h->backward_us) * k;
+	/* a compiled forward graph's call, at the forward's start */
+	out->fwd = ov > 0 ? 0 : (d2 && h->graph2d_us > 0 ? h->graph2d_us : h->graph_us) * k;
 	out->accum = ov > 0 || !(h->accum_us > 0) ? out->op : 0;
 	out->opt = ov > 0 || !(h->opt_us > 0) ? out->op : h->opt_us * k;
 	out->grad_hook = ov > 0 || !(h->accum_us > 0) ? out->op : h->accum_us * k;
@@ -128,5 +130,29 @@ int ops_price_host(const struct opctx *c, struct opcost *out, int from, int n, i
 			us += ops_grad_tensors(c, o->name) * h->accum_us;
 		o->host = us * k;
 	}
+	return n;
+}
+
+int ops_price_layer_host(const struct opctx *c, struct opcost *out, int n, int bwd)
+{
+	n = ops_price_host(c, out, 0, n, bwd);
+	const struct hw_host_cost *h = &c->hw->host.mode[c->sc->train.exec];
+	bool d2 = c->sc->model.type != MODEL_TRANSFORMER;
+	double kpl = bwd ? (d2 ? h->bwd_layer2d_kernels : h->bwd_layer_kernels)
+			 : (d2 ? h->layer2d_kernels : h->layer_kernels);
+	double us = graph_kernel(h, bwd, d2);
+	if (c->sc->train.host_us_per_op > 0 || !(kpl > 0) || us < 0)
+		return n;
+	/* the ops of the list's own graph (a backward list's recompute ops belong to a forward) */
+	int nk = 0;
+	for (int i = 0; i < n; i++)
+		nk += out[i].kind == OPK_COMPUTE && !(bwd && has(out[i].name, "recompute"));
+	if (nk == 0)
+		return n;
+	double k = (c->host_k > 0 ? c->host_k : ops_host_rank_factor(c->hw, c->sc)) * 1e-6;
+	double extra = us * (kpl / nk - 1) * k;  /* each op's share of the layer's kernels, beyond its one */
+	for (int i = 0; i < n; i++)
+		if (out[i].kind == OPK_COMPUTE && !(bwd && has(out[i].name, "recompute")))
+			out[i].host += extra;
 	return n;
 }

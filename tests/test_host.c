@@ -127,10 +127,12 @@ static void test_compiled(struct hwmodel *hw)
  *          launching 15, 29, 57 kernels (+ one add per tensor: 23, 45, 89 in all): 280, 488, 904 us
  *   mlp    forward 20 + 8 us per kernel: 3, 6, 12 kernels: 44, 68, 116 us
  *          backward 40 + 9 us per graph kernel (3, 6, 12) + 5 per tensor (2, 4, 8): 77, 114, 188 us
- * With accum_us 5 the lines come back: graph_us = (30 + 20)/2 = 25, backward_us = (60 + 40)/2 = 50, kernel_us 10,
- * kernel2d_us 8, bwd_kernel_us 12, bwd_kernel2d_us 9. Without an AccumulateGrad cost (0) the fit holds it: the block's
- * tensors are 8(K - 1)/14 for K graph kernels, so its line is 60 - 40/14 + (12 + 40/14) K: 57.14 + 14.86 K; the
- * mlp's 2K/3, so 40 + (9 + 10/3) K: 12.33; backward_us (57.142857 + 40)/2 = 48.57.
+ calibrate fits each family's lines over the layers L. With accum_us 5 the block's forward is 30 + 10 (9L + 1) =
+ * 40 + 90 L with 9 kernels a layer: graph_us 40, layer_kernels 9, kernel_us 90/9 = 10; its backward less 5 per
+ * tensor 60 + 12 (14L + 1) = 72 + 168 L with 14 graph kernels a layer: backward_us 72, bwd_layer_kernels 14,
+ * bwd_kernel_us 12. The mlp's forward 20 + 24 L (3 a layer: graph2d_us 20, kernel2d_us 8), backward 40 + 27 L (3 a
+ * layer: backward2d_us 40, bwd_kernel2d_us 9). Without an AccumulateGrad cost (0) the fit holds it: the block's
+ * backward is 72 + 208 L, 208/14 = 14.86 a kernel; the mlp's 40 + 37 L, 37/3 = 12.33; the intercepts stay.
  * The steps are forward + backward + optimizer (70) + 40 (block) or 30 (mlp): step-parts (40 + 30)/2 = 35, which the
  * note gives only without the DDP rows (their slopes: (184 - 100)/7 = 12 and (291 - 200)/7 = 13 us a subgraph). */
 static const char compiled_csv[] =
@@ -157,6 +159,59 @@ static const char compiled_csv[] =
 	/* one module as 1 graph and as 8 DDP subgraphs: 12 and 13 us a subgraph, forward and backward */
 	"host,compiled_ddp_fwd,1,0,12,100.00\nhost,compiled_ddp_bwd,1,0,40,200.00\n"
 	"host,compiled_ddp_fwd,8,0,12,184.00\nhost,compiled_ddp_bwd,8,0,40,291.00\n";
+
+/* A compiled layer's kernels (host.compiled.layer_kernels, bwd_layer_kernels: sim/ops_host.c,
+ * ops_price_layer_host): the pre-LN GeLU block's compiled lists have 9 forward ops and 13 backward ones, none with
+ * recompute. With kernel_us 2 and bwd_kernel_us 3 and no AccumulateGrad cost, the layer's graph costs one kernel an
+ * op: 9 x 2 = 18 us forward, 13 x 3 = 39 us backward; with the measured 9 and 18 kernels a layer, 9 x 2 = 18 and
+ * 18 x 3 = 54 us, each backward op 54/13 us. A transformer takes graph_us and backward_us (30, 40) for its calls, a
+ * dense list the 2d ones (7, 8) where given. */
+static void test_layer_kernels(struct hwmodel *hw)
+{
+	static const char yaml[] =
+		"name: t\nmodel: {type: transformer, layers: 2, hidden: 256, heads: 4, seq: 16, ffn: gelu, dtype: bf16, "
+		"flash_attention: true, causal: true}\n"
+		"training: {global_batch: 1, micro_batch: 1, optimizer: adam, master_weights: fp32, grad_dtype: bf16, "
+		"execution: compiled, param_storage: flat}\nparallel: {gpus: 1}\nhardware: h100-dgx\n";
+	struct scenario s;
+	CHECK_INT(scenario_load_string("t.yaml", yaml, NULL, &s), 0);
+	hw->host.mode[EXEC_COMPILED] = (struct hw_host_cost){ .op_us = 9, .graph_us = 30, .backward_us = 40,
+							      .graph2d_us = 7, .backward2d_us = 8, .kernel_us = 2,
+							      .bwd_kernel_us = 3 };
+	struct opcost o[OPS_MAX];
+	struct opctx c = { hw, &s, 1, 16, 0 };
+	double sum[2] = { 0, 0 }, want[2][2] = { { 18e-6, 39e-6 }, { 18e-6, 54e-6 } };
+	int nf = 0, nb = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass) {
+			hw->host.mode[EXEC_COMPILED].layer_kernels = 9;
+			hw->host.mode[EXEC_COMPILED].bwd_layer_kernels = 18;
+		}
+		nf = ops_layer_fwd(&c, o);
+		sum[0] = 0;
+		for (int i = 0; i < nf; i++)
+			sum[0] += o[i].host;
+		nb = ops_layer_bwd(&c, 0, o);
+		sum[1] = 0;
+		for (int i = 0; i < nb; i++)
+			sum[1] += o[i].host;
+		CHECK_NEAR(sum[0], want[pass][0], 1e-9);
+		CHECK_NEAR(sum[1], want[pass][1], 1e-9);
+	}
+	CHECK_INT(nf, 9);
+	CHECK_INT(nb, 13);
+	CHECK_NEAR(o[0].host, 54e-6 / 13, 1e-12);
+	struct host_cost hc;
+	ops_host_cost(hw, &s, &hc);
+	CHECK_NEAR(hc.fwd, 30e-6, 1e-12);
+	CHECK_NEAR(hc.mb, 40e-6, 1e-12);
+	CHECK_INT(scenario_load_string("t.yaml", dense_yaml(1), NULL, &s), 0);
+	s.train.exec = EXEC_COMPILED;
+	ops_host_cost(hw, &s, &hc);
+	CHECK_NEAR(hc.fwd, 7e-6, 1e-12);
+	CHECK_NEAR(hc.mb, 8e-6, 1e-12);
+	memset(&hw->host.mode[EXEC_COMPILED], 0, sizeof hw->host.mode[EXEC_COMPILED]);
+}
 
 /* torch.compile of a DDP module (sim/ddpsplit.h): DDPOptimizer's split, then what its subgraphs cost.
  * Nodes walked from the graph's end, caps 1 (first) and 3: {1, 1, 1, 1} -> [1] [1 1 1] = 2 (a bucket closes at its
@@ -196,12 +251,16 @@ static void test_compiled_ddp(struct hwmodel *hw)
 
 static void check_compiled_accum0(const struct hw_host_cost *h)
 {
-	CHECK_NEAR(h->graph_us, 25, 1e-12);
+	CHECK_NEAR(h->graph_us, 40, 1e-12);
+	CHECK_NEAR(h->graph2d_us, 20, 1e-12);
 	CHECK_NEAR(h->kernel_us, 10, 1e-12);
 	CHECK_NEAR(h->kernel2d_us, 8, 1e-12);
 	CHECK_NEAR(h->bwd_kernel_us, 14.86, 1e-12);
 	CHECK_NEAR(h->bwd_kernel2d_us, 12.33, 1e-12);
-	CHECK_NEAR(h->backward_us, 48.57, 1e-12);
+	CHECK_NEAR(h->backward_us, 72, 1e-12);
+	CHECK_NEAR(h->backward2d_us, 40, 1e-12);
+	CHECK_NEAR(h->layer_kernels, 9, 1e-12);
+	CHECK_NEAR(h->bwd_layer_kernels, 14, 1e-12);
 }
 
 /* the probe's CSV text (its first len bytes) parsed into c as calibrate reads kernels_torch.csv: torchkern_parse's
@@ -251,16 +310,21 @@ static void test_compiled_probe(void)
 	struct hw_host_cost h = { 0 };
 	char note[200];
 	CHECK(torchkern_compiled(&c, 5, &h, note, sizeof note));
-	CHECK_NEAR(h.graph_us, 25, 1e-12);
-	CHECK_NEAR(h.backward_us, 50, 1e-12);
+	CHECK_NEAR(h.graph_us, 40, 1e-12);
+	CHECK_NEAR(h.backward_us, 72, 1e-12);
+	CHECK_NEAR(h.graph2d_us, 20, 1e-12);
+	CHECK_NEAR(h.backward2d_us, 40, 1e-12);
+	CHECK_NEAR(h.layer_kernels, 9, 1e-12);
+	CHECK_NEAR(h.bwd_layer_kernels, 14, 1e-12);
+	CHECK_NEAR(h.layer2d_kernels, 3, 1e-12);
+	CHECK_NEAR(h.bwd_layer2d_kernels, 3, 1e-12);
 	CHECK_NEAR(h.kernel_us, 10, 1e-12);
 	CHECK_NEAR(h.kernel2d_us, 8, 1e-12);
 	CHECK_NEAR(h.bwd_kernel_us, 12, 1e-12);
 	CHECK_NEAR(h.bwd_kernel2d_us, 9, 1e-12);
 	CHECK_NEAR(h.subgraph_us, 12, 1e-12);
 	CHECK_NEAR(h.bwd_subgraph_us, 13, 1e-12);
-	CHECK_STR(note, "block/mlp rows (3+3): graph 25.0 + kernel 10.0/8.0, bwd 50.0 + 12.0/9.0 us, "
-			"DDP subgraph 12.0/13.0");
+	CHECK_STR(note, "block/mlp (3+3): fwd 40/20 + 9/3 x 10.0/8.0, bwd 72/40 + 14/3 x 12.0/9.0 us, DDP subgraph 12/13");
 	memset(&h, 0, sizeof h);
 	CHECK(torchkern_compiled(&c, 0, &h, NULL, 0));
 	check_compiled_accum0(&h);
@@ -301,7 +365,7 @@ static void test_compiled_probe(void)
 		CHECK_NEAR(k->accum_us, e->accum_us, 0);
 		CHECK_NEAR(k->opt_us, e->opt_us, 0);
 		CHECK_NEAR(k->step_us, e->step_us, 0);
-		CHECK(strstr(hw->host.source, "compiled: block/mlp rows (3+3)") != NULL);
+		CHECK(strstr(hw->host.source, "compiled: block/mlp (3+3)") != NULL);
 		CHECK_NEAR(k->subgraph_us, 12, 1e-12);
 		hwmodel_free(hw);
 	}
@@ -512,6 +576,7 @@ int main(void)
 	}
 	test_compiled(&hw);
 	test_compiled_ddp(&hw);
+	test_layer_kernels(&hw);
 	test_compiled_probe();
 	test_rank_spread();
 	test_gemm_extra();

@@ -100,7 +100,7 @@ def main():
     rows = [ln.split(",") for ln in lines[1:]]
     for tokens, hidden in sizes:
         for code in codes:
-            sel = [r for r in rows if r[1] == code and int(r[2]) == tokens]
+            sel = [r for r in rows if r[1] == code and int(r[2]) == tokens and int(r[3]) == hidden]
             print("# %-13s %5d tokens x %4d: fwd %7.1f  bwd %7.1f  us per layer (median of %d rounds)" % (
                 code, tokens, hidden, statistics.median(float(r[4]) for r in sel),
                 statistics.median(float(r[5]) for r in sel), len(sel)))

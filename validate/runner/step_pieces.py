@@ -11,8 +11,11 @@ A piece that costs the host more in `busy` than in `idle` costs more while the G
 whose GPU work is negligible does not see. Prints, per row and way, the medians over STEPS steps (and over the
 micro-batches) in ms: zero_grad, forward, backward, optimizer, the sum, and the step's own host part (busy only).
 
+A compiled row (t05-single-compiled) is compiled in the three untimed steps before; its forward piece is the
+compiled graph's call, its backward the compiled backward graph with the parameters' eager AccumulateGrad.
+
 usage: validate/runner/step_pieces.py [--rows t04-single,t05-single,t03-single,m02-single] [--steps 8]
-       [--out FILE.csv]      (GPU machine only; rows of one GPU)
+       [--out FILE.csv]      (GPU machine only; rows of one GPU, eager or compiled)
 """
 import argparse
 import contextlib
@@ -69,7 +72,7 @@ def main():
     lines = ["label,way,step,piece,index,ms"]
     summary = []
     for r in configs.select(a.rows):
-        if r["gpus"] != 1 or r["execution"] != "eager":
+        if r["gpus"] != 1:
             continue
         lay = torch_step.Layout(r, 0, 1, {})
         ctx = contextlib.nullcontext()
@@ -77,7 +80,7 @@ def main():
             ctx = torch_step.sdpa_kernel([torch_step.SDPBackend.FLASH_ATTENTION])
         with ctx:
             row = torch_step.Row(r, args, lay, dev)
-            for _ in range(3):
+            for _ in range(3):  # a compiled row compiles its forward and backward graphs here
                 row.step()
             torch.cuda.synchronize(dev)
             got = {"busy": [], "idle": []}
