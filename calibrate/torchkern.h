@@ -45,20 +45,21 @@ bool torchkern_coll_us(const struct calib *c, double *coll_us, double *op_us, do
 bool torchkern_host(const struct calib *c, struct hw_host_cost *h, double *mix_fwd, double *mix_bwd);
 /* torchkern_compiled: host.compiled's graph keys from the probe's compiled rows (compiled_rows in
  * calibrate/torch_kernels.py: stacks of 1, 2, 4 layers of family `block` and `mlp`, each compiled with torch.compile).
- * Per family, two least-squares lines over its stacks:
- *   forward   the call's host us against the kernels it launched (`compiled_FAM_fwd`): slope kernel_us (block) /
- *             kernel2d_us (mlp), intercept the call's fixed cost
+ * Per family, least-squares lines over the stacks' layers L:
+ *   forward   the call's host us (`compiled_FAM_fwd`) = call + slope L; its kernels = k0 + kernels-a-layer L:
+ *             graph_us (block) / graph2d_us (mlp) the call, layer_kernels / layer2d_kernels the kernels a layer,
+ *             kernel_us / kernel2d_us = slope / kernels a layer
  *   backward  the backward's us less accum_us per parameter tensor (`compiled_FAM_params`: their AccumulateGrad run
- *             eagerly after the graph) against its kernels less those tensors' add kernels (`compiled_FAM_bwd`):
- *             slope bwd_kernel_us / bwd_kernel2d_us, intercept the backward call's fixed cost
- * graph_us and backward_us are the mean of the two families' intercepts (a call's fixed cost does not depend on the
- * layers), each at least 0; a family without two stacks of different kernel counts leaves its keys 0. accum_us:
- * host.eager's, the cost gpusim charges per parameter tensor (0: not measured, then the fit holds it). With the
- * compiled DDP rows (`compiled_ddp_fwd`, `_bwd` at two subgraph counts: compiled_ddp_rows) subgraph_us and
- * bwd_subgraph_us are the slopes between them (a subgraph's own forward and backward call), else left 0. note (when
- * not NULL): the rows and numbers for host.source, with those slopes, or without them the median of each stack's
- * step less its forward, backward and optimizer (`compiled_FAM_step`, `_opt`: zero_grad and the loop's Python, a
- * check, not modelled). False (h untouched) without the stacks' rows. */
+ *             eagerly after the graph), and its kernels less those tensors' add kernels (`compiled_FAM_bwd`):
+ *             backward_us / backward2d_us, bwd_layer_kernels / bwd_layer2d_kernels, bwd_kernel_us / bwd_kernel2d_us
+ * so that gpusim, which spreads a layer's kernels over its own op list (sim/ops_host.c, ops_price_layer_host),
+ * gives the probe's stacks back. A family not measured leaves its keys 0 (graph_us and backward_us then take the
+ * mlp's). accum_us: host.eager's, the cost gpusim charges per parameter tensor (0: not measured, then the fit holds
+ * it). With the compiled DDP rows (`compiled_ddp_fwd`, `_bwd` at two subgraph counts: compiled_ddp_rows)
+ * subgraph_us and bwd_subgraph_us are the slopes between them (a subgraph's own forward and backward call), else
+ * left 0. note (when not NULL): the rows and numbers for host.source, with those slopes, or without them the median
+ * of each stack's step less its forward, backward and optimizer (`compiled_FAM_step`, `_opt`: zero_grad and the
+ * loop's Python, a check, not modelled). False (h untouched) without two stacks of different depths. */
 bool torchkern_compiled(const struct calib *c, double accum_us, struct hw_host_cost *h, char *note, size_t size);
 /* torchkern_compiled_host: host.compiled from the probe's compiled rows (torchkern_compiled), appending what it did
  * to src (true when it did): the graph keys, and from host.eager what validate/runner/torch_step.py does eagerly
