@@ -19,7 +19,6 @@ usage: validate/runner/block_ab.py [--rounds 5] [--reps 15] [--sizes 16x256,1024
                                    [--out FILE.csv]      (GPU machine only)
 """
 import argparse
-import contextlib
 import os
 import statistics
 import sys
@@ -74,12 +73,9 @@ def main():
     codes = a.codes.split(",")
     dev = torch.device("cuda", 0)
     torch.cuda.set_device(dev)
-    ctx = contextlib.nullcontext()
-    if torch_step.sdpa_kernel is not None:
-        ctx = torch_step.sdpa_kernel([torch_step.SDPBackend.FLASH_ATTENTION])
     lines = ["round,code,tokens,hidden,fwd_us,bwd_us,backlog_us"]
     t0 = time.perf_counter()
-    with ctx:
+    with torch_step.flash_ctx():
         for rd in range(a.rounds):
             for tokens, hidden in sizes:
                 if "calib" in codes:

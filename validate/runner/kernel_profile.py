@@ -20,7 +20,6 @@ usage: validate/runner/kernel_profile.py --rows t07-single,t12-single --out FILE
 """
 import argparse
 import collections
-import contextlib
 import os
 import sys
 import types
@@ -97,10 +96,7 @@ def main():
         f.write("label,kernel_class,calls,gpu_us,top_kernel\n")
         for r in rows:
             lay = torch_step.Layout(r, 0, 1, {})
-            ctx = contextlib.nullcontext()
-            if torch_step.sdpa_kernel is not None and r["kind"] == "transformer":
-                ctx = torch_step.sdpa_kernel([torch_step.SDPBackend.FLASH_ATTENTION])
-            with ctx:
+            with torch_step.flash_ctx(r):
                 row = torch_step.Row(r, args, lay, dev)
                 for _ in range(3):
                     row.step()

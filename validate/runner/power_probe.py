@@ -13,7 +13,6 @@ Runs on the GPU machine only; prints CSV sections.
 usage: validate/runner/power_probe.py [--hold 12] [--rows t07-single] [--row-seconds 40] [--out FILE]
 """
 import argparse
-import contextlib
 import os
 import statistics
 import sys
@@ -200,10 +199,7 @@ def steps(out, samp, label, seconds):
     dev = torch.device("cuda", torch.cuda.current_device())
     args = types.SimpleNamespace(cpu=False, tiny=False, check=False)
     lay = torch_step.Layout(r, 0, 1, {})
-    ctx = contextlib.nullcontext()
-    if torch_step.sdpa_kernel is not None and r["kind"] == "transformer":
-        ctx = torch_step.sdpa_kernel([torch_step.SDPBackend.FLASH_ATTENTION])
-    with ctx:
+    with torch_step.flash_ctx(r):
         row = torch_step.Row(r, args, lay, dev)
         torch.cuda.synchronize()
         time.sleep(3)  # start from an idle GPU, as a validation run does after its setup

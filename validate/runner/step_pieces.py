@@ -18,7 +18,6 @@ usage: validate/runner/step_pieces.py [--rows t04-single,t05-single,t03-single,m
        [--out FILE.csv]      (GPU machine only; rows of one GPU, eager or compiled)
 """
 import argparse
-import contextlib
 import os
 import statistics
 import sys
@@ -75,10 +74,7 @@ def main():
         if r["gpus"] != 1:
             continue
         lay = torch_step.Layout(r, 0, 1, {})
-        ctx = contextlib.nullcontext()
-        if torch_step.sdpa_kernel is not None and r["kind"] == "transformer":
-            ctx = torch_step.sdpa_kernel([torch_step.SDPBackend.FLASH_ATTENTION])
-        with ctx:
+        with torch_step.flash_ctx(r):
             row = torch_step.Row(r, args, lay, dev)
             for _ in range(3):  # a compiled row compiles its forward and backward graphs here
                 row.step()

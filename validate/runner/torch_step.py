@@ -611,6 +611,14 @@ def host_probe(dev, dtype):
     return "host probe: " + "; ".join(out)
 
 
+def flash_ctx(r=None):
+    """SDPA's flash backend for a transformer row (r None: for any code), where this torch has sdpa_kernel; else a
+    context that does nothing."""
+    if sdpa_kernel is not None and (r is None or r["kind"] == "transformer"):
+        return sdpa_kernel([SDPBackend.FLASH_ATTENTION])
+    return contextlib.nullcontext()
+
+
 def host_yardstick(dev):
     """--yardstick: how fast this process's host issues eager PyTorch now. calibrate/torch_kernels.py's standard
     block (block_host: 8 pre-LN GPT blocks of 256 on 16 tokens, forward and backward, the GPU far behind the host),
@@ -622,10 +630,7 @@ def host_yardstick(dev):
         sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "calibrate"))
         import torch_kernels as _tk
         _torch_kernels = _tk
-    ctx = contextlib.nullcontext()
-    if sdpa_kernel is not None:
-        ctx = sdpa_kernel([SDPBackend.FLASH_ATTENTION])
-    with ctx:
+    with flash_ctx():
         f, b, _ = _torch_kernels.block_host(16, 256, dev)
     return f, b
 
