@@ -116,7 +116,8 @@ int ops_price_host(const struct opctx *c, struct opcost *out, int from, int n, i
 /* ops_price_host over a layer's whole list (ops_layer_fwd, ops_layer_bwd): where the compiled mode also gives the
  * kernels its layer's graph launches (host.compiled.layer_kernels, bwd_layer_kernels; the 2d keys for an MLP or
  * dense layer), the layer's graph costs kernel_us x that count, spread evenly over the list's ops of that graph,
- * instead of one kernel per op (inductor fuses and splits differently from gpusim's op list). */
+ * instead of one kernel per op (inductor fuses and splits differently from gpusim's op list); an expert (MoE)
+ * layer, unlike the probe's dense ones, keeps one kernel an op. */
 int ops_price_layer_host(const struct opctx *c, struct opcost *out, int n, int bwd);
 
 double ops_gemm_s(const struct hwmodel *hw, enum dtype dt, double m, double n, double k);

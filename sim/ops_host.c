@@ -141,7 +141,8 @@ int ops_price_layer_host(const struct opctx *c, struct opcost *out, int n, int b
 	double kpl = bwd ? (d2 ? h->bwd_layer2d_kernels : h->bwd_layer_kernels)
 			 : (d2 ? h->layer2d_kernels : h->layer_kernels);
 	double us = graph_kernel(h, bwd, d2);
-	if (c->sc->train.host_us_per_op > 0 || !(kpl > 0) || us < 0)
+	/* an expert layer's list is not the probe's dense layer: one kernel an op, as without the counts */
+	if (c->sc->train.host_us_per_op > 0 || !(kpl > 0) || us < 0 || c->sc->model.moe.experts > 0)
 		return n;
 	/* the ops of the list's own graph (a backward list's recompute ops belong to a forward) */
 	int nk = 0;
