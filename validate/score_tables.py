@@ -177,6 +177,10 @@ MODELS = {
     # and 1128b (held out), the preset
     # 1 x H200 of 2026-11-28 09:46 (validate/runner/host-tokens.sh: the 21 one-GPU rows between host probes at 16
     # and 4096 tokens; no calibration on that lease): held-out calibrations of other H200 leases, the preset
+    # 1 x H200 of 2026-11-28 11:42 (device-run.sh ROWS=compiled GPUS=1: the five one-GPU compiled rows, after stop
+    # 35's compiled change; no calibration on that lease): held-out calibrations, the preset
+    "measured-h200x1-1128o-compiled.csv": [["--hw", "hardware/h200x4-1128a-measured.yaml"],
+                                           ["--hw", "hardware/h200x2-1128m-measured.yaml"], ["--hw", "h200-sxm"]],
     "measured-h200x1-1128n.csv": [["--hw", "hardware/h200x4-1128a-measured.yaml"],
                                   ["--hw", "hardware/h200x2-1128m-measured.yaml"], ["--hw", "h200-sxm"]],
     "measured-h200x1-1128i.csv": [["--hw", "hardware/h200x1-1128i-measured.yaml"],
