@@ -625,17 +625,13 @@ def host_yardstick(dev):
     in us per layer: (forward, backward), the numbers of a calibration's `host,block_fwd` and `host,block_bwd` rows
     (and, summed, its `host,rank_block_*` rows), so a row's reading over its calibration's is how much slower or
     faster this host ran than the one the calibration measured (validate/host_speed.py). About 0.2 s."""
-    global _torch_kernels
-    if _torch_kernels is None:
-        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "calibrate"))
-        import torch_kernels as _tk
-        _torch_kernels = _tk
+    cal = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "calibrate")
+    if cal not in sys.path:
+        sys.path.insert(0, cal)
+    import torch_kernels  # calibrate's probe: the block its host rows time (imported once, then from sys.modules)
     with flash_ctx():
-        f, b, _ = _torch_kernels.block_host(16, 256, dev)
+        f, b, _ = torch_kernels.block_host(16, 256, dev)
     return f, b
-
-
-_torch_kernels = None
 
 
 def shrink(r):
