@@ -199,6 +199,15 @@ MODELS = {
     "measured-h200x2-1128m.csv": [["--hw", "hardware/h200x2-1128m-measured.yaml"],
                                   ["--hw", "hardware/h200x4-1128a-measured.yaml"],
                                   ["--hw", "hardware/h200x2-1128l-measured.yaml"], ["--hw", "h200-sxm"]],
+    # 2 x H200 (NV18) of 2026-11-28 11:06 (stop 36), measured on the lease of hardware/h200x2-1128p-measured.yaml
+    # (its full calibration, the call before): its own, then 1128a and 1128m held out, the preset
+    "measured-h200x2-1128p.csv": [["--hw", "hardware/h200x2-1128p-measured.yaml"],
+                                  ["--hw", "hardware/h200x4-1128a-measured.yaml"],
+                                  ["--hw", "hardware/h200x2-1128m-measured.yaml"], ["--hw", "h200-sxm"]],
+    # 2 x H200 (NV18) of 2026-11-28 11:16, a fresh machine calibrated by none: 1128p, 1128a, 1128m held out, preset
+    "measured-h200x2-1128q.csv": [["--hw", "hardware/h200x2-1128p-measured.yaml"],
+                                  ["--hw", "hardware/h200x4-1128a-measured.yaml"],
+                                  ["--hw", "hardware/h200x2-1128m-measured.yaml"], ["--hw", "h200-sxm"]],
     # 4 x H200 (NV18) of 2026-11-28 07:25 (asked as 4 x H100; cal-and-rows.sh QUICK=1 GPUS=4: five one-GPU rows, the
     # runner's host probe took the rest of the budget): its quick calibration, 1128l (another lease), 1128a, preset
     "measured-h200x4-1128k.csv": [["--hw", "hardware/h200x4-1128k-measured.yaml"],
