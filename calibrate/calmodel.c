@@ -474,6 +474,12 @@ static bool host_from_probe(const struct calib *c, struct hwmodel *hw)
 				     "over its rounds; the median x%.2f is kept): predictions of host-bound steps carry that "
 				     "spread (docs/calibration.md)", lo, hi, mf);
 	}
+	double dl, dh;
+	if (torchkern_drift(c, &dl, &dh))  /* the host's drift over the rounds: predict's band (sim/hostband.h) */
+		for (int m = 0; m < EXEC_N; m++) {
+			hw->host.mode[m].drift_lo = dl;
+			hw->host.mode[m].drift_hi = dh;
+		}
 	double rs;
 	int rranks, rrounds;
 	if (torchkern_rank_spread(c, &rs, &rranks, &rrounds)) {

@@ -296,6 +296,25 @@ bool torchkern_mix_spread(const struct calib *c, double *lo, double *hi)
 	return true;
 }
 
+bool torchkern_drift(const struct calib *c, double *lo, double *hi)
+{
+	static const char *const dir[2] = { "mix_fwd", "mix_bwd" };
+	double l = 1, h = 1;
+	for (int i = 0; i < 2; i++) {
+		char a[24], b[24];
+		snprintf(a, sizeof a, "%s_min", dir[i]);
+		snprintf(b, sizeof b, "%s_max", dir[i]);
+		double med = host_row(c, dir[i]), mn = host_row(c, a), mx = host_row(c, b);
+		if (!(med > 0 && mn > 0 && mx >= mn))
+			return false;
+		l = fmin(l, mn / med);
+		h = fmax(h, mx / med);
+	}
+	*lo = round(l * 1e3) / 1e3;
+	*hi = round(h * 1e3) / 1e3;
+	return true;
+}
+
 /* a row of the rank probe: host,rank_block_ROUND,RANK */
 static bool rank_row(const struct cal_tkern *t)
 {

@@ -73,6 +73,10 @@ bool torchkern_tp_coll(const struct calib *c, double *us);
 /* torchkern_mix_spread: the forward mixed-stream ratio's lowest and highest round (`mix_fwd_min`, `_max`: how far
  * the host drifted while the probe ran); false for a probe of one round (an older CSV). */
 bool torchkern_mix_spread(const struct calib *c, double *lo, double *hi);
+/* torchkern_drift: how fast and how slow the host ran over the probe's rounds, as factors on the costs kept: the
+ * smallest of mix_fwd_min / mix_fwd and mix_bwd_min / mix_bwd, the largest of the _max over the median (rounded to
+ * 0.001; hardware/hwmodel.h, host.<mode>.drift_lo, drift_hi). false without the rounds' rows. */
+bool torchkern_drift(const struct calib *c, double *lo, double *hi);
 /* torchkern_rank_spread: how far the host speed of processes running at once differs among them, from the probe's
  * `host,rank_block_ROUND,RANK,0,0,US` rows (calibrate/torch_kernels.py rank_host_rows: the pre-LN block's host us per
  * layer, forward and backward, timed in one process per GPU at the same time, ROUND by ROUND): each round's

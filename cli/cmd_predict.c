@@ -16,6 +16,7 @@
 #include "report/report.h"
 #include "scenario/scenario.h"
 #include "sim/fit.h"
+#include "sim/hostband.h"
 #include "sim/predict.h"
 #include "util/gserr.h"
 #include "util/xalloc.h"
@@ -302,7 +303,7 @@ int cmd_predict(int argc, char **argv)
 				    .trace_ranks = a.ranks, .trace_nranks = a.nranks, .max_tasks = a.max_tasks,
 				    .max_trace_bytes = a.max_trace_mb * 1e6};
 	memset(&r, 0, sizeof r);
-	if ((rc = predict_run(&s, hw, &opts, &r)) != 0) {
+	if ((rc = predict_run(&s, hw, &opts, &r)) != 0 || (rc = hostband_run(&s, hw, &opts, &r)) != 0) {
 		status = gserr_exit_code(rc);
 		goto done;
 	}

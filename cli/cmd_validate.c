@@ -174,6 +174,9 @@ static void write_groups(FILE *f, const struct score_table *t, const struct scor
 					by_name[by], g[i].key[0] ? g[i].key : "(none)", g[i].rows,
 					100.0 * g[i].median_abs_err, 100.0 * g[i].max_abs_err, t->rows[g[i].worst].label);
 	}
+	if (s->band_rows > 0)
+		fprintf(f, "%shost drift: %d rows with a band (the host bounds them), the measurement inside it for %d\n",
+			prefix, s->band_rows, s->band_inside);
 	if (s->mem_rows > 0)
 		fprintf(f, "%speak memory: %d rows, median |error| %.1f%%, max %.1f%% (%s)\n", prefix, s->mem_rows,
 			100.0 * s->mem_median_abs_err, 100.0 * s->mem_max_abs_err, t->rows[s->mem_worst].label);
@@ -220,7 +223,7 @@ static void write_csv(FILE *f, const struct score_table *t, const struct score_s
 {
 	fputs("label,scenario,metric,measured,predicted,rel_error,abs_rel_error,baseline,measured_speedup,"
 	      "predicted_speedup,speedup_sign_ok,family,device,role,measured_mem_bytes,predicted_mem_bytes,"
-	      "mem_rel_error\n", f);
+	      "mem_rel_error,band_lo,band_hi\n", f);
 	for (int i = 0; i < t->n; i++) {
 		const struct score_row *r = &t->rows[i];
 		fprintf(f, "%s,%s,%s,%.9g,", r->label, r->scenario, metric_name(t), r->measured);
@@ -243,6 +246,11 @@ static void write_csv(FILE *f, const struct score_table *t, const struct score_s
 		fputc(',', f);
 		if (isfinite(r->mem_rel_err))
 			fprintf(f, "%.6g", r->mem_rel_err);
+		fputc(',', f);
+		if (r->predicted_ok && r->band_hi > 0)
+			fprintf(f, "%.9g,%.9g", r->band_lo, r->band_hi);
+		else
+			fputc(',', f);
 		fputc('\n', f);
 	}
 	if (s->predicted > 0)
@@ -280,6 +288,10 @@ static void json_row(struct jsonw *w, const struct score_table *t, const struct 
 		jsonw_kv_string(w, "device", r->device);
 	if (r->role[0])
 		jsonw_kv_string(w, "role", r->role);
+	if (r->predicted_ok && r->band_hi > 0) {
+		jsonw_kv_double(w, "band_lo", r->band_lo);
+		jsonw_kv_double(w, "band_hi", r->band_hi);
+	}
 	if (isfinite(r->mem_rel_err)) {
 		jsonw_kv_double(w, "measured_mem_bytes", r->measured_mem);
 		jsonw_kv_double(w, "predicted_mem_bytes", r->predicted_mem);
@@ -340,6 +352,10 @@ static int write_json(FILE *f, const struct score_table *t, const struct score_s
 	jsonw_kv_string(&w, "worst", s->worst >= 0 ? t->rows[s->worst].label : NULL);
 	jsonw_kv_int(&w, "speedup_rows", s->speedup_rows);
 	jsonw_kv_int(&w, "speedup_sign_wrong", s->speedup_sign_wrong);
+	if (s->band_rows > 0) {
+		jsonw_kv_int(&w, "band_rows", s->band_rows);
+		jsonw_kv_int(&w, "band_inside", s->band_inside);
+	}
 	if (s->mem_rows > 0) {
 		jsonw_kv_int(&w, "mem_rows", s->mem_rows);
 		jsonw_kv_double(&w, "mem_median_abs_rel_error", s->mem_median_abs_err);

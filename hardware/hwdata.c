@@ -73,6 +73,16 @@ struct hwmodel *hwmodel_copy(const struct hwmodel *src)
 	return hw;
 }
 
+void hwmodel_scale_host(struct hwmodel *hw, double f)
+{
+	for (int m = 0; m < EXEC_N; m++)
+		for (int i = 0; hw_host_keys[i].key; i++) {
+			size_t n = strlen(hw_host_keys[i].key);
+			if (n > 3 && strcmp(hw_host_keys[i].key + n - 3, "_us") == 0)  /* a cost; counts and factors stay */
+				*hw_host_field(&hw->host.mode[m], i) *= f;
+		}
+}
+
 void hwmodel_gemm_clear(struct hw_gpu *g)
 {
 	for (int dt = 0; dt < DT_COUNT; dt++) {

@@ -201,6 +201,11 @@ static void read_host(struct ydoc *d, const struct ynode *host, struct hw_host *
 		if (h->mode[m].rank_spread >= 1)
 			ydoc_error(d, ynode_get(mm, "rank_spread"), "%s.rank_spread: a fraction of the mean host speed "
 				   "(0.07 for 7 %%), below 1; got %g", ynode_path(mm), h->mode[m].rank_spread);
+		const struct hw_host_cost *c = &h->mode[m];
+		if (c->drift_lo > 1 || (c->drift_hi > 0 && c->drift_hi < 1) || (c->drift_lo > 0) != (c->drift_hi > 0))
+			ydoc_error(d, ynode_get(mm, c->drift_lo > 1 || !(c->drift_hi > 0) ? "drift_lo" : "drift_hi"),
+				   "%s.drift_lo, drift_hi: factors on the host's costs, drift_lo at most 1 and drift_hi at "
+				   "least 1, both or neither; got %g and %g", ynode_path(mm), c->drift_lo, c->drift_hi);
 	}
 }
 

@@ -32,7 +32,7 @@ const struct hw_host_key hw_host_keys[] = {
 	HOST_KEY(opt_us), HOST_KEY(graph_us), HOST_KEY(kernel_us), HOST_KEY(kernel2d_us), HOST_KEY(bwd_kernel_us),
 	HOST_KEY(bwd_kernel2d_us), HOST_KEY(subgraph_us), HOST_KEY(bwd_subgraph_us), HOST_KEY(graph2d_us),
 	HOST_KEY(backward2d_us), HOST_KEY(layer_kernels), HOST_KEY(bwd_layer_kernels), HOST_KEY(layer2d_kernels),
-	HOST_KEY(bwd_layer2d_kernels), HOST_KEY(rank_spread),
+	HOST_KEY(bwd_layer2d_kernels), HOST_KEY(rank_spread), HOST_KEY(drift_lo), HOST_KEY(drift_hi),
 	{ NULL, 0 },
 };
 #undef HOST_KEY

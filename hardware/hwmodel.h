@@ -243,6 +243,12 @@ struct hw_host_cost {
 	 * processes pays every host cost above x (1 + rank_spread * E[max of N standard normals]) (sim/ops_host.c,
 	 * ops_host_rank_factor); 0: not measured, no such factor. */
 	double rank_spread;
+	/* Not a cost: how fast and how slow the host ran over the calibration's probe rounds, as factors on every
+	 * host cost of the model (the mixed-stream ratio's smallest and largest round over the median kept, forward
+	 * and backward: drift_lo <= 1 <= drift_hi). A lent or shared host drifts by tens of percent in minutes, and a
+	 * host-bound step moves with it: `predict` reports the step on a host this fast and this slow beside the
+	 * prediction (sim/hostband.h). 0: not measured, no band. */
+	double drift_lo, drift_hi;
 };
 
 /* The host.<mode> keys in file order and their fields (hwload, hwwrite and hwequal walk it). */
@@ -315,6 +321,9 @@ void hwmodel_gemm_clear(struct hw_gpu *g);
 void hwmodel_coll_clear(struct coll_model *cm);
 /* hwmodel_copy: a deep copy (tables included), freed with hwmodel_free. */
 struct hwmodel *hwmodel_copy(const struct hwmodel *hw);
+/* hwmodel_scale_host: every host cost of every execution mode (the host.<mode> keys in us) times f, in place; the
+ * kernel counts, rank_spread and the drift range stay (sim/hostband.c: the step on a faster or slower host). */
+void hwmodel_scale_host(struct hwmodel *hw, double f);
 /* hwmodel_compose: a measured GPU inside a cluster's node (issue 12; docs/hardware-model.md, "Compose"): a new
  * model with measured's gpu section (GEMM rates and tables, memory-bound rates, attention, launch, power) and host
  * costs, and cluster's node, network, inter-node collectives and cost. Intra-node collectives: when the measured

@@ -43,6 +43,8 @@ struct field {
 	long long i;
 };
 
+#define REPORT_FIELDS 72  /* room for every field of fields() */
+
 #define FSTR(n, v) {K_STR, n, v, 0, 0}
 #define FDBL(n, v) {K_DBL, n, NULL, v, 0}
 #define FINT(n, v) {K_INT, n, NULL, 0, v}
@@ -50,7 +52,21 @@ struct field {
 #define FBEGIN(n) {K_BEGIN, n, NULL, 0, 0}
 #define FEND {K_END, NULL, NULL, 0, 0}
 
-/* fields: fills out (at least 64 entries) and returns the count. sim_wall_s is never the last key, so the golden
+/* Removes the object `name` (its FBEGIN through its FEND) from the n fields of out. */
+static void drop_group(struct field *out, int *n, const char *name)
+{
+	for (int i = 0; i < *n; i++)
+		if (out[i].kind == K_BEGIN && strcmp(out[i].name, name) == 0) {
+			int j = i;
+			while (j < *n && out[j].kind != K_END)
+				j++;
+			memmove(out + i, out + j + 1, (size_t)(*n - j - 1) * sizeof *out);
+			*n -= j + 1 - i;
+			return;
+		}
+}
+
+/* fields: fills out (at least REPORT_FIELDS entries) and returns the count. sim_wall_s is never the last key, so the golden
  * tests can delete its line and keep valid JSON. */
 static int fields(const struct result *r, struct field *out)
 {
@@ -91,6 +107,12 @@ static int fields(const struct result *r, struct field *out)
 		FEND,
 		FINT("critical_stage", r->critical_stage),
 		FDBL("host_issue_s", r->host_issue_s),
+		FBEGIN("host_band"),  /* dropped below unless hostband_run set it (r->host_band.hi_s > 0) */
+		FDBL("step_lo_s", r->host_band.lo_s),
+		FDBL("step_hi_s", r->host_band.hi_s),
+		FDBL("factor_lo", r->host_band.f_lo),
+		FDBL("factor_hi", r->host_band.f_hi),
+		FEND,
 		FBEGIN("memory_per_gpu_bytes"),
 		FDBL("weights", m->weights),
 		FDBL("gradients", m->gradients),
@@ -106,19 +128,20 @@ static int fields(const struct result *r, struct field *out)
 		FINT("simulated_ranks", r->simulated_ranks),
 		FINT("tasks", r->tasks),
 		FINT("events", r->events),
-		FBEGIN("clock"),  /* the last 4: dropped below unless the attention law ran (r->clock_attn > 0) */
+		FBEGIN("clock"),  /* dropped below unless the attention law ran (r->clock_attn > 0) */
 		FDBL("gemm_speed", r->clock_gemm),
 		FDBL("attention_speed", r->clock_attn),
 		FEND,
 	};
+	_Static_assert(sizeof all / sizeof all[0] <= REPORT_FIELDS, "report: REPORT_FIELDS too small");
 	int n = (int)(sizeof all / sizeof all[0]);
 	memcpy(out, all, sizeof all);
 	if (!(r->clock_attn > 0))
-		n -= 4;
-	if (!r->origin.shown) {  /* a preset or hand-written model: no origin object (docs/output.md) */
-		memmove(out + 2, out + 9, (size_t)(n - 9) * sizeof *out);
-		n -= 7;
-	}
+		drop_group(out, &n, "clock");
+	if (!(r->host_band.hi_s > 0))
+		drop_group(out, &n, "host_band");
+	if (!r->origin.shown)  /* a preset or hand-written model: no origin object (docs/output.md) */
+		drop_group(out, &n, "origin");
 	return n;
 }
 
@@ -131,7 +154,7 @@ static int finish(FILE *f)
 
 static int write_json(FILE *f, const struct result *r)
 {
-	struct field fs[64];
+	struct field fs[REPORT_FIELDS];
 	int n = fields(r, fs);
 	struct jsonw w;
 	jsonw_init(&w, f);
@@ -153,7 +176,7 @@ static int write_json(FILE *f, const struct result *r)
 
 static int write_csv(FILE *f, const struct result *r)
 {
-	struct field fs[64];
+	struct field fs[REPORT_FIELDS];
 	int n = fields(r, fs);
 	const char *prefix = NULL;
 	bool first = true;
@@ -229,12 +252,33 @@ static void mem_row(FILE *f, const char *label, double bytes)
 	fprintf(f, "  %-26s %12.2f\n", label, bytes / 1e9);
 }
 
+/* The table's step lines: time, throughput, MFU, and what set the pace (the slowest GPU, the power cap, the host). */
+static void step_lines(FILE *f, const struct result *r)
+{
+	char tok[64];
+	report_group_digits(r->tokens_per_s, tok, sizeof tok);
+	fprintf(f, "%-16s %.3f ms\n", "step time", r->step_time_s * 1e3);
+	fprintf(f, "%-16s %s tokens/s\n", "throughput", tok);
+	fprintf(f, "%-16s %.1f %%\n", "mfu", r->mfu * 100.0);
+	if (r->gpu_rate > 0)  /* gpu.power.gpu_rates: the job's slowest GPU sets the pace */
+		fprintf(f, "%-16s its sustained rate x%.3f of the calibrated GPU's (gpu.power.gpu_rates)\n",
+			"slowest gpu", r->gpu_rate);
+	if (r->clock_attn > 0)  /* the attention law: GEMMs and attention at speeds of their own */
+		fprintf(f, "%-16s GEMMs x%.3f of their sustained rate, attention x%.3f of its maximum-clock rate "
+			"(critical stage)\n", "power cap", r->clock_gemm, r->clock_attn);
+	if (r->host_issue_s > 0)  /* the host's own work; the step waits for it where it is behind the GPU */
+		fprintf(f, "%-16s %.3f ms issuing the step's ops and calls (critical stage, %.0f %% of the step)\n",
+			"host work", r->host_issue_s * 1e3, 100 * r->host_issue_s / r->step_time_s);
+	if (r->host_band.hi_s > 0)  /* the calibration's host drift: a host-bound step moves with it */
+		fprintf(f, "%-16s %.3f to %.3f ms on a host as fast and as slow as the calibration's probe rounds "
+			"(host costs x%.2f to x%.2f)\n", "host drift", r->host_band.lo_s * 1e3, r->host_band.hi_s * 1e3,
+			r->host_band.f_lo, r->host_band.f_hi);
+}
+
 static int write_table(FILE *f, const struct result *r)
 {
 	const struct breakdown *b = &r->breakdown_s;
 	const struct mem_usage *m = &r->mem;
-	char tok[64];
-	report_group_digits(r->tokens_per_s, tok, sizeof tok);
 
 	fprintf(f, "%-16s %s\n", "scenario", r->scenario);
 	fprintf(f, "%-16s %s\n", "hardware", r->hardware);
@@ -259,18 +303,7 @@ static int write_table(FILE *f, const struct result *r)
 		fprintf(f, ", %d virtual stages", r->virtual_stages);
 	fputc('\n', f);
 	fputc('\n', f);
-	fprintf(f, "%-16s %.3f ms\n", "step time", r->step_time_s * 1e3);
-	fprintf(f, "%-16s %s tokens/s\n", "throughput", tok);
-	fprintf(f, "%-16s %.1f %%\n", "mfu", r->mfu * 100.0);
-	if (r->gpu_rate > 0)  /* gpu.power.gpu_rates: the job's slowest GPU sets the pace */
-		fprintf(f, "%-16s its sustained rate x%.3f of the calibrated GPU's (gpu.power.gpu_rates)\n",
-			"slowest gpu", r->gpu_rate);
-	if (r->clock_attn > 0)  /* the attention law: GEMMs and attention at speeds of their own */
-		fprintf(f, "%-16s GEMMs x%.3f of their sustained rate, attention x%.3f of its maximum-clock rate "
-			"(critical stage)\n", "power cap", r->clock_gemm, r->clock_attn);
-	if (r->host_issue_s > 0)  /* the host's own work; the step waits for it where it is behind the GPU */
-		fprintf(f, "%-16s %.3f ms issuing the step's ops and calls (critical stage, %.0f %% of the step)\n",
-			"host work", r->host_issue_s * 1e3, 100 * r->host_issue_s / r->step_time_s);
+	step_lines(f, r);
 	fputc('\n', f);
 
 	char head[64];

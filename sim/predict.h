@@ -77,6 +77,13 @@ struct result {
 	                                 * gpu.attention clock law, docs/simulation.md "Attention beside GEMMs"): the
 	                                 * critical stage's GEMMs over their sustained rate and attention over its
 	                                 * maximum-clock rate; 0 elsewhere */
+	/* the step on a host as fast and as slow as the calibration's probe rounds read it (host.<mode>.drift_lo,
+	 * drift_hi): set by hostband_run (sim/hostband.h), not by predict_run; all 0: no band (not measured, or a step
+	 * the GPU bounds) */
+	struct {
+		double lo_s, hi_s;  /* step time with every host cost times f_lo, f_hi */
+		double f_lo, f_hi;
+	} host_band;
 	struct mem_usage mem;
 	int peak_inflight_microbatches; /* activations held at once on the worst stage */
 	bool fits_in_memory;      /* GPU memory, and the node's host memory when activations are offloaded */

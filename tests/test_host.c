@@ -26,6 +26,7 @@
 #include "sim/ddpsplit.h"
 #include "sim/memory.h"
 #include "sim/ops.h"
+#include "sim/hostband.h"
 #include "sim/predict.h"
 #include "check.h"
 #include "calib_model.h"
@@ -301,6 +302,37 @@ static void test_rank_spread(void)
 	calib_release(&c);
 }
 
+/* torchkern_drift: the rounds' spread of both mixed-stream ratios over their medians. Forward 1.4 (rounds 1.0 to
+ * 1.96), backward 1.2 (1.08 to 1.5): drift_lo = min(1.0/1.4, 1.08/1.2) = min(0.714, 0.9) = 0.714, drift_hi =
+ * max(1.96/1.4, 1.5/1.2) = max(1.4, 1.25) = 1.4. Without the backward's rounds: not measured. */
+static void test_drift(void)
+{
+	static const char csv[] = "section,name,size,bytes,kernels,us\n"
+				  "host,mix_fwd,16,0,0.00,1.4\n"
+				  "host,mix_bwd,16,0,0.00,1.2\n"
+				  "host,mix_fwd_min,16,0,0.00,1.0\n"
+				  "host,mix_fwd_max,16,0,0.00,1.96\n"
+				  "host,mix_bwd_min,16,0,0.00,1.08\n"
+				  "host,mix_bwd_max,16,0,0.00,1.5\n";
+	struct calib c;
+	calib_init(&c);
+	CHECK_INT(parse_probe(csv, sizeof csv - 1, "probe.csv", &c), 0);
+	double lo = 0, hi = 0;
+	CHECK(torchkern_drift(&c, &lo, &hi));
+	CHECK_NEAR(lo, 0.714, 1e-12);
+	CHECK_NEAR(hi, 1.4, 1e-12);
+	calib_release(&c);
+	calib_init(&c);
+	static const char fwd_only[] = "section,name,size,bytes,kernels,us\n"
+				       "host,mix_fwd,16,0,0.00,1.4\n"
+				       "host,mix_bwd,16,0,0.00,1.2\n"
+				       "host,mix_fwd_min,16,0,0.00,1.0\n"
+				       "host,mix_fwd_max,16,0,0.00,1.96\n";
+	CHECK_INT(parse_probe(fwd_only, sizeof fwd_only - 1, "probe.csv", &c), 0);
+	CHECK(!torchkern_drift(&c, &lo, &hi));
+	calib_release(&c);
+}
+
 static void test_compiled_probe(void)
 {
 	struct calib c, back;
@@ -507,6 +539,26 @@ int main(void)
 	CHECK_NEAR(r1.step_time_s, 241e-6, 1e-6);
 	hw.host.mode[EXEC_EAGER].rank_spread = 0;
 
+	/* the host drift band (sim/hostband.h): the one-GPU step is the host's 240 us of work and the last op's 1 us,
+	 * so with every host cost x0.8 and x1.5 it takes 240 x 0.8 + 1 = 193 and 240 x 1.5 + 1 = 361 us; a range of
+	 * x0.99 to x1.01 moves it under 5 % (238.6 to 243.4 us): no band; nor without the factors */
+	hw.host.mode[EXEC_EAGER].drift_lo = 0.8;
+	hw.host.mode[EXEC_EAGER].drift_hi = 1.5;
+	CHECK_INT(hostband_run(&s, &hw, NULL, &r1), 0);
+	CHECK_NEAR(r1.host_band.lo_s, 193e-6, 1e-7);
+	CHECK_NEAR(r1.host_band.hi_s, 361e-6, 1e-7);
+	CHECK_NEAR(r1.host_band.f_lo, 0.8, 1e-12);
+	CHECK_NEAR(r1.host_band.f_hi, 1.5, 1e-12);
+	CHECK_NEAR(r1.step_time_s, 241e-6, 1e-6);  /* the prediction itself as it was */
+	CHECK_NEAR(hw.host.mode[EXEC_EAGER].op_us, 9, 1e-12);  /* on a copy: the model stays */
+	hw.host.mode[EXEC_EAGER].drift_lo = 0.99;
+	hw.host.mode[EXEC_EAGER].drift_hi = 1.01;
+	CHECK_INT(hostband_run(&s, &hw, NULL, &r1), 0);
+	CHECK(r1.host_band.hi_s == 0 && r1.host_band.lo_s == 0);
+	hw.host.mode[EXEC_EAGER].drift_lo = hw.host.mode[EXEC_EAGER].drift_hi = 0;
+	CHECK_INT(hostband_run(&s, &hw, NULL, &r1), 0);
+	CHECK(r1.host_band.hi_s == 0);
+
 	/* the power cap (gpu.power): of the 14 us of GPU work, the 5 GEMMs (2 forward linears, 2 weight and 1 input
 	 * gradient) are compute-bound (Wc = 5 us), the other 9 ops memory-bound (Wm = 9 us). With memory-bound
 	 * kernels at w = 0.6 of the cap, x = 3: v = ((T - 0.6*9)/5)^(1/2) = 6.8 for T = 241 us, capped at
@@ -579,6 +631,7 @@ int main(void)
 	test_layer_kernels(&hw);
 	test_compiled_probe();
 	test_rank_spread();
+	test_drift();
 	test_gemm_extra();
 	test_family_sizes();
 	return check_result();

@@ -822,6 +822,35 @@ static void test_dtype_eff(void)
 	CHECK(strstr(msg, "bad.yaml:12:") != NULL && strstr(msg, "dtype_eff.fp8: must be in (0, 1.5]") != NULL);
 }
 
+/* host.<mode>.drift_lo, drift_hi: factors on the host's costs, both or neither, lo <= 1 <= hi; hwmodel_scale_host
+ * multiplies the costs (keys in us) and leaves the counts and factors: op_us 10 -> 15 at x1.5, layer_kernels 9 */
+static void test_host_drift(void)
+{
+	int err = 0;
+	struct hwmodel *hw = hwmodel_load_string("d.yaml", HW_HEAD "host:\n  eager: {op_us: 10, layer_kernels: 9, "
+						 "rank_spread: 0.1, drift_lo: 0.8, drift_hi: 1.5}\n", &err);
+	CHECK(hw != NULL);
+	if (hw) {
+		const struct hw_host_cost *e = &hw->host.mode[EXEC_EAGER];
+		CHECK_NEAR(e->drift_lo, 0.8, 1e-12);
+		CHECK_NEAR(e->drift_hi, 1.5, 1e-12);
+		hwmodel_scale_host(hw, 1.5);
+		CHECK_NEAR(e->op_us, 15, 1e-12);
+		CHECK_NEAR(e->layer_kernels, 9, 1e-12);
+		CHECK_NEAR(e->rank_spread, 0.1, 1e-12);
+		CHECK_NEAR(e->drift_lo, 0.8, 1e-12);
+		CHECK_NEAR(e->drift_hi, 1.5, 1e-12);
+		hwmodel_free(hw);
+	}
+	CHECK_STR(bad_hw(HW_HEAD "host:\n  eager: {op_us: 10, drift_lo: 1.2, drift_hi: 1.5}\n"),
+		  "gpusim: hw.yaml:24:32: host.eager.drift_lo, drift_hi: factors on the host's costs, drift_lo at most "
+		  "1 and drift_hi at least 1, both or neither; got 1.2 and 1.5\n");
+	CHECK_STR(bad_hw(HW_HEAD "host:\n  eager: {op_us: 10, drift_lo: 0.8, drift_hi: 0.9}\n"),
+		  "gpusim: hw.yaml:24:47: host.eager.drift_lo, drift_hi: factors on the host's costs, drift_lo at most "
+		  "1 and drift_hi at least 1, both or neither; got 0.8 and 0.9\n");
+	CHECK(strstr(bad_hw(HW_HEAD "host:\n  eager: {op_us: 10, drift_hi: 1.3}\n"), "both or neither") != NULL);
+}
+
 int main(void)
 {
 	test_dtype_eff();
@@ -836,5 +865,6 @@ int main(void)
 	test_presets();
 	test_base();
 	test_compose();
+	test_host_drift();
 	return check_result();
 }

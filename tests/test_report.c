@@ -192,6 +192,34 @@ static void test_clock(void)
 	CHECK_CONTAINS(t, ",65432,123456,1.0625,0.8125\n");
 }
 
+/* Where hostband_run set a band: a table line under the host work, a "host_band" object after host_issue_s in the
+ * JSON and four columns in the CSV; together with the clock object (two optional groups dropped or kept apart) */
+static void test_host_band(void)
+{
+	struct result r = sample();
+	int rc;
+	r.host_band.lo_s = 1.25;
+	r.host_band.hi_s = 2.0;
+	r.host_band.f_lo = 0.75;
+	r.host_band.f_hi = 1.5;
+	const char *t = render(REPORT_TABLE, &r, &rc);
+	CHECK_CONTAINS(t, "of the step)\nhost drift       1250.000 to 2000.000 ms on a host as fast and as slow as the "
+			  "calibration's probe rounds (host costs x0.75 to x1.50)\n");
+	t = render(REPORT_JSON, &r, &rc);
+	CHECK_CONTAINS(t, "  \"host_issue_s\": 1.2,\n  \"host_band\": {\n    \"step_lo_s\": 1.25,\n    \"step_hi_s\": 2,\n"
+			  "    \"factor_lo\": 0.75,\n    \"factor_hi\": 1.5\n  },\n  \"memory_per_gpu_bytes\"");
+	CHECK(!strstr(t, "\"clock\""));
+	t = render(REPORT_CSV, &r, &rc);
+	CHECK_CONTAINS(t, ",host_issue_s,host_band.step_lo_s,host_band.step_hi_s,host_band.factor_lo,host_band.factor_hi,"
+			  "memory_per_gpu_bytes.weights,");
+	CHECK_CONTAINS(t, ",1.2,1.25,2,0.75,1.5,");
+	r.clock_gemm = 1.0625;
+	r.clock_attn = 0.8125;
+	t = render(REPORT_JSON, &r, &rc);
+	CHECK_CONTAINS(t, "\"host_band\": {");
+	CHECK_CONTAINS(t, "  \"clock\": {\n    \"gemm_speed\": 1.0625,");
+}
+
 static void test_numbers(void)
 {
 	char buf[40];
@@ -249,6 +277,7 @@ int main(void)
 	test_csv();
 	test_table();
 	test_clock();
+	test_host_band();
 	test_numbers();
 	test_nonfinite_and_escapes();
 	test_formats();

@@ -77,6 +77,14 @@ static void test_hand_csv(void)
 	CHECK(!t.rows[5].speedup_sign_ok);
 	CHECK_INT(s.speedup_rows, 3);
 	CHECK_INT(s.speedup_sign_wrong, 1);
+	/* host drift bands (either order): a2's measured 1.0 inside [0.8, 1.2]; c2's 1.25 above [0.7, 1.1] */
+	CHECK_INT(s.band_rows, 0);
+	score_set_band(&t, 1, 1.2, 0.8);
+	score_set_band(&t, 5, 0.7, 1.1);
+	score_summarize(&t, &s);
+	CHECK_NEAR(t.rows[1].band_lo, 0.8, 1e-12);
+	CHECK_INT(s.band_rows, 2);
+	CHECK_INT(s.band_inside, 1);
 
 	/* a row without a prediction leaves the median and takes its dependents' speedups with it */
 	score_set_failure(&t, 2, "scenario does not load");

@@ -35,6 +35,25 @@ def host_lines(text):
     return out
 
 
+def refit(hw, gpusim):
+    """(the committed file's lines, the lines of its refit by gpusim calibrate --refit of its raw folder over its base),
+    or None after saying why"""
+    text = open(hw).read().split("\n")
+    base = next((re.sub(r'^base: "?([^"]*)"?$', r"\1", x) for x in text if x.startswith("base:")), None)
+    raw = hw[:-5] if hw.endswith(".yaml") else hw
+    if not base or not os.path.isdir(raw):
+        print("%s: no base preset or no raw folder %s: skipped" % (hw, raw), file=sys.stderr)
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "refit.yaml")
+        p = subprocess.run([gpusim, "calibrate", "--refit", raw, "-o", out, "--base", base],
+                           capture_output=True, text=True)
+        if p.returncode:
+            print("%s: refit failed: %s" % (hw, p.stderr.strip()), file=sys.stderr)
+            return None
+        return text, open(out).read().split("\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("hw", nargs="+")
@@ -43,22 +62,11 @@ def main():
     a = ap.parse_args()
     rc = 0
     for hw in a.hw:
-        text = open(hw).read().split("\n")
-        base = next((re.sub(r'^base: "?([^"]*)"?$', r"\1", x) for x in text if x.startswith("base:")), None)
-        raw = hw[:-5] if hw.endswith(".yaml") else hw
-        if not base or not os.path.isdir(raw):
-            print("%s: no base preset or no raw folder %s: skipped" % (hw, raw), file=sys.stderr)
+        got = refit(hw, a.gpusim)
+        if not got:
             rc = 1
             continue
-        with tempfile.TemporaryDirectory() as tmp:
-            out = os.path.join(tmp, "refit.yaml")
-            p = subprocess.run([a.gpusim, "calibrate", "--refit", raw, "-o", out, "--base", base],
-                               capture_output=True, text=True)
-            if p.returncode:
-                print("%s: refit failed: %s" % (hw, p.stderr.strip()), file=sys.stderr)
-                rc = 1
-                continue
-            new = host_lines(open(out).read().split("\n"))
+        text, new = got[0], host_lines(got[1])
         old = host_lines(text)
         if "compiled" not in new or "compiled" not in old:
             print("%s: no host.compiled line" % hw, file=sys.stderr)

@@ -329,6 +329,12 @@ void score_set_memory(struct score_table *t, int i, double bytes)
 	t->rows[i].predicted_mem = bytes;
 }
 
+void score_set_band(struct score_table *t, int i, double a, double b)
+{
+	t->rows[i].band_lo = a < b ? a : b;
+	t->rows[i].band_hi = a < b ? b : a;
+}
+
 void score_set_failure(struct score_table *t, int i, const char *why)
 {
 	struct score_row *r = &t->rows[i];
@@ -371,6 +377,13 @@ void score_summarize(struct score_table *t, struct score_summary *sum)
 		}
 	}
 	sum->median_abs_err = score_median(abs_err, sum->predicted);
+	for (int i = 0; i < t->n; i++) {
+		const struct score_row *r = &t->rows[i];
+		if (r->predicted_ok && r->band_hi > 0) {
+			sum->band_rows++;
+			sum->band_inside += r->measured >= r->band_lo && r->measured <= r->band_hi;
+		}
+	}
 	/* peak memory, where both are known */
 	sum->mem_worst = -1;
 	sum->mem_median_abs_err = sum->mem_max_abs_err = NAN;

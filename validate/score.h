@@ -46,6 +46,8 @@ struct score_row {
 	double predicted_step_s;
 	char error[160];          /* why the prediction failed, when !predicted_ok */
 	double predicted_mem;     /* bytes per GPU of the worst stage */
+	double band_lo, band_hi;  /* the prediction on a host as fast and as slow as the calibration's probe rounds
+	                           * (sim/hostband.h), in the metric's unit, band_lo <= band_hi; 0: no band */
 
 	/* set by score_summarize */
 	double rel_err;           /* (predicted - measured) / measured; NAN without a prediction */
@@ -72,6 +74,8 @@ struct score_summary {
 	int worst;                /* row of max_abs_err, -1 when none */
 	int speedup_rows;         /* rows with a speedup to check */
 	int speedup_sign_wrong;
+	int band_rows;            /* predicted rows with a host drift band (host-bound steps) */
+	int band_inside;          /* of them, the measurement inside the band */
 	int mem_rows;             /* rows with a measured and a predicted peak memory */
 	double mem_median_abs_err, mem_max_abs_err;
 	int mem_worst;
@@ -115,6 +119,9 @@ double score_tflops_per_gpu(double flops, double step_s, int gpus);
 void score_set_prediction(struct score_table *t, int i, double predicted, double step_s);
 /* score_set_memory: row i's predicted peak memory in bytes per GPU. */
 void score_set_memory(struct score_table *t, int i, double bytes);
+/* score_set_band: row i's prediction on the calibration's fastest and slowest host, in the metric's unit (either
+ * order). */
+void score_set_band(struct score_table *t, int i, double a, double b);
 /* score_set_failure: row i has no prediction; why is kept for the report. */
 void score_set_failure(struct score_table *t, int i, const char *why);
 

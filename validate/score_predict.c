@@ -1,5 +1,6 @@
 /* score_predict: the half of `gpusim validate` that runs the simulator: for each row of a loaded table,
- * scenario_load -> scenario_load_hardware -> predict_run, then the prediction in the table's metric. Hardware
+ * scenario_load -> scenario_load_hardware -> predict_run (and hostband_run: the host drift band), then the prediction in
+ * the table's metric. Hardware
  * models are loaded once per (name, dtype) and shared by the rows that use them. A row that fails is marked and
  * the others go on, so one bad scenario does not hide the errors of the rest. */
 #include "validate/score.h"
@@ -10,6 +11,7 @@
 
 #include "hardware/hwmodel.h"
 #include "scenario/scenario.h"
+#include "sim/hostband.h"
 #include "sim/predict.h"
 #include "util/xalloc.h"
 
@@ -72,13 +74,16 @@ int score_predict(struct score_table *t, const char *hw, const char *gpu, const 
 		} else {
 			struct predict_opts opts = {0};
 			memset(&res, 0, sizeof res);
-			if (predict_run(&s, m, &opts, &res) != 0)
+			if (predict_run(&s, m, &opts, &res) != 0 || hostband_run(&s, m, &opts, &res) != 0)
 				score_set_failure(t, i, "simulation failed");
 			else if (!(res.step_time_s > 0))
 				score_set_failure(t, i, "simulation gave no step time");
 			else {
 				score_set_prediction(t, i, metric_value(t, r, &s, res.step_time_s), res.step_time_s);
 				score_set_memory(t, i, res.mem.total);
+				if (res.host_band.hi_s > 0)
+					score_set_band(t, i, metric_value(t, r, &s, res.host_band.lo_s),
+						       metric_value(t, r, &s, res.host_band.hi_s));
 			}
 		}
 		if (!r->predicted_ok)

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""validate/band_cover.py: how often a host-bound row's measurement falls inside the band `predict` gives it (the
+step on a host as fast and as slow as the calibration's probe rounds: host.<mode>.drift_lo, drift_hi;
+sim/hostband.h), for every table and calibrated model validate/score_tables.py scores.
+
+A row has a band where its host, at the slowest the probe saw, would be at least half the step (`gpusim validate
+--format json`: band_lo, band_hi). Per pair: rows with a band, inside it, below it (the step ran faster than the
+fastest host read), above it; the band's width (hi over lo, median). Then the totals, split into each table scored
+with its own lease's calibration and with another's (held out: the drift read on another day). A band from the
+probe's own rounds is a measurement of the host, not a fit to these rows: how often it holds is the finding.
+
+usage: validate/band_cover.py [--gpusim build/gpusim] [--pairs]
+"""
+import argparse
+import glob
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from score_tables import MODELS  # noqa: E402
+
+
+def lease(path):
+    """the lease a table or calibration names: measured-h200x2-1128p.csv / h200x2-1128p-measured.yaml -> h200x2-1128p"""
+    b = os.path.basename(path)
+    b = b[len("measured-"):-len(".csv")] if b.startswith("measured-") else b[:-len("-measured.yaml")]
+    return b.replace("-compiled", "")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--gpusim", default="build/gpusim")
+    ap.add_argument("--pairs", action="store_true", help="print every pair, not only the totals")
+    a = ap.parse_args()
+    tot = {"own": [0, 0, 0, 0, []], "held out": [0, 0, 0, 0, []]}
+    for table in sorted(glob.glob("validate/measured-*.csv")):
+        for hw in MODELS.get(os.path.basename(table), []):
+            if len(hw) != 2 or not hw[1].startswith("hardware/"):
+                continue  # presets and compositions carry no drift
+            p = subprocess.run([a.gpusim, "validate", table, "--format", "json"] + hw, capture_output=True,
+                               text=True)
+            if p.returncode not in (0, 1):
+                sys.exit("band_cover: %s %s: %s" % (table, hw, p.stderr.strip()))
+            rows = [r for r in json.loads(p.stdout)["rows"] if "band_hi" in r]
+            if not rows:
+                continue
+            n = len(rows)
+            below = sum(1 for r in rows if r["measured"] < r["band_lo"])
+            above = sum(1 for r in rows if r["measured"] > r["band_hi"])
+            width = statistics.median(r["band_hi"] / r["band_lo"] for r in rows)
+            kind = "own" if lease(table) == lease(hw[1]) else "held out"
+            t = tot[kind]
+            t[0] += n
+            t[1] += n - below - above
+            t[2] += below
+            t[3] += above
+            t[4] += [r["band_hi"] / r["band_lo"] for r in rows]
+            if a.pairs:
+                print("%-40s %-32s %-8s %3d rows: inside %3d, below %2d, above %2d; width x%.2f" %
+                      (os.path.basename(table), os.path.basename(hw[1]), kind, n, n - below - above, below, above,
+                       width))
+    for kind, t in tot.items():
+        if t[0]:
+            print("%-8s %4d rows with a band: inside %d (%.0f %%), below %d, above %d; width x%.2f (median)" %
+                  (kind, t[0], t[1], 100 * t[1] / t[0], t[2], t[3], statistics.median(t[4])))
+
+
+if __name__ == "__main__":
+    main()
