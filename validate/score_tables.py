@@ -208,6 +208,12 @@ MODELS = {
     "measured-h200x2-1128q.csv": [["--hw", "hardware/h200x2-1128p-measured.yaml"],
                                   ["--hw", "hardware/h200x4-1128a-measured.yaml"],
                                   ["--hw", "hardware/h200x2-1128m-measured.yaml"], ["--hw", "h200-sxm"]],
+    # 2 x H200 (NV18) of 2026-11-28 11:35 (stop 36; cal-and-rows.sh QUICK=1: 61 of the 76 rows in the budget): its
+    # quick calibration, then 1128p, 1128a, 1128m held out, the preset
+    "measured-h200x2-1128r.csv": [["--hw", "hardware/h200x2-1128r-measured.yaml"],
+                                  ["--hw", "hardware/h200x2-1128p-measured.yaml"],
+                                  ["--hw", "hardware/h200x4-1128a-measured.yaml"],
+                                  ["--hw", "hardware/h200x2-1128m-measured.yaml"], ["--hw", "h200-sxm"]],
     # 4 x H200 (NV18) of 2026-11-28 07:25 (asked as 4 x H100; cal-and-rows.sh QUICK=1 GPUS=4: five one-GPU rows, the
     # runner's host probe took the rest of the budget): its quick calibration, 1128l (another lease), 1128a, preset
     "measured-h200x4-1128k.csv": [["--hw", "hardware/h200x4-1128k-measured.yaml"],
