@@ -185,6 +185,48 @@ static void verdict(struct plan_advice *a)
 	}
 }
 
+/* Where the best layouts are bound by the host and the model knows its drift (host_band): the fastest count's and
+ * the smallest count's step on a host as fast and as slow as the calibration's probe rounds, and the speedup on
+ * one host at either end (both steps times the same factor: the one host that runs both). When the speedup's side
+ * of 1 changes between the ends, which count is faster is the host's to decide, and the sentence says so. */
+static void verdict_drift(struct plan_advice *a, int base)
+{
+	struct plan_study *st = &a->st;
+	const struct plan_entry *b = &st->opt[base].res.top[0];
+	int other = a->best != base ? a->best : a->stop >= 0 ? a->stop : -1;
+	const struct plan_entry *o = other >= 0 && st->opt[other].res.ntop > 0 ? &st->opt[other].res.top[0] : NULL;
+	const struct plan_entry *h = b->r.host_band.hi_s > 0 ? b : o && o->r.host_band.hi_s > 0 ? o : NULL;
+	size_t len = strlen(a->text), n = sizeof a->text;
+	if (!h || len + 1 >= n)
+		return;
+	char w[16], l1[32], h1[32];
+	count_word(st->opt[base].res.gpus, false, w, sizeof w);
+	ms(b->r.host_band.hi_s > 0 ? b->r.host_band.lo_s : b->r.step_time_s, l1, sizeof l1);
+	ms(b->r.host_band.hi_s > 0 ? b->r.host_band.hi_s : b->r.step_time_s, h1, sizeof h1);
+	len += (size_t)snprintf(a->text + len, n - len, " The host bounds these steps: on a host as fast and as slow as "
+				"the calibration's probe rounds (x%.2f to x%.2f on its costs) %s GPU%s take%s %s to %s",
+				h->r.host_band.f_lo, h->r.host_band.f_hi, w, st->opt[base].res.gpus > 1 ? "s" : "",
+				st->opt[base].res.gpus > 1 ? "" : "s", l1, h1);
+	if (!o || len >= n) {
+		if (len < n)
+			snprintf(a->text + len, n - len, ".");
+		return;
+	}
+	char wo[16], l2[32], h2[32];
+	count_word(st->opt[other].res.gpus, false, wo, sizeof wo);
+	double olo = o->r.host_band.hi_s > 0 ? o->r.host_band.lo_s : o->r.step_time_s;
+	double ohi = o->r.host_band.hi_s > 0 ? o->r.host_band.hi_s : o->r.step_time_s;
+	double blo = b->r.host_band.hi_s > 0 ? b->r.host_band.lo_s : b->r.step_time_s;
+	double bhi = b->r.host_band.hi_s > 0 ? b->r.host_band.hi_s : b->r.step_time_s;
+	ms(olo, l2, sizeof l2);
+	ms(ohi, h2, sizeof h2);
+	double s_fast = blo / olo, s_slow = bhi / ohi;
+	len += (size_t)snprintf(a->text + len, n - len, ", %s %s to %s: a speedup of %.2fx on the fast host and %.2fx "
+				"on the slow one.", wo, l2, h2, s_fast, s_slow);
+	if ((s_fast > 1) != (s_slow > 1) && len < n)
+		snprintf(a->text + len, n - len, " Whether %s GPUs beat %s depends on how fast the host runs.", wo, w);
+}
+
 int plan_advise(const char *scenario, const char *hw, int max_gpus, struct plan_advice *out)
 {
 	memset(out, 0, sizeof *out);
@@ -233,6 +275,8 @@ int plan_advise(const char *scenario, const char *hw, int max_gpus, struct plan_
 	if (out->best < 0)
 		out->best = 0;
 	verdict(out);
+	if (base >= 0)
+		verdict_drift(out, base);
 	return 0;
 }
 
@@ -274,6 +318,10 @@ static int advice_json(FILE *f, const struct plan_advice *a)
 			jsonw_kv_double(&w, "pipeline_bubble_s", e->r.breakdown_s.pipeline_bubble);
 			jsonw_kv_double(&w, "host_wait_s", e->r.breakdown_s.host_wait);
 			jsonw_kv_double(&w, "memory_per_gpu_bytes", e->r.mem.total);
+			if (e->r.host_band.hi_s > 0) {  /* the host's drift: sim/hostband.h */
+				jsonw_kv_double(&w, "step_lo_s", e->r.host_band.lo_s);
+				jsonw_kv_double(&w, "step_hi_s", e->r.host_band.hi_s);
+			}
 		}
 		jsonw_object_end(&w);
 	}
@@ -286,21 +334,26 @@ static int advice_csv(FILE *f, const struct plan_advice *a)
 {
 	const struct plan_study *st = &a->st;
 	fputs("gpus,fits,layout,step_time_s,speedup,efficiency,compute_s,exposed_comm_s,pipeline_bubble_s,"
-	      "host_wait_s,memory_per_gpu_bytes\n", f);
+	      "host_wait_s,memory_per_gpu_bytes,step_lo_s,step_hi_s\n", f);
 	for (int i = 0; i < st->n; i++) {
 		const struct plan_result *r = &st->opt[i].res;
 		if (r->ntop == 0) {
-			fprintf(f, "%d,0,,,,,,,,,\n", r->gpus);
+			fprintf(f, "%d,0,,,,,,,,,,,\n", r->gpus);
 			continue;
 		}
 		const struct plan_entry *e = &r->top[0];
 		const struct breakdown *b = &e->r.breakdown_s;
 		fprintf(f, "%d,1,", r->gpus);
 		csvw_cell(f, e->desc);
-		fprintf(f, ",%.9g,%.6g,%.6g,%.9g,%.9g,%.9g,%.9g,%.6g\n", e->r.step_time_s, a->speedup[i],
+		fprintf(f, ",%.9g,%.6g,%.6g,%.9g,%.9g,%.9g,%.9g,%.6g,", e->r.step_time_s, a->speedup[i],
 			a->efficiency[i], b->compute,
 			b->tp_comm_exposed + b->pp_comm_exposed + b->dp_comm_exposed, b->pipeline_bubble,
 			b->host_wait, e->r.mem.total);
+		if (e->r.host_band.hi_s > 0)
+			fprintf(f, "%.9g,%.9g", e->r.host_band.lo_s, e->r.host_band.hi_s);
+		else
+			fputc(',', f);
+		fputc('\n', f);
 	}
 	return ferror(f) ? GS_EENV : 0;
 }
@@ -311,6 +364,9 @@ static int advice_table(FILE *f, const struct plan_advice *a)
 	fprintf(f, "%s\n\n", a->text);
 	fprintf(f, "  %5s  %-44s %10s %8s %7s %9s %9s %9s %9s %7s\n", "GPUs", "best layout", "step", "speedup", "eff",
 		"compute", "comm", "bubble", "host", "mem GB");
+	bool drift = false;
+	for (int i = 0; i < st->n; i++)
+		drift = drift || (st->opt[i].res.ntop > 0 && st->opt[i].res.top[0].r.host_band.hi_s > 0);
 	for (int i = 0; i < st->n; i++) {
 		const struct plan_result *r = &st->opt[i].res;
 		if (r->ntop == 0) {
@@ -325,12 +381,22 @@ static int advice_table(FILE *f, const struct plan_advice *a)
 		ms(b->tp_comm_exposed + b->pp_comm_exposed + b->dp_comm_exposed, m, sizeof m);
 		ms(b->pipeline_bubble, bu, sizeof bu);
 		ms(b->host_wait, h, sizeof h);
-		fprintf(f, "  %5d  %-44s %10s %7.2fx %6.0f%% %9s %9s %9s %9s %7.2f%s\n", r->gpus, e->desc, step,
+		fprintf(f, "  %5d  %-44s %10s %7.2fx %6.0f%% %9s %9s %9s %9s %7.2f%s", r->gpus, e->desc, step,
 			a->speedup[i], 100 * a->efficiency[i], c, m, bu, h, e->r.mem.total / 1e9,
 			i == a->best ? "  <- fastest" : (i == (a->stop >= 0 ? a->stop : a->over) ? "  <- stops paying" : ""));
+		if (e->r.host_band.hi_s > 0) {
+			char lo[32], hi[32];
+			ms(e->r.host_band.lo_s, lo, sizeof lo);
+			ms(e->r.host_band.hi_s, hi, sizeof hi);
+			fprintf(f, "  (host drift: %s to %s)", lo, hi);
+		}
+		fputc('\n', f);
 	}
 	fputs("\n  speedup and efficiency: over the smallest GPU count that fits, the global batch as in the scenario;\n"
 	      "  comm: exposed TP, pipeline and data-parallel communication; host: the GPU waiting for the host\n", f);
+	if (drift)
+		fputs("  host drift: the step on a host as fast and as slow as the calibration's probe rounds "
+		      "(docs/output.md)\n", f);
 	return ferror(f) ? GS_EENV : 0;
 }
 

@@ -192,6 +192,14 @@ static void page_option(FILE *f, const struct plan_study *st, const struct plan_
 		"data-parallel communication %.1f %%, pipeline bubble %.1f %%, optimizer %.1f %%, waiting for the "
 		"host %.1f %%.\n\n", d->compute / s, d->tp_comm_exposed / s, d->pp_comm_exposed / s,
 		d->dp_comm_exposed / s, d->pipeline_bubble / s, d->optimizer / s, d->host_wait / s);
+	if (b->r.host_band.hi_s > 0) {  /* bound by the host, whose drift the calibration measured */
+		fputs("The host bounds its step: ", f);
+		md_duration(f, b->r.host_band.lo_s);
+		fputs(" to ", f);
+		md_duration(f, b->r.host_band.hi_s);
+		fprintf(f, " on a host as fast and as slow as the calibration's probe rounds (x%.2f to x%.2f on its "
+			"costs).\n\n", b->r.host_band.f_lo, b->r.host_band.f_hi);
+	}
 }
 
 /* Which plots were drawn, and whether gnuplot was missing (then their scripts and data are there to run). */

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "sim/comm.h"
+#include "sim/hostband.h"
 #include "sim/fp8.h"
 #include "sim/memory.h"
 #include "sim/moe.h"
@@ -1021,6 +1022,9 @@ int plan_search(const struct plan_spec *spec, struct plan_result *out)
 		if (out->ntop > K)
 			out->ntop = K;  /* the slowest falls into the spare slot */
 	}
+	/* the kept layouts' host drift bands (sim/hostband.h): two more runs each, for host-bound ones only */
+	for (int k = 0; rc == 0 && k < out->ntop; k++)
+		rc = hostband_run(&out->top[k].sc, spec->hw, NULL, &out->top[k].r);
 	out->rejected[PLAN_REJ_BOUND] = rc == 0 ? (long long)(x.nc - i) : 0;
 	free(x.c);
 	free(x.seen);

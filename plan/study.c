@@ -154,6 +154,28 @@ static void write_rejects(FILE *f, const struct plan_result *r)
 	}
 }
 
+/* Where the best layout is bound by the host and the model knows its drift (sim/hostband.h): its step on a host
+ * as fast and as slow as the calibration's probe rounds, and whether the runner-up, on the same host, would be the
+ * faster at either end. */
+static void write_drift(FILE *f, const struct plan_entry *b, const struct plan_entry *u)
+{
+	struct { double lo, hi; } bb = { b->r.host_band.lo_s, b->r.host_band.hi_s };
+	if (!(bb.hi > 0))
+		return;
+	char lo[32], hi[32];
+	fmt_duration(bb.lo, lo, sizeof lo);
+	fmt_duration(bb.hi, hi, sizeof hi);
+	fprintf(f, "  host drift: %s to %s a step on a host as fast and as slow as the calibration's probe rounds "
+		"(x%.2f to x%.2f on its costs)", lo, hi, b->r.host_band.f_lo, b->r.host_band.f_hi);
+	if (u) {
+		double ulo = u->r.host_band.hi_s > 0 ? u->r.host_band.lo_s : u->r.step_time_s;
+		double uhi = u->r.host_band.hi_s > 0 ? u->r.host_band.hi_s : u->r.step_time_s;
+		if (ulo < bb.lo || uhi < bb.hi)
+			fprintf(f, "; on the %s host the runner-up is faster", ulo < bb.lo ? "fast" : "slow");
+	}
+	fputc('\n', f);
+}
+
 static void write_option_table(FILE *f, const struct plan_study *st, const struct plan_option_result *o)
 {
 	const struct plan_result *r = &o->res;
@@ -217,7 +239,9 @@ static void write_option_table(FILE *f, const struct plan_study *st, const struc
 		fprintf(f, "%s %s %.1f %%", first ? "" : ",", part_names[i], 100 * p[i] / b->r.step_time_s);
 		first = false;
 	}
-	fputs("\n\n", f);
+	fputc('\n', f);
+	write_drift(f, b, r->ntop > 1 ? &r->top[1] : NULL);
+	fputc('\n', f);
 }
 
 static void write_summary(FILE *f, const struct plan_study *st)
@@ -322,6 +346,10 @@ static void json_entry(struct jsonw *w, const struct plan_entry *e, int rank)
 	jsonw_kv_double(w, "time_to_train_s", e->cost.time_to_train_s);
 	jsonw_kv_double(w, "gpu_hours", e->cost.gpu_hours);
 	jsonw_kv_double(w, "usd", e->cost.usd);
+	if (e->r.host_band.hi_s > 0) {  /* the host's drift (sim/hostband.h) */
+		jsonw_kv_double(w, "step_lo_s", e->r.host_band.lo_s);
+		jsonw_kv_double(w, "step_hi_s", e->r.host_band.hi_s);
+	}
 	double p[NPARTS];
 	parts_of(&e->r.breakdown_s, p);
 	jsonw_key(w, "breakdown_s");

@@ -26,6 +26,15 @@ run scale "$scen" --gpus 1,2 --format csv -o -
 expect_rc 0 "scale -o -"
 expect_out '^sweep,scenario,mode' "scale -o - writes to standard output"
 
+# the host drift band: a host-bound step with a calibration that measured its host's drift (x0.704 to x1.553)
+run predict scenarios/validate/t04-single.yaml --hw hardware/h200x2-1128p-measured.yaml
+expect_rc 0 "predict a host-bound step"
+expect_out '^host drift       [0-9.]+ to [0-9.]+ ms on a host as fast and as slow as the calibration.s probe rounds \(host costs x0.70 to x1.55\)$' "predict: the host drift line"
+run predict scenarios/validate/t04-single.yaml --hw hardware/h200x2-1128p-measured.yaml --format json
+expect_out '"factor_hi": 1.553' "predict json: host_band"
+run predict "$scen" --format json
+if grep -q host_band "$tmp/out"; then fail "predict: no band on a preset"; else ok; fi
+
 # a regular file: replaced whole; the temporary is gone afterwards
 mkdir "$tmp/d"
 echo old >"$tmp/d/r.json"

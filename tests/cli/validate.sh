@@ -23,6 +23,10 @@ cp /tmp/gpusim-validate-test.out /tmp/gpusim-validate-megatron.out
 check "megatron rows" 0 grep -q "22 rows predicted" /tmp/gpusim-validate-megatron.out
 check "threshold exceeded" 1 "$gpusim" validate validate/megatron-sc21.csv --max-median-error 1
 check "json output" 0 sh -c "'$gpusim' validate validate/megatron-sc21.csv --format json | python3 -m json.tool"
+# the host drift band: a fresh lease's table (1128q) with a calibration of another lease that measured its host's
+# drift (1128p): 20 host-bound rows get a band, 18 measurements inside (docs/validation.md, stop 36)
+check "host drift band" 0 sh -c "'$gpusim' validate validate/measured-h200x2-1128q.csv --hw hardware/h200x2-1128p-measured.yaml | grep -q 'host drift: 20 rows with a band (the host bounds them), the measurement inside it for 18'"
+check "host drift csv" 0 sh -c "'$gpusim' validate validate/measured-h200x2-1128q.csv --hw hardware/h200x2-1128p-measured.yaml --format csv | head -1 | grep -q ',band_lo,band_hi$'"
 check "missing file" 3 "$gpusim" validate /nonexistent.csv
 check "usage" 2 "$gpusim" validate
 # the published runs (issue 13): every expressible row predicts (their errors are docs/validation.md's, not a gate)
