@@ -22,14 +22,16 @@ import tempfile
 
 
 def host_lines(text):
-    """{'compiled': (index, line), 'source': (index, line)} of the host section of a model's lines"""
+    """{'eager' / 'cuda_graphs' / 'compiled': (index, line), 'source': (index, line)} of the host section of a
+    model's lines"""
     out, inside = {}, False
     for i, line in enumerate(text):
         if re.match(r"^[A-Za-z_]", line):
             inside = line.startswith("host:")
             continue
-        if inside and line.startswith("  compiled: {"):
-            out["compiled"] = (i, line)
+        m = re.match(r"^  (eager|cuda_graphs|compiled): \{", line)
+        if inside and m:
+            out[m.group(1)] = (i, line)
         elif inside and line.startswith("  source: "):
             out["source"] = (i, line)
     return out

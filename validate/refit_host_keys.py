@@ -17,22 +17,9 @@ import argparse
 import re
 import sys
 
-from refit_compiled import refit
+from refit_compiled import host_lines, refit
 
 MODES = ("eager", "cuda_graphs", "compiled")
-
-
-def mode_lines(text):
-    """{mode: index} of the host section's mode lines"""
-    out, inside = {}, False
-    for i, line in enumerate(text):
-        if re.match(r"^[A-Za-z_]", line):
-            inside = line.startswith("host:")
-            continue
-        for m in MODES:
-            if inside and line.startswith("  %s: {" % m):
-                out[m] = i
-    return out
 
 
 def get(line, key):
@@ -61,7 +48,8 @@ def main():
             rc = 1
             continue
         text, new = got
-        old_at, new_at = mode_lines(text), mode_lines(new)
+        old_at = {m: v[0] for m, v in host_lines(text).items()}
+        new_at = {m: v[0] for m, v in host_lines(new).items()}
         changed = False
         for m in MODES:
             if m not in old_at or m not in new_at:
