@@ -203,8 +203,8 @@ static void write_table(FILE *f, const struct score_table *t, const struct score
 		}
 		fprintf(f, "%12.3f  %+7.1f%%", shown(t, r->predicted), 100.0 * r->rel_err);
 		if (r->has_speedup)
-			fprintf(f, "  %5.2fx / %5.2fx  %s", r->measured_speedup, r->predicted_speedup,
-				r->speedup_sign_ok ? "ok" : "WRONG SIDE OF 1");
+			fprintf(f, "  %5.2fx / %5.2fx  %s%s", r->measured_speedup, r->predicted_speedup,
+				r->speedup_sign_ok ? "ok" : "WRONG SIDE OF 1", r->speedup_host_side ? " (host decides)" : "");
 		fputc('\n', f);
 	}
 	fputc('\n', f);
@@ -216,6 +216,9 @@ static void write_table(FILE *f, const struct score_table *t, const struct score
 	if (any_speedup)
 		fprintf(f, "speedup vs 1 GPU: on the right side of 1 for %d of %d rows\n",
 			s->speedup_rows - s->speedup_sign_wrong, s->speedup_rows);
+	if (s->speedup_host_side)
+		fprintf(f, "speedup's side of 1 decided by the host's drift (fast and slow host differ): %d rows, %d of "
+			"them on the wrong side\n", s->speedup_host_side, s->speedup_host_side_wrong);
 	write_groups(f, t, s, "");
 }
 
@@ -259,6 +262,8 @@ static void write_csv(FILE *f, const struct score_table *t, const struct score_s
 	if (s->speedup_rows)
 		fprintf(f, "# speedup_sign_ok %d of %d\n", s->speedup_rows - s->speedup_sign_wrong,
 			s->speedup_rows);
+	if (s->speedup_host_side)
+		fprintf(f, "# speedup_host_side %d, wrong %d\n", s->speedup_host_side, s->speedup_host_side_wrong);
 	write_groups(f, t, s, "# ");
 }
 
@@ -281,6 +286,8 @@ static void json_row(struct jsonw *w, const struct score_table *t, const struct 
 		jsonw_kv_double(w, "measured_speedup", r->measured_speedup);
 		jsonw_kv_double(w, "predicted_speedup", r->predicted_speedup);
 		jsonw_kv_bool(w, "speedup_sign_ok", r->speedup_sign_ok);
+		if (r->speedup_host_side)
+			jsonw_kv_bool(w, "speedup_host_side", true);
 	}
 	if (r->family[0])
 		jsonw_kv_string(w, "family", r->family);
@@ -352,6 +359,10 @@ static int write_json(FILE *f, const struct score_table *t, const struct score_s
 	jsonw_kv_string(&w, "worst", s->worst >= 0 ? t->rows[s->worst].label : NULL);
 	jsonw_kv_int(&w, "speedup_rows", s->speedup_rows);
 	jsonw_kv_int(&w, "speedup_sign_wrong", s->speedup_sign_wrong);
+	if (s->speedup_host_side) {
+		jsonw_kv_int(&w, "speedup_host_side", s->speedup_host_side);
+		jsonw_kv_int(&w, "speedup_host_side_wrong", s->speedup_host_side_wrong);
+	}
 	if (s->band_rows > 0) {
 		jsonw_kv_int(&w, "band_rows", s->band_rows);
 		jsonw_kv_int(&w, "band_inside", s->band_inside);

@@ -85,6 +85,13 @@ static void test_hand_csv(void)
 	CHECK_NEAR(t.rows[1].band_lo, 0.8, 1e-12);
 	CHECK_INT(s.band_rows, 2);
 	CHECK_INT(s.band_inside, 1);
+	/* the speedup on one host at either end of the bands: a2 over a1 (no band, 2.1) 2.1/0.8 and 2.1/1.2, both over
+	 * 1: not the host's to decide; c2 over c1 (1.0) 1/0.7 = 1.43 and 1/1.1 = 0.91: the host decides, and c2 is on
+	 * the wrong side */
+	CHECK(!t.rows[1].speedup_host_side);
+	CHECK(t.rows[5].speedup_host_side);
+	CHECK_INT(s.speedup_host_side, 1);
+	CHECK_INT(s.speedup_host_side_wrong, 1);
 
 	/* a row without a prediction leaves the median and takes its dependents' speedups with it */
 	score_set_failure(&t, 2, "scenario does not load");

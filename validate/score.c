@@ -352,7 +352,7 @@ void score_summarize(struct score_table *t, struct score_summary *sum)
 	double *abs_err = xmalloc(((size_t)t->n + 1) * sizeof *abs_err);
 	for (int i = 0; i < t->n; i++) {
 		struct score_row *r = &t->rows[i];
-		r->has_speedup = false;
+		r->has_speedup = r->speedup_host_side = false;
 		r->rel_err = NAN;
 		if (!r->predicted_ok) {
 			sum->failed++;
@@ -374,6 +374,15 @@ void score_summarize(struct score_table *t, struct score_summary *sum)
 			sum->speedup_rows++;
 			if (!r->speedup_sign_ok)
 				sum->speedup_sign_wrong++;
+			double fast = (b->band_hi > 0 ? b->band_lo : b->predicted_step_s) /
+				      (r->band_hi > 0 ? r->band_lo : r->predicted_step_s);
+			double slow = (b->band_hi > 0 ? b->band_hi : b->predicted_step_s) /
+				      (r->band_hi > 0 ? r->band_hi : r->predicted_step_s);
+			r->speedup_host_side = (fast > 1.0) != (slow > 1.0);
+			if (r->speedup_host_side) {
+				sum->speedup_host_side++;
+				sum->speedup_host_side_wrong += !r->speedup_sign_ok;
+			}
 		}
 	}
 	sum->median_abs_err = score_median(abs_err, sum->predicted);

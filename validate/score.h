@@ -56,6 +56,9 @@ struct score_row {
 	double measured_speedup;  /* baseline step time / this row's step time */
 	double predicted_speedup;
 	bool speedup_sign_ok;     /* both > 1 or both <= 1 */
+	bool speedup_host_side;   /* the predicted speedup's side of 1 differs on the fast and the slow host (both
+	                           * steps at their band's end, or their prediction without a band: one host runs
+	                           * both); the host's drift decides it */
 };
 
 struct score_table {
@@ -74,6 +77,8 @@ struct score_summary {
 	int worst;                /* row of max_abs_err, -1 when none */
 	int speedup_rows;         /* rows with a speedup to check */
 	int speedup_sign_wrong;
+	int speedup_host_side;    /* rows whose side of 1 the host's drift decides (score_row.speedup_host_side) */
+	int speedup_host_side_wrong;  /* of them, on the wrong side */
 	int band_rows;            /* predicted rows with a host drift band (host-bound steps) */
 	int band_inside;          /* of them, the measurement inside the band */
 	int mem_rows;             /* rows with a measured and a predicted peak memory */

@@ -26,6 +26,7 @@ check "json output" 0 sh -c "'$gpusim' validate validate/megatron-sc21.csv --for
 # the host drift band: a fresh lease's table (1128q) with a calibration of another lease that measured its host's
 # drift (1128p): 20 host-bound rows get a band, 18 measurements inside (docs/validation.md, stop 36)
 check "host drift band" 0 sh -c "'$gpusim' validate validate/measured-h200x2-1128q.csv --hw hardware/h200x2-1128p-measured.yaml | grep -q 'host drift: 20 rows with a band (the host bounds them), the measurement inside it for 18'"
+check "host decides the side of 1" 0 sh -c "'$gpusim' validate validate/measured-h200x2-1128q.csv --hw hardware/h200x2-1128p-measured.yaml | grep -q 'decided by the host.s drift (fast and slow host differ): 3 rows, 2 of them on the wrong side'"
 check "host drift csv" 0 sh -c "'$gpusim' validate validate/measured-h200x2-1128q.csv --hw hardware/h200x2-1128p-measured.yaml --format csv | head -1 | grep -q ',band_lo,band_hi$'"
 check "missing file" 3 "$gpusim" validate /nonexistent.csv
 check "usage" 2 "$gpusim" validate
