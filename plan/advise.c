@@ -203,8 +203,8 @@ static void verdict_drift(struct plan_advice *a, int base)
 	count_word(st->opt[base].res.gpus, false, w, sizeof w);
 	ms(b->r.host_band.hi_s > 0 ? b->r.host_band.lo_s : b->r.step_time_s, l1, sizeof l1);
 	ms(b->r.host_band.hi_s > 0 ? b->r.host_band.hi_s : b->r.step_time_s, h1, sizeof h1);
-	len += (size_t)snprintf(a->text + len, n - len, " The host bounds these steps: on a host as fast and as slow as "
-				"the calibration's probe rounds (x%.2f to x%.2f on its costs) %s GPU%s take%s %s to %s",
+	len += (size_t)snprintf(a->text + len, n - len, " Steps the host bounds move with it: on a host as fast and as "
+				"slow as the calibration's probe rounds (x%.2f to x%.2f on its costs) %s GPU%s take%s %s to %s",
 				h->r.host_band.f_lo, h->r.host_band.f_hi, w, st->opt[base].res.gpus > 1 ? "s" : "",
 				st->opt[base].res.gpus > 1 ? "" : "s", l1, h1);
 	if (!o || len >= n) {

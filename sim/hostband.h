@@ -19,8 +19,8 @@
  * host's work at the slowest factor would be at least half the step (r->host_issue_s * drift_hi >= step / 2;
  * below that the GPU's work hides the host: no two more runs for a GPU-bound step), sets r->host_band to the
  * step times with every host cost times drift_lo and drift_hi where they are at least HOSTBAND_MIN_WIDTH apart;
- * else leaves it zero. opts as for predict_run (its
- * trace is not written again). 0, or a negative GS_* code when a run fails (predict_run printed why). */
+ * else leaves it zero. opts as for predict_run (its trace is not written again). 0, or a negative GS_* code when a
+ * run fails (predict_run printed why). */
 int hostband_run(const struct scenario *s, const struct hwmodel *hw, const struct predict_opts *opts,
 		 struct result *r);
 

@@ -42,13 +42,13 @@ expect_out "^2,1," "advise csv row for 2 GPUs"
 # a preset (no drift measured) gets none
 run advise scenarios/validate/m01-dp2.yaml --hw hardware/h200x2-1128p-measured.yaml --max-gpus 2
 expect_rc 0 "advise with a calibration"
-expect_out "The host bounds these steps: on a host as fast and as slow as the calibration's probe rounds \(x0.70 to x1.55 on its costs\) one GPU takes" "advise: the host drift sentence"
+expect_out "Steps the host bounds move with it: on a host as fast and as slow as the calibration's probe rounds \(x0.70 to x1.55 on its costs\) one GPU takes" "advise: the host drift sentence"
 expect_out "a speedup of [0-9.]+x on the fast host and [0-9.]+x on the slow one" "advise: the speedup at both ends"
 expect_out "^ +1 .*\(host drift: [0-9.]+ ms to [0-9.]+ ms\)" "advise: the table's drift column"
 run advise scenarios/validate/m01-dp2.yaml --hw hardware/h200x2-1128p-measured.yaml --max-gpus 2 --format json
 expect_out '"step_lo_s": ' "advise json: step_lo_s"
 run advise scenarios/mlp_dense_pcie_2gpu.yaml
-if grep -q "host drift\|The host bounds" "$tmp/out"; then fail "advise: no drift without a measured one"; else ok; fi
+if grep -q "host drift\|Steps the host bounds" "$tmp/out"; then fail "advise: no drift without a measured one"; else ok; fi
 run plan scenarios/validate/m01-dp2.yaml --hw hardware/h200x2-1128p-measured.yaml --gpus 2
 expect_rc 0 "plan with a calibration"
 expect_out "^  host drift: [0-9.]+ ms to [0-9.]+ ms a step on a host as fast and as slow" "plan: the best's drift"
