@@ -474,8 +474,11 @@ static bool host_from_probe(const struct calib *c, struct hwmodel *hw)
 				     "over its rounds; the median x%.2f is kept): predictions of host-bound steps carry that "
 				     "spread (docs/calibration.md)", lo, hi, mf);
 	}
+	/* the host's drift over the rounds: predict's band (sim/hostband.h). Not from --quick's two rounds: two
+	 * readings seconds apart say little of how far a host moves in minutes (docs/validation.md: the quick
+	 * calibrations' own host-bound rows lay inside such a band 21 times in 74) */
 	double dl, dh;
-	if (torchkern_drift(c, &dl, &dh))  /* the host's drift over the rounds: predict's band (sim/hostband.h) */
+	if (strcmp(c->id.mode, "quick") != 0 && torchkern_drift(c, &dl, &dh))
 		for (int m = 0; m < EXEC_N; m++) {
 			hw->host.mode[m].drift_lo = dl;
 			hw->host.mode[m].drift_hi = dh;
