@@ -333,6 +333,32 @@ static void test_drift(void)
 	calib_release(&c);
 }
 
+/* The drift range as calibrate writes it, from two committed raw folders read as --refit reads them: the full
+ * calibration of 2 x H200 1128p (mix_fwd 1.42 over rounds 1.00-1.95, mix_bwd 1.14 over 0.93-1.77: drift_lo =
+ * min(1.00/1.42, 0.93/1.14) = 0.704, drift_hi = max(1.95/1.42, 1.77/1.14) = max(1.373, 1.553) = 1.553, every
+ * mode), and the quick one of 1128r, whose two rounds give no range (calmodel.c, host_from_probe). */
+static void test_drift_written(void)
+{
+	static const char *const raw[2] = { "hardware/h200x2-1128p-measured", "hardware/h200x2-1128r-measured" };
+	for (int i = 0; i < 2; i++) {
+		struct calib c, none;
+		calib_init(&c);
+		calib_init(&none);
+		CHECK_INT(rawio_read(&c, raw[i]), 0);
+		char dir[] = "/tmp/test_drift_XXXXXX";
+		CHECK(mkdtemp(dir) != NULL);
+		struct hwmodel *hw = calib_model_load(&c, dir, "test-drift");
+		if (hw) {
+			for (int m = 0; m < EXEC_N; m++) {
+				CHECK_NEAR(hw->host.mode[m].drift_lo, i == 0 ? 0.704 : 0, 1e-12);
+				CHECK_NEAR(hw->host.mode[m].drift_hi, i == 0 ? 1.553 : 0, 1e-12);
+			}
+			hwmodel_free(hw);
+		}
+		calib_model_done(&c, &none, dir);
+	}
+}
+
 static void test_compiled_probe(void)
 {
 	struct calib c, back;
@@ -632,6 +658,7 @@ int main(void)
 	test_compiled_probe();
 	test_rank_spread();
 	test_drift();
+	test_drift_written();
 	test_gemm_extra();
 	test_family_sizes();
 	return check_result();
