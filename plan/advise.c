@@ -199,10 +199,12 @@ static void verdict_drift(struct plan_advice *a, int base)
 	size_t len = strlen(a->text), n = sizeof a->text;
 	if (!h || len + 1 >= n)
 		return;
+	double blo = b->r.host_band.hi_s > 0 ? b->r.host_band.lo_s : b->r.step_time_s;
+	double bhi = b->r.host_band.hi_s > 0 ? b->r.host_band.hi_s : b->r.step_time_s;
 	char w[16], l1[32], h1[32];
 	count_word(st->opt[base].res.gpus, false, w, sizeof w);
-	ms(b->r.host_band.hi_s > 0 ? b->r.host_band.lo_s : b->r.step_time_s, l1, sizeof l1);
-	ms(b->r.host_band.hi_s > 0 ? b->r.host_band.hi_s : b->r.step_time_s, h1, sizeof h1);
+	ms(blo, l1, sizeof l1);
+	ms(bhi, h1, sizeof h1);
 	len += (size_t)snprintf(a->text + len, n - len, " Steps the host bounds move with it: on a host as fast and as "
 				"slow as the calibration's probe rounds (x%.2f to x%.2f on its costs) %s GPU%s take%s %s to %s",
 				h->r.host_band.f_lo, h->r.host_band.f_hi, w, st->opt[base].res.gpus > 1 ? "s" : "",
@@ -216,8 +218,6 @@ static void verdict_drift(struct plan_advice *a, int base)
 	count_word(st->opt[other].res.gpus, false, wo, sizeof wo);
 	double olo = o->r.host_band.hi_s > 0 ? o->r.host_band.lo_s : o->r.step_time_s;
 	double ohi = o->r.host_band.hi_s > 0 ? o->r.host_band.hi_s : o->r.step_time_s;
-	double blo = b->r.host_band.hi_s > 0 ? b->r.host_band.lo_s : b->r.step_time_s;
-	double bhi = b->r.host_band.hi_s > 0 ? b->r.host_band.hi_s : b->r.step_time_s;
 	ms(olo, l2, sizeof l2);
 	ms(ohi, h2, sizeof h2);
 	double s_fast = blo / olo, s_slow = bhi / ohi;

@@ -159,19 +159,19 @@ static void write_rejects(FILE *f, const struct plan_result *r)
  * faster at either end. */
 static void write_drift(FILE *f, const struct plan_entry *b, const struct plan_entry *u)
 {
-	struct { double lo, hi; } bb = { b->r.host_band.lo_s, b->r.host_band.hi_s };
-	if (!(bb.hi > 0))
+	double blo = b->r.host_band.lo_s, bhi = b->r.host_band.hi_s;
+	if (!(bhi > 0))
 		return;
 	char lo[32], hi[32];
-	fmt_duration(bb.lo, lo, sizeof lo);
-	fmt_duration(bb.hi, hi, sizeof hi);
+	fmt_duration(blo, lo, sizeof lo);
+	fmt_duration(bhi, hi, sizeof hi);
 	fprintf(f, "  host drift: %s to %s a step on a host as fast and as slow as the calibration's probe rounds "
 		"(x%.2f to x%.2f on its costs)", lo, hi, b->r.host_band.f_lo, b->r.host_band.f_hi);
 	if (u) {
 		double ulo = u->r.host_band.hi_s > 0 ? u->r.host_band.lo_s : u->r.step_time_s;
 		double uhi = u->r.host_band.hi_s > 0 ? u->r.host_band.hi_s : u->r.step_time_s;
-		if (ulo < bb.lo || uhi < bb.hi)
-			fprintf(f, "; on the %s host the runner-up is faster", ulo < bb.lo ? "fast" : "slow");
+		if (ulo < blo || uhi < bhi)
+			fprintf(f, "; on the %s host the runner-up is faster", ulo < blo ? "fast" : "slow");
 	}
 	fputc('\n', f);
 }

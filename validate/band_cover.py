@@ -8,6 +8,9 @@ A row has a band where its host, at the slowest the probe saw, would be at least
 fastest host read), above it; the band's width (hi over lo, median). Then the totals, split into each table scored
 with its own lease's calibration and with another's (held out: the drift read on another day). A band from the
 probe's own rounds is a measurement of the host, not a fit to these rows: how often it holds is the finding.
+Last, the speedup rows (a row over its one-GPU baseline) of the same pairs and of the presets and compositions
+the tables list: how many, how many on the wrong side of 1, how many `validate` marks as the host's to decide
+(speedup_host_side) and how many of the wrong ones are among those.
 
 usage: validate/band_cover.py [--gpusim build/gpusim] [--pairs]
 """
@@ -36,22 +39,27 @@ def main():
     ap.add_argument("--pairs", action="store_true", help="print every pair, not only the totals")
     a = ap.parse_args()
     tot = {"own": [0, 0, 0, 0, []], "held out": [0, 0, 0, 0, []]}
+    sides = {"own": [0, 0, 0, 0], "held out": [0, 0, 0, 0], "presets, compositions": [0, 0, 0, 0]}
     for table in sorted(glob.glob("validate/measured-*.csv")):
         for hw in MODELS.get(os.path.basename(table), []):
-            if len(hw) != 2 or not hw[1].startswith("hardware/"):
-                continue  # presets and compositions carry no drift
             p = subprocess.run([a.gpusim, "validate", table, "--format", "json"] + hw, capture_output=True,
                                text=True)
             if p.returncode not in (0, 1):
                 sys.exit("band_cover: %s %s: %s" % (table, hw, p.stderr.strip()))
-            rows = [r for r in json.loads(p.stdout)["rows"] if "band_hi" in r]
-            if not rows:
-                continue
+            got = json.loads(p.stdout)
+            calibrated = len(hw) == 2 and hw[1].startswith("hardware/")
+            kind = ("own" if lease(table) == lease(hw[1]) else "held out") if calibrated else "presets, compositions"
+            sm = got["summary"]
+            for i, k in enumerate(("speedup_rows", "speedup_sign_wrong", "speedup_host_side",
+                                   "speedup_host_side_wrong")):
+                sides[kind][i] += sm.get(k, 0)
+            rows = [r for r in got["rows"] if "band_hi" in r]
+            if not calibrated or not rows:
+                continue  # the band counts: a table's own calibrations only
             n = len(rows)
             below = sum(1 for r in rows if r["measured"] < r["band_lo"])
             above = sum(1 for r in rows if r["measured"] > r["band_hi"])
             width = statistics.median(r["band_hi"] / r["band_lo"] for r in rows)
-            kind = "own" if lease(table) == lease(hw[1]) else "held out"
             t = tot[kind]
             t[0] += n
             t[1] += n - below - above
@@ -66,6 +74,10 @@ def main():
         if t[0]:
             print("%-8s %4d rows with a band: inside %d (%.0f %%), below %d, above %d; width x%.2f (median)" %
                   (kind, t[0], t[1], 100 * t[1] / t[0], t[2], t[3], statistics.median(t[4])))
+    for kind, t in sides.items():
+        if t[0]:
+            print("speedups, %s: %d rows, %d on the wrong side of 1; %d marked the host's to decide, %d of the wrong "
+                  "among them; the rest wrong %d of %d" % (kind, t[0], t[1], t[2], t[3], t[1] - t[3], t[0] - t[2]))
 
 
 if __name__ == "__main__":

@@ -56,20 +56,26 @@ def refit(hw, gpusim):
         return text, open(out).read().split("\n")
 
 
+def refits(paths, gpusim):
+    """(path, the committed file's lines, its refit's lines) for each path that refits; sets refits.failed when one
+    does not (the caller's exit status)"""
+    refits.failed = False
+    for hw in paths:
+        got = refit(hw, gpusim)
+        if got:
+            yield hw, got[0], got[1]
+        else:
+            refits.failed = True
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("hw", nargs="+")
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--gpusim", default="build-rel/gpusim")
     a = ap.parse_args()
-    rc = 0
-    for hw in a.hw:
-        got = refit(hw, a.gpusim)
-        if not got:
-            rc = 1
-            continue
-        text, new = got[0], host_lines(got[1])
-        old = host_lines(text)
+    for hw, text, lines in refits(a.hw, a.gpusim):
+        old, new = host_lines(text), host_lines(lines)
         if "compiled" not in new or "compiled" not in old:
             print("%s: no host.compiled line" % hw, file=sys.stderr)
             continue
@@ -80,7 +86,7 @@ def main():
                     text[old[key][0]] = new[key][1]
             with open(hw, "w") as f:
                 f.write("\n".join(text))
-    return rc
+    return 1 if refits.failed else 0
 
 
 if __name__ == "__main__":

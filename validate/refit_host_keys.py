@@ -17,7 +17,7 @@ import argparse
 import re
 import sys
 
-from refit_compiled import host_lines, refit
+from refit_compiled import host_lines, refits
 
 MODES = ("eager", "cuda_graphs", "compiled")
 
@@ -41,13 +41,7 @@ def main():
     ap.add_argument("--gpusim", default="build-rel/gpusim")
     a = ap.parse_args()
     keys = a.keys.split(",")
-    rc = 0
-    for hw in a.hw:
-        got = refit(hw, a.gpusim)
-        if not got:
-            rc = 1
-            continue
-        text, new = got
+    for hw, text, new in refits(a.hw, a.gpusim):
         old_at = {m: v[0] for m, v in host_lines(text).items()}
         new_at = {m: v[0] for m, v in host_lines(new).items()}
         changed = False
@@ -68,7 +62,7 @@ def main():
         elif a.write:
             with open(hw, "w") as f:
                 f.write("\n".join(text))
-    return rc
+    return 1 if refits.failed else 0
 
 
 if __name__ == "__main__":
