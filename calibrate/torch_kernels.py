@@ -62,12 +62,17 @@ Sections of the CSV on stdout (one header, the section in the first column):
         rounds), `fwd_extern` (N of them not inductor's Triton kernels: GEMMs, flash attention; US 0), `bwd` (one
         torch.autograd.backward on the output: the compiled backward graph and each parameter's eager AccumulateGrad
         into its existing .grad), `bwd_extern`, `step` (zero the flat gradient, forward, backward, optimizer),
+        `step2` (the same with two micro-batches: forward and backward twice; N 0),
         `opt` (the optimizer alone: cast, fused Adam, cast), `params` (N parameter tensors: an AccumulateGrad each
         in backward; US 0), `graphs` (N graphs dynamo compiled for it, -1 not known; US 0), `backlog` (US the GPU's
         largest backlog after a timed call: far below the call's US, the host was the slower side). Compilation is
         in untimed warm-up steps; every stack is timed in 5 rounds in turn (2 with --quick). A stack that fails to
         compile is a comment line `# compiled FAM xLAYERS skipped: ...`, a torch without torch.compile one
         `# compiled host rows skipped: ...`; the other rows stay.
+  host,eager_FAM_ROW,LAYERS,0,0,US      the same stacks run eagerly (eager_step_rows, with the host rows): ROW
+        `fwd`, `bwd`, `opt`, `step`, `step2` as above, each the median of 5 rounds (2 with --quick), host us; what
+        a whole step costs beyond its parts, which gpusim prices from the classes (calibrate: host.eager.step_us).
+        A failure is `# eager step rows skipped: ...`; the other rows stay.
   host,compiled_ddp_ROW,SUBGRAPHS,0,N,US  a compiled DDP module's subgraphs (compiled_ddp_rows): 4 runner MLP layers
         on flat parameters in DDP on a 1-rank group (1 MiB buckets), compiled with dynamo's DDPOptimizer
         off (1 graph) and on (a subgraph per linear layer); ROW `fwd` or `bwd` as above, SUBGRAPHS the compiled
@@ -870,9 +875,10 @@ def compiled_rows(out, tokens=16, h=256, depths=(1, 2, 4), rounds=5):
                 x = torch.randn(shape, device="cuda", dtype=BF)  # the runner's inputs need no gradient
                 dy = torch.randn(shape, device="cuda", dtype=BF)
 
-                def step(cm=cm, x=x, dy=dy, gflat=gflat, opt_step=opt_step):
+                def step(cm=cm, x=x, dy=dy, gflat=gflat, opt_step=opt_step, m=1):
                     gflat.zero_()
-                    torch.autograd.backward(cm(x), dy)
+                    for _ in range(m):
+                        torch.autograd.backward(cm(x), dy)
                     opt_step()
                 for _ in range(3):  # compiles the forward and the backward graph
                     step()
@@ -888,8 +894,10 @@ def compiled_rows(out, tokens=16, h=256, depths=(1, 2, 4), rounds=5):
         for m in mods:
             f, bf, b, bb = _fwd_bwd_timed(m)
             s, bs = host_timed(lambda: None, lambda _, m=m: m["step"]())
+            s2, bs2 = host_timed(lambda: None, lambda _, m=m: m["step"](m=2))
             o, bo = host_timed(lambda: None, lambda _, m=m: m["opt"]())
-            for key, v in (("fwd", f), ("bwd", b), ("step", s), ("opt", o), ("backlog", max(bf, bb, bs, bo))):
+            for key, v in (("fwd", f), ("bwd", b), ("step", s), ("step2", s2), ("opt", o),
+                           ("backlog", max(bf, bb, bs, bs2, bo))):
                 m["t"].setdefault(key, []).append(v)
     for m in mods:  # the kernel counts after the timing: a profiler session slows the host after it ("CUPTI")
         cm, x, dy = m["cm"], m["x"], m["dy"]
@@ -906,10 +914,54 @@ def compiled_rows(out, tokens=16, h=256, depths=(1, 2, 4), rounds=5):
         out.append(f"host,compiled_{fam}_bwd,{L},0,{m['kb'][0]},{med['bwd']:.2f}")
         out.append(f"host,compiled_{fam}_bwd_extern,{L},0,{m['kb'][1]},0.00")
         out.append(f"host,compiled_{fam}_step,{L},0,{m['ks'][0]},{med['step']:.2f}")
+        out.append(f"host,compiled_{fam}_step2,{L},0,0,{med['step2']:.2f}")
         out.append(f"host,compiled_{fam}_opt,{L},0,{m['ko'][0]},{med['opt']:.2f}")
         out.append(f"host,compiled_{fam}_params,{L},0,{m['params']},0.00")
         out.append(f"host,compiled_{fam}_graphs,{L},0,{m['graphs']},0.00")
         out.append(f"host,compiled_{fam}_backlog,{L},0,0,{max(t['backlog']):.1f}")
+
+
+def eager_step_rows(out, tokens=16, h=256, depths=(1, 2, 4), rounds=5):
+    """A whole eager step against its parts (the header's `host,eager_*` lines): the same stacks as compiled_rows
+    (runner MLP layers, runner GPT blocks; tokens x h; parameters and gradients views of one flat buffer, the
+    runner's FlatAdam), run eagerly. `rounds` times in turn over the stacks, host_timed of the forward call, of
+    torch.autograd.backward on a fresh forward's output, of the optimizer alone, and of two whole steps: `step`
+    (zero the flat gradient, forward, backward, optimizer) and `step2` (the same with two micro-batches: forward
+    and backward twice). gpusim prices the parts from the op classes; what a step costs beyond them (calibrate:
+    host.eager.step_us; docs/calibration.md) is measured here, and step2 says how much of it comes again with each
+    micro-batch. No profiler: the rows are host times only."""
+    mods = []
+    for fam in ("mlp", "block"):
+        for L in depths:
+            model = _CStack([_CMlp(h) if fam == "mlp" else _CBlock(h) for _ in range(L)])
+            gflat, opt_step = _flat_adam(model)
+            shape = (tokens, h) if fam == "mlp" else (1, tokens, h)
+            x = torch.randn(shape, device="cuda", dtype=BF)  # the runner's inputs need no gradient
+            dy = torch.randn(shape, device="cuda", dtype=BF)
+
+            def step(model=model, x=x, dy=dy, gflat=gflat, opt_step=opt_step, m=1):
+                gflat.zero_()
+                for _ in range(m):
+                    torch.autograd.backward(model(x), dy)
+                opt_step()
+            for _ in range(3):
+                step()
+            torch.cuda.synchronize()
+            mods.append(dict(fam=fam, L=L, cm=model, x=x, dy=dy, step=step, opt=opt_step, t={}))
+    for _ in range(rounds):
+        for m in mods:
+            f, bf, b, bb = _fwd_bwd_timed(m)
+            s, bs = host_timed(lambda: None, lambda _, m=m: m["step"]())
+            s2, bs2 = host_timed(lambda: None, lambda _, m=m: m["step"](m=2))
+            o, bo = host_timed(lambda: None, lambda _, m=m: m["opt"]())
+            for key, v in (("fwd", f), ("bwd", b), ("step", s), ("step2", s2), ("opt", o),
+                           ("backlog", max(bf, bb, bs, bs2, bo))):
+                m["t"].setdefault(key, []).append(v)
+    for m in mods:
+        fam, L, t = m["fam"], m["L"], m["t"]
+        for key in ("fwd", "bwd", "step", "step2", "opt"):
+            out.append(f"host,eager_{fam}_{key},{L},0,0,{statistics.median(t[key]):.2f}")
+        out.append(f"host,eager_{fam}_backlog,{L},0,0,{max(t['backlog']):.1f}")
 
 
 def _subgraphs(run):
@@ -1015,6 +1067,11 @@ def main():
         dist = host_rows(out)
         tp_block_rows(out, tokens=a.host_tokens, rounds=2 if a.quick else 5)
         rank_host_rows(out, tokens=a.host_tokens, rounds=2 if a.quick else 5)
+        try:
+            eager_step_rows(out, tokens=a.host_tokens, rounds=2 if a.quick else 5)
+        except Exception as e:  # noqa: BLE001  # the rest of the host rows stand without them
+            msg = str(e).splitlines()[0][:120] if str(e) else ""
+            out.append("# eager step rows skipped: %s: %s" % (type(e).__name__, msg))
     # 64 Ki to 256 Mi elements, --quick too: gpusim fits each family's rate over the sizes above twice the L2
     # (calibrate/torchkern.c, fit_family), and an H200's 50 MiB leaves only 64 Mi and 256 Mi elements there; with
     # --quick's sweep to 64 Mi (until 2026-11-28) the elementwise rate read 6,237 GB/s and the norms, casts, fill and
