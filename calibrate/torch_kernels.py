@@ -70,8 +70,8 @@ Sections of the CSV on stdout (one header, the section in the first column):
         compile is a comment line `# compiled FAM xLAYERS skipped: ...`, a torch without torch.compile one
         `# compiled host rows skipped: ...`; the other rows stay.
   host,eager_FAM_ROW,LAYERS,0,0,US      the same stacks run eagerly (eager_step_rows, with the host rows): ROW
-        `fwd`, `bwd`, `opt`, `step`, `step2` as above, each the median of 5 rounds (2 with --quick), host us; what
-        a whole step costs beyond its parts, which gpusim prices from the classes (calibrate: host.eager.step_us).
+        `fwd`, `bwd`, `opt`, `step`, `step2` as above, and `step_fwd`, `step_bwd`, `step_opt` (the pieces of
+        `step` read off the clock as it ran), each the median of 5 rounds (2 with --quick), host us.
         A failure is `# eager step rows skipped: ...`; the other rows stay.
   host,compiled_ddp_ROW,SUBGRAPHS,0,N,US  a compiled DDP module's subgraphs (compiled_ddp_rows): 4 runner MLP layers
         on flat parameters in DDP on a 1-rank group (1 MiB buckets), compiled with dynamo's DDPOptimizer
@@ -293,6 +293,40 @@ def host_timed(make, run, reps=15):
         bs.append((time.perf_counter() - t1) * 1e6)
         del st
     return statistics.median(hs), statistics.median(bs)
+
+
+def step_timed(zero, fwd, bwd, opt, m=1, reps=15):
+    """Host microseconds of the pieces of a whole step as it runs (zero(); m times y = fwd(), bwd(y); opt()), each
+    read off a clock between them with nothing synchronized inside the step (the GPU idle at its start, as
+    host_timed): the median over reps of (forward, backward, optimizer, whole step), forward and backward summed
+    over the micro-batches, zero() in the whole step only. A piece timed this way runs after the step's other
+    pieces, not after itself: what host_timed's repeated calls of one piece do not see."""
+    for _ in range(3):
+        zero()
+        for _ in range(m):
+            bwd(fwd())
+        opt()
+    torch.cuda.synchronize()
+    rec = []
+    for _ in range(reps):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        zero()
+        f = b = 0.0
+        for _ in range(m):
+            a = time.perf_counter()
+            y = fwd()
+            c = time.perf_counter()
+            bwd(y)
+            d = time.perf_counter()
+            f, b = f + c - a, b + d - c
+            del y
+        e = time.perf_counter()
+        opt()
+        g = time.perf_counter()
+        rec.append((f * 1e6, b * 1e6, (g - e) * 1e6, (g - t0) * 1e6))
+    torch.cuda.synchronize()
+    return tuple(statistics.median(r[i] for r in rec) for i in range(4))
 
 
 class _CopyToTP(torch.autograd.Function):
@@ -924,12 +958,13 @@ def compiled_rows(out, tokens=16, h=256, depths=(1, 2, 4), rounds=5):
 def eager_step_rows(out, tokens=16, h=256, depths=(1, 2, 4), rounds=5):
     """A whole eager step against its parts (the header's `host,eager_*` lines): the same stacks as compiled_rows
     (runner MLP layers, runner GPT blocks; tokens x h; parameters and gradients views of one flat buffer, the
-    runner's FlatAdam), run eagerly. `rounds` times in turn over the stacks, host_timed of the forward call, of
-    torch.autograd.backward on a fresh forward's output, of the optimizer alone, and of two whole steps: `step`
-    (zero the flat gradient, forward, backward, optimizer) and `step2` (the same with two micro-batches: forward
-    and backward twice). gpusim prices the parts from the op classes; what a step costs beyond them (calibrate:
-    host.eager.step_us; docs/calibration.md) is measured here, and step2 says how much of it comes again with each
-    micro-batch. No profiler: the rows are host times only."""
+    runner's FlatAdam), run eagerly. `rounds` times in turn over the stacks: host_timed of the forward call, of
+    torch.autograd.backward on a fresh forward's output and of the optimizer alone (each piece repeated on its
+    own), then step_timed of whole steps (zero the flat gradient, forward, backward, optimizer): `step` and its
+    pieces as the step ran them (`step_fwd`, `step_bwd`, `step_opt`), and `step2`, the same with two
+    micro-batches. gpusim prices the pieces from the op classes, each timed repeated on its own; what a step's
+    pieces cost where they run (after each other) is measured here (docs/calibration.md). No profiler: the rows
+    are host times only."""
     mods = []
     for fam in ("mlp", "block"):
         for L in depths:
@@ -938,28 +973,23 @@ def eager_step_rows(out, tokens=16, h=256, depths=(1, 2, 4), rounds=5):
             shape = (tokens, h) if fam == "mlp" else (1, tokens, h)
             x = torch.randn(shape, device="cuda", dtype=BF)  # the runner's inputs need no gradient
             dy = torch.randn(shape, device="cuda", dtype=BF)
-
-            def step(model=model, x=x, dy=dy, gflat=gflat, opt_step=opt_step, m=1):
-                gflat.zero_()
-                for _ in range(m):
-                    torch.autograd.backward(model(x), dy)
-                opt_step()
-            for _ in range(3):
-                step()
-            torch.cuda.synchronize()
-            mods.append(dict(fam=fam, L=L, cm=model, x=x, dy=dy, step=step, opt=opt_step, t={}))
+            mods.append(dict(fam=fam, L=L, cm=model, x=x, dy=dy, gflat=gflat, opt=opt_step, t={}))
     for _ in range(rounds):
         for m in mods:
             f, bf, b, bb = _fwd_bwd_timed(m)
-            s, bs = host_timed(lambda: None, lambda _, m=m: m["step"]())
-            s2, bs2 = host_timed(lambda: None, lambda _, m=m: m["step"](m=2))
             o, bo = host_timed(lambda: None, lambda _, m=m: m["opt"]())
-            for key, v in (("fwd", f), ("bwd", b), ("step", s), ("step2", s2), ("opt", o),
-                           ("backlog", max(bf, bb, bs, bs2, bo))):
+            pieces = {}
+            for mb in (1, 2):
+                gflat, model, x, dy = m["gflat"], m["cm"], m["x"], m["dy"]
+                pieces[mb] = step_timed(gflat.zero_, lambda model=model, x=x: model(x),
+                                        lambda y, dy=dy: torch.autograd.backward(y, dy), m["opt"], m=mb)
+            (sf, sb, so, s), s2 = pieces[1], pieces[2][3]
+            for key, v in (("fwd", f), ("bwd", b), ("opt", o), ("step", s), ("step2", s2), ("step_fwd", sf),
+                           ("step_bwd", sb), ("step_opt", so), ("backlog", max(bf, bb, bo))):
                 m["t"].setdefault(key, []).append(v)
     for m in mods:
         fam, L, t = m["fam"], m["L"], m["t"]
-        for key in ("fwd", "bwd", "step", "step2", "opt"):
+        for key in ("fwd", "bwd", "opt", "step", "step2", "step_fwd", "step_bwd", "step_opt"):
             out.append(f"host,eager_{fam}_{key},{L},0,0,{statistics.median(t[key]):.2f}")
         out.append(f"host,eager_{fam}_backlog,{L},0,0,{max(t['backlog']):.1f}")
 

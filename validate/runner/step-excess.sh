@@ -24,6 +24,7 @@ echo "# 2. step_pieces: exit $? ($SECONDS s)" >>"$sum"
 CUDA_VISIBLE_DEVICES=0 timeout -k 10 120 python3 calibrate/torch_kernels.py --host-only --no-compiled >"$out/host-b.csv" 2>"$out/host-b.err"
 echo "# 3. host rows again, no compiled stacks: exit $? ($SECONDS s)" >>"$sum"
 grep "^#" "$out/pieces.txt" >>"$sum"
-grep -h "^host,\(eager\|compiled\)_\(mlp\|block\)_\(fwd\|bwd\|opt\|step\|step2\)," "$out/host-a.csv" "$out/host-b.csv" >>"$sum"
+grep -h "^host,\(eager\|compiled\)_\(mlp\|block\)_\(fwd\|bwd\|opt\|step\|step2\|step_fwd\|step_bwd\|step_opt\)," \
+	"$out/host-a.csv" "$out/host-b.csv" >>"$sum"
 tail -3 "$out/host-a.err" "$out/host-b.err" >>"$sum" 2>/dev/null
 cat "$sum"
