@@ -451,7 +451,7 @@ static unsigned build_rest(const struct calib *c, const struct cal_base *b, bool
  * TP collective as a step issues it, the compiled graphs); false without them (the base's host stays). */
 static bool host_from_probe(const struct calib *c, struct hwmodel *hw)
 {
-	double coll_us, op_us, call_us, mf, mb, tp, lo, hi;
+	double coll_us, op_us, call_us, mf, mb, tp, lo, hi, sf, sb, so;
 	if (!torchkern_coll_us(c, &coll_us, &op_us, &call_us))
 		return false;
 	hw->host.mode[EXEC_EAGER].coll_us = hw->host.mode[EXEC_COMPILED].coll_us = coll_us;
@@ -465,8 +465,10 @@ static bool host_from_probe(const struct calib *c, struct hwmodel *hw)
 		set_str(hw->host.source, sizeof hw->host.source, src);
 		return true;
 	}
-	char mix[96];
+	char mix[128];
 	int n = snprintf(mix, sizeof mix, "mix x%.2f/x%.2f", mf, mb);
+	if (torchkern_step_pieces(c, "eager", &sf, &sb, &so, NULL))  /* torchkern_host applied them */
+		n += snprintf(mix + n, sizeof mix - n, ", step x%.2f/x%.2f opt %.0f", sf, sb, so);
 	if (torchkern_mix_spread(c, &lo, &hi)) {
 		snprintf(mix + n, sizeof mix - n, ", rounds x%.2f-%.2f", lo, hi);
 		if (hi > 1.5 * lo)  /* single rounds this far apart: the host drifted while it was measured */

@@ -62,7 +62,8 @@ Sections of the CSV on stdout (one header, the section in the first column):
         rounds), `fwd_extern` (N of them not inductor's Triton kernels: GEMMs, flash attention; US 0), `bwd` (one
         torch.autograd.backward on the output: the compiled backward graph and each parameter's eager AccumulateGrad
         into its existing .grad), `bwd_extern`, `step` (zero the flat gradient, forward, backward, optimizer),
-        `step2` (the same with two micro-batches: forward and backward twice; N 0),
+        `step2` (the same with two micro-batches: forward and backward twice; N 0), `step_fwd`, `step_bwd`,
+        `step_opt` (the forward, backward and optimizer of a step read off the clock as it ran: step_timed; N 0),
         `opt` (the optimizer alone: cast, fused Adam, cast), `params` (N parameter tensors: an AccumulateGrad each
         in backward; US 0), `graphs` (N graphs dynamo compiled for it, -1 not known; US 0), `backlog` (US the GPU's
         largest backlog after a timed call: far below the call's US, the host was the slower side). Compilation is
@@ -909,18 +910,17 @@ def compiled_rows(out, tokens=16, h=256, depths=(1, 2, 4), rounds=5):
                 x = torch.randn(shape, device="cuda", dtype=BF)  # the runner's inputs need no gradient
                 dy = torch.randn(shape, device="cuda", dtype=BF)
 
-                def step(cm=cm, x=x, dy=dy, gflat=gflat, opt_step=opt_step, m=1):
+                def step(cm=cm, x=x, dy=dy, gflat=gflat, opt_step=opt_step):
                     gflat.zero_()
-                    for _ in range(m):
-                        torch.autograd.backward(cm(x), dy)
+                    torch.autograd.backward(cm(x), dy)
                     opt_step()
                 for _ in range(3):  # compiles the forward and the backward graph
                     step()
                 torch.cuda.synchronize()
                 graphs = _graphs()
                 params = sum(1 for p in model.parameters() if p.requires_grad)
-                mods.append(dict(fam=fam, L=L, cm=cm, x=x, dy=dy, step=step, opt=opt_step, params=params,
-                                 graphs=graphs, t={}))
+                mods.append(dict(fam=fam, L=L, cm=cm, x=x, dy=dy, gflat=gflat, step=step, opt=opt_step,
+                                 params=params, graphs=graphs, t={}))
             except Exception as e:  # noqa: BLE001
                 out.append("# compiled %s x%d skipped: %s: %s" % (fam, L, type(e).__name__,
                                                                  str(e).splitlines()[0][:120] if str(e) else ""))
@@ -928,10 +928,14 @@ def compiled_rows(out, tokens=16, h=256, depths=(1, 2, 4), rounds=5):
         for m in mods:
             f, bf, b, bb = _fwd_bwd_timed(m)
             s, bs = host_timed(lambda: None, lambda _, m=m: m["step"]())
-            s2, bs2 = host_timed(lambda: None, lambda _, m=m: m["step"](m=2))
             o, bo = host_timed(lambda: None, lambda _, m=m: m["opt"]())
-            for key, v in (("fwd", f), ("bwd", b), ("step", s), ("step2", s2), ("opt", o),
-                           ("backlog", max(bf, bb, bs, bs2, bo))):
+            cm, x, dy, gflat = m["cm"], m["x"], m["dy"], m["gflat"]
+            sf, sb, so, _ = step_timed(gflat.zero_, lambda cm=cm, x=x: cm(x),
+                                       lambda y, dy=dy: torch.autograd.backward(y, dy), m["opt"])
+            s2 = step_timed(gflat.zero_, lambda cm=cm, x=x: cm(x), lambda y, dy=dy: torch.autograd.backward(y, dy),
+                            m["opt"], m=2)[3]
+            for key, v in (("fwd", f), ("bwd", b), ("step", s), ("step2", s2), ("opt", o), ("step_fwd", sf),
+                           ("step_bwd", sb), ("step_opt", so), ("backlog", max(bf, bb, bs, bo))):
                 m["t"].setdefault(key, []).append(v)
     for m in mods:  # the kernel counts after the timing: a profiler session slows the host after it ("CUPTI")
         cm, x, dy = m["cm"], m["x"], m["dy"]
@@ -948,7 +952,8 @@ def compiled_rows(out, tokens=16, h=256, depths=(1, 2, 4), rounds=5):
         out.append(f"host,compiled_{fam}_bwd,{L},0,{m['kb'][0]},{med['bwd']:.2f}")
         out.append(f"host,compiled_{fam}_bwd_extern,{L},0,{m['kb'][1]},0.00")
         out.append(f"host,compiled_{fam}_step,{L},0,{m['ks'][0]},{med['step']:.2f}")
-        out.append(f"host,compiled_{fam}_step2,{L},0,0,{med['step2']:.2f}")
+        for key in ("step2", "step_fwd", "step_bwd", "step_opt"):
+            out.append(f"host,compiled_{fam}_{key},{L},0,0,{med[key]:.2f}")
         out.append(f"host,compiled_{fam}_opt,{L},0,{m['ko'][0]},{med['opt']:.2f}")
         out.append(f"host,compiled_{fam}_params,{L},0,{m['params']},0.00")
         out.append(f"host,compiled_{fam}_graphs,{L},0,{m['graphs']},0.00")

@@ -41,7 +41,10 @@ bool torchkern_coll_us(const struct calib *c, double *coll_us, double *op_us, do
  * launching ops' isolated times: views, Python and interleaving, which isolated chains lack); op_us the elementwise
  * op, launch_us 0 (each class holds its launch), bwd_gemm_us half of a linear's backward less its AccumulateGrad,
  * bwd_op_us the mean of the elementwise and norm backward, backward_us the backward() call, opt_us the fused AdamW
- * call. step_us, coll_us and bucket_us are left as they are. False (h untouched) without those rows (an older CSV). */
+ * call. Where the probe's eager stacks were timed as whole steps (torchkern_step_pieces), the forward classes are
+ * also times the stacks' forward inside a step over alone, the backward classes times the backward's, and opt_us
+ * is the optimizer's call inside a step (mix_fwd, mix_bwd stay the block's ratios). step_us, coll_us and
+ * bucket_us are left as they are. False (h untouched) without those rows (an older CSV). */
 bool torchkern_host(const struct calib *c, struct hw_host_cost *h, double *mix_fwd, double *mix_bwd);
 /* torchkern_compiled: host.compiled's graph keys from the probe's compiled rows (compiled_rows in
  * calibrate/torch_kernels.py: stacks of 1, 2, 4 layers of family `block` and `mlp`, each compiled with torch.compile).
@@ -65,8 +68,17 @@ bool torchkern_compiled(const struct calib *c, double accum_us, struct hw_host_c
  * to src (true when it did): the graph keys, and from host.eager what validate/runner/torch_step.py does eagerly
  * around its compiled module: the parameters' AccumulateGrad (accum_us), the optimizer (opt_us: its FlatAdam's
  * fused Adam), the ops outside the graphs (op_us, launch_us) and the step's loop and zero_grad (step_us: the graphs'
- * calls are charged per micro-batch, graph_us and backward_us). coll_us and bucket_us stay. */
+ * calls are charged per micro-batch, graph_us and backward_us). Where the compiled stacks were timed as whole steps
+ * (torchkern_step_pieces), the forward graph keys are times their forward inside a step over alone, the backward
+ * keys times the backward's. coll_us and bucket_us stay. */
 bool torchkern_compiled_host(const struct calib *c, struct hw_host *host, char *src, size_t size);
+/* torchkern_step_pieces: the probe's stacks of `mode` ("eager": eager_step_rows, "compiled": compiled_rows) timed
+ * as whole steps against their pieces repeated alone: fwd, bwd the forward's and the backward's host time inside a
+ * step over alone, summed over the stacks (to 0.001), opt_us the optimizer's call inside a step (the median over
+ * the stacks: the runner's FlatAdam after a backward), nstacks (unless NULL) the stacks with every row. False with
+ * fewer than two such stacks (a probe from before 2026-11-28 has none). */
+bool torchkern_step_pieces(const struct calib *c, const char *mode, double *fwd, double *bwd, double *opt_us,
+			   int *nstacks);
 /* torchkern_tp_coll: the host us of one tensor-parallel all-reduce as Megatron-style code issues it in a mixed
  * stream (the probe's `tp_coll` row: its Function pair and the interleaving included); false when not measured. */
 bool torchkern_tp_coll(const struct calib *c, double *us);

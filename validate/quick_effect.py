@@ -15,7 +15,7 @@ build-rel/gpusim, a gpusim built with calibrate, refits raw folders).
                           a 4096 side and m of 1024 or more
   scores TABLE... -- HW...   every row of each table with each model: median / max |error| / signed median
   spread FILE...          the rank rows (host,rank_block_ROUND,RANK) of each probe file: their spread as calibrate
-                          computes it (calibrate/torchkern.c, torchkern_rank_spread) and each round's slowest over mean
+                          computes it (calibrate/torchkern_host.c, torchkern_rank_spread) and each round's slowest over mean
   ratios HW...            each 2-GPU host-bound row's step over its one-GPU row's: measured, over every measured table
                           that has both (range, median), and predicted with each HW
   p2p FILE...             mp_profile.py --coll's rows (coll-*x2.csv): host us per call by op, range over sizes

@@ -9,7 +9,7 @@
                         signed median of the rows of several GPUs minus that of the one-GPU rows; their median and
                         range
   mlp PROBE.csv...      the runner's MLP layer timed whole (block_mlp_fwd, _bwd) against the model's price of it with
-                        the transformer block's ratio, as calibrate/torchkern.c writes host.eager (forward 2 gemm2d +
+                        the transformer block's ratio, as calibrate/torchkern_host.c writes host.eager (forward 2 gemm2d +
                         an op, backward 4 bwd_gemm2d + 2 AccumulateGrad + a bwd_op): measured / priced, forward,
                         backward and the layer, each probe and the medians
   mix2d HW KT.csv TABLE...  the m rows (MLPs) of each table with HW as it is and with its eager classes scaled
