@@ -359,6 +359,71 @@ static void test_drift_written(void)
 	}
 }
 
+/* torchkern_step_pieces: two eager stacks with every row (the block's L1 lacks its step_opt: not counted), forward
+ * (150 + 390) / (100 + 300) = 1.35, backward (210 + 598) / (200 + 600) = 1.01, the optimizer the median of 250 and 270
+ * = 260; one stack or none: not measured. Then the committed raw folder of 1 x H200 1128s, summed by hand over its
+ * six eager stacks: forward 3723.62 / 3224.24 = 1.155, backward 8154.10 / 7894.34 = 1.033, optimizer the median of
+ * 225.25 260.69 264.65 269.61 315.41 338.84 = 267.13; compiled 4973.03 / 3551.50 = 1.400, 7497.83 / 7681.26 = 0.976;
+ * calibrate's classes then carry them: gemm_us = fwd_linear 19.46 x mix 2.08 x 1.155 = 46.75, accum_us = 16.76 x
+ * 1.36 x 1.033 = 23.55, opt_us 267.13 in both modes. */
+static void test_step_pieces(void)
+{
+	static const char csv[] = "section,name,size,bytes,kernels,us\n"
+				  "host,eager_mlp_fwd,1,0,0,100\nhost,eager_mlp_bwd,1,0,0,200\n"
+				  "host,eager_mlp_step_fwd,1,0,0,150\nhost,eager_mlp_step_bwd,1,0,0,210\n"
+				  "host,eager_mlp_step_opt,1,0,0,250\n"
+				  "host,eager_mlp_fwd,2,0,0,300\nhost,eager_mlp_bwd,2,0,0,600\n"
+				  "host,eager_mlp_step_fwd,2,0,0,390\nhost,eager_mlp_step_bwd,2,0,0,598\n"
+				  "host,eager_mlp_step_opt,2,0,0,270\n"
+				  "host,eager_block_fwd,1,0,0,100\nhost,eager_block_bwd,1,0,0,200\n"
+				  "host,eager_block_step_fwd,1,0,0,900\nhost,eager_block_step_bwd,1,0,0,900\n";
+	struct calib c;
+	double f = 0, b = 0, o = 0;
+	int n = 0;
+	calib_init(&c);
+	CHECK_INT(parse_probe(csv, sizeof csv - 1, "probe.csv", &c), 0);
+	CHECK(torchkern_step_pieces(&c, "eager", &f, &b, &o, &n));
+	CHECK_NEAR(f, 1.35, 1e-12);
+	CHECK_NEAR(b, 1.01, 1e-12);
+	CHECK_NEAR(o, 260, 1e-12);
+	CHECK_INT(n, 2);
+	CHECK(!torchkern_step_pieces(&c, "compiled", &f, &b, &o, NULL));
+	calib_release(&c);
+	calib_init(&c);
+	static const char one[] = "section,name,size,bytes,kernels,us\n"
+				  "host,eager_mlp_fwd,1,0,0,100\nhost,eager_mlp_bwd,1,0,0,200\n"
+				  "host,eager_mlp_step_fwd,1,0,0,150\nhost,eager_mlp_step_bwd,1,0,0,210\n"
+				  "host,eager_mlp_step_opt,1,0,0,250\n";
+	CHECK_INT(parse_probe(one, sizeof one - 1, "probe.csv", &c), 0);
+	CHECK(!torchkern_step_pieces(&c, "eager", &f, &b, &o, &n));
+	CHECK_INT(n, 1);
+	calib_release(&c);
+	struct calib r, none;
+	calib_init(&r);
+	calib_init(&none);
+	CHECK_INT(rawio_read(&r, "hardware/h200x1-1128s-measured"), 0);
+	CHECK(torchkern_step_pieces(&r, "eager", &f, &b, &o, &n));
+	CHECK_NEAR(f, 1.155, 1e-12);
+	CHECK_NEAR(b, 1.033, 1e-12);
+	CHECK_NEAR(o, 267.13, 1e-9);
+	CHECK_INT(n, 6);
+	CHECK(torchkern_step_pieces(&r, "compiled", &f, &b, &o, &n));
+	CHECK_NEAR(f, 1.4, 1e-12);
+	CHECK_NEAR(b, 0.976, 1e-12);
+	char dir[] = "/tmp/test_steps_XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	struct hwmodel *hw = calib_model_load(&r, dir, "test-steps");
+	CHECK(hw != NULL);
+	if (hw) {
+		CHECK_NEAR(hw->host.mode[EXEC_EAGER].gemm_us, 46.75, 1e-9);
+		CHECK_NEAR(hw->host.mode[EXEC_EAGER].accum_us, 23.55, 1e-9);
+		CHECK_NEAR(hw->host.mode[EXEC_EAGER].opt_us, 267.13, 1e-9);
+		CHECK_NEAR(hw->host.mode[EXEC_COMPILED].opt_us, 267.13, 1e-9);
+		hwmodel_free(hw);
+	}
+	calib_model_done(&r, &none, dir);
+}
+
 static void test_compiled_probe(void)
 {
 	struct calib c, back;
@@ -659,6 +724,7 @@ int main(void)
 	test_rank_spread();
 	test_drift();
 	test_drift_written();
+	test_step_pieces();
 	test_gemm_extra();
 	test_family_sizes();
 	return check_result();
