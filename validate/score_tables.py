@@ -204,16 +204,34 @@ MODELS = {
     "measured-h200x2-1128p.csv": [["--hw", "hardware/h200x2-1128p-measured.yaml"],
                                   ["--hw", "hardware/h200x4-1128a-measured.yaml"],
                                   ["--hw", "hardware/h200x2-1128m-measured.yaml"], ["--hw", "h200-sxm"]],
-    # 2 x H200 (NV18) of 2026-11-28 11:16, a fresh machine calibrated by none: 1128p, 1128a, 1128m held out, preset
+    # 2 x H200 (NV18) of 2026-11-28 11:16, a fresh machine calibrated by none: 1128p, 1128t (stop 37), 1128a, 1128m
+    # held out, preset
     "measured-h200x2-1128q.csv": [["--hw", "hardware/h200x2-1128p-measured.yaml"],
+                                  ["--hw", "hardware/h200x2-1128t-measured.yaml"],
                                   ["--hw", "hardware/h200x4-1128a-measured.yaml"],
                                   ["--hw", "hardware/h200x2-1128m-measured.yaml"], ["--hw", "h200-sxm"]],
     # 2 x H200 (NV18) of 2026-11-28 11:35 (stop 36; cal-and-rows.sh QUICK=1: 61 of the 76 rows in the budget): its
-    # quick calibration, then 1128p, 1128a, 1128m held out, the preset
+    # quick calibration, then 1128p, 1128t (stop 37), 1128a, 1128m held out, the preset
     "measured-h200x2-1128r.csv": [["--hw", "hardware/h200x2-1128r-measured.yaml"],
                                   ["--hw", "hardware/h200x2-1128p-measured.yaml"],
+                                  ["--hw", "hardware/h200x2-1128t-measured.yaml"],
                                   ["--hw", "hardware/h200x4-1128a-measured.yaml"],
                                   ["--hw", "hardware/h200x2-1128m-measured.yaml"], ["--hw", "h200-sxm"]],
+    # 1 x H200 of 2026-11-28 13:00 (stop 37), measured on the lease of hardware/h200x1-1128s-measured.yaml (its full
+    # calibration with the step rows, the call before): its own, then 1128t (2 x H200, quick, with the step rows)
+    # and 1128p (without them) held out, the preset
+    "measured-h200x1-1128s.csv": [["--hw", "hardware/h200x1-1128s-measured.yaml"],
+                                  ["--hw", "hardware/h200x2-1128t-measured.yaml"],
+                                  ["--hw", "hardware/h200x2-1128p-measured.yaml"], ["--hw", "h200-sxm"]],
+    # 2 x H200 (NV18) of 2026-11-28 13:07 (stop 37; cal-and-rows.sh QUICK=1: 63 of the 76 rows in the budget): its
+    # quick calibration with the step rows, then 1128s (1 x H200 in the preset's node) and 1128p held out, preset
+    "measured-h200x2-1128t.csv": [["--hw", "hardware/h200x2-1128t-measured.yaml"],
+                                  ["--hw", "h200-sxm", "--gpu", "hardware/h200x1-1128s-measured.yaml"],
+                                  ["--hw", "hardware/h200x2-1128p-measured.yaml"], ["--hw", "h200-sxm"]],
+    # 1 x H200 of 2026-11-28 13:13 (stop 37), a fresh machine calibrated by none: 1128s, 1128t, 1128p held out, preset
+    "measured-h200x1-1128u.csv": [["--hw", "hardware/h200x1-1128s-measured.yaml"],
+                                  ["--hw", "hardware/h200x2-1128t-measured.yaml"],
+                                  ["--hw", "hardware/h200x2-1128p-measured.yaml"], ["--hw", "h200-sxm"]],
     # 4 x H200 (NV18) of 2026-11-28 07:25 (asked as 4 x H100; cal-and-rows.sh QUICK=1 GPUS=4: five one-GPU rows, the
     # runner's host probe took the rest of the budget): its quick calibration, 1128l (another lease), 1128a, preset
     "measured-h200x4-1128k.csv": [["--hw", "hardware/h200x4-1128k-measured.yaml"],
