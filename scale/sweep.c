@@ -14,6 +14,7 @@
 
 #include "hardware/hwmodel.h"
 #include "scenario/scenario.h"
+#include "sim/hostband.h"
 #include "util/diag.h"
 #include "util/gserr.h"
 #include "util/xalloc.h"
@@ -279,8 +280,16 @@ static int sweep_id(const struct scale_spec *sp, char out[17])
 	return 0;
 }
 
-static void fill_row(struct scale_row *row, const struct result *r, int base_gpus, double base_tokens)
+/* A result's step on the fast (slow false) or the slow host: its band's end, or its step where the host does not
+ * bound it. */
+static double host_step(const struct result *r, bool slow)
 {
+	return r->host_band.hi_s > 0 ? (slow ? r->host_band.hi_s : r->host_band.lo_s) : r->step_time_s;
+}
+
+static void fill_row(struct scale_row *row, const struct result *r, const struct result *base, int base_gpus)
+{
+	double base_tokens = base->tokens_per_s;
 	const struct breakdown *b = &r->breakdown_s;
 	row->feasible = true;
 	row->base_gpus = base_gpus;
@@ -296,6 +305,14 @@ static void fill_row(struct scale_row *row, const struct result *r, int base_gpu
 	row->memory_per_gpu_bytes = r->mem.total;
 	row->memory_capacity_bytes = r->memory_capacity_bytes;
 	row->fits_in_memory = r->fits_in_memory;
+	row->step_lo_s = r->host_band.lo_s;
+	row->step_hi_s = r->host_band.hi_s;
+	if (r->host_band.hi_s > 0 || base->host_band.hi_s > 0) {
+		/* tokens a step at the host's end over the base's at the same end: one host runs both */
+		for (int slow = 0; slow < 2; slow++)
+			*(slow ? &row->speedup_slow_host : &row->speedup_fast_host) =
+				row->speedup * (r->step_time_s / host_step(r, slow)) / (base->step_time_s / host_step(base, slow));
+	}
 }
 
 static void tell(const struct scale_spec *sp, const struct scale_table *t, const char *hw, int gpus, double step,
@@ -400,7 +417,7 @@ static int sweep_hardware(const struct scale_spec *sp, int h, char (*names)[64],
 			rc = 0;
 			continue;
 		}
-		if ((rc = predict_run(&sc, hw, &opts, &res[g])) != 0)
+		if ((rc = predict_run(&sc, hw, &opts, &res[g])) != 0 || (rc = hostband_run(&sc, hw, &opts, &res[g])) != 0)
 			break;
 		ran[g] = true;
 		if (row)
@@ -414,7 +431,7 @@ static int sweep_hardware(const struct scale_spec *sp, int h, char (*names)[64],
 		base_g = first;
 	for (int g = 0; g < sp->ngpus && rc == 0; g++)
 		if (rows[g] && ran[g])
-			fill_row(&t->rows[rows[g] - 1], &res[g], sp->gpus[base_g], res[base_g].tokens_per_s);
+			fill_row(&t->rows[rows[g] - 1], &res[g], &res[base_g], sp->gpus[base_g]);
 	free(res);
 	free(rows);
 	free(ran);

@@ -57,6 +57,10 @@ const struct col scale_cols[] = {
 	COL("memory_per_gpu_bytes", C_DBL, memory_per_gpu_bytes, W_FEASIBLE),
 	COL("memory_capacity_bytes", C_DBL, memory_capacity_bytes, W_FEASIBLE),
 	COL("fits_in_memory", C_BOOL, fits_in_memory, W_FEASIBLE),
+	COL("step_lo_s", C_DBL, step_lo_s, W_POSITIVE),
+	COL("step_hi_s", C_DBL, step_hi_s, W_POSITIVE),
+	COL("speedup_fast_host", C_DBL, speedup_fast_host, W_POSITIVE),
+	COL("speedup_slow_host", C_DBL, speedup_slow_host, W_POSITIVE),
 };
 _Static_assert(sizeof scale_cols / sizeof scale_cols[0] == SCALE_NCOLS, "SCALE_NCOLS counts scale_cols");
 const char *const scale_sweep_cols[] = { "sweep", "scenario", "mode", "rows_total" };
@@ -176,6 +180,37 @@ static void write_unfit_baselines(FILE *f, const struct scale_table *t)
 	}
 }
 
+/* The host's drift (sim/hostband.h): each row it moves, its step on a fast and a slow host and its speedup with its
+ * base row on the same host, and whether the host decides the speedup's side of 1. */
+static void write_host_drift(FILE *f, const struct scale_table *t, int hw_w)
+{
+	bool any = false;
+	for (int i = 0; i < t->n && !any; i++)
+		any = t->rows[i].feasible && (t->rows[i].step_hi_s > 0 || t->rows[i].speedup_fast_host > 0);
+	if (!any)
+		return;
+	fprintf(f, "\nhost drift: the rows the host's speed moves, on a host as fast and as slow as the calibration's\n"
+		"probe rounds (docs/output.md, \"The host's drift\"); speedup: each row and its base on the same host\n"
+		"%-*s %6s %22s %22s\n", hw_w, "hardware", "gpus", "step (ms)", "speedup fast, slow");
+	for (int i = 0; i < t->n; i++) {
+		const struct scale_row *r = &t->rows[i];
+		if (!r->feasible || !(r->step_hi_s > 0 || r->speedup_fast_host > 0))
+			continue;
+		char step[48] = "", sp[48] = "";
+		if (r->step_hi_s > 0)
+			snprintf(step, sizeof step, "%.3f to %.3f", r->step_lo_s * 1e3, r->step_hi_s * 1e3);
+		else
+			snprintf(step, sizeof step, "%.3f", r->step_time_s * 1e3);
+		if (r->gpus == r->base_gpus)
+			snprintf(sp, sizeof sp, "(the base)");
+		else if (r->speedup_fast_host > 0)
+			snprintf(sp, sizeof sp, "%.2f, %.2f", r->speedup_fast_host, r->speedup_slow_host);
+		bool decides = r->speedup_fast_host > 0 && (r->speedup_fast_host > 1) != (r->speedup_slow_host > 1);
+		fprintf(f, "%-*s %6d %22s %22s%s\n", hw_w, r->hardware, r->gpus, step, sp,
+			decides ? "  the host decides" : "");
+	}
+}
+
 static int write_people(FILE *f, const struct scale_table *t)
 {
 	int hw_w = 8;
@@ -230,6 +265,7 @@ static int write_people(FILE *f, const struct scale_table *t)
 	if (host)
 		fputs("some rows wait for the host (training.execution): see breakdown_s.host_wait in csv/json\n",
 		      f);
+	write_host_drift(f, t, hw_w);
 	return finish(f);
 }
 

@@ -60,7 +60,8 @@ static const char *type_name(enum ctype t)
 	return t == C_INT ? "an integer" : t == C_DBL ? "a number" : t == C_BOOL ? "true or false" : "a short text";
 }
 
-/* The header line: where each sweep field and column stands (at[]); every one must be there. */
+/* The header line: where each sweep field and column stands (at[]); every one must be there but the host drift's
+ * (W_POSITIVE: a table written before them lacks them; at[] -1). */
 static int read_header(struct csvr *c, int n, const char *path, int *at)
 {
 	for (int i = 0; i < NSWEEP + SCALE_NCOLS; i++)
@@ -70,7 +71,7 @@ static int read_header(struct csvr *c, int n, const char *path, int *at)
 			if (strcmp(csvr_cell(c, k), i < NSWEEP ? scale_sweep_cols[i] : scale_cols[i - NSWEEP].name) == 0)
 				at[i] = k;
 	for (int i = 0; i < NSWEEP + SCALE_NCOLS; i++)
-		if (at[i] < 0)
+		if (at[i] < 0 && (i < NSWEEP || scale_cols[i - NSWEEP].when != W_POSITIVE))
 			return diag_error(path, 1, 0, "no column '%s': not a table written by gpusim scale",
 					  i < NSWEEP ? scale_sweep_cols[i] : scale_cols[i - NSWEEP].name);
 	return 0;
@@ -106,6 +107,8 @@ static int read_line(struct csvr *c, int n, const char *path, const int *at, str
 	int total = 0, line = csvr_line(c);
 	struct scale_row *r = scale_table_add(t);
 	for (int i = 0; i < NSWEEP + SCALE_NCOLS; i++) {
+		if (at[i] < 0)  /* an optional column the file lacks */
+			continue;
 		if (at[i] >= n)
 			return diag_error(path, line, 0, "the line has %d cells, the header %d", n, NSWEEP + SCALE_NCOLS);
 		const char *s = csvr_cell(c, at[i]);
@@ -120,6 +123,8 @@ static int read_line(struct csvr *c, int n, const char *path, const int *at, str
 			continue;
 		if (set_cell(r, cl, s) != 0)
 			return diag_error(path, line, col, "%s: expected %s, got '%s'", cl->name, type_name(cl->type), s);
+		if (cl->when == W_POSITIVE && !(*(const double *)field(r, cl) > 0))
+			return diag_error(path, line, col, "%s: expected a number above 0, got '%s'", cl->name, s);
 	}
 	if (t->n == 1) {
 		memcpy(t->sweep, sweep, sizeof t->sweep);
@@ -217,7 +222,11 @@ static void jcell(struct jtab *j, const struct jv *map, const char *key, const s
 		return;
 	switch (cl->type) {
 	case C_INT: jint(j, v, key, INT_MIN, INT_MAX, (int *)p); break;
-	case C_DBL: *(double *)p = v->num; break;
+	case C_DBL:
+		if (cl->when == W_POSITIVE && !(v->num > 0))
+			jerr(j, v, "%s: expected a number above 0, got %.17g", key, v->num);
+		*(double *)p = v->num;
+		break;
 	case C_BOOL: *(bool *)p = v->b; break;
 	case C_STR:
 		if (strlen(v->str) >= cl->size)
@@ -240,7 +249,7 @@ static void read_json_row(struct jtab *j, const struct jv *item, struct scale_ro
 		const struct col *cl = &scale_cols[c];
 		const struct jv *map = item;
 		const char *key = cl->name, *dot = strchr(key, '.');
-		if (cl->when == W_FEASIBLE && !feasible)
+		if ((cl->when == W_FEASIBLE || cl->when == W_POSITIVE) && !feasible)
 			continue;
 		if (dot) {
 			char parent[64];
@@ -249,7 +258,7 @@ static void read_json_row(struct jtab *j, const struct jv *item, struct scale_ro
 				continue;
 			key = dot + 1;
 		}
-		jcell(j, map, key, cl, cl->when != W_INFEASIBLE, r);
+		jcell(j, map, key, cl, cl->when != W_INFEASIBLE && cl->when != W_POSITIVE, r);
 	}
 }
 

@@ -14,6 +14,7 @@
 #include "plots/plot.h"
 #include "scale/scale.h"
 #include "scenario/scenario.h"
+#include "sim/hostband.h"
 #include "sim/predict.h"
 #include "util/gserr.h"
 
@@ -353,6 +354,99 @@ static void bad_table(const char *text, const char *want)
 	CHECK_STR(got, full);
 }
 
+/* A step the host bounds on a calibration with a drift range (hardware/h200x2-1128p-measured.yaml: host costs
+ * x0.704 to x1.553): each row's band is the band predict gives that layout on its own (hostband_run), and its
+ * speedup on the fast and the slow host is the base's step over the row's at the same end (strong scaling: the same
+ * tokens a step). The columns go through CSV and JSON; a table written before them reads without them; a band that
+ * is not above 0 is refused where it stands. */
+static const char drift_scen[] = "name: drift-test\n"
+				 "model: {type: mlp, layers: 4, hidden: 256, ffn_hidden: 256, dtype: bf16}\n"
+				 "training: {global_batch: 64, micro_batch: 16}\n"
+				 "parallel: {gpus: 1}\nhardware: h100-dgx\n";
+
+static void band_at(const char *path, const char *hwf, int gpus, double *lo, double *hi)
+{
+	struct scenario base, s;
+	struct hwmodel *hw = NULL;
+	struct result r;
+	char why[256];
+	struct scenario_overrides ov = { .hardware = hwf };
+	*lo = *hi = -1;
+	if (scenario_load(path, &ov, &base) == 0 && scenario_load_hardware(&base, &hw) == 0 &&
+	    scenario_relayout(&base, gpus, 64, &s, why, sizeof why) == 0 && predict_run(&s, hw, NULL, &r) == 0 &&
+	    hostband_run(&s, hw, NULL, &r) == 0) {
+		*lo = r.host_band.lo_s;
+		*hi = r.host_band.hi_s;
+	}
+	hwmodel_free(hw);
+}
+
+static void test_host_drift(void)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/tmp/gpusim-drift-%d.yaml", (int)getpid());
+	FILE *f = fopen(path, "w");
+	fputs(drift_scen, f);
+	fclose(f);
+	static const char *const hw[] = { "hardware/h200x2-1128p-measured.yaml" };
+	static const int gpus[] = { 1, 2, 4 };
+	struct scale_spec sp = { .scenario = path, .gpus = gpus, .ngpus = 3, .hw = hw, .nhw = 1,
+				 .mode = SCALE_STRONG, .shard = 1, .nshards = 1 };
+	struct scale_table t;
+	CHECK_INT(scale_run(&sp, &t), 0);
+	CHECK_INT(t.n, 3);
+	double lo[3], hi[3];
+	for (int i = 0; i < 3 && t.n == 3; i++) {
+		band_at(path, hw[0], gpus[i], &lo[i], &hi[i]);
+		CHECK(lo[i] > 0 && hi[i] > lo[i] * 1.05);  /* host-bound: a band */
+		CHECK_NEAR(t.rows[i].step_lo_s, lo[i], 1e-15);
+		CHECK_NEAR(t.rows[i].step_hi_s, hi[i], 1e-15);
+		CHECK_NEAR(t.rows[i].speedup_fast_host, lo[0] / lo[i], 1e-12);
+		CHECK_NEAR(t.rows[i].speedup_slow_host, hi[0] / hi[i], 1e-12);
+	}
+	round_trip(&t, REPORT_CSV);
+	round_trip(&t, REPORT_JSON);
+	char *people = table_text(&t, REPORT_TABLE);
+	CHECK_CONTAINS(people, "host drift: the rows the host's speed moves");
+	CHECK_CONTAINS(people, "(the base)");
+	free(people);
+	/* the same CSV without the four columns, as gpusim wrote it before them: read, no band */
+	char *csv = table_text(&t, REPORT_CSV), *old = strdup(csv);
+	size_t n = 0;
+	for (char *line = strtok(csv, "\n"); line; line = strtok(NULL, "\n")) {
+		for (int k = 0; k < 4; k++)
+			*strrchr(line, ',') = '\0';
+		n += (size_t)sprintf(old + n, "%s\n", line);
+	}
+	char opath[64];
+	snprintf(opath, sizeof opath, "/tmp/gpusim-old-%d.csv", (int)getpid());
+	f = fopen(opath, "w");
+	fputs(old, f);
+	fclose(f);
+	struct scale_table back;
+	CHECK_INT(scale_table_read(opath, &back), 0);
+	CHECK_INT(back.n, 3);
+	for (int i = 0; i < back.n; i++)
+		CHECK(back.rows[i].step_hi_s == 0 && back.rows[i].speedup_fast_host == 0 && back.rows[i].feasible);
+	scale_table_release(&back);
+	remove(opath);
+	/* a band of 0 in a file: refused at its cell */
+	char *zero = table_text(&t, REPORT_CSV), *line = strchr(zero, '\n') + 1, *cell = strchr(line, '\n');
+	for (int k = 0; k < 4; k++)  /* the first row's step_lo_s: its fourth cell from the end */
+		while (*--cell != ',')
+			;
+	cell++;
+	char *end = strchr(cell, ',');
+	memmove(cell + 1, end, strlen(end) + 1);
+	cell[0] = '0';
+	CHECK_CONTAINS(bad_table_out(zero), "step_lo_s: expected a number above 0, got '0'");
+	free(zero);
+	free(csv);
+	free(old);
+	scale_table_release(&t);
+	remove(path);
+}
+
 /* JSON tables read through util/jsonr.h: each fault is reported where it stands (line:column of the value). */
 static void test_bad_json(void)
 {
@@ -547,6 +641,7 @@ int main(void)
 	test_shards_merge();
 	test_round_trip();
 	test_bad_json();
+	test_host_drift();
 	test_plot_files();
 	test_plot_script();
 	remove(scen_path);
