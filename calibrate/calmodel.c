@@ -468,7 +468,7 @@ static bool host_from_probe(const struct calib *c, struct hwmodel *hw)
 	char mix[128];
 	int n = snprintf(mix, sizeof mix, "mix x%.2f/x%.2f", mf, mb);
 	if (torchkern_step_pieces(c, "eager", &sf, &sb, &so, NULL))  /* torchkern_host applied them */
-		n += snprintf(mix + n, sizeof mix - n, ", step x%.2f/x%.2f opt %.0f", sf, sb, so);
+		n += snprintf(mix + n, sizeof mix - n, ", in-step x%.2f/x%.2f opt %.0f", sf, sb, so);
 	if (torchkern_mix_spread(c, &lo, &hi)) {
 		snprintf(mix + n, sizeof mix - n, ", rounds x%.2f-%.2f", lo, hi);
 		if (hi > 1.5 * lo)  /* single rounds this far apart: the host drifted while it was measured */

@@ -333,7 +333,7 @@ bool torchkern_compiled_host(const struct calib *c, struct hw_host *host, char *
 			*fwd[i] = round(*fwd[i] * sf * 100) / 100;
 		for (size_t i = 0; i < sizeof bwd / sizeof bwd[0]; i++)
 			*bwd[i] = round(*bwd[i] * sb * 100) / 100;
-		snprintf(src + n, size - n, "; compiled (step x%.2f/x%.2f): %s; rest eager", sf, sb, note);
+		snprintf(src + n, size - n, "; compiled (in-step x%.2f/x%.2f): %s; rest eager", sf, sb, note);
 	} else {
 		snprintf(src + n, size - n, "; compiled: %s; rest eager", note);
 	}
