@@ -1,23 +1,17 @@
-/* plot: writes a sweep's numbers and a gnuplot script for one plot kind, and runs gnuplot (plot.h).
+/* plot: writes a sweep's numbers and a gnuplot script for one plot kind (plot.h; render.c runs gnuplot on them).
  * The data file holds one block per hardware model (gnuplot `index i`), feasible rows only, in the columns listed
  * at its top; every kind reads the same file, so one FILE.png.dat can be replotted as any kind by hand. Names from the
  * table reach gnuplot only inside single-quoted strings (no escapes there; a quote is doubled) and with enhanced
  * text off, so a hardware name like "h100_dgx" prints as written. */
-#define _POSIX_C_SOURCE 200809L /* fork, execvp, waitpid, pipe; fcntl for FD_CLOEXEC */
 #include "plots/plot.h"
 #include "plots/plot_internal.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "util/diag.h"
 #include "util/gserr.h"
@@ -89,6 +83,7 @@ const char *plot_base_name(const char *path)
 enum {
 	D_GPUS = 1, D_EFF, D_TOK, D_IDEAL, D_SPEEDUP, D_STEP_MS,
 	D_COMPUTE, D_TP, D_PP, D_DP, D_BUBBLE, D_OPT, D_HOST, D_COMM, D_MEM, D_BARX,
+	D_EFF_LO, D_EFF_HI, D_TOK_LO, D_TOK_HI,
 };
 
 /* The breakdown parts, in stacking order: data column, legend, colour. */
@@ -113,6 +108,7 @@ struct hwgroup {
 	const char *name;
 	int first, n;          /* rows t->rows[first .. first+n-1] */
 	int feasible;
+	bool drift;            /* some row the host's drift moves (scale_row.speedup_fast_host) */
 };
 
 static int group_rows(const struct scale_table *t, struct hwgroup *g, int max)
@@ -122,10 +118,11 @@ static int group_rows(const struct scale_table *t, struct hwgroup *g, int max)
 		if (ng == 0 || strcmp(g[ng - 1].name, t->rows[i].hardware) != 0) {
 			if (ng == max)
 				break;
-			g[ng++] = (struct hwgroup){ t->rows[i].hardware, i, 0, 0 };
+			g[ng++] = (struct hwgroup){ t->rows[i].hardware, i, 0, 0, false };
 		}
 		g[ng - 1].n++;
 		g[ng - 1].feasible += t->rows[i].feasible;
+		g[ng - 1].drift |= t->rows[i].feasible && t->rows[i].speedup_fast_host > 0;
 	}
 	return ng;
 }
@@ -142,8 +139,12 @@ static void write_data(FILE *f, const struct scale_table *t, const struct hwgrou
 		scale_mode_name(t->mode), plot_text(t->sweep, sweep, sizeof sweep));
 	fputs("# one block per hardware model (gnuplot: index 0, 1, ...); shares in % of the step time\n"
 	      "# gpus efficiency_pct tokens_per_s ideal_tokens_per_s speedup step_ms compute_pct tp_pct pp_pct "
-	      "dp_pct bubble_pct optimizer_pct host_pct exposed_comm_pct memory_gb bar_x\n"
-	      "# bar_x: where the row's bar stands in a breakdown plot (models apart by a gap of one bar)\n", f);
+	      "dp_pct bubble_pct optimizer_pct host_pct exposed_comm_pct memory_gb bar_x eff_lo_pct eff_hi_pct "
+	      "tokens_lo tokens_hi\n"
+	      "# bar_x: where the row's bar stands in a breakdown plot (models apart by a gap of one bar)\n"
+	      "# eff_lo_pct .. tokens_hi: the efficiency and throughput on a host as fast and as slow as the\n"
+	      "# calibration's probe rounds, lower first (gpusim scale's host drift; the row's own where it has none)\n",
+	      f);
 	int bar = 0;
 	for (int h = 0; h < ng; h++) {
 		if (h > 0)
@@ -157,11 +158,22 @@ static void write_data(FILE *f, const struct scale_table *t, const struct hwgrou
 			}
 			const struct breakdown *b = &r->breakdown_s;
 			double s = r->step_time_s, base_tok = r->tokens_per_s / r->speedup;
-			fprintf(f, "%d %.6g %.9g %.9g %.6g %.9g %.4f %.4f %.4f %.4f %.4f %.4f %.4f %.4f %.4f %d\n", r->gpus,
+			/* the host's drift: the step and the speedup at the fast and the slow host's end */
+			double ideal = (double)r->gpus / r->base_gpus, e[2], k[2];
+			for (int j = 0; j < 2; j++) {
+				double sp = r->speedup_fast_host > 0 ? (j ? r->speedup_slow_host : r->speedup_fast_host)
+								     : r->speedup;
+				double st = r->step_hi_s > 0 ? (j ? r->step_hi_s : r->step_lo_s) : s;
+				e[j] = sp / ideal * 100;
+				k[j] = r->tokens_per_s * s / st;
+			}
+			fprintf(f, "%d %.6g %.9g %.9g %.6g %.9g %.4f %.4f %.4f %.4f %.4f %.4f %.4f %.4f %.4f %d "
+				"%.6g %.6g %.9g %.9g\n", r->gpus,
 				r->efficiency * 100, r->tokens_per_s, base_tok * r->gpus / r->base_gpus, r->speedup,
 				s * 1e3, pct(b->compute, s), pct(b->tp_comm_exposed, s), pct(b->pp_comm_exposed, s),
 				pct(b->dp_comm_exposed, s), pct(b->pipeline_bubble, s), pct(b->optimizer, s),
-				pct(b->host_wait, s), r->exposed_comm_share * 100, r->memory_per_gpu_bytes / 1e9, bar++);
+				pct(b->host_wait, s), r->exposed_comm_share * 100, r->memory_per_gpu_bytes / 1e9, bar++,
+				fmin(e[0], e[1]), fmax(e[0], e[1]), fmin(k[0], k[1]), fmax(k[0], k[1]));
 		}
 		bar++;
 	}
@@ -297,6 +309,17 @@ static void lines_plot(FILE *f, const struct plot_files *pf, const struct hwgrou
 		const char *c = line_colors[h % NCOLORS];
 		fprintf(f, "%s", first ? "" : ", \\\n     ");
 		first = false;
+		if (g[h].drift && (ycol == D_EFF || ycol == D_TOK)) {
+			/* the host's drift as a bar at each row, the fast and the slow host's end; drawn first, so that the
+			 * line's points sit on it */
+			plot_gp_str(f, data);
+			fprintf(f, " index %d using %d:%d:%d:%d with yerrorbars lw 1.5 pt 7 ps 0 lc rgb '%s' title ", h,
+				D_GPUS, ycol, ycol == D_EFF ? D_EFF_LO : D_TOK_LO, ycol == D_EFF ? D_EFF_HI : D_TOK_HI, c);
+			char t[128];
+			snprintf(t, sizeof t, "%s, fast to slow host", g[h].name);
+			plot_gp_str(f, t);
+			fputs(", \\\n     ", f);
+		}
 		plot_gp_str(f, data);
 		fprintf(f, " index %d using %d:%d with linespoints lw 2.5 pt 7 ps 1.3 lc rgb '%s' title ", h, D_GPUS,
 			ycol, c);
@@ -515,66 +538,4 @@ int plot_write(const struct scale_table *t, enum plot_kind kind, const struct pl
 		break;
 	}
 	return plot_close(f, pf->script);
-}
-
-/* ---- running gnuplot ---- */
-
-int plot_render(const struct plot_files *pf, const char *program, int *not_found)
-{
-	*not_found = 0;
-	/* exec failure travels back through a close-on-exec pipe: nothing read means gnuplot started */
-	int fds[2];
-	if (pipe(fds) != 0) {
-		diag_errorf("cannot start gnuplot: %s", strerror(errno));
-		return GS_EENV;
-	}
-	fcntl(fds[1], F_SETFD, FD_CLOEXEC);
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		diag_errorf("cannot start gnuplot: %s", strerror(errno));
-		return GS_EENV;
-	}
-	if (pid == 0) {
-		close(fds[0]);
-		int e = 0;
-		if (chdir(pf->dir) != 0)
-			e = errno;
-		else {
-			char *argv[] = { (char *)program, (char *)plot_base_name(pf->script), NULL };
-			execvp(program, argv);
-			e = errno;
-		}
-		if (write(fds[1], &e, sizeof e) < 0)
-			_exit(126);
-		_exit(127);
-	}
-	close(fds[1]);
-	int e = 0;
-	ssize_t got = read(fds[0], &e, sizeof e);
-	close(fds[0]);
-	int st = 0;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (got == (ssize_t)sizeof e) {
-		*not_found = e == ENOENT;
-		diag_errorf("cannot run '%s': %s", program, strerror(e));
-		return GS_EENV;
-	}
-	struct stat sb;
-	bool ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
-	if (!ok || stat(pf->image, &sb) != 0 || sb.st_size == 0) {
-		if (ok)
-			diag_errorf("gnuplot wrote no image to '%s'", pf->image);
-		else if (WIFEXITED(st))
-			diag_errorf("gnuplot failed on '%s' (exit status %d; its message is above)", pf->script,
-				    WEXITSTATUS(st));
-		else
-			diag_errorf("gnuplot was killed by signal %d", WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-		remove(pf->image);
-		return GS_EINVAL;
-	}
-	return 0;
 }

@@ -568,6 +568,12 @@ static void test_plot_script(void)
 		r->breakdown_s.compute = 0.75 * r->step_time_s;
 		r->breakdown_s.dp_comm_exposed = 0.25 * r->step_time_s;
 		r->fits_in_memory = true;
+		if (i < 2) {  /* o'hw's host drift: 0.8-1.5 s at 8 GPUs, 0.4-0.9 s at 16 */
+			r->step_lo_s = i ? 0.4 : 0.8;
+			r->step_hi_s = i ? 0.9 : 1.5;
+			r->speedup_fast_host = i ? 0.8 / 0.4 : 1;   /* base over row on the fast host: 2 */
+			r->speedup_slow_host = i ? 1.5 / 0.9 : 1;   /* and on the slow one: 1.6667 */
+		}
 	}
 	char dir[] = "/tmp/gpusim-plot-XXXXXX";
 	CHECK(mkdtemp(dir) != NULL);
@@ -590,6 +596,16 @@ static void test_plot_script(void)
 	CHECK_CONTAINS(dat, "\n16 83.3333 1666.66667 2000 1.66667 600 75.0000 0.0000 0.0000 25.0000 ");
 	CHECK_CONTAINS(dat, "# 16 GPUs infeasible: because");
 	CHECK_CONTAINS(dat, "\n\n\n# hardware b\n");
+	/* the host's drift at 16 GPUs of o'hw: efficiency 1.6667/2 and 2/2, tokens 1666.67 x 0.6/0.9 and x 0.6/0.4;
+	 * at its 8 GPUs (the base) 100 % either way, tokens 1000 / 1.5 and / 0.8; b has none: its own numbers */
+	CHECK_CONTAINS(dat, " 83.3333 100 1111.11111 2500\n");
+	CHECK_CONTAINS(dat, " 100 100 666.666667 1250\n");
+	gp = slurp(pf.script);
+	CHECK_CONTAINS(gp, "'e.png.dat' index 0 using 1:2:17:18 with yerrorbars lw 1.5 pt 7 ps 0 lc rgb");
+	CHECK_CONTAINS(gp, "title 'o''hw, fast to slow host'");
+	CHECK(strstr(gp, "index 1 using 1:2:17:18") == NULL);
+	CHECK_INT(plot_write(&t, PLOT_THROUGHPUT, &pf, NULL), 0);
+	CHECK_CONTAINS(slurp(pf.script), "'e.png.dat' index 0 using 1:3:19:20 with yerrorbars");
 
 	CHECK_INT(plot_write(&t, PLOT_BREAKDOWN, &pf, "My title"), 0);
 	gp = slurp(pf.script);
