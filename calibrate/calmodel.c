@@ -455,7 +455,7 @@ static bool host_from_probe(const struct calib *c, struct hwmodel *hw)
 	if (!torchkern_coll_us(c, &coll_us, &op_us, &call_us))
 		return false;
 	hw->host.mode[EXEC_EAGER].coll_us = hw->host.mode[EXEC_COMPILED].coll_us = coll_us;
-	char src[400];
+	char src[640];
 	snprintf(src, sizeof src, "coll_us measured (NCCL all_reduce %.1f - eager op %.1f us); %.200s", call_us, op_us,
 		 hw->host.source[0] ? hw->host.source : "the rest not measured");
 	set_str(hw->host.source, sizeof hw->host.source, src);

@@ -300,7 +300,7 @@ bool torchkern_compiled(const struct calib *c, double accum_us, struct hw_host_c
 				 h->backward2d_us, h->bwd_layer_kernels, h->bwd_layer2d_kernels, h->bwd_kernel_us,
 				 h->bwd_kernel2d_us);
 		/* the DDP subgraphs where measured, else a check that is not modelled: the runner's step around its
-		 * calls (zero_grad, Python); one of the two, so that host.source keeps within its 255 characters */
+		 * calls (zero_grad, Python); one of the two, so that host.source keeps within its 511 characters */
 		if (sub && w > 0 && (size_t)w < size)
 			snprintf(note + w, size - w, ", DDP subgraph %.0f/%.0f", h->subgraph_us, h->bwd_subgraph_us);
 		else if (m3 + m2 > 0 && w > 0 && (size_t)w < size)

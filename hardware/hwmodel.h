@@ -268,7 +268,7 @@ static inline double hw_host_value(const struct hw_host_cost *c, int i)
 
 struct hw_host {
 	struct hw_host_cost mode[EXEC_N];
-	char source[256];
+	char source[512];  /* a calibration's note of its probe rows runs to about 460 characters */
 };
 
 /* Where the parts of a model came from (docs/hardware-model.md, "Origin"): each a short phrase beginning with

@@ -8,8 +8,10 @@ temporary file and takes from it only the `compiled:` line of `host:` and the ho
 compiled part says what was fitted), so a model change to the compiled host fit reaches the committed calibrations
 and nothing else moves (docs/validation.md says where it was used).
 
-usage: validate/refit_compiled.py HW.yaml... [--write] [--gpusim build-rel/gpusim]
-Prints, per file, the compiled line before and after; --write puts the new lines in the file. The --gpusim binary
+usage: validate/refit_compiled.py HW.yaml... [--write] [--source-only] [--gpusim build-rel/gpusim]
+Prints, per file, the compiled line before and after; --write puts the new lines in the file; --source-only takes
+only the host section's `source:` line (used 2026-11-28, stop 37, when host.source grew from 255 characters to 511
+and the notes cut at 255 came back whole; the other host lines must then be as committed). The --gpusim binary
 must be built with calibrate (GPUSIM_CALIBRATE=ON). HW's raw folder is HW without .yaml; its base preset is the
 file's `base:`.
 """
@@ -73,9 +75,22 @@ def main():
     ap.add_argument("hw", nargs="+")
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--gpusim", default="build-rel/gpusim")
+    ap.add_argument("--source-only", action="store_true")
     a = ap.parse_args()
     for hw, text, lines in refits(a.hw, a.gpusim):
         old, new = host_lines(text), host_lines(lines)
+        if a.source_only:
+            same = all(old.get(k, (0, ""))[1] == new.get(k, (0, ""))[1] for k in ("eager", "cuda_graphs", "compiled"))
+            if "source" not in old or "source" not in new or not same:
+                print("%s: no source line, or its host lines refit otherwise: skipped" % hw, file=sys.stderr)
+                refits.failed = True
+                continue
+            print("%s\n  before %s\n  after  %s" % (hw, old["source"][1].strip(), new["source"][1].strip()))
+            if a.write:
+                text[old["source"][0]] = new["source"][1]
+                with open(hw, "w") as f:
+                    f.write("\n".join(text))
+            continue
         if "compiled" not in new or "compiled" not in old:
             print("%s: no host.compiled line" % hw, file=sys.stderr)
             continue
