@@ -309,9 +309,11 @@ static void fill_row(struct scale_row *row, const struct result *r, const struct
 	row->step_hi_s = r->host_band.hi_s;
 	if (r->host_band.hi_s > 0 || base->host_band.hi_s > 0) {
 		/* tokens a step at the host's end over the base's at the same end: one host runs both */
-		for (int slow = 0; slow < 2; slow++)
-			*(slow ? &row->speedup_slow_host : &row->speedup_fast_host) =
-				row->speedup * (r->step_time_s / host_step(r, slow)) / (base->step_time_s / host_step(base, slow));
+		for (int slow = 0; slow < 2; slow++) {
+			double row_x = r->step_time_s / host_step(r, slow);
+			double base_x = base->step_time_s / host_step(base, slow);
+			*(slow ? &row->speedup_slow_host : &row->speedup_fast_host) = row->speedup * row_x / base_x;
+		}
 	}
 }
 
@@ -417,7 +419,10 @@ static int sweep_hardware(const struct scale_spec *sp, int h, char (*names)[64],
 			rc = 0;
 			continue;
 		}
-		if ((rc = predict_run(&sc, hw, &opts, &res[g])) != 0 || (rc = hostband_run(&sc, hw, &opts, &res[g])) != 0)
+		rc = predict_run(&sc, hw, &opts, &res[g]);
+		if (rc == 0)  /* a host-bound row on a fast and a slow host too (sim/hostband.h) */
+			rc = hostband_run(&sc, hw, &opts, &res[g]);
+		if (rc != 0)
 			break;
 		ran[g] = true;
 		if (row)
