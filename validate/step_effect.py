@@ -12,7 +12,11 @@ Both models then predict every H200 table under validate/ (`gpusim validate`), a
 calibration h200x2-1128p, the same rows for every model): their signed median error, median |error| and 90th
 percentile; then per table the median |error| of the host-bound rows, own lease or held out.
 
-usage: validate/step_effect.py HW.yaml... [--graft HOST.csv...] [--gpusim build-rel/gpusim]
+--per-family adds a third model, tried and not kept: the "with" model's eager classes with the MLP stacks' ratios on
+the 2-D GEMM classes (gemm2d_us, bwd_gemm2d_us) and the blocks' on the rest, in place of the ratios summed over both
+families (validate/step_ratios.py prints them).
+
+usage: validate/step_effect.py HW.yaml... [--graft HOST.csv...] [--per-family] [--gpusim build-rel/gpusim]
 e.g.   validate/step_effect.py hardware/h200x1-1128s-measured.yaml hardware/h200x2-1128t-measured.yaml
        validate/step_effect.py hardware/h200x2-1128p-measured.yaml --graft validate/runs/2026-11-28-h200x1-steps/call2/host-a.csv
 """
@@ -30,6 +34,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from band_cover import lease  # noqa: E402
+from step_ratios import load, stacks  # noqa: E402
 
 STEP_ROW = re.compile(r"^host,(eager|compiled)_(mlp|block)_step_(fwd|bwd|opt),")
 REF = "hardware/h200x2-1128p-measured.yaml"
@@ -55,6 +60,32 @@ def refit(gpusim, hw, tmp, tag, graft=None, drop=False):
     if p.returncode:
         print("%s: refit failed: %s" % (hw, p.stderr.strip()[-300:]), file=sys.stderr)
         return None
+    return out
+
+
+def per_family(model):
+    """model (a refit with the step rows) with its eager classes scaled by each family's ratios over the summed ones
+    (validate/step_ratios.py); the new file's path"""
+    probe = load(os.path.join(model[:-5], "kernels_torch.csv"))
+    f, b, sf, sb, _, _ = stacks(probe, "eager", ("mlp", "block"))
+    fam = {k: stacks(probe, "eager", (k,)) for k in ("mlp", "block")}
+    scale = {}  # key: factor on the summed ratio's value
+    for key in ("op_us", "gemm_us", "attn_us", "norm_us"):
+        scale[key] = (fam["block"][2] / fam["block"][0]) / (sf / f)
+    for key in ("bwd_gemm_us", "bwd_attn_us", "bwd_op_us"):
+        scale[key] = (fam["block"][3] / fam["block"][1]) / (sb / b)
+    scale["gemm2d_us"] = (fam["mlp"][2] / fam["mlp"][0]) / (sf / f)
+    scale["bwd_gemm2d_us"] = (fam["mlp"][3] / fam["mlp"][1]) / (sb / b)
+    text = open(model).read().split("\n")
+    for i, line in enumerate(text):
+        if line.startswith("  eager: {"):
+            for key, x in scale.items():
+                line = re.sub(r"([{ ]%s: )([0-9.e+-]+)" % key,
+                              lambda m, x=x: m.group(1) + "%.2f" % (float(m.group(2)) * x), line)
+            text[i] = line
+    out = model[:-5] + "-per-family.yaml"
+    with open(out, "w") as fo:
+        fo.write("\n".join(text))
     return out
 
 
@@ -86,6 +117,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("hw", nargs="+")
     ap.add_argument("--graft", nargs="*", default=[])
+    ap.add_argument("--per-family", action="store_true")
     ap.add_argument("--gpusim", default="build-rel/gpusim")
     a = ap.parse_args()
     tables = sorted(glob.glob("validate/measured-h200*.csv"))
@@ -97,10 +129,12 @@ def main():
             own = None if graft else lease(hw)
             print("%s (host-bound: %d rows over %d tables)" % (name, sum(map(len, host_bound.values())), len(tables)))
             per = {}
-            for tag, drop in (("without", True), ("with", False)):
+            for tag, drop in (("without", True), ("with", False)) + ((("per-family", False),) if a.per_family else ()):
                 m = refit(a.gpusim, hw, tmp, "%s%d" % (tag, i), graft, drop)
                 if not m:
                     return 1
+                if tag == "per-family":
+                    m = per_family(m)
                 every, hb, per[tag] = stats(a.gpusim, tables, m, host_bound, own)
                 ab = [abs(x) for x in every]
                 print("  %-8s all %4d: median %.2f %%, max %.1f %%, within 8 %%: %d %% | host-bound %d: signed %+.1f "
