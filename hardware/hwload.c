@@ -181,7 +181,9 @@ static void read_collectives(struct ydoc *d, const struct ynode *coll, struct hw
 	}
 }
 
-/* host: per execution mode, each key a nonnegative time in us; a mode or key left out costs 0. */
+/* host: per execution mode, each key a nonnegative time in us; a mode or key left out costs 0. A mode given here
+ * is this file's alone (a base's keys for it are dropped, as a collective's lines are): a calibration's measured
+ * host must not borrow a preset's op classes, rank spread or host range for keys it did not measure. */
 static void read_host(struct ydoc *d, const struct ynode *host, struct hw_host *h, const char *def_source)
 {
 	ydoc_check_keys(d, host, host_keys);
@@ -190,6 +192,7 @@ static void read_host(struct ydoc *d, const struct ynode *host, struct hw_host *
 		const struct ynode *mm = NULL;
 		if (ydoc_map(d, host, exec_mode_names[m], 0, &mm) != 1)
 			continue;
+		memset(&h->mode[m], 0, sizeof h->mode[m]);
 		const char *keys[HOST_COST_KEYS + 1];
 		int nk = 0;
 		for (; hw_host_keys[nk].key && nk < HOST_COST_KEYS; nk++)

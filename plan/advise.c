@@ -186,7 +186,7 @@ static void verdict(struct plan_advice *a)
 }
 
 /* Where the best layouts are bound by the host and the model knows its drift (host_band): the fastest count's and
- * the smallest count's step on a host as fast and as slow as the calibration's probe rounds, and the speedup on
+ * the smallest count's step on a host as fast and as slow as the model's host range, and the speedup on
  * one host at either end (both steps times the same factor: the one host that runs both). When the speedup's side
  * of 1 changes between the ends, which count is faster is the host's to decide, and the sentence says so. */
 static void verdict_drift(struct plan_advice *a, int base)
@@ -206,7 +206,7 @@ static void verdict_drift(struct plan_advice *a, int base)
 	ms(blo, l1, sizeof l1);
 	ms(bhi, h1, sizeof h1);
 	len += (size_t)snprintf(a->text + len, n - len, " Steps the host bounds move with it: on a host as fast and as "
-				"slow as the calibration's probe rounds (x%.2f to x%.2f on its costs) %s GPU%s take%s %s to %s",
+				"slow as the model's host range (x%.2f to x%.2f on its costs) %s GPU%s take%s %s to %s",
 				h->r.host_band.f_lo, h->r.host_band.f_hi, w, st->opt[base].res.gpus > 1 ? "s" : "",
 				st->opt[base].res.gpus > 1 ? "" : "s", l1, h1);
 	if (!o || len >= n) {
@@ -395,7 +395,7 @@ static int advice_table(FILE *f, const struct plan_advice *a)
 	fputs("\n  speedup and efficiency: over the smallest GPU count that fits, the global batch as in the scenario;\n"
 	      "  comm: exposed TP, pipeline and data-parallel communication; host: the GPU waiting for the host\n", f);
 	if (drift)
-		fputs("  host drift: the step on a host as fast and as slow as the calibration's probe rounds "
+		fputs("  host drift: the step on a host as fast and as slow as the model's host range "
 		      "(docs/output.md)\n", f);
 	return ferror(f) ? GS_EENV : 0;
 }

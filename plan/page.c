@@ -197,7 +197,7 @@ static void page_option(FILE *f, const struct plan_study *st, const struct plan_
 		md_duration(f, b->r.host_band.lo_s);
 		fputs(" to ", f);
 		md_duration(f, b->r.host_band.hi_s);
-		fprintf(f, " on a host as fast and as slow as the calibration's probe rounds (x%.2f to x%.2f on its "
+		fprintf(f, " on a host as fast and as slow as the model's host range (x%.2f to x%.2f on its "
 			"costs).\n\n", b->r.host_band.f_lo, b->r.host_band.f_hi);
 	}
 }

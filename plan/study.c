@@ -155,7 +155,7 @@ static void write_rejects(FILE *f, const struct plan_result *r)
 }
 
 /* Where the best layout is bound by the host and the model knows its drift (sim/hostband.h): its step on a host
- * as fast and as slow as the calibration's probe rounds, and whether the runner-up, on the same host, would be the
+ * as fast and as slow as the model's host range, and whether the runner-up, on the same host, would be the
  * faster at either end. */
 static void write_drift(FILE *f, const struct plan_entry *b, const struct plan_entry *u)
 {
@@ -165,7 +165,7 @@ static void write_drift(FILE *f, const struct plan_entry *b, const struct plan_e
 	char lo[32], hi[32];
 	fmt_duration(blo, lo, sizeof lo);
 	fmt_duration(bhi, hi, sizeof hi);
-	fprintf(f, "  host drift: %s to %s a step on a host as fast and as slow as the calibration's probe rounds "
+	fprintf(f, "  host drift: %s to %s a step on a host as fast and as slow as the model's host range "
 		"(x%.2f to x%.2f on its costs)", lo, hi, b->r.host_band.f_lo, b->r.host_band.f_hi);
 	if (u) {
 		double ulo = u->r.host_band.hi_s > 0 ? u->r.host_band.lo_s : u->r.step_time_s;

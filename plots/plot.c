@@ -143,7 +143,7 @@ static void write_data(FILE *f, const struct scale_table *t, const struct hwgrou
 	      "tokens_lo tokens_hi\n"
 	      "# bar_x: where the row's bar stands in a breakdown plot (models apart by a gap of one bar)\n"
 	      "# eff_lo_pct .. tokens_hi: the efficiency and throughput on a host as fast and as slow as the\n"
-	      "# calibration's probe rounds, lower first (gpusim scale's host drift; the row's own where it has none)\n",
+	      "# model's host range, lower first (gpusim scale's host drift; the row's own where it has none)\n",
 	      f);
 	int bar = 0;
 	for (int h = 0; h < ng; h++) {

@@ -270,7 +270,7 @@ static void step_lines(FILE *f, const struct result *r)
 		fprintf(f, "%-16s %.3f ms issuing the step's ops and calls (critical stage, %.0f %% of the step)\n",
 			"host work", r->host_issue_s * 1e3, 100 * r->host_issue_s / r->step_time_s);
 	if (r->host_band.hi_s > 0)  /* the calibration's host drift: a host-bound step moves with it */
-		fprintf(f, "%-16s %.3f to %.3f ms on a host as fast and as slow as the calibration's probe rounds "
+		fprintf(f, "%-16s %.3f to %.3f ms on a host as fast and as slow as the model's host range "
 			"(host costs x%.2f to x%.2f)\n", "host drift", r->host_band.lo_s * 1e3, r->host_band.hi_s * 1e3,
 			r->host_band.f_lo, r->host_band.f_hi);
 }

@@ -35,7 +35,7 @@ struct scale_row {
 	double memory_per_gpu_bytes, memory_capacity_bytes;
 	bool fits_in_memory;
 	/* the host's drift (sim/hostband.h), 0 where it does not move the row: its step on a host as fast and as slow
-	 * as the calibration's probe rounds (a step the host bounds), and its speedup with it and its base row both
+	 * as the model's host range (a step the host bounds), and its speedup with it and its base row both
 	 * on the fast host and both on the slow one (either of them bound by the host) */
 	double step_lo_s, step_hi_s;
 	double speedup_fast_host, speedup_slow_host;

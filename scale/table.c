@@ -189,8 +189,8 @@ static void write_host_drift(FILE *f, const struct scale_table *t, int hw_w)
 		any = t->rows[i].feasible && (t->rows[i].step_hi_s > 0 || t->rows[i].speedup_fast_host > 0);
 	if (!any)
 		return;
-	fprintf(f, "\nhost drift: the rows the host's speed moves, on a host as fast and as slow as the calibration's\n"
-		"probe rounds (docs/output.md, \"The host's drift\"); speedup: each row and its base on the same host\n"
+	fprintf(f, "\nhost drift: the rows the host's speed moves, on a host as fast and as slow as the model's host range\n"
+		"(docs/output.md, \"The host's drift\"); speedup: each row and its base on the same host\n"
 		"%-*s %6s %22s %22s\n", hw_w, "hardware", "gpus", "step (ms)", "speedup fast, slow");
 	for (int i = 0; i < t->n; i++) {
 		const struct scale_row *r = &t->rows[i];

@@ -77,7 +77,7 @@ struct result {
 	                                 * gpu.attention clock law, docs/simulation.md "Attention beside GEMMs"): the
 	                                 * critical stage's GEMMs over their sustained rate and attention over its
 	                                 * maximum-clock rate; 0 elsewhere */
-	/* the step on a host as fast and as slow as the calibration's probe rounds read it (host.<mode>.drift_lo,
+	/* the step on a host as fast and as slow as the model's host range read it (host.<mode>.drift_lo,
 	 * drift_hi): set by hostband_run (sim/hostband.h), not by predict_run; all 0: no band (not measured, or a step
 	 * the GPU bounds) */
 	struct {

@@ -851,6 +851,31 @@ static void test_host_drift(void)
 	CHECK(strstr(bad_hw(HW_HEAD "host:\n  eager: {op_us: 10, drift_hi: 1.3}\n"), "both or neither") != NULL);
 }
 
+/* A host mode a based file gives is the file's alone; a mode it leaves out keeps the base's whole. */
+static void test_host_mode_replaced(void)
+{
+	int err = 0;
+	struct hwmodel *p = hwmodel_load("h200-sxm", &err);
+	struct hwmodel *hw = hwmodel_load_string("b.yaml", "schema: gpusim-hw/1\nname: b\nbase: h200-sxm\n"
+						 "host:\n  eager: {op_us: 10}\n", &err);
+	CHECK(p != NULL && hw != NULL);
+	if (p && hw) {
+		const struct hw_host_cost *e = &hw->host.mode[EXEC_EAGER], *pe = &p->host.mode[EXEC_EAGER];
+		CHECK(pe->gemm_us > 0 && pe->drift_hi > 1);  /* the preset measures them (validate/preset_host.py) */
+		CHECK_NEAR(e->op_us, 10, 1e-12);
+		CHECK_NEAR(e->gemm_us, 0, 0);     /* not the preset's op classes */
+		CHECK_NEAR(e->drift_lo, 0, 0);    /* nor its host range */
+		CHECK_NEAR(e->drift_hi, 0, 0);
+		CHECK_NEAR(e->step_us, 0, 0);
+		const struct hw_host_cost *c = &hw->host.mode[EXEC_COMPILED], *pc = &p->host.mode[EXEC_COMPILED];
+		CHECK(pc->kernel_us > 0);
+		CHECK_NEAR(c->kernel_us, pc->kernel_us, 0);  /* compiled, left out: the base's */
+		CHECK_NEAR(c->drift_hi, pc->drift_hi, 0);
+	}
+	hwmodel_free(hw);
+	hwmodel_free(p);
+}
+
 int main(void)
 {
 	test_dtype_eff();
@@ -866,5 +891,6 @@ int main(void)
 	test_base();
 	test_compose();
 	test_host_drift();
+	test_host_mode_replaced();
 	return check_result();
 }

@@ -204,7 +204,7 @@ static void test_host_band(void)
 	r.host_band.f_hi = 1.5;
 	const char *t = render(REPORT_TABLE, &r, &rc);
 	CHECK_CONTAINS(t, "of the step)\nhost drift       1250.000 to 2000.000 ms on a host as fast and as slow as the "
-			  "calibration's probe rounds (host costs x0.75 to x1.50)\n");
+			  "model's host range (host costs x0.75 to x1.50)\n");
 	t = render(REPORT_JSON, &r, &rc);
 	CHECK_CONTAINS(t, "  \"host_issue_s\": 1.2,\n  \"host_band\": {\n    \"step_lo_s\": 1.25,\n    \"step_hi_s\": 2,\n"
 			  "    \"factor_lo\": 0.75,\n    \"factor_hi\": 1.5\n  },\n  \"memory_per_gpu_bytes\"");

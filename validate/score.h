@@ -46,7 +46,7 @@ struct score_row {
 	double predicted_step_s;
 	char error[160];          /* why the prediction failed, when !predicted_ok */
 	double predicted_mem;     /* bytes per GPU of the worst stage */
-	double band_lo, band_hi;  /* the prediction on a host as fast and as slow as the calibration's probe rounds
+	double band_lo, band_hi;  /* the prediction on a host as fast and as slow as the model's host range
 	                           * (sim/hostband.h), in the metric's unit, band_lo <= band_hi; 0: no band */
 
 	/* set by score_summarize */

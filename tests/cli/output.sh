@@ -29,11 +29,14 @@ expect_out '^sweep,scenario,mode' "scale -o - writes to standard output"
 # the host drift band: a host-bound step with a calibration that measured its host's drift (x0.704 to x1.553)
 run predict scenarios/validate/t04-single.yaml --hw hardware/h200x2-1128p-measured.yaml
 expect_rc 0 "predict a host-bound step"
-expect_out '^host drift       [0-9.]+ to [0-9.]+ ms on a host as fast and as slow as the calibration.s probe rounds \(host costs x0.70 to x1.55\)$' "predict: the host drift line"
+expect_out '^host drift       [0-9.]+ to [0-9.]+ ms on a host as fast and as slow as the model.s host range \(host costs x0.70 to x1.55\)$' "predict: the host drift line"
 run predict scenarios/validate/t04-single.yaml --hw hardware/h200x2-1128p-measured.yaml --format json
 expect_out '"factor_hi": 1.553' "predict json: host_band"
-run predict "$scen" --format json
-if grep -q host_band "$tmp/out"; then fail "predict: no band on a preset"; else ok; fi
+# a preset's range is the lent hosts' spread (validate/preset_host.py); a model without drift_lo/hi gets no band
+run predict scenarios/validate/t04-single.yaml --hw h200-sxm
+expect_out '^host drift       [0-9.]+ to [0-9.]+ ms on a host as fast and as slow as the model.s host range \(host costs x0\.[0-9]+ to x[12]\.[0-9]+\)$' "predict: a preset's host drift line"
+run predict scenarios/validate/t04-single.yaml --hw hardware/h200x2-1128t-measured.yaml --format json
+if grep -q host_band "$tmp/out"; then fail "predict: no band without a range"; else ok; fi
 
 # a regular file: replaced whole; the temporary is gone afterwards
 mkdir "$tmp/d"

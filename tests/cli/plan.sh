@@ -39,10 +39,10 @@ expect_out "^2,1," "advise csv row for 2 GPUs"
 
 # the host's drift: a host-bound MLP with a calibration that measured it (host.<mode>.drift_lo, drift_hi) gets the
 # step on a host as fast and as slow as its probe rounds, in the verdict, the table, the JSON and plan's summary;
-# a preset (no drift measured) gets none
+# a model without a range (the rtx4070ti-super-pcie preset: no drift_lo, drift_hi) gets none
 run advise scenarios/validate/m01-dp2.yaml --hw hardware/h200x2-1128p-measured.yaml --max-gpus 2
 expect_rc 0 "advise with a calibration"
-expect_out "Steps the host bounds move with it: on a host as fast and as slow as the calibration's probe rounds \(x0.70 to x1.55 on its costs\) one GPU takes" "advise: the host drift sentence"
+expect_out "Steps the host bounds move with it: on a host as fast and as slow as the model's host range \(x0.70 to x1.55 on its costs\) one GPU takes" "advise: the host drift sentence"
 expect_out "a speedup of [0-9.]+x on the fast host and [0-9.]+x on the slow one" "advise: the speedup at both ends"
 expect_out "^ +1 .*\(host drift: [0-9.]+ ms to [0-9.]+ ms\)" "advise: the table's drift column"
 run advise scenarios/validate/m01-dp2.yaml --hw hardware/h200x2-1128p-measured.yaml --max-gpus 2 --format json

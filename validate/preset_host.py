@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""validate/preset_host.py: the built-in presets' host section, from the committed calibrations' measured hosts.
+
+A preset describes hardware nobody calibrated, but a step of eager PyTorch is priced by its host as much as by its
+GPU (docs/hardware-model.md, "host"). The presets' host used to be three typed figures (op 28, launch 6, collective
+20 us) from an early probe. Every committed calibration with the probe's op classes (hardware/*-measured.yaml whose
+host.eager has gemm_us) measured a lent H100 or H200 host with PyTorch 2.11; this script makes the presets' host
+the key-wise median of those, per execution mode:
+
+  - every time key (step_us, op_us, the op classes, accum_us, backward_us, opt_us, coll_us, the compiled graph and
+    kernel keys) and the kernel counts: the median over the calibrations that measured it;
+  - not rank_spread: measured on 2-4 processes of lent cloud hosts (7-47 %), it says how unevenly those hosts ran;
+    a preset's cluster of hundreds of dedicated hosts is another matter, and the law that carries a spread to N
+    processes (docs/hardware-model.md) is checked only to 4: a preset pays no slowest-process factor;
+  - drift_lo, drift_hi: not one host's drift over minutes but how far the measured hosts lie from their median:
+    each calibration's eager op classes over the median's (the geometric mean of the ratios), the smallest and the
+    largest. A preset's user does not know where their host falls; `predict` gives a host-bound step on the
+    fastest and the slowest host measured (the host drift band, sim/hostband.h).
+
+Nothing here is fitted to a validation table: the inputs are the calibrations' probe figures only.
+
+usage: validate/preset_host.py                 print the host section the presets get (and the hosts' spread)
+       validate/preset_host.py --write         rewrite the host section of the presets listed in PRESETS
+       validate/preset_host.py --check         exit 1 when a preset's host section differs from this script's
+       validate/preset_host.py --score [--gpusim build/gpusim] [--before OLD/gpusim] [--rows]
+                                               every measured table scored by its GPU's preset: --before's
+                                               built-in preset against this host, computed without the
+                                               calibration of the table's own lease (leave one lease out)
+"""
+import argparse
+import glob
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+import yaml
+
+MODES = ("eager", "cuda_graphs", "compiled")
+# the presets whose host is the lent hosts' median; rtx4070ti-super-pcie keeps its own (a desktop CPU, estimated)
+PRESETS = ("a100-dgx", "b200-hgx", "gb200-nvl72", "gb300-nvl72", "h100-dgx", "h100-sxm-94gb", "h100-sxm-96gb",
+           "h200-sxm")
+# the eager op classes whose ratio to the median says how fast a host is (not opt_us: two calibrations measure it
+# inside a step, the rest repeated alone; not coll_us: the process group's, not Python's)
+SPEED_KEYS = ("op_us", "gemm_us", "gemm2d_us", "attn_us", "norm_us", "bwd_op_us", "bwd_gemm_us", "bwd_gemm2d_us",
+              "bwd_attn_us", "accum_us", "backward_us")
+NOTE = {
+    "gb200-nvl72": "; Grace (Arm) hosts not measured",
+    "gb300-nvl72": "; Grace (Arm) hosts not measured",
+    "a100-dgx": "; an A100 DGX's EPYC not measured",
+    "b200-hgx": "",
+}
+
+
+def lease(path):
+    """measured-h200x2-1128p.csv / h200x2-1128p-measured.yaml -> h200x2-1128p (as validate/band_cover.py)"""
+    b = os.path.basename(path)
+    b = b[len("measured-"):-len(".csv")] if b.startswith("measured-") else b[:-len("-measured.yaml")]
+    return b.replace("-compiled", "")
+
+
+def calibrations(exclude=None):
+    """(lease, host) of every committed calibration with the probe's op classes, but exclude's"""
+    out = []
+    for f in sorted(glob.glob("hardware/*-measured.yaml")):
+        with open(f) as fh:
+            host = (yaml.safe_load(fh) or {}).get("host") or {}
+        if "gemm_us" not in (host.get("eager") or {}) or lease(f) == exclude:
+            continue
+        out.append((lease(f), host))
+    return out
+
+
+def num(x):
+    return int(x) if float(x).is_integer() else round(float(x), 2)
+
+
+def speeds(cals, med):
+    """each calibration's eager op classes over the median host's: the geometric mean of the ratios"""
+    out = {}
+    for name, h in cals:
+        e = h["eager"]
+        r = [math.log(e[k] / med[k]) for k in SPEED_KEYS if e.get(k) and med.get(k)]
+        out[name] = math.exp(sum(r) / len(r))
+    return out
+
+
+def median_host(cals):
+    host = {}
+    for m in MODES:
+        keys = []
+        for _, h in cals:
+            keys += [k for k in (h.get(m) or {}) if k not in keys and k not in ("drift_lo", "drift_hi", "rank_spread")]
+        host[m] = {k: num(statistics.median(h[m][k] for _, h in cals if k in (h.get(m) or {}))) for k in keys}
+    s = speeds(cals, host["eager"])
+    lo, hi = round(min(s.values()), 3), round(max(s.values()), 3)
+    for m in MODES:
+        host[m]["drift_lo"], host[m]["drift_hi"] = min(lo, 1.0), max(hi, 1.0)
+    return host, s
+
+
+def source(cals, s, note=""):
+    n100 = sum(1 for c, _ in cals if c.startswith("h100"))
+    return ("measured: the median of %d calibrations' host probes (%d lent H100 hosts, %d H200, PyTorch 2.11, "
+            "2026-11; validate/preset_host.py); drift: the fastest and slowest of those hosts, x%.2f-x%.2f%s"
+            % (len(cals), n100, len(cals) - n100, min(s.values()), max(s.values()), note))
+
+
+def section(host, src):
+    lines = ["host:"]
+    for m in MODES:
+        lines.append("  %s: {%s}" % (m, ", ".join("%s: %s" % (k, v) for k, v in host[m].items())))
+    lines.append('  source: "%s"' % src)
+    return "\n".join(lines) + "\n"
+
+
+def with_host(text, sec):
+    """text of a preset YAML with its host section (from 'host:' through its 'source:' line) replaced by sec"""
+    i = text.index("\nhost:\n") + 1
+    j = text.index("\n", text.index("\n  source:", i) + 1) + 1
+    return text[:i] + sec + text[j:]
+
+
+def preset_text(name, sec):
+    with open("hardware/%s.yaml" % name) as fh:
+        return with_host(fh.read(), sec)
+
+
+def validate(gpusim, table, hw):
+    p = subprocess.run([gpusim, "validate", table, "--format", "json", "--hw", hw], capture_output=True, text=True)
+    if p.returncode not in (0, 1):
+        sys.exit("preset_host: %s --hw %s: %s" % (table, hw, p.stderr.strip()[-400:]))
+    return json.loads(p.stdout)
+
+
+def pct(v, q):
+    v = sorted(v)
+    return v[min(len(v) - 1, int(q * len(v)))]
+
+
+def score(gpusim, before, show_rows):
+    tot = {k: {"all": [], "hb": [], "in": 0, "nb": 0, "sr": 0, "sw": 0, "sh": 0, "shw": 0} for k in ("now", "new")}
+    print("%-24s %5s  %-34s  %-34s" % ("table", "rows", "--before's preset: med / max / host-bound signed",
+                                        "lent hosts' median, this lease out"))
+    with tempfile.TemporaryDirectory() as tmp:
+        for table in sorted(glob.glob("validate/measured-*.csv")):
+            preset = "h100-dgx" if "h100" in os.path.basename(table) else "h200-sxm"
+            cals = calibrations(exclude=lease(table))
+            host, s = median_host(cals)
+            path = os.path.join(tmp, "%s-%s.yaml" % (preset, lease(table)))
+            with open(path, "w") as fh:
+                fh.write(preset_text(preset, section(host, source(cals, s))))
+            got = {"now": validate(before, table, preset), "new": validate(gpusim, table, path)}
+            bound = {r["label"] for r in got["new"]["rows"] if "band_lo" in r}  # host-bound: the new preset's band
+            cells = []
+            for k in ("now", "new"):
+                t, d = tot[k], got[k]
+                e = [r["rel_error"] for r in d["rows"] if "rel_error" in r]
+                hb = [r["rel_error"] for r in d["rows"] if r["label"] in bound and "rel_error" in r]
+                t["all"] += e
+                t["hb"] += hb
+                for r in d["rows"]:
+                    if "band_lo" in r:
+                        t["nb"] += 1
+                        t["in"] += r["band_lo"] <= r["measured"] <= r["band_hi"]
+                sm = d["summary"]
+                for a, b in (("sr", "speedup_rows"), ("sw", "speedup_sign_wrong"), ("sh", "speedup_host_side"),
+                             ("shw", "speedup_host_side_wrong")):
+                    t[a] += sm.get(b, 0)
+                cells.append("%4.1f / %5.1f / %+6.1f %% (%d) w%d" % (
+                    100 * statistics.median(map(abs, e)), 100 * max(map(abs, e)),
+                    100 * statistics.median(hb) if hb else float("nan"), len(hb), sm.get("speedup_sign_wrong", 0)))
+                if show_rows and k == "new":
+                    for r in d["rows"]:
+                        if r["label"] in bound:
+                            old = next(x for x in got["now"]["rows"] if x["label"] == r["label"])
+                            print("    %-26s measured %9.3f ms  committed %+6.1f %%  new %+6.1f %%  band %.3f-%.3f"
+                                  % (r["label"], 1e3 * r["measured"], 100 * old["rel_error"], 100 * r["rel_error"],
+                                     1e3 * r["band_lo"], 1e3 * r["band_hi"]))
+            print("%-24s %5d  %-34s  %-34s" % (lease(table) + ("-compiled" if "compiled" in table else ""),
+                                               len(got["new"]["rows"]), cells[0], cells[1]))
+    for k, name in (("now", "--before's preset"), ("new", "lent hosts' median (leave one lease out)")):
+        t = tot[k]
+        a = [abs(x) for x in t["all"]]
+        hb = t["hb"]
+        print("%s: %d rows, median %.1f %%, p90 %.1f %%, max %.1f %%, within 8 %% %.0f %%; host-bound %d rows: signed "
+              "median %+.1f %%, median |error| %.1f %%, p90 %.1f %%" % (
+                  name, len(a), 100 * statistics.median(a), 100 * pct(a, 0.9), 100 * max(a),
+                  100 * sum(x <= 0.08 for x in a) / len(a), len(hb), 100 * statistics.median(hb),
+                  100 * statistics.median(map(abs, hb)), 100 * pct([abs(x) for x in hb], 0.9)))
+        if t["nb"]:
+            print("  band: %d of %d measurements inside (%.0f %%)" % (t["in"], t["nb"], 100 * t["in"] / t["nb"]))
+        print("  speedups: %d rows, %d on the wrong side of 1; %d marked the host's to decide, %d of the wrong among "
+              "them" % (t["sr"], t["sw"], t["sh"], t["shw"]))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--write", action="store_true")
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--score", action="store_true")
+    ap.add_argument("--rows", action="store_true", help="with --score: every host-bound row")
+    ap.add_argument("--gpusim", default="build/gpusim")
+    ap.add_argument("--before", help="with --score: the binary whose built-in preset is the baseline (a build of "
+                    "the commit before the presets took this host; default: --gpusim)")
+    a = ap.parse_args()
+    os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    if a.score:
+        return score(a.gpusim, a.before or a.gpusim, a.rows)
+    cals = calibrations()
+    host, s = median_host(cals)
+    if not (a.write or a.check):
+        sys.stdout.write(section(host, source(cals, s)))
+        for name, v in sorted(s.items(), key=lambda x: x[1]):
+            print("# %-16s x%.3f" % (name, v))
+        return 0
+    stale = []
+    for name in PRESETS:
+        path = "hardware/%s.yaml" % name
+        with open(path) as fh:
+            old = fh.read()
+        new = with_host(old, section(host, source(cals, s, NOTE.get(name, ""))))
+        if new != old:
+            stale.append(path)
+            if a.write:
+                with open(path, "w") as fh:
+                    fh.write(new)
+    if a.check and stale:
+        print("preset_host: host section not the calibrations' median (run validate/preset_host.py --write): %s"
+              % " ".join(stale), file=sys.stderr)
+        return 1
+    print("%s %d presets" % ("rewrote" if a.write else "checked", len(stale) if a.write else len(PRESETS)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
