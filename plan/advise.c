@@ -185,6 +185,20 @@ static void verdict(struct plan_advice *a)
 	}
 }
 
+/* "A to B", a layout's step on the fast and the slow host; "A (the host hardly moves it)" where it has no band. */
+static void step_range(const struct plan_entry *e, char *buf, size_t n)
+{
+	char lo[32], hi[32];
+	if (!(e->r.host_band.hi_s > 0)) {
+		ms(e->r.step_time_s, lo, sizeof lo);
+		snprintf(buf, n, "%s (the host hardly moves it)", lo);
+		return;
+	}
+	ms(e->r.host_band.lo_s, lo, sizeof lo);
+	ms(e->r.host_band.hi_s, hi, sizeof hi);
+	snprintf(buf, n, "%s to %s", lo, hi);
+}
+
 /* Where the best layouts are bound by the host and the model knows its drift (host_band): the fastest count's and
  * the smallest count's step on a host as fast and as slow as the model's host range, and the speedup on
  * one host at either end (both steps times the same factor: the one host that runs both). When the speedup's side
@@ -201,28 +215,26 @@ static void verdict_drift(struct plan_advice *a, int base)
 		return;
 	double blo = b->r.host_band.hi_s > 0 ? b->r.host_band.lo_s : b->r.step_time_s;
 	double bhi = b->r.host_band.hi_s > 0 ? b->r.host_band.hi_s : b->r.step_time_s;
-	char w[16], l1[32], h1[32];
+	char w[16], r1[80];
 	count_word(st->opt[base].res.gpus, false, w, sizeof w);
-	ms(blo, l1, sizeof l1);
-	ms(bhi, h1, sizeof h1);
+	step_range(b, r1, sizeof r1);
 	len += (size_t)snprintf(a->text + len, n - len, " Steps the host bounds move with it: on a host as fast and as "
-				"slow as the model's host range (x%.2f to x%.2f on its costs) %s GPU%s take%s %s to %s",
+				"slow as the model's host range (x%.2f to x%.2f on its costs) %s GPU%s take%s %s",
 				h->r.host_band.f_lo, h->r.host_band.f_hi, w, st->opt[base].res.gpus > 1 ? "s" : "",
-				st->opt[base].res.gpus > 1 ? "" : "s", l1, h1);
+				st->opt[base].res.gpus > 1 ? "" : "s", r1);
 	if (!o || len >= n) {
 		if (len < n)
 			snprintf(a->text + len, n - len, ".");
 		return;
 	}
-	char wo[16], l2[32], h2[32];
+	char wo[16], r2[80];
 	count_word(st->opt[other].res.gpus, false, wo, sizeof wo);
 	double olo = o->r.host_band.hi_s > 0 ? o->r.host_band.lo_s : o->r.step_time_s;
 	double ohi = o->r.host_band.hi_s > 0 ? o->r.host_band.hi_s : o->r.step_time_s;
-	ms(olo, l2, sizeof l2);
-	ms(ohi, h2, sizeof h2);
+	step_range(o, r2, sizeof r2);
 	double s_fast = blo / olo, s_slow = bhi / ohi;
-	len += (size_t)snprintf(a->text + len, n - len, ", %s %s to %s: a speedup of %.2fx on the fast host and %.2fx "
-				"on the slow one.", wo, l2, h2, s_fast, s_slow);
+	len += (size_t)snprintf(a->text + len, n - len, ", %s %s: a speedup of %.2fx on the fast host and %.2fx "
+				"on the slow one.", wo, r2, s_fast, s_slow);
 	if ((s_fast > 1) != (s_slow > 1) && len < n)
 		snprintf(a->text + len, n - len, " Whether %s GPUs beat %s depends on how fast the host runs.", wo, w);
 }

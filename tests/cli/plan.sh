@@ -49,6 +49,9 @@ run advise scenarios/validate/m01-dp2.yaml --hw hardware/h200x2-1128p-measured.y
 expect_out '"step_lo_s": ' "advise json: step_lo_s"
 run advise scenarios/mlp_dense_pcie_2gpu.yaml
 if grep -q "host drift\|Steps the host bounds" "$tmp/out"; then fail "advise: no drift without a measured one"; else ok; fi
+# one GPU the GPU bounds (no band), four the host bounds at its slow end: the one GPU's step is one figure
+run advise scenarios/validate/t01-single.yaml --hw h100-dgx --max-gpus 4
+expect_out "one GPU takes [0-9.]+ ms \(the host hardly moves it\), four [0-9.]+ ms to [0-9.]+ ms: a speedup" "advise: a step without a band"
 run plan scenarios/validate/m01-dp2.yaml --hw hardware/h200x2-1128p-measured.yaml --gpus 2
 expect_rc 0 "plan with a calibration"
 expect_out "^  host drift: [0-9.]+ ms to [0-9.]+ ms a step on a host as fast and as slow" "plan: the best's drift"
