@@ -228,19 +228,32 @@ MODELS = {
     "measured-h200x2-1128t.csv": [["--hw", "hardware/h200x2-1128t-measured.yaml"],
                                   ["--hw", "h200-sxm", "--gpu", "hardware/h200x1-1128s-measured.yaml"],
                                   ["--hw", "hardware/h200x2-1128p-measured.yaml"], ["--hw", "h200-sxm"]],
-    # 1 x H200 of 2026-11-28 13:13 (stop 37), a fresh machine calibrated by none: 1128s, 1128t, 1128p held out, preset
+    # 1 x H200 of 2026-11-28 13:13 (stop 37), a fresh machine calibrated by none: 1128s, 1128t, 1128p, 1128y (stop 38)
+    # held out, preset
     "measured-h200x1-1128u.csv": [["--hw", "hardware/h200x1-1128s-measured.yaml"],
                                   ["--hw", "hardware/h200x2-1128t-measured.yaml"],
-                                  ["--hw", "hardware/h200x2-1128p-measured.yaml"], ["--hw", "h200-sxm"]],
+                                  ["--hw", "hardware/h200x2-1128p-measured.yaml"],
+                                  ["--hw", "hardware/h200x1-1128y-measured.yaml"],
+                                  ["--hw", "h200-sxm"]],
     # 2 x H200 (NV18) of 2026-11-28 14:57 (stop 38), a fresh machine calibrated by none, the 76 rows (the compiled
-    # ones in a second call on the same machine): 1128p, 1128t, 1128s held out, the preset (its host the lent
+    # ones in a second call on the same machine): 1128p, 1128t, 1128s, 1128y held out, the preset (its host the lent
     # hosts' median of 27 calibrations made before: validate/preset_host.py)
     "measured-h200x2-1128w.csv": [["--hw", "hardware/h200x2-1128p-measured.yaml"],
                                   ["--hw", "hardware/h200x2-1128t-measured.yaml"],
                                   ["--hw", "h200-sxm", "--gpu", "hardware/h200x1-1128s-measured.yaml"],
+                                  ["--hw", "hardware/h200x1-1128y-measured.yaml"],
                                   ["--hw", "h200-sxm"]],
-    # 1 x H200 of 2026-11-28 15:06 (stop 38), a fresh machine calibrated by none: 1128s, 1128t, 1128p held out, preset
+    # 1 x H200 of 2026-11-28 15:06 (stop 38), a fresh machine calibrated by none: 1128s, 1128t, 1128p, 1128y held
+    # out, preset
     "measured-h200x1-1128x.csv": [["--hw", "hardware/h200x1-1128s-measured.yaml"],
+                                  ["--hw", "hardware/h200x2-1128t-measured.yaml"],
+                                  ["--hw", "hardware/h200x2-1128p-measured.yaml"],
+                                  ["--hw", "hardware/h200x1-1128y-measured.yaml"],
+                                  ["--hw", "h200-sxm"]],
+    # 1 x H200 of 2026-11-28 15:13 (stop 38), measured on the lease of hardware/h200x1-1128y-measured.yaml (its full
+    # calibration with the step rows, the same call before): its own, then 1128s, 1128t and 1128p held out, preset
+    "measured-h200x1-1128y.csv": [["--hw", "hardware/h200x1-1128y-measured.yaml"],
+                                  ["--hw", "hardware/h200x1-1128s-measured.yaml"],
                                   ["--hw", "hardware/h200x2-1128t-measured.yaml"],
                                   ["--hw", "hardware/h200x2-1128p-measured.yaml"], ["--hw", "h200-sxm"]],
     # 4 x H200 (NV18) of 2026-11-28 07:25 (asked as 4 x H100; cal-and-rows.sh QUICK=1 GPUS=4: five one-GPU rows, the
