@@ -17,7 +17,8 @@ the key-wise median of those, per execution mode:
     largest. A preset's user does not know where their host falls; `predict` gives a host-bound step on the
     fastest and the slowest host measured (the host drift band, sim/hostband.h).
 
-Nothing here is fitted to a validation table: the inputs are the calibrations' probe figures only.
+Nothing here is fitted to a validation table: the inputs are the calibrations' probe figures only. Calibrations
+listed in LATER (made after the presets' host was written) are left out until the next --write takes them in.
 
 usage: validate/preset_host.py                 print the host section the presets get (and the hosts' spread)
        validate/preset_host.py --write         rewrite the host section of the presets listed in PRESETS
@@ -47,6 +48,11 @@ PRESETS = ("a100-dgx", "b200-hgx", "gb200-nvl72", "gb300-nvl72", "h100-dgx", "h1
 # inside a step, the rest repeated alone; not coll_us: the process group's, not Python's)
 SPEED_KEYS = ("op_us", "gemm_us", "gemm2d_us", "attn_us", "norm_us", "bwd_op_us", "bwd_gemm_us", "bwd_gemm2d_us",
               "bwd_attn_us", "accum_us", "backward_us")
+# calibrations committed after the presets' host was last written, kept out of it so that the tables measured
+# since score the presets held out; the next --write that should take them in empties this
+LATER = {
+    "h200x1-1128y": "stop 38, after the presets' host: its table and the fresh 1128w, 1128x score the preset",
+}
 NOTE = {
     "gb200-nvl72": "; Grace (Arm) hosts not measured",
     "gb300-nvl72": "; Grace (Arm) hosts not measured",
@@ -68,7 +74,7 @@ def calibrations(exclude=None):
     for f in sorted(glob.glob("hardware/*-measured.yaml")):
         with open(f) as fh:
             host = (yaml.safe_load(fh) or {}).get("host") or {}
-        if "gemm_us" not in (host.get("eager") or {}) or lease(f) == exclude:
+        if "gemm_us" not in (host.get("eager") or {}) or lease(f) == exclude or lease(f) in LATER:
             continue
         out.append((lease(f), host))
     return out
