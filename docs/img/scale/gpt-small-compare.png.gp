@@ -18,7 +18,8 @@ set grid
 set key top left box opaque
 set xtics (1, 2, 4, 8)
 set xrange [0.8:10]
-plot 'gpt-small-compare.png.dat' index 0 using 1:3 with linespoints lw 2.5 pt 7 ps 1.3 lc rgb '#1f77b4' title 'h100-dgx', \
+plot 'gpt-small-compare.png.dat' index 0 using 1:3:19:20 with yerrorbars lw 1.5 pt 7 ps 0 lc rgb '#1f77b4' title 'h100-dgx, fast to slow host', \
+     'gpt-small-compare.png.dat' index 0 using 1:3 with linespoints lw 2.5 pt 7 ps 1.3 lc rgb '#1f77b4' title 'h100-dgx', \
      'gpt-small-compare.png.dat' index 1 using 1:3 with linespoints lw 2.5 pt 7 ps 1.3 lc rgb '#d62728' title 'rtx4070ti-super-pcie'
 unset title
 set origin 0,0.02
@@ -29,8 +30,8 @@ set format x '%g'
 set xlabel 'GPUs'
 set tmargin 2
 set ylabel 'throughput ratio'
-set yrange [0:89.4684]
-set ytics 50
+set yrange [0:82.4125]
+set ytics 20
 set key outside top center horizontal nobox
 plot 1 with lines dt 2 lw 2 lc rgb '#555555' title 'equal', \
      'gpt-small-compare.png.dat' index 2 using 1:2 with linespoints lw 2.5 pt 7 ps 1.3 lc rgb '#333333' title 'h100-dgx / rtx4070ti-super-pcie', \
