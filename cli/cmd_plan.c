@@ -17,7 +17,7 @@
 #define MAX_HW 16
 
 static const char usage_line[] =
-	"usage: gpusim plan SCENARIO.yaml --gpus LIST [--hw FILE|PRESET ...] [--gpu FILE]\n"
+	"usage: gpusim plan SCENARIO.yaml --gpus LIST [--hw FILE|PRESET ...] [--gpu FILE] [--host FILE|PRESET]\n"
 	"                   [--tokens T | --steps S] [--price USD] [--by time|cost] [--top K]\n"
 	"                   [--format table|csv|json] [-o FILE] [--report DIR]\n";
 
@@ -54,6 +54,8 @@ static void help(void)
 	      "  --gpu FILE        a calibrated GPU (gpusim calibrate output) put into each --hw model's node and\n"
 	      "                    network (docs/hardware-model.md, \"Compose\"): plan a cluster of the GPU you\n"
 	      "                    measured\n"
+	      "  --host M          the host costs of model M (a preset or a file with a host section) in each\n"
+	      "                    model (see 'gpusim predict --help')\n"
 	      "  --tokens T        train on T tokens (1e12, 300e9): steps = T / (global_batch * seq)\n"
 	      "  --steps S         or train for S optimizer steps (default: one step, costs per step)\n"
 	      "  --price USD       price per GPU-hour for every model (default: each model's cost.usd_per_gpu_hour;\n"
@@ -85,14 +87,14 @@ struct args {
 	struct plan_study_spec spec;
 	const char *hw[MAX_HW];
 	int *gpus;
-	const char *gpu_file, *output, *report;
+	const char *gpu_file, *host, *output, *report;
 	enum report_format fmt;
 };
 
-enum { OPT_GPUS, OPT_HW, OPT_GPU, OPT_TOKENS, OPT_STEPS, OPT_PRICE, OPT_BY, OPT_TOP, OPT_FORMAT, OPT_OUTPUT,
+enum { OPT_GPUS, OPT_HW, OPT_GPU, OPT_HOST, OPT_TOKENS, OPT_STEPS, OPT_PRICE, OPT_BY, OPT_TOP, OPT_FORMAT, OPT_OUTPUT,
        OPT_REPORT };
 static const struct cli_option options[] = {
-	{"gpus", 0, true, OPT_GPUS}, {"hw", 0, true, OPT_HW}, {"gpu", 0, true, OPT_GPU},
+	{"gpus", 0, true, OPT_GPUS}, {"hw", 0, true, OPT_HW}, {"gpu", 0, true, OPT_GPU}, {"host", 0, true, OPT_HOST},
 	{"tokens", 0, true, OPT_TOKENS}, {"steps", 0, true, OPT_STEPS}, {"price", 0, true, OPT_PRICE},
 	{"by", 0, true, OPT_BY}, {"top", 0, true, OPT_TOP}, {"format", 0, true, OPT_FORMAT},
 	{"output", 'o', true, OPT_OUTPUT}, {"report", 0, true, OPT_REPORT}, {NULL, 0, false, 0},
@@ -129,6 +131,7 @@ static int on_opt(void *ctx, int id, const char *val)
 		a->hw[sp->nhw++] = val;
 		break;
 	case OPT_GPU: a->gpu_file = val; break;
+	case OPT_HOST: a->host = val; break;
 	case OPT_TOKENS: return parse_positive("tokens", val, &sp->tokens);
 	case OPT_STEPS: return parse_positive("steps", val, &sp->steps);
 	case OPT_PRICE: return parse_positive("price", val, &sp->price);
@@ -184,6 +187,7 @@ static int parse(int argc, char **argv, struct args *a)
 		return cli_usage_error("plan");
 	}
 	a->spec.gpu = a->gpu_file;  /* composed into each --hw model (hardware/hwcompose.c) */
+	a->spec.host = a->host;
 	a->spec.hw = a->hw;
 	if (a->spec.top == 0)
 		a->spec.top = 5;
@@ -208,6 +212,8 @@ int cmd_plan(int argc, char **argv)
 	bool wrong = cli_check_kind(a.spec.scenario, FILEKIND_SCENARIO) != 0;
 	for (int h = 0; h < a.spec.nhw && !wrong; h++)
 		wrong = cli_check_kind(a.hw[h], FILEKIND_HARDWARE) != 0;
+	if (!wrong && a.host)
+		wrong = cli_check_kind(a.host, FILEKIND_HARDWARE) != 0;
 	if (wrong) {
 		free(a.gpus);
 		return 1;

@@ -23,7 +23,7 @@
 
 static const char usage_line[] =
 	"usage: gpusim predict SCENARIO.yaml [--hw FILE|PRESET] [--gpu FILE [--target-gpu PRESET]] [--gpus N]\n"
-	"                      [--format table|json|csv] [-o FILE] [--all-ranks]\n"
+	"                      [--host FILE|PRESET] [--format table|json|csv] [-o FILE] [--all-ranks]\n"
 	"                      [--trace FILE [--trace-ranks overview|stages|critical|all|LIST]] [--require-fit]\n"
 	"                      [--max-tasks N] [--max-trace-mb N]\n";
 
@@ -50,6 +50,9 @@ static void help(void)
 	      "                    (docs/hardware-model.md, Compose); the report says which part came from where\n"
 	      "  --target-gpu P    with --gpu: carry the measured efficiencies (achieved/peak) to preset P's GPU\n"
 	      "                    (its peaks, HBM, SMs, memory): one H100 calibration priced on another GPU type\n"
+	      "  --host M          the host costs (per op, per call, the host range) of model M, a preset or a file\n"
+	      "                    with a host section, instead of the hardware's: a calibrated GPU with the presets'\n"
+	      "                    median lent host (--host h200-sxm), or one machine's host with another's GPU\n"
 	      "  --gpus N          total GPU count instead of the scenario's; dp is re-derived as N/(tp*pp)\n"
 	      "  --format F        table (default, for people), json (one object, keys in docs/output.md) or csv\n"
 	      "                    (a header line and a data line, nested keys flattened as breakdown_s.compute)\n"
@@ -97,11 +100,11 @@ struct args {
 	double max_tasks, max_trace_mb;
 };
 
-enum { OPT_HW, OPT_GPU, OPT_TARGET_GPU, OPT_GPUS, OPT_FORMAT, OPT_OUTPUT, OPT_TRACE, OPT_TRACE_RANKS, OPT_ALL_RANKS,
-       OPT_REQUIRE_FIT, OPT_MAX_TASKS, OPT_MAX_TRACE_MB };
+enum { OPT_HW, OPT_GPU, OPT_TARGET_GPU, OPT_HOST, OPT_GPUS, OPT_FORMAT, OPT_OUTPUT, OPT_TRACE, OPT_TRACE_RANKS,
+       OPT_ALL_RANKS, OPT_REQUIRE_FIT, OPT_MAX_TASKS, OPT_MAX_TRACE_MB };
 static const struct cli_option options[] = {
 	{"hw", 0, true, OPT_HW}, {"gpu", 0, true, OPT_GPU}, {"target-gpu", 0, true, OPT_TARGET_GPU},
-	{"gpus", 0, true, OPT_GPUS}, {"format", 0, true, OPT_FORMAT},
+	{"host", 0, true, OPT_HOST}, {"gpus", 0, true, OPT_GPUS}, {"format", 0, true, OPT_FORMAT},
 	{"output", 'o', true, OPT_OUTPUT}, {"trace", 0, true, OPT_TRACE}, {"trace-ranks", 0, true, OPT_TRACE_RANKS},
 	{"all-ranks", 0, false, OPT_ALL_RANKS},
 	{"require-fit", 0, false, OPT_REQUIRE_FIT}, {"max-tasks", 0, true, OPT_MAX_TASKS},
@@ -162,6 +165,7 @@ static int on_opt(void *ctx, int id, const char *val)
 		break;
 	case OPT_GPU: a->ov.gpu = val; break;
 	case OPT_TARGET_GPU: a->ov.target_gpu = val; break;
+	case OPT_HOST: a->ov.host = val; break;
 	case OPT_GPUS: return cli_parse_positive_int("--gpus", val, &a->ov.gpus);
 	case OPT_FORMAT:
 		if (report_format_parse(val, &a->fmt) != 0)
@@ -252,6 +256,24 @@ static int check_fit(const struct scenario *s, const struct hwmodel *hw, const s
 	return require ? 1 : 0;
 }
 
+/* The scenario readable and each file of the right kind: 0, else the exit code (3: an unreadable scenario, an
+ * environment problem, told apart from a bad one, 1). */
+static int check_inputs(const struct args *a)
+{
+	FILE *probe = fopen(a->scenario, "r");
+	if (!probe) {
+		diag_errorf("cannot open '%s': %s", a->scenario, strerror(errno));
+		return 3;
+	}
+	fclose(probe);
+	if (cli_check_kind(a->scenario, FILEKIND_SCENARIO) != 0 ||
+	    (a->ov.hardware && cli_check_kind(a->ov.hardware, FILEKIND_HARDWARE) != 0) ||
+	    (a->ov.gpu && cli_check_kind(a->ov.gpu, FILEKIND_HARDWARE) != 0) ||
+	    (a->ov.host && cli_check_kind(a->ov.host, FILEKIND_HARDWARE) != 0))
+		return 1;
+	return 0;
+}
+
 int cmd_predict(int argc, char **argv)
 {
 	struct args a = {.fmt = REPORT_TABLE};
@@ -261,17 +283,10 @@ int cmd_predict(int argc, char **argv)
 		return status < 0 ? 0 : status;
 	}
 
-	/* An unreadable scenario is an environment problem (3), told apart from a bad one (1). */
-	FILE *probe = fopen(a.scenario, "r");
-	if (!probe) {
-		diag_errorf("cannot open '%s': %s", a.scenario, strerror(errno));
-		return 3;
+	if ((status = check_inputs(&a)) != 0) {
+		free(a.ranks);
+		return status;
 	}
-	fclose(probe);
-	if (cli_check_kind(a.scenario, FILEKIND_SCENARIO) != 0 ||
-	    (a.ov.hardware && cli_check_kind(a.ov.hardware, FILEKIND_HARDWARE) != 0) ||
-	    (a.ov.gpu && cli_check_kind(a.ov.gpu, FILEKIND_HARDWARE) != 0))
-		return 1;
 
 	struct cli_out out = {.path = a.output}, trace = {.path = a.trace};
 	struct hwmodel *hw = NULL;

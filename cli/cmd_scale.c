@@ -20,7 +20,7 @@
 
 static const char usage_line[] =
 	"usage: gpusim scale SCENARIO.yaml --gpus LIST [--hw FILE|PRESET ...] [--gpu FILE [--target-gpu PRESET]]\n"
-	"                    [--mode strong|weak]\n"
+	"                    [--host FILE|PRESET] [--mode strong|weak]\n"
 	"                    [--format table|csv|json] [-o FILE] [--shard I/N] [--all-ranks] [--progress]\n"
 	"                    [--max-tasks N]\n";
 
@@ -42,6 +42,8 @@ static void help(void)
 	      "                    repeat it to compare models row by row (default: the scenario's 'hardware:')\n"
 	      "  --gpu FILE        a calibrated GPU (gpusim calibrate) inside every --hw model's node and network\n"
 	      "                    (see 'gpusim predict --help'); --target-gpu PRESET carries it to PRESET's GPU\n"
+	      "  --host M          the host costs of model M (a preset or a file with a host section) in every\n"
+	      "                    model (see 'gpusim predict --help')\n"
 	      "  --mode M          strong (default): the global batch stays as in the scenario at every size;\n"
 	      "                    weak: the batch per DP replica stays, so the global batch grows with dp\n"
 	      "  --format F        table (default; for people), csv (one line per row) or json; csv and json are\n"
@@ -83,11 +85,11 @@ struct args {
 	double t0;            /* start of the sweep, for the progress lines */
 };
 
-enum { OPT_GPUS, OPT_HW, OPT_GPU, OPT_TARGET_GPU, OPT_MODE, OPT_FORMAT, OPT_OUTPUT, OPT_SHARD, OPT_ALL_RANKS,
+enum { OPT_GPUS, OPT_HW, OPT_GPU, OPT_TARGET_GPU, OPT_HOST, OPT_MODE, OPT_FORMAT, OPT_OUTPUT, OPT_SHARD, OPT_ALL_RANKS,
        OPT_PROGRESS, OPT_MAX_TASKS };
 static const struct cli_option options[] = {
 	{"gpus", 0, true, OPT_GPUS}, {"hw", 0, true, OPT_HW}, {"gpu", 0, true, OPT_GPU},
-	{"target-gpu", 0, true, OPT_TARGET_GPU}, {"mode", 0, true, OPT_MODE},
+	{"target-gpu", 0, true, OPT_TARGET_GPU}, {"host", 0, true, OPT_HOST}, {"mode", 0, true, OPT_MODE},
 	{"format", 0, true, OPT_FORMAT}, {"output", 'o', true, OPT_OUTPUT}, {"shard", 0, true, OPT_SHARD},
 	{"all-ranks", 0, false, OPT_ALL_RANKS}, {"progress", 0, false, OPT_PROGRESS},
 	{"max-tasks", 0, true, OPT_MAX_TASKS}, {NULL, 0, false, 0},
@@ -132,6 +134,7 @@ static int on_opt(void *ctx, int id, const char *val)
 		break;
 	case OPT_GPU: sp->gpu = val; break;
 	case OPT_TARGET_GPU: sp->target_gpu = val; break;
+	case OPT_HOST: sp->host = val; break;
 	case OPT_MODE:
 		if (scale_mode_parse(val, &sp->mode) != 0)
 			return diag_errorf("unknown mode '%s' (use strong or weak)", val);
@@ -226,6 +229,8 @@ int cmd_scale(int argc, char **argv)
 	bool wrong = cli_check_kind(a.spec.scenario, FILEKIND_SCENARIO) != 0;
 	for (int h = 0; h < a.spec.nhw && !wrong; h++)
 		wrong = cli_check_kind(a.hw[h], FILEKIND_HARDWARE) != 0;
+	if (!wrong && a.spec.host)
+		wrong = cli_check_kind(a.spec.host, FILEKIND_HARDWARE) != 0;
 	if (wrong) {
 		free(a.gpus);
 		return 1;

@@ -18,7 +18,7 @@
 #include "validate/score.h"
 
 static const char usage_line[] =
-	"usage: gpusim validate MEASURED.csv [--hw FILE|PRESET] [--gpu FILE [--target-gpu PRESET]]\n"
+	"usage: gpusim validate MEASURED.csv [--hw FILE|PRESET] [--gpu FILE [--target-gpu PRESET]] [--host FILE|PRESET]\n"
 	"                       [--max-median-error PCT] [--max-error PCT]\n"
 	"                       [--require-speedup-sign] [--format table|csv|json]\n";
 
@@ -53,6 +53,7 @@ static void help(void)
 	      "  --hw FILE|PRESET         hardware model for every row instead of each scenario's 'hardware:'\n"
 	      "  --gpu FILE               a calibrated GPU inside that model's node and network (as predict --gpu)\n"
 	      "  --target-gpu PRESET      with --gpu: the measured efficiencies carried to PRESET's GPU\n"
+	      "  --host FILE|PRESET       the host costs of that model for every row (as predict --host)\n"
 	      "  --max-median-error PCT   exit 1 when the median |error| is above PCT percent\n"
 	      "  --max-error PCT          exit 1 when any row's |error| is above PCT percent\n"
 	      "  --require-speedup-sign   exit 1 when a predicted speedup is on the wrong side of 1\n"
@@ -72,7 +73,7 @@ static void help(void)
 enum fmt { FMT_TABLE, FMT_CSV, FMT_JSON };
 
 struct args {
-	const char *csv, *hw, *gpu, *target_gpu;
+	const char *csv, *hw, *gpu, *target_gpu, *host;
 	double max_median_pct, max_pct;   /* < 0: not set */
 	bool require_sign;
 	enum fmt fmt;
@@ -94,10 +95,10 @@ static int parse_pct(const char *opt, const char *s, double *out)
 	return 0;
 }
 
-enum { OPT_HW, OPT_GPU, OPT_TARGET_GPU, OPT_MAX_MEDIAN, OPT_MAX, OPT_SIGN, OPT_FORMAT };
+enum { OPT_HW, OPT_GPU, OPT_TARGET_GPU, OPT_HOST, OPT_MAX_MEDIAN, OPT_MAX, OPT_SIGN, OPT_FORMAT };
 static const struct cli_option options[] = {
 	{"hw", 0, true, OPT_HW}, {"gpu", 0, true, OPT_GPU}, {"target-gpu", 0, true, OPT_TARGET_GPU},
-	{"max-median-error", 0, true, OPT_MAX_MEDIAN}, {"max-error", 0, true, OPT_MAX},
+	{"host", 0, true, OPT_HOST}, {"max-median-error", 0, true, OPT_MAX_MEDIAN}, {"max-error", 0, true, OPT_MAX},
 	{"require-speedup-sign", 0, false, OPT_SIGN}, {"format", 0, true, OPT_FORMAT}, {NULL, 0, false, 0},
 };
 
@@ -108,6 +109,7 @@ static int on_opt(void *ctx, int id, const char *val)
 	case OPT_HW: a->hw = val; break;
 	case OPT_GPU: a->gpu = val; break;
 	case OPT_TARGET_GPU: a->target_gpu = val; break;
+	case OPT_HOST: a->host = val; break;
 	case OPT_MAX_MEDIAN: return parse_pct("--max-median-error", val, &a->max_median_pct);
 	case OPT_MAX: return parse_pct("--max-error", val, &a->max_pct);
 	case OPT_SIGN: a->require_sign = true; break;
@@ -423,7 +425,7 @@ int cmd_validate(int argc, char **argv)
 		score_table_release(&t);
 		return gserr_exit_code(rc);
 	}
-	score_predict(&t, a.hw, a.gpu, a.target_gpu);
+	score_predict(&t, a.hw, a.gpu, a.target_gpu, a.host);
 	score_summarize(&t, &s);
 	if (a.fmt == FMT_TABLE)
 		write_table(stdout, &t, &s);

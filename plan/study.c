@@ -77,7 +77,8 @@ int plan_study_run(const struct plan_study_spec *spec, struct plan_study *out)
 	out->opt = xcalloc((size_t)nhw * spec->ngpus, sizeof *out->opt);
 	int rc = 0;
 	for (int h = 0; h < nhw && rc == 0; h++) {
-		struct scenario_overrides ov = { .hardware = spec->nhw > 0 ? spec->hw[h] : NULL, .gpu = spec->gpu };
+		struct scenario_overrides ov = { .hardware = spec->nhw > 0 ? spec->hw[h] : NULL, .gpu = spec->gpu,
+						 .host = spec->host };
 		struct scenario s;
 		struct hwmodel *hw = NULL;
 		if ((rc = scenario_load(spec->scenario, &ov, &s)) != 0 || (rc = scenario_load_hardware(&s, &hw)) != 0)

@@ -16,6 +16,7 @@ struct plan_study_spec {
 	const char *const *hw;        /* nhw hardware presets or files; nhw 0: the scenario's own */
 	int nhw;
 	const char *gpu;              /* --gpu FILE: a calibrated GPU composed into every model (hwmodel_compose) */
+	const char *host;             /* --host FILE|PRESET: that model's host costs in every model (NULL: none) */
 	const int *gpus;              /* ngpus GPU counts */
 	int ngpus;
 	int top;                      /* layouts listed per option (K) */

@@ -72,6 +72,7 @@ struct scale_spec {
 	int nhw;
 	const char *gpu;             /* --gpu FILE: a calibrated GPU composed into every model (NULL: none) */
 	const char *target_gpu;      /* --target-gpu PRESET with gpu (NULL: none) */
+	const char *host;            /* --host FILE|PRESET: that model's host costs in every model (NULL: none) */
 	enum scale_mode mode;
 	int shard, nshards;          /* 1-based slice; 1/1 runs every row */
 	bool all_ranks;              /* predict_opts.all_ranks for every row */

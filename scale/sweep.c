@@ -270,6 +270,17 @@ static int sweep_id(const struct scale_spec *sp, char out[17])
 		if (!hwmodel_is_preset_name(sp->hw[i]))
 			rc = hash_file(&h, sp->hw[i]);
 	}
+	/* --gpu, --target-gpu and --host change every row: which option, its name, the bytes of a file (a sweep
+	 * without them keeps the id it had before they were hashed) */
+	const char *more[3] = { sp->gpu, sp->target_gpu, sp->host };
+	for (int i = 0; i < 3 && rc == 0; i++) {
+		if (!more[i])
+			continue;
+		h = fnv(h, &i, sizeof i);
+		h = fnv(h, more[i], strlen(more[i]) + 1);
+		if (!hwmodel_is_preset_name(more[i]))
+			rc = hash_file(&h, more[i]);
+	}
 	if (rc != 0)
 		return rc;
 	const char *mode = scale_mode_name(sp->mode);
@@ -335,7 +346,7 @@ static int load_hardware(const struct scale_spec *sp, int h, char (*names)[64], 
 			 struct hwmodel **hw)
 {
 	struct scenario_overrides ov = { .hardware = sp->nhw ? sp->hw[h] : NULL, .gpu = sp->gpu,
-					 .target_gpu = sp->target_gpu };
+					 .target_gpu = sp->target_gpu, .host = sp->host };
 	int rc = scenario_load(sp->scenario, &ov, base);
 	if (rc == 0)
 		rc = scenario_load_hardware(base, hw);

@@ -1,5 +1,6 @@
 /* loadhw: a scenario's hardware model (scenario_load_hardware): the preset or file `hardware:` names, a
- * measured GPU composed into it (--gpu) or carried to another GPU (--target-gpu), and the rails that refuse a
+ * measured GPU composed into it (--gpu) or carried to another GPU (--target-gpu), another model's host costs
+ * (--host), and the rails that refuse a
  * model the job cannot run on (no peak for its dtype, no fp8 or block-scaled tensor cores for its recipe). */
 #include <errno.h>
 #include <stdio.h>
@@ -51,6 +52,34 @@ static int compose_gpu(const struct scenario *s, struct hwmodel **hw)
 	return 0;
 }
 
+/* --host MODEL: the host section (every mode's costs, rank spread and host range, and its source) of MODEL
+ * replaces the loaded model's; the report's origin says so. A model without a host section is refused: it would
+ * silently price every op at 0. */
+static int take_host(const struct scenario *s, struct hwmodel *hw)
+{
+	int err = 0;
+	struct hwmodel *m = hwmodel_load(s->host, &err);
+	if (!m)
+		return err ? err : GS_EINVAL;
+	bool any = false;
+	for (int e = 0; e < EXEC_N && !any; e++)
+		for (int i = 0; hw_host_keys[i].key && !any; i++)
+			any = hw_host_value(&m->host.mode[e], i) > 0;
+	if (!any) {
+		diag_errorf("--host %s: '%s' has no host section (host.eager, host.compiled, ...) to take the host costs "
+			    "from; give a calibration (gpusim calibrate --kernels torch) or a preset", s->host, m->name);
+		hwmodel_free(m);
+		return GS_EINVAL;
+	}
+	hw->host = m->host;
+	char note[200];
+	snprintf(note, sizeof note, "host costs from %.150s", s->host);
+	size_t used = strlen(hw->origin.note);
+	snprintf(hw->origin.note + used, sizeof hw->origin.note - used, "%s%s", used ? "; " : "", note);
+	hwmodel_free(m);
+	return 0;
+}
+
 int scenario_load_hardware(const struct scenario *s, struct hwmodel **out)
 {
 	const char *file = s->hardware_line > 0 ? s->path : NULL;
@@ -72,6 +101,10 @@ int scenario_load_hardware(const struct scenario *s, struct hwmodel **out)
 		return err ? err : GS_EINVAL;
 	if ((err = compose_gpu(s, &hw)) != 0)
 		return err;
+	if (s->host[0] && (err = take_host(s, hw)) != 0) {
+		hwmodel_free(hw);
+		return err;
+	}
 	enum dtype dt = s->model.dtype;
 	if (!(hw->gpu.peak_tflops[dt] > 0)) {
 		diag_error(file, line, col, "hardware '%s' has no %s peak (gpu.peak_tflops.%s), so model.dtype %s "

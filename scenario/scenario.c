@@ -350,6 +350,8 @@ static void read_hardware(struct ydoc *d, const struct ynode *root, const struct
 	char value[512];
 	if (ov && ov->gpu && snprintf(s->gpu, sizeof s->gpu, "%s", ov->gpu) >= (int)sizeof s->gpu)
 		ydoc_error_at(d, 0, 0, "--gpu: name too long (at most %zu characters)", sizeof s->gpu - 1);
+	if (ov && ov->host && snprintf(s->host, sizeof s->host, "%s", ov->host) >= (int)sizeof s->host)
+		ydoc_error_at(d, 0, 0, "--host: name too long (at most %zu characters)", sizeof s->host - 1);
 	if (ov && ov->target_gpu &&
 	    snprintf(s->target_gpu, sizeof s->target_gpu, "%s", ov->target_gpu) >= (int)sizeof s->target_gpu)
 		ydoc_error_at(d, 0, 0, "--target-gpu: name too long (at most %zu characters)", sizeof s->target_gpu - 1);

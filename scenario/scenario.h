@@ -198,6 +198,7 @@ struct scenario {
 	int hardware_line, hardware_col;  /* position of the hardware value; 0 when it came from --hw */
 	char gpu[512];         /* --gpu FILE: a calibrated GPU composed into the hardware's node ("" none) */
 	char target_gpu[64];   /* --target-gpu PRESET: the measured GPU carried to that preset's GPU ("" none) */
+	char host[512];        /* --host FILE|PRESET: the host costs (host section) taken from that model ("" none) */
 };
 
 /* Command-line overrides applied before validation, so errors still point into the file. 0 = not set. */
@@ -206,6 +207,7 @@ struct scenario_overrides {
 	const char *hardware;   /* --hw FILE|PRESET */
 	const char *gpu;        /* --gpu FILE: a calibrated GPU inside the hardware's node (hwmodel_compose) */
 	const char *target_gpu; /* --target-gpu PRESET: that GPU carried to the preset's GPU (hwmodel_retarget) */
+	const char *host;       /* --host FILE|PRESET: that model's host costs instead of the hardware's */
 };
 
 /* scenario_load: parse and check path. Returns 0, or GS_EINVAL after printing every error as

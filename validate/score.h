@@ -135,8 +135,9 @@ void score_summarize(struct score_table *t, struct score_summary *sum);
 
 /* score_predict (validate/score_predict.c): for every row load its scenario (hardware hw, a preset name or YAML
  * path, instead of the scenario's when not NULL; gpu, a calibrated GPU composed into it when not NULL, carried
- * to preset target_gpu's GPU when that is not NULL), run the simulator and set the prediction; a row that fails
- * gets score_set_failure after the loader's or simulator's own message. Returns the number of failed rows. */
-int score_predict(struct score_table *t, const char *hw, const char *gpu, const char *target_gpu);
+ * to preset target_gpu's GPU when that is not NULL; the host costs of model host when not NULL), run the
+ * simulator and set the prediction; a row that fails gets score_set_failure after the loader's or simulator's
+ * own message. Returns the number of failed rows. */
+int score_predict(struct score_table *t, const char *hw, const char *gpu, const char *target_gpu, const char *host);
 
 #endif

@@ -57,10 +57,10 @@ static double metric_value(const struct score_table *t, const struct score_row *
 	return score_tflops_per_gpu(flops, step_s, s->par.gpus);
 }
 
-int score_predict(struct score_table *t, const char *hw, const char *gpu, const char *target_gpu)
+int score_predict(struct score_table *t, const char *hw, const char *gpu, const char *target_gpu, const char *host)
 {
 	struct hw_cache cache = {0};
-	struct scenario_overrides ov = {.hardware = hw, .gpu = gpu, .target_gpu = target_gpu};
+	struct scenario_overrides ov = {.hardware = hw, .gpu = gpu, .target_gpu = target_gpu, .host = host};
 	int failed = 0;
 	for (int i = 0; i < t->n; i++) {
 		struct score_row *r = &t->rows[i];

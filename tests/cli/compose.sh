@@ -151,4 +151,39 @@ run predict scenarios/validate/t04-single.yaml --hw hardware/h100x2-1128h-measur
 expect_out '"host": ""' "origin.host, one GPU"
 run predict "$scen" --hw h100-dgx --gpu hardware/h100x2-1128h-measured.yaml
 expect_out "^  host           x1.163: the slowest of 64 processes" "table: origin host, composed, 64 GPUs"
+
+# --host MODEL: a calibration's GPU with another model's host costs. One GPU, so the host's work is the sum of
+# the host model's costs over the op list alone: with the preset's host it is the preset's own host work, to
+# the last digit, whatever GPU runs the step; the range is the host model's (the preset's x0.66 to x1.69 band)
+t05=scenarios/validate/t05-single.yaml
+run predict "$t05" --hw h200-sxm --format json
+host_preset=$(num host_issue_s "$tmp/out")
+run predict "$t05" --hw hardware/h200x2-1128p-measured.yaml --host h200-sxm --format json
+expect_rc 0 "predict --host PRESET"
+[ -n "$host_preset" ] && [ "$(num host_issue_s "$tmp/out")" = "$host_preset" ] && ok ||
+	fail "--host h200-sxm: the preset's host work ($host_preset), got $(num host_issue_s "$tmp/out")"
+expect_out '"assumptions": "host costs from h200-sxm"' "--host: origin says where the host came from"
+expect_out '"factor_hi": 1.688' "--host: the host model's range"
+run predict "$t05" --hw hardware/h200x2-1128p-measured.yaml --format json
+[ "$(num host_issue_s "$tmp/out")" != "$host_preset" ] && ok || fail "without --host: the calibration's own host"
+run predict "$t05" --host tests/data/h100x1-measured-v1.yaml
+expect_rc 1 "--host of a model without a host section"
+expect_err "^gpusim: --host tests/data/h100x1-measured-v1.yaml: 'h100x1-measured' has no host section" "--host: says why"
+run predict "$t05" --host "$t05"
+expect_rc 1 "--host of a scenario"
+run predict "$t05" --hw hardware/h200x2-1128p-measured.yaml --host h200-sxm --format json
+step=$(num step_time_s "$tmp/out")
+run validate validate/measured-h200x1-1128x.csv --hw hardware/h200x2-1128p-measured.yaml --host h200-sxm --format csv
+expect_rc 0 "validate --host"
+got=$(grep '^t05-single,' "$tmp/out" | cut -d, -f5)
+awk -v a="$step" -v b="$got" 'BEGIN { d = a - b; exit !(a > 0 && d < 1e-9 && d > -1e-9) }' && ok ||
+	fail "validate --host: t05-single as predict --host gives it ($step), got $got"
+# a sweep's id names its --host (a shard of one sweep never merges with a shard of another)
+run scale "$t05" --gpus 1 --format csv
+id1=$(sed -n 2p "$tmp/out" | cut -d, -f1)
+run scale "$t05" --gpus 1 --host h200-sxm --format csv
+id2=$(sed -n 2p "$tmp/out" | cut -d, -f1)
+[ -n "$id1" ] && [ "$id1" != "$id2" ] && ok || fail "scale --host: another sweep id ($id1, $id2)"
+run plan "$t05" --gpus 1 --hw hardware/h200x2-1128p-measured.yaml --host h200-sxm --format json
+expect_rc 0 "plan --host"
 cli_done
