@@ -235,6 +235,13 @@ MODELS = {
                                   ["--hw", "hardware/h200x2-1128p-measured.yaml"],
                                   ["--hw", "hardware/h200x1-1128y-measured.yaml"],
                                   ["--hw", "h200-sxm"]],
+    # 2 x H200 (NV18) of 2026-11-28 15:16 (stop 38), a fresh machine calibrated by none, the 69 eager rows: 1128p,
+    # 1128t, 1128s, 1128y held out, the preset
+    "measured-h200x2-1128v.csv": [["--hw", "hardware/h200x2-1128p-measured.yaml"],
+                                  ["--hw", "hardware/h200x2-1128t-measured.yaml"],
+                                  ["--hw", "h200-sxm", "--gpu", "hardware/h200x1-1128s-measured.yaml"],
+                                  ["--hw", "hardware/h200x1-1128y-measured.yaml"],
+                                  ["--hw", "h200-sxm"]],
     # 2 x H200 (NV18) of 2026-11-28 14:57 (stop 38), a fresh machine calibrated by none, the 76 rows (the compiled
     # ones in a second call on the same machine): 1128p, 1128t, 1128s, 1128y held out, the preset (its host the lent
     # hosts' median of 27 calibrations made before: validate/preset_host.py)
