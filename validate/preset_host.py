@@ -148,7 +148,10 @@ def pct(v, q):
 
 
 def score(gpusim, before, show_rows):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from score_tables import MODELS
     tot = {k: {"all": [], "hb": [], "in": 0, "nb": 0, "sr": 0, "sw": 0, "sh": 0, "shw": 0} for k in ("now", "new")}
+    cal = {"held out": [], "own": []}  # |error| of the same host-bound rows with the tables' calibrated models
     print("%-24s %5s  %-34s  %-34s" % ("table", "rows", "--before's preset: med / max / host-bound signed",
                                         "lent hosts' median, this lease out"))
     with tempfile.TemporaryDirectory() as tmp:
@@ -161,6 +164,11 @@ def score(gpusim, before, show_rows):
                 fh.write(preset_text(preset, section(host, source(cals, s))))
             got = {"now": validate(before, table, preset), "new": validate(gpusim, table, path)}
             bound = {r["label"] for r in got["new"]["rows"] if "band_lo" in r}  # host-bound: the new preset's band
+            for hw in MODELS.get(os.path.basename(table), []):
+                if len(hw) == 2 and hw[1].startswith("hardware/"):
+                    d = validate(gpusim, table, hw[1])
+                    cal["own" if lease(hw[1]) == lease(table) else "held out"] += [
+                        abs(r["rel_error"]) for r in d["rows"] if r["label"] in bound and "rel_error" in r]
             cells = []
             for k in ("now", "new"):
                 t, d = tot[k], got[k]
@@ -201,6 +209,10 @@ def score(gpusim, before, show_rows):
             print("  band: %d of %d measurements inside (%.0f %%)" % (t["in"], t["nb"], 100 * t["in"] / t["nb"]))
         print("  speedups: %d rows, %d on the wrong side of 1; %d marked the host's to decide, %d of the wrong among "
               "them" % (t["sr"], t["sw"], t["sh"], t["shw"]))
+    for k, v in cal.items():
+        if v:
+            print("the same host-bound rows with the tables' calibrations, %s: %d (row, calibration) pairs, median "
+                  "|error| %.1f %%, p90 %.1f %%" % (k, len(v), 100 * statistics.median(v), 100 * pct(v, 0.9)))
 
 
 def main():
