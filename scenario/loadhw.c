@@ -1,7 +1,7 @@
 /* loadhw: a scenario's hardware model (scenario_load_hardware): the preset or file `hardware:` names, a
  * measured GPU composed into it (--gpu) or carried to another GPU (--target-gpu), another model's host costs
- * (--host), and the rails that refuse a
- * model the job cannot run on (no peak for its dtype, no fp8 or block-scaled tensor cores for its recipe). */
+ * (--host), and the rails that refuse a model the job cannot run on (no peak for its dtype, no fp8 or
+ * block-scaled tensor cores for its recipe). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
