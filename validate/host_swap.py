@@ -7,7 +7,10 @@ signs. It answers issue 11's "a model calibrated on one GPU type must score as w
 better" once the presets carry the lent hosts' median (docs/validation.md, "The presets' host: the lent hosts'
 median").
 
-usage: validate/host_swap.py [--gpusim build-rel/gpusim]        (from the repository root)
+First, with --before too, how many of all the (table, calibrated or composed model) pairs score a larger median
+and a larger max |error| than the preset.
+
+usage: validate/host_swap.py [--gpusim build-rel/gpusim] [--before OLD/gpusim]     (from the repository root)
 """
 import argparse
 import glob
@@ -30,10 +33,46 @@ def val(gpusim, table, hw):
     return [r for r in d["rows"] if "rel_error" in r], d["summary"]
 
 
+def versus_preset(gpusim):
+    """every (table, calibrated or composed model) pair of MODELS that gpusim reads: how many score a larger median
+    and a larger max |error| than the table's GPU's preset"""
+    med = mx = n = 0
+    for table in sorted(glob.glob("validate/measured-*.csv")):
+        preset = "h100-dgx" if "h100" in os.path.basename(table) else "h200-sxm"
+        try:
+            prow, _ = val(gpusim, table, ["--hw", preset])
+        except (SystemExit, ValueError):
+            continue  # a table this binary cannot read
+        if not prow:
+            continue
+        pe = [abs(r["rel_error"]) for r in prow]
+        for hw in MODELS.get(os.path.basename(table), []):
+            if not any(x.startswith("hardware/") for x in hw):
+                continue
+            try:
+                rows, _ = val(gpusim, table, hw)
+            except (SystemExit, ValueError):
+                continue
+            if not rows:
+                continue
+            e = [abs(r["rel_error"]) for r in rows]
+            n += 1
+            med += statistics.median(e) > statistics.median(pe)
+            mx += max(e) > max(pe)
+    return med, mx, n
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--gpusim", default="build-rel/gpusim")
+    ap.add_argument("--before", help="also count, with this binary (one whose presets had the old host), the pairs "
+                    "worse than the preset")
     a = ap.parse_args()
+    for name, binary in (("--before", a.before), ("--gpusim", a.gpusim)):
+        if binary:
+            med, mx, n = versus_preset(binary)
+            print("%-9s every calibrated or composed pair it reads, worse than the preset: median %d, max %d, of %d"
+                  % (name, med, mx, n))
     kinds = ("own host", "median host")
     every = {k: [] for k in kinds}
     bound_err = {k: [] for k in kinds}

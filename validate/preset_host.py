@@ -23,10 +23,13 @@ listed in LATER (made after the presets' host was written) are left out until th
 usage: validate/preset_host.py                 print the host section the presets get (and the hosts' spread)
        validate/preset_host.py --write         rewrite the host section of the presets listed in PRESETS
        validate/preset_host.py --check         exit 1 when a preset's host section differs from this script's
-       validate/preset_host.py --score [--gpusim build/gpusim] [--before OLD/gpusim] [--rows]
+       validate/preset_host.py --score [--gpusim build/gpusim] [--before OLD/gpusim] [--rows] [--rank-spread]
                                                every measured table scored by its GPU's preset: --before's
                                                built-in preset against this host, computed without the
                                                calibration of the table's own lease (leave one lease out)
+       validate/preset_host.py --models TABLE... [--gpusim G] [--before OLD/gpusim]
+                                               those tables' host-bound rows by --before's preset, this one and
+                                               each calibrated model validate/score_tables.py lists for them
 """
 import argparse
 import glob
@@ -39,6 +42,10 @@ import sys
 import tempfile
 
 import yaml
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from band_cover import lease  # noqa: E402
+from score_tables import MODELS  # noqa: E402
 
 MODES = ("eager", "cuda_graphs", "compiled")
 # the presets whose host is the lent hosts' median; rtx4070ti-super-pcie keeps its own (a desktop CPU, estimated)
@@ -59,13 +66,6 @@ NOTE = {
     "a100-dgx": "; an A100 DGX's EPYC not measured",
     "b200-hgx": "",
 }
-
-
-def lease(path):
-    """measured-h200x2-1128p.csv / h200x2-1128p-measured.yaml -> h200x2-1128p (as validate/band_cover.py)"""
-    b = os.path.basename(path)
-    b = b[len("measured-"):-len(".csv")] if b.startswith("measured-") else b[:-len("-measured.yaml")]
-    return b.replace("-compiled", "")
 
 
 def calibrations(exclude=None):
@@ -94,12 +94,15 @@ def speeds(cals, med):
     return out
 
 
-def median_host(cals):
+def median_host(cals, rank_spread=False):
+    """the median host of cals and each calibration's speed; rank_spread: keep the calibrations' median rank spread
+    (the trial of docs/validation.md, not what the presets carry)"""
     host = {}
+    drop = ("drift_lo", "drift_hi") + (() if rank_spread else ("rank_spread",))
     for m in MODES:
         keys = []
         for _, h in cals:
-            keys += [k for k in (h.get(m) or {}) if k not in keys and k not in ("drift_lo", "drift_hi", "rank_spread")]
+            keys += [k for k in (h.get(m) or {}) if k not in keys and k not in drop]
         host[m] = {k: num(statistics.median(h[m][k] for _, h in cals if k in (h.get(m) or {}))) for k in keys}
     s = speeds(cals, host["eager"])
     lo, hi = round(min(s.values()), 3), round(max(s.values()), 3)
@@ -135,8 +138,10 @@ def preset_text(name, sec):
         return with_host(fh.read(), sec)
 
 
-def validate(gpusim, table, hw):
-    p = subprocess.run([gpusim, "validate", table, "--format", "json", "--hw", hw], capture_output=True, text=True)
+def validate(gpusim, table, hw, gpu=()):
+    """gpusim validate TABLE --hw HW [--gpu GPU] as JSON"""
+    cmd = [gpusim, "validate", table, "--format", "json", "--hw", hw] + (["--gpu", gpu[0]] if gpu else [])
+    p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode not in (0, 1):
         sys.exit("preset_host: %s --hw %s: %s" % (table, hw, p.stderr.strip()[-400:]))
     return json.loads(p.stdout)
@@ -147,9 +152,7 @@ def pct(v, q):
     return v[min(len(v) - 1, int(q * len(v)))]
 
 
-def score(gpusim, before, show_rows):
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from score_tables import MODELS
+def score(gpusim, before, show_rows, rank_spread):
     tot = {k: {"all": [], "hb": [], "in": 0, "nb": 0, "sr": 0, "sw": 0, "sh": 0, "shw": 0} for k in ("now", "new")}
     cal = {"held out": [], "own": []}  # |error| of the same host-bound rows with the tables' calibrated models
     print("%-24s %5s  %-34s  %-34s" % ("table", "rows", "--before's preset: med / max / host-bound signed",
@@ -158,7 +161,7 @@ def score(gpusim, before, show_rows):
         for table in sorted(glob.glob("validate/measured-*.csv")):
             preset = "h100-dgx" if "h100" in os.path.basename(table) else "h200-sxm"
             cals = calibrations(exclude=lease(table))
-            host, s = median_host(cals)
+            host, s = median_host(cals, rank_spread)
             path = os.path.join(tmp, "%s-%s.yaml" % (preset, lease(table)))
             with open(path, "w") as fh:
                 fh.write(preset_text(preset, section(host, source(cals, s))))
@@ -215,25 +218,63 @@ def score(gpusim, before, show_rows):
                   "|error| %.1f %%, p90 %.1f %%" % (k, len(v), 100 * statistics.median(v), 100 * pct(v, 0.9)))
 
 
+def models(gpusim, before, tables):
+    """each of tables (host-bound rows: those the preset gives a band) with --before's preset, this binary's built-in
+    preset and every calibrated model score_tables.py lists for it: median |error|, max, signed median, wrong signs"""
+    for table in tables:
+        preset = "h100-dgx" if "h100" in os.path.basename(table) else "h200-sxm"
+        bound = {r["label"] for r in validate(gpusim, table, preset)["rows"] if "band_lo" in r}
+        print("%s: %d host-bound rows" % (table, len(bound)))
+        runs = [("--before's preset", before, [preset]), ("this preset", gpusim, [preset])]
+        runs += [(os.path.basename(hw[-1]) + (" in " + hw[1] if len(hw) > 2 else ""), gpusim, hw[1::2])
+                 for hw in MODELS.get(os.path.basename(table), []) if hw[-1].startswith("hardware/")]
+        for name, binary, hw in runs:
+            d = validate(binary, table, hw[0], hw[1:])
+            e = [r["rel_error"] for r in d["rows"] if r["label"] in bound and "rel_error" in r]
+            a = [abs(x) for x in e]
+            print("  %-44s median %5.1f %%  max %5.1f %%  signed %+6.1f %%  wrong signs %d of %d%s" % (
+                name, 100 * statistics.median(a), 100 * max(a), 100 * statistics.median(e),
+                d["summary"].get("speedup_sign_wrong", 0), d["summary"].get("speedup_rows", 0),
+                "  (own)" if lease(hw[-1]) == lease(table) else ""))
+
+
+def type_speeds(s):
+    """the calibrations' speeds over the median, per GPU type: (type, count, median)"""
+    out = []
+    for t in ("h100", "h200"):
+        v = [x for n, x in s.items() if n.startswith(t)]
+        if v:
+            out.append((t, len(v), statistics.median(v)))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--score", action="store_true")
     ap.add_argument("--rows", action="store_true", help="with --score: every host-bound row")
+    ap.add_argument("--rank-spread", action="store_true",
+                    help="with --score: keep the calibrations' median rank_spread (the trial not kept)")
+    ap.add_argument("--models", nargs="+", metavar="TABLE",
+                    help="score these tables' host-bound rows with the presets and their calibrated models")
     ap.add_argument("--gpusim", default="build/gpusim")
     ap.add_argument("--before", help="with --score: the binary whose built-in preset is the baseline (a build of "
                     "the commit before the presets took this host; default: --gpusim)")
     a = ap.parse_args()
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    if a.models:
+        return models(a.gpusim, a.before or a.gpusim, a.models)
     if a.score:
-        return score(a.gpusim, a.before or a.gpusim, a.rows)
+        return score(a.gpusim, a.before or a.gpusim, a.rows, a.rank_spread)
     cals = calibrations()
     host, s = median_host(cals)
     if not (a.write or a.check):
         sys.stdout.write(section(host, source(cals, s)))
         for name, v in sorted(s.items(), key=lambda x: x[1]):
             print("# %-16s x%.3f" % (name, v))
+        for t, n, v in type_speeds(s):
+            print("# the %s hosts' median: x%.3f (%d calibrations)" % (t.upper(), v, n))
         return 0
     stale = []
     for name in PRESETS:
