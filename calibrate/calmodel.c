@@ -497,14 +497,14 @@ static bool host_from_probe(const struct calib *c, struct hwmodel *hw)
 		snprintf(mix + k, sizeof mix - k, ", ranks %.1f %%", 100 * rs);
 	}
 	if (torchkern_tp_coll(c, &tp)) {
-		/* a collective as a training step issues it (Megatron's f/g in a mixed stream), not the tight loop of
-		 * one all_reduce: op_us + coll_us is that call */
+		/* a collective as a step issues it (Megatron's f/g in a mixed stream), not one all_reduce's tight loop:
+		 * op_us + coll_us is that call on the probe's 1-rank group; a real group's extra (group_us): the base's */
 		e->coll_us = fmax(0, round((tp - e->op_us) * 100) / 100);
 		snprintf(src, sizeof src, "measured: op classes (%s), coll_us = TP call in a block %.1f - op %.1f us; "
-			 "step, bucket: base", mix, tp, e->op_us);
+			 "step, bucket, group_us: base", mix, tp, e->op_us);
 	} else {
 		snprintf(src, sizeof src, "measured: eager op classes (%s), coll_us (all_reduce %.1f - op %.1f us); step, "
-			 "bucket: base", mix, call_us, op_us);
+			 "bucket, group_us: base", mix, call_us, op_us);
 	}
 	torchkern_compiled_host(c, &hw->host, src, sizeof src);
 	set_str(hw->host.source, sizeof hw->host.source, src);

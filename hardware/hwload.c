@@ -183,7 +183,9 @@ static void read_collectives(struct ydoc *d, const struct ynode *coll, struct hw
 
 /* host: per execution mode, each key a nonnegative time in us; a mode or key left out costs 0. A mode given here
  * is this file's alone (a base's keys for it are dropped, as a collective's lines are): a calibration's measured
- * host must not borrow a preset's op classes, rank spread or host range for keys it did not measure. */
+ * host must not borrow a preset's op classes, rank spread or host range for keys it did not measure. One key is
+ * kept from the base where the file leaves it out: group_us, a call's cost on a group of 2 or more ranks beyond
+ * the 1-rank call a probe measures, which no one-GPU calibration can measure (and none before 2026-11-28 wrote). */
 static void read_host(struct ydoc *d, const struct ynode *host, struct hw_host *h, const char *def_source)
 {
 	ydoc_check_keys(d, host, host_keys);
@@ -192,7 +194,9 @@ static void read_host(struct ydoc *d, const struct ynode *host, struct hw_host *
 		const struct ynode *mm = NULL;
 		if (ydoc_map(d, host, exec_mode_names[m], 0, &mm) != 1)
 			continue;
+		double group = h->mode[m].group_us;
 		memset(&h->mode[m], 0, sizeof h->mode[m]);
+		h->mode[m].group_us = group;
 		const char *keys[HOST_COST_KEYS + 1];
 		int nk = 0;
 		for (; hw_host_keys[nk].key && nk < HOST_COST_KEYS; nk++)

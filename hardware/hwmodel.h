@@ -203,6 +203,10 @@ struct hw_host_cost {
 	double launch_us;         /* per kernel: the driver's launch call (cudaLaunchKernel) */
 	double coll_us;           /* per collective or p2p call: the process group's enqueue (events, ncclXxx) */
 	double bucket_us;         /* per DDP gradient bucket: the reducer's hook work around the bucket's all-reduce */
+	double group_us;          /* per collective or p2p call (and DDP bucket), on top of coll_us: what a call on a
+				   * group of 2 or more ranks costs the host beyond the 1-rank group's call the probe
+				   * measures (no one-GPU calibration can measure it: a based file that leaves it out
+				   * keeps its base's, hwload.c) */
 	/* By op class (eager PyTorch, measured by `calibrate --kernels torch`, docs/hardware-model.md "host"): each the
 	 * whole host time of one op of the class, its kernel's launch included; 0 (not given): op_us + launch_us. */
 	double gemm_us;           /* a forward GEMM (F.linear on (batch, tokens, hidden) activations) */

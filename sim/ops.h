@@ -69,8 +69,9 @@ struct opctx {
 /* Host time, in seconds, to issue work in the scenario's execution mode (training.execution picks host.<mode> of
  * the hardware model; training.host_us_per_op overrides op, coll, accum and opt and zeroes mb):
  *   op     = op_us + launch_us                  one op and its kernel (an op the builder makes itself)
- *   coll   = op_us + coll_us                    a TP collective or pipeline send: the call and its enqueue
- *   bucket = bucket_us + coll_us                a DDP bucket: the reducer's hook and its all-reduce call
+ *   coll   = op_us + coll_us + group_us         a TP collective or pipeline send: the call and its enqueue on
+ *                                               a group of 2 or more ranks
+ *   bucket = bucket_us + coll_us + group_us     a DDP bucket: the reducer's hook and its all-reduce call
  *   step   = step_us                            once per step, before the first op
  *   mb     = backward_us                        once per micro-batch, before its backward: the backward() call
  *   fwd    = graph_us                           once per micro-batch and model chunk, before its forward: a

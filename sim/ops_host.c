@@ -36,8 +36,8 @@ void ops_host_cost(const struct hwmodel *hw, const struct scenario *sc, struct h
 	double ov = sc->train.host_us_per_op, k = ops_host_rank_factor(hw, sc) * 1e-6;
 	out->step = h->step_us * k;
 	out->op = (ov > 0 ? ov : h->op_us + h->launch_us) * k;
-	out->coll = (ov > 0 ? ov : h->op_us + h->coll_us) * k;
-	out->bucket = (h->bucket_us + h->coll_us) * k;
+	out->coll = (ov > 0 ? ov : h->op_us + h->coll_us + h->group_us) * k;
+	out->bucket = (h->bucket_us + h->coll_us + h->group_us) * k;
 	bool d2 = sc->model.type != MODEL_TRANSFORMER;  /* an MLP or dense layer list: its family's calls where given */
 	out->mb = ov > 0 ? 0 : (d2 && h->backward2d_us > 0 ? h->backward2d_us : h->backward_us) * k;
 	/* a compiled forward graph's call, at the forward's start */

@@ -579,8 +579,8 @@ int main(void)
 	struct result r1, r2;
 	make_hw(&hw);
 
-	/* host costs of a mode: op = op_us + launch_us, coll = op_us + coll_us, bucket = bucket_us + coll_us;
-	 * training.host_us_per_op replaces op and coll */
+	/* host costs of a mode: op = op_us + launch_us, coll = op_us + coll_us + group_us, bucket = bucket_us +
+	 * coll_us + group_us; training.host_us_per_op replaces op and coll */
 	{
 		CHECK_INT(scenario_load_string("t.yaml", dense_yaml(1), NULL, &s), 0);
 		struct host_cost hc;
@@ -599,6 +599,17 @@ int main(void)
 		CHECK_NEAR(hc.op, 34e-6, 1e-12);
 		CHECK_NEAR(hc.coll, 34e-6, 1e-12);
 		CHECK_NEAR(hc.grad_hook, 34e-6, 1e-12);
+		/* group_us: a call on a real group's extra, on every collective call and bucket, not on an op */
+		s.train.host_us_per_op = 0;
+		hw.host.mode[EXEC_EAGER].group_us = 7;
+		ops_host_cost(&hw, &s, &hc);
+		CHECK_NEAR(hc.op, 10e-6, 1e-12);
+		CHECK_NEAR(hc.coll, 36e-6, 1e-12);    /* 9 + 20 + 7 */
+		CHECK_NEAR(hc.bucket, 57e-6, 1e-12);  /* 30 + 20 + 7 */
+		CHECK_INT(scenario_load_string("t.yaml", dense_yaml(2), NULL, &s), 0);
+		CHECK_INT(predict_run(&s, &hw, NULL, &r2), 0);
+		CHECK_NEAR(r2.step_time_s, 298e-6, 1e-6);  /* DDP's one bucket 7 us later than below */
+		hw.host.mode[EXEC_EAGER].group_us = 0;
 	}
 
 	/* one GPU and DDP on two (see the derivation at the top) */

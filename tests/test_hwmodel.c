@@ -871,7 +871,16 @@ static void test_host_mode_replaced(void)
 		CHECK(pc->kernel_us > 0);
 		CHECK_NEAR(c->kernel_us, pc->kernel_us, 0);  /* compiled, left out: the base's */
 		CHECK_NEAR(c->drift_hi, pc->drift_hi, 0);
+		/* group_us, which no one-GPU probe measures, is the base's unless the file gives it */
+		CHECK(pe->group_us > 0);
+		CHECK_NEAR(e->group_us, pe->group_us, 0);
 	}
+	hwmodel_free(hw);
+	hw = hwmodel_load_string("b.yaml", "schema: gpusim-hw/1\nname: b\nbase: h200-sxm\n"
+				 "host:\n  eager: {op_us: 10, group_us: 0}\n", &err);
+	CHECK(hw != NULL);
+	if (hw)
+		CHECK_NEAR(hw->host.mode[EXEC_EAGER].group_us, 0, 0);
 	hwmodel_free(hw);
 	hwmodel_free(p);
 }

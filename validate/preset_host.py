@@ -60,6 +60,23 @@ SPEED_KEYS = ("op_us", "gemm_us", "gemm2d_us", "attn_us", "norm_us", "bwd_op_us"
 LATER = {
     "h200x1-1128y": "stop 38, after the presets' host: its table and the fresh 1128w, 1128x score the preset",
 }
+# the TP-block probes on a real 2-rank group (validate/runner/mp_profile.py --tp-block, step 2 of every
+# validate/runner/lease-run.sh call) and the lease (table) each ran on: `host,tp_coll`, one tensor-parallel all-reduce
+# as a step issues it. A preset describes a node of several GPUs, whose TP group has 2 or more ranks; the
+# calibrations' own reading is on a 1-rank group, which costs NCCL less per call (docs/calibration.md)
+TP_GROUP = {
+    "2026-11-27-h100x2": "h100x2", "2026-11-27-h100x4-night": "h100x4-1127j", "2026-11-28-h100x2-pm": "h100x2-1128f",
+    "2026-11-28-h100x4": "h100x4-1128c", "2026-11-28-h100x4/repeat": "h100x4-1128c",
+    "2026-11-27-h200x2": "h200x2-1127", "2026-11-27-h200x2b": "h200x2-1127b", "2026-11-27-h200x2-pm": "h200x2-1127f",
+    "2026-11-27-h200x2-eve": "h200x2-1127g", "2026-11-27-h200x2-late": "h200x2-1128b",
+    "2026-11-28-h200x2-lease": "h200x2-1128j", "2026-11-28-h200x2-1128l/rows": "h200x2-1128l",
+    "2026-11-28-h200x2-1128m/rows": "h200x2-1128m", "2026-11-28-h200x2-1128p": "h200x2-1128p",
+    "2026-11-28-h200x2-1128q": "h200x2-1128q", "2026-11-28-h200x2-1128r": "h200x2-1128r",
+    "2026-11-28-h200x2-1128t": "h200x2-1128t", "2026-11-28-h200x2-1128v": "h200x2-1128v",
+    "2026-11-28-h200x2-1128w": "h200x2-1128w", "2026-11-27-h200x4": "h200x4", "2026-11-27-h200x4-pm": "h200x4-1127e",
+    "2026-11-27-h200x4-night": "h200x4-1127i", "2026-11-27-h200x4-late": "h200x4-1128a",
+    "2026-11-28-h200x4-1128k/rows": "h200x4-1128k",
+}
 NOTE = {
     "gb200-nvl72": "; Grace (Arm) hosts not measured",
     "gb300-nvl72": "; Grace (Arm) hosts not measured",
@@ -80,6 +97,21 @@ def calibrations(exclude=None):
     return out
 
 
+def tp_group(exclude=None):
+    """the 2-rank TP-block probes' `tp_coll` (us), one per lease (the median of a lease's readings), but exclude's"""
+    by = {}
+    for run, name in sorted(TP_GROUP.items()):
+        if name == exclude:
+            continue
+        for path in glob.glob("validate/runs/%s/tp-block-*x2.csv" % run):
+            with open(path) as fh:
+                for line in fh:
+                    f = line.strip().split(",")
+                    if len(f) == 6 and f[:2] == ["host", "tp_coll"]:
+                        by.setdefault(name, []).append(float(f[5]))
+    return {k: statistics.median(v) for k, v in by.items()}
+
+
 def num(x):
     return int(x) if float(x).is_integer() else round(float(x), 2)
 
@@ -94,9 +126,10 @@ def speeds(cals, med):
     return out
 
 
-def median_host(cals, rank_spread=False):
+def median_host(cals, rank_spread=False, tp=None):
     """the median host of cals and each calibration's speed; rank_spread: keep the calibrations' median rank spread
-    (the trial of docs/validation.md, not what the presets carry)"""
+    (the trial of docs/validation.md, not what the presets carry); tp: the 2-rank TP-block readings (tp_group()):
+    eager group_us is their median over the calibrations' median TP call (op_us + coll_us, on a 1-rank group)"""
     host = {}
     drop = ("drift_lo", "drift_hi") + (() if rank_spread else ("rank_spread",))
     for m in MODES:
@@ -104,6 +137,18 @@ def median_host(cals, rank_spread=False):
         for _, h in cals:
             keys += [k for k in (h.get(m) or {}) if k not in keys and k not in drop]
         host[m] = {k: num(statistics.median(h[m][k] for _, h in cals if k in (h.get(m) or {}))) for k in keys}
+    # the TP call the calibrations measured (op_us + coll_us, on the probe's 1-rank group): its median, not the sum
+    # of the two medians; what a call on a real group adds (tp: the 2-rank readings) over that median: group_us
+    e = host["eager"]
+    one = statistics.median(h["eager"]["op_us"] + h["eager"]["coll_us"] for _, h in cals)
+    e["coll_us"] = num(one - e["op_us"])
+    if tp:
+        extra = statistics.median(tp.values()) - one
+        if extra > 0:
+            keys = list(e)
+            e["group_us"] = num(extra)
+            host["eager"] = {k: e[k] for k in keys[:keys.index("bucket_us") + 1] + ["group_us"] + keys[
+                keys.index("bucket_us") + 1:]}
     s = speeds(cals, host["eager"])
     lo, hi = round(min(s.values()), 3), round(max(s.values()), 3)
     for m in MODES:
@@ -111,11 +156,12 @@ def median_host(cals, rank_spread=False):
     return host, s
 
 
-def source(cals, s, note=""):
+def source(cals, s, note="", tp=None):
     n100 = sum(1 for c, _ in cals if c.startswith("h100"))
     return ("measured: the median of %d calibrations' host probes (%d lent H100 hosts, %d H200, PyTorch 2.11, "
-            "2026-11; validate/preset_host.py); drift: the fastest and slowest of those hosts, x%.2f-x%.2f%s"
-            % (len(cals), n100, len(cals) - n100, min(s.values()), max(s.values()), note))
+            "2026-11; validate/preset_host.py)%s; drift: the fastest and slowest of those hosts, x%.2f-x%.2f%s"
+            % (len(cals), n100, len(cals) - n100, "; group_us: %d leases' TP call on 2 ranks" % len(tp) if tp else "",
+               min(s.values()), max(s.values()), note))
 
 
 def section(host, src):
@@ -161,10 +207,11 @@ def score(gpusim, before, show_rows, rank_spread):
         for table in sorted(glob.glob("validate/measured-*.csv")):
             preset = "h100-dgx" if "h100" in os.path.basename(table) else "h200-sxm"
             cals = calibrations(exclude=lease(table))
-            host, s = median_host(cals, rank_spread)
+            tp = tp_group(exclude=lease(table))
+            host, s = median_host(cals, rank_spread, tp)
             path = os.path.join(tmp, "%s-%s.yaml" % (preset, lease(table)))
             with open(path, "w") as fh:
-                fh.write(preset_text(preset, section(host, source(cals, s))))
+                fh.write(preset_text(preset, section(host, source(cals, s, tp=tp))))
             got = {"now": validate(before, table, preset), "new": validate(gpusim, table, path)}
             bound = {r["label"] for r in got["new"]["rows"] if "band_lo" in r}  # host-bound: the new preset's band
             for hw in MODELS.get(os.path.basename(table), []):
@@ -268,9 +315,10 @@ def main():
     if a.score:
         return score(a.gpusim, a.before or a.gpusim, a.rows, a.rank_spread)
     cals = calibrations()
-    host, s = median_host(cals)
+    tp = tp_group()
+    host, s = median_host(cals, tp=tp)
     if not (a.write or a.check):
-        sys.stdout.write(section(host, source(cals, s)))
+        sys.stdout.write(section(host, source(cals, s, tp=tp)))
         for name, v in sorted(s.items(), key=lambda x: x[1]):
             print("# %-16s x%.3f" % (name, v))
         for t, n, v in type_speeds(s):
@@ -281,7 +329,7 @@ def main():
         path = "hardware/%s.yaml" % name
         with open(path) as fh:
             old = fh.read()
-        new = with_host(old, section(host, source(cals, s, NOTE.get(name, ""))))
+        new = with_host(old, section(host, source(cals, s, NOTE.get(name, ""), tp)))
         if new != old:
             stale.append(path)
             if a.write:
