@@ -14,8 +14,9 @@
 #      steps.csv (every rank's timed steps: validate/rank_steps.py)
 #   4. the host rows of step 1 again -> host-<gpu>-after.csv: how far this lease's host drifted over the call
 # Eight files in all, the most a device call brings back; with YARDSTICK=1 (every rank's host yardstick before and
-# after each row: yardstick.csv, validate/host_speed.py) a ninth, so the two CSVs of step 2 travel in bundle.tar
-# (tar -xf it where the run folder is kept).
+# after each row: yardstick.csv, validate/host_speed.py) a ninth, and with GPUS >= 4 step 2 again on every GPU
+# (coll-<gpu>x<GPUS>.csv, tp-block-<gpu>x<GPUS>.csv: what a group of 4 costs), so step 2's CSVs travel in
+# bundle.tar (tar -xf it where the run folder is kept).
 # usage: validate/runner/lease-run.sh [OUTDIR]     OUTDIR defaults to $OUT, else ./lease-out
 # env:   LEASE_BUDGET_S (default 540): the call's wall-clock budget; GPUS (default 2): the largest rows of step 3;
 #        ROWS: rows for step 3 (default all of 1 to GPUS GPUs)
@@ -55,13 +56,23 @@ if [ "$gpus" -ge 2 ]; then
 	echo "# exit $?" >>"$log"
 	rm -rf "$prof"
 fi
+if [ "$gpus" -ge 4 ]; then
+	# the same on every GPU: does a call on a group of 4 cost the host more than on 2 (host.<mode>.group_us)?
+	echo "# 2b. collectives and TP block on $gpus ranks ($(left) s left)" | tee -a "$log"
+	prof=$(mktemp -d)
+	OMP_NUM_THREADS=4 timeout -k 10 120 "$py" -m torch.distributed.run --standalone --nproc_per_node="$gpus" \
+		validate/runner/mp_profile.py --rows none --dir "$prof" --coll "$out/coll-${gpu}x$gpus.csv" \
+		--tp-block "$out/tp-block-${gpu}x$gpus.csv" >>"$log" 2>&1
+	echo "# exit $?" >>"$log"
+	rm -rf "$prof"
+fi
 echo "# 3. rows of 1 to $gpus GPUs ($(left) s left)" | tee -a "$log"
 GPUS=$gpus VALIDATE_BUDGET_S=$(left 70) validate/runner/device-run.sh "$out"
 echo "# 4. host rows again ($(left) s left)" | tee -a "$log"
 CUDA_VISIBLE_DEVICES=$visible MASTER_PORT=29562 timeout -k 10 "$(($(left 5) < 120 ? $(left 5) : 120))" "$py" \
 	calibrate/torch_kernels.py --host-only --no-compiled >"$out/host-$gpu-after.csv" 2>>"$log"
 echo "# exit $?" >>"$log"
-if [ -f "$out/yardstick.csv" ]; then
+if [ -f "$out/yardstick.csv" ] || [ "$gpus" -ge 4 ]; then  # over eight files: the probes' CSVs in one
 	(cd "$out" && tar -cf bundle.tar coll-*.csv tp-block-*.csv 2>>"$log" && rm -f coll-*.csv tp-block-*.csv)
 fi
 echo "# end ($(left) s left)" | tee -a "$log"
