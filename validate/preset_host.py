@@ -24,6 +24,7 @@ usage: validate/preset_host.py                 print the host section the preset
        validate/preset_host.py --write         rewrite the host section of the presets listed in PRESETS
        validate/preset_host.py --check         exit 1 when a preset's host section differs from this script's
        validate/preset_host.py --score [--gpusim build/gpusim] [--before OLD/gpusim] [--rows] [--rank-spread]
+                                       [--no-group]
                                                every measured table scored by its GPU's preset: --before's
                                                built-in preset against this host, computed without the
                                                calibration of the table's own lease (leave one lease out)
@@ -137,12 +138,12 @@ def median_host(cals, rank_spread=False, tp=None):
         for _, h in cals:
             keys += [k for k in (h.get(m) or {}) if k not in keys and k not in drop]
         host[m] = {k: num(statistics.median(h[m][k] for _, h in cals if k in (h.get(m) or {}))) for k in keys}
-    # the TP call the calibrations measured (op_us + coll_us, on the probe's 1-rank group): its median, not the sum
-    # of the two medians; what a call on a real group adds (tp: the 2-rank readings) over that median: group_us
-    e = host["eager"]
-    one = statistics.median(h["eager"]["op_us"] + h["eager"]["coll_us"] for _, h in cals)
-    e["coll_us"] = num(one - e["op_us"])
     if tp:
+        # the TP call the calibrations measured (op_us + coll_us, on the probe's 1-rank group): its median, not the
+        # sum of the two medians; what a call on a real group adds (the 2-rank readings) over that median: group_us
+        e = host["eager"]
+        one = statistics.median(h["eager"]["op_us"] + h["eager"]["coll_us"] for _, h in cals)
+        e["coll_us"] = num(one - e["op_us"])
         extra = statistics.median(tp.values()) - one
         if extra > 0:
             keys = list(e)
@@ -198,7 +199,7 @@ def pct(v, q):
     return v[min(len(v) - 1, int(q * len(v)))]
 
 
-def score(gpusim, before, show_rows, rank_spread):
+def score(gpusim, before, show_rows, rank_spread, group=True):
     tot = {k: {"all": [], "hb": [], "in": 0, "nb": 0, "sr": 0, "sw": 0, "sh": 0, "shw": 0} for k in ("now", "new")}
     cal = {"held out": [], "own": []}  # |error| of the same host-bound rows with the tables' calibrated models
     print("%-24s %5s  %-34s  %-34s" % ("table", "rows", "--before's preset: med / max / host-bound signed",
@@ -207,7 +208,7 @@ def score(gpusim, before, show_rows, rank_spread):
         for table in sorted(glob.glob("validate/measured-*.csv")):
             preset = "h100-dgx" if "h100" in os.path.basename(table) else "h200-sxm"
             cals = calibrations(exclude=lease(table))
-            tp = tp_group(exclude=lease(table))
+            tp = tp_group(exclude=lease(table)) if group else None
             host, s = median_host(cals, rank_spread, tp)
             path = os.path.join(tmp, "%s-%s.yaml" % (preset, lease(table)))
             with open(path, "w") as fh:
@@ -303,6 +304,8 @@ def main():
     ap.add_argument("--rows", action="store_true", help="with --score: every host-bound row")
     ap.add_argument("--rank-spread", action="store_true",
                     help="with --score: keep the calibrations' median rank_spread (the trial not kept)")
+    ap.add_argument("--no-group", action="store_true",
+                    help="with --score: no group_us (the presets of stop 38, left out one lease at a time)")
     ap.add_argument("--models", nargs="+", metavar="TABLE",
                     help="score these tables' host-bound rows with the presets and their calibrated models")
     ap.add_argument("--gpusim", default="build/gpusim")
@@ -313,7 +316,7 @@ def main():
     if a.models:
         return models(a.gpusim, a.before or a.gpusim, a.models)
     if a.score:
-        return score(a.gpusim, a.before or a.gpusim, a.rows, a.rank_spread)
+        return score(a.gpusim, a.before or a.gpusim, a.rows, a.rank_spread, not a.no_group)
     cals = calibrations()
     tp = tp_group()
     host, s = median_host(cals, tp=tp)
