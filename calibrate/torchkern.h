@@ -89,11 +89,13 @@ bool torchkern_mix_spread(const struct calib *c, double *lo, double *hi);
  * smallest of mix_fwd_min / mix_fwd and mix_bwd_min / mix_bwd, the largest of the _max over the median (rounded to
  * 0.001; hardware/hwmodel.h, host.<mode>.drift_lo, drift_hi). false without the rounds' rows. */
 bool torchkern_drift(const struct calib *c, double *lo, double *hi);
-/* torchkern_rank_spread: how far the host speed of processes running at once differs among them, from the probe's
- * `host,rank_block_ROUND,RANK,0,0,US` rows (calibrate/torch_kernels.py rank_host_rows: the pre-LN block's host us per
- * layer, forward and backward, timed in one process per GPU at the same time, ROUND by ROUND): each round's
- * variance over its ranks (n - 1 in the denominator) over its mean squared, averaged over the rounds, its square
- * root; *ranks the largest round's ranks, *rounds the rounds of 2 or more ranks. False with none. */
+/* torchkern_rank_spread: how far the host speed of processes running at once differs among them and stays so, from
+ * the probe's `host,rank_block_ROUND,RANK,0,0,US` rows (calibrate/torch_kernels.py rank_host_rows: the pre-LN block's
+ * host us per layer, forward and backward, timed in one process per GPU at the same time, ROUND by ROUND). A step
+ * follows its slowest process over the whole step, so only the part of the ranks' differences that holds from
+ * round to round counts, not one round's noise: a two-way analysis of variance of log us over the rounds that have
+ * every rank, the ranks' mean square less the residual one, over the rounds, its square root (0 when the ranks
+ * differ no more than the noise). *ranks the ranks, *rounds those rounds. False with fewer than 2 of either. */
 bool torchkern_rank_spread(const struct calib *c, double *spread, int *ranks, int *rounds);
 
 #endif

@@ -73,37 +73,61 @@ static bool rank_row(const struct cal_tkern *t)
 	return strcmp(t->section, "host") == 0 && strncmp(t->name, "rank_block_", 11) == 0 && t->us > 0;
 }
 
+enum { RANK_MAX = 64, ROUND_MAX = 32 };
+
 bool torchkern_rank_spread(const struct calib *c, double *spread, int *ranks, int *rounds)
 {
-	double sum = 0;
-	int nr = 0, most = 0;
-	bool done[CAL_MAX_TKERN] = { false };  /* rows already counted with an earlier row's round */
+	/* the rounds (by name, in file order) and each one's log us per rank */
+	char name[ROUND_MAX][40];
+	double x[ROUND_MAX][RANK_MAX];
+	int nround = 0, most = 0;
 	for (int i = 0; i < c->ntkern; i++) {
-		if (done[i] || !rank_row(&c->tkern[i]))
+		const struct cal_tkern *t = &c->tkern[i];
+		int k = (int)t->size, r = 0;
+		if (!rank_row(t) || k < 0 || k >= RANK_MAX || t->size != k)
 			continue;
-		double s = 0, s2 = 0;
-		int n = 0;
-		for (int j = i; j < c->ntkern; j++) {  /* the rows of its round: one per rank */
-			const struct cal_tkern *u = &c->tkern[j];
-			if (rank_row(u) && strcmp(u->name, c->tkern[i].name) == 0) {
-				done[j] = true;
-				s += u->us;
-				s2 += u->us * u->us;
-				n++;
-			}
+		while (r < nround && strcmp(name[r], t->name) != 0)
+			r++;
+		if (r == nround) {
+			if (nround == ROUND_MAX)
+				continue;
+			snprintf(name[nround++], sizeof name[0], "%s", t->name);
 		}
-		if (n < 2)
-			continue;
-		double mean = s / n, var = fmax(0, (s2 - n * mean * mean) / (n - 1));
-		sum += var / (mean * mean);
-		nr++;
-		most = n > most ? n : most;
+		x[r][k] = log(t->us);
+		most = k + 1 > most ? k + 1 : most;
 	}
-	if (nr == 0)
+	/* the rounds with every rank 0 .. most-1 */
+	int full[ROUND_MAX], nfull = 0;
+	for (int r = 0; r < nround; r++) {
+		int n = 0;
+		for (int i = 0; i < c->ntkern; i++)
+			n += rank_row(&c->tkern[i]) && strcmp(c->tkern[i].name, name[r]) == 0 && c->tkern[i].size < most;
+		if (n == most)
+			full[nfull++] = r;
+	}
+	if (most < 2 || nfull < 2)
 		return false;
-	*spread = sqrt(sum / nr);
+	/* two-way analysis of variance without replication: the ranks' effect beyond the rounds' noise */
+	double gm = 0, rm[ROUND_MAX] = { 0 }, km[RANK_MAX] = { 0 };
+	for (int a = 0; a < nfull; a++)
+		for (int k = 0; k < most; k++) {
+			double v = x[full[a]][k];
+			gm += v / (nfull * most);
+			rm[a] += v / most;
+			km[k] += v / nfull;
+		}
+	double ssk = 0, sse = 0;
+	for (int k = 0; k < most; k++)
+		ssk += nfull * (km[k] - gm) * (km[k] - gm);
+	for (int a = 0; a < nfull; a++)
+		for (int k = 0; k < most; k++) {
+			double e = x[full[a]][k] - rm[a] - km[k] + gm;
+			sse += e * e;
+		}
+	double msk = ssk / (most - 1), mse = sse / ((nfull - 1) * (most - 1));
+	*spread = sqrt(fmax(0, (msk - mse) / nfull));
 	*ranks = most;
-	*rounds = nr;
+	*rounds = nfull;
 	return true;
 }
 

@@ -274,28 +274,45 @@ static int parse_probe(const char *text, size_t len, const char *name, struct ca
 	return rc;
 }
 
-/* torchkern_rank_spread: the block's host us of processes timed at once, round by round. Round 0, two ranks at
- * 100 and 110 us: mean 105, variance (25 + 25) / 1 = 50, over 105^2 = 0.0045351; round 1, three at 200, 200 and
- * 206: mean 202, variance (4 + 4 + 16) / 2 = 12, over 202^2 = 0.0002941; round 2 has one rank and does not count.
- * The spread is sqrt((0.0045351 + 0.0002941) / 2) = 0.0491388, of 3 ranks at most, over 2 rounds. */
+/* torchkern_rank_spread: the block's host us of processes timed at once, round by round; only what holds from round
+ * to round counts. Rank 1 always 10 % slower (100, 110; then 200, 220): the log us differ by ln 1.1 = 0.0953102 in
+ * both rounds, no residual, the ranks' log means 0.0476551 either side of the grand mean: mean square 2 rounds x 2 x
+ * 0.0476551^2 / 1 = 0.0090840, over 2 rounds 0.0045420, spread sqrt = 0.0673945 (ln 1.1 / sqrt 2). A round with one
+ * rank does not count. The ranks swapping (100, 110; then 110, 100): no rank is slower, spread 0. One round: false. */
 static void test_rank_spread(void)
 {
 	static const char csv[] = "section,name,size,bytes,kernels,us\n"
 				  "host,rank_block_0,0,0,0,100\n"
 				  "host,rank_block_0,1,0,0,110\n"
 				  "host,rank_block_1,0,0,0,200\n"
-				  "host,rank_block_1,1,0,0,200\n"
-				  "host,rank_block_1,2,0,0,206\n"
+				  "host,rank_block_1,1,0,0,220\n"
 				  "host,rank_block_2,0,0,0,50\n";
+	static const char swap[] = "section,name,size,bytes,kernels,us\n"
+				   "host,rank_block_0,0,0,0,100\n"
+				   "host,rank_block_0,1,0,0,110\n"
+				   "host,rank_block_1,0,0,0,110\n"
+				   "host,rank_block_1,1,0,0,100\n";
+	static const char one[] = "section,name,size,bytes,kernels,us\n"
+				  "host,rank_block_0,0,0,0,100\n"
+				  "host,rank_block_0,1,0,0,110\n";
 	struct calib c;
 	calib_init(&c);
 	CHECK_INT(parse_probe(csv, sizeof csv - 1, "probe.csv", &c), 0);
 	double s = 0;
 	int ranks = 0, rounds = 0;
 	CHECK(torchkern_rank_spread(&c, &s, &ranks, &rounds));
-	CHECK_NEAR(s, 0.0491388, 1e-6);
-	CHECK_INT(ranks, 3);
+	CHECK_NEAR(s, 0.0673945, 1e-6);
+	CHECK_INT(ranks, 2);
 	CHECK_INT(rounds, 2);
+	calib_release(&c);
+	calib_init(&c);
+	CHECK_INT(parse_probe(swap, sizeof swap - 1, "probe.csv", &c), 0);
+	CHECK(torchkern_rank_spread(&c, &s, &ranks, &rounds));
+	CHECK_NEAR(s, 0, 1e-12);
+	calib_release(&c);
+	calib_init(&c);
+	CHECK_INT(parse_probe(one, sizeof one - 1, "probe.csv", &c), 0);
+	CHECK(!torchkern_rank_spread(&c, &s, &ranks, &rounds));
 	calib_release(&c);
 	calib_init(&c);  /* no such rows: not measured */
 	CHECK(!torchkern_rank_spread(&c, &s, &ranks, &rounds));

@@ -23,7 +23,7 @@ listed in LATER (made after the presets' host was written) are left out until th
 usage: validate/preset_host.py                 print the host section the presets get (and the hosts' spread)
        validate/preset_host.py --write         rewrite the host section of the presets listed in PRESETS
        validate/preset_host.py --check         exit 1 when a preset's host section differs from this script's
-       validate/preset_host.py --score [--gpusim build/gpusim] [--before OLD/gpusim] [--rows] [--rank-spread]
+       validate/preset_host.py --score [--gpusim build/gpusim] [--before OLD/gpusim] [--rows] [--rank-spread [S]]
                                        [--no-group]
                                                every measured table scored by its GPU's preset: --before's
                                                built-in preset against this host, computed without the
@@ -128,8 +128,8 @@ def speeds(cals, med):
 
 
 def median_host(cals, rank_spread=False, tp=None):
-    """the median host of cals and each calibration's speed; rank_spread: keep the calibrations' median rank spread
-    (the trial of docs/validation.md, not what the presets carry); tp: the 2-rank TP-block readings (tp_group()):
+    """the median host of cals and each calibration's speed; rank_spread: True keeps the calibrations' median rank
+    spread, a number sets it in every mode (the trials of docs/validation.md, not what the presets carry); tp: the 2-rank TP-block readings (tp_group()):
     eager group_us is their median over the calibrations' median TP call (op_us + coll_us, on a 1-rank group)"""
     host = {}
     drop = ("drift_lo", "drift_hi") + (() if rank_spread else ("rank_spread",))
@@ -150,6 +150,9 @@ def median_host(cals, rank_spread=False, tp=None):
             e["group_us"] = num(extra)
             host["eager"] = {k: e[k] for k in keys[:keys.index("bucket_us") + 1] + ["group_us"] + keys[
                 keys.index("bucket_us") + 1:]}
+    if rank_spread is not True and rank_spread:
+        for m in MODES:
+            host[m]["rank_spread"] = rank_spread
     s = speeds(cals, host["eager"])
     lo, hi = round(min(s.values()), 3), round(max(s.values()), 3)
     for m in MODES:
@@ -302,8 +305,9 @@ def main():
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--score", action="store_true")
     ap.add_argument("--rows", action="store_true", help="with --score: every host-bound row")
-    ap.add_argument("--rank-spread", action="store_true",
-                    help="with --score: keep the calibrations' median rank_spread (the trial not kept)")
+    ap.add_argument("--rank-spread", nargs="?", const=True, default=False, type=float, metavar="S",
+                    help="with --score: keep the calibrations' median rank_spread, or give every mode S (the trials "
+                    "not kept)")
     ap.add_argument("--no-group", action="store_true",
                     help="with --score: no group_us (the presets of stop 38, left out one lease at a time)")
     ap.add_argument("--models", nargs="+", metavar="TABLE",
