@@ -265,6 +265,12 @@ MODELS = {
                                   ["--hw", "hardware/h200x2-1128p-measured.yaml"], ["--hw", "h200-sxm"]],
     # 4 x H200 (NV18) of 2026-11-28 07:25 (asked as 4 x H100; cal-and-rows.sh QUICK=1 GPUS=4: five one-GPU rows, the
     # runner's host probe took the rest of the budget): its quick calibration, 1128l (another lease), 1128a, preset
+    # 2 x H200 of 2026-11-28 17:06-17:20 (stop 39): its own full calibration (the new rank spread, the presets'
+    # group_us), then 1128p, 1128t, 1128y held out, preset
+    "measured-h200x2-1128za.csv": [["--hw", "hardware/h200x2-1128za-measured.yaml"],
+                                   ["--hw", "hardware/h200x2-1128p-measured.yaml"],
+                                   ["--hw", "hardware/h200x2-1128t-measured.yaml"],
+                                   ["--hw", "hardware/h200x1-1128y-measured.yaml"], ["--hw", "h200-sxm"]],
     # 4 x H200 of 2026-11-28 16:38 (stop 39), a fresh machine calibrated by none: the 4-GPU calibrations 1128k and
     # 1128a, 1128p and 1128y held out, preset
     "measured-h200x4-1128z.csv": [["--hw", "hardware/h200x4-1128k-measured.yaml"],
