@@ -77,10 +77,10 @@ enum { RANK_MAX = 64, ROUND_MAX = 32 };
 
 bool torchkern_rank_spread(const struct calib *c, double *spread, int *ranks, int *rounds)
 {
-	/* the rounds (by name, in file order) and each one's log us per rank */
+	/* the rounds (by name, in file order), each one's log us per rank and how many rows gave it */
 	char name[ROUND_MAX][40];
 	double x[ROUND_MAX][RANK_MAX];
-	int nround = 0, most = 0;
+	int seen[ROUND_MAX][RANK_MAX] = { { 0 } }, nround = 0, most = 0;
 	for (int i = 0; i < c->ntkern; i++) {
 		const struct cal_tkern *t = &c->tkern[i];
 		int k = (int)t->size, r = 0;
@@ -94,15 +94,16 @@ bool torchkern_rank_spread(const struct calib *c, double *spread, int *ranks, in
 			snprintf(name[nround++], sizeof name[0], "%s", t->name);
 		}
 		x[r][k] = log(t->us);
+		seen[r][k]++;
 		most = k + 1 > most ? k + 1 : most;
 	}
-	/* the rounds with every rank 0 .. most-1 */
+	/* the rounds with every rank 0 .. most-1 once */
 	int full[ROUND_MAX], nfull = 0;
 	for (int r = 0; r < nround; r++) {
-		int n = 0;
-		for (int i = 0; i < c->ntkern; i++)
-			n += rank_row(&c->tkern[i]) && strcmp(c->tkern[i].name, name[r]) == 0 && c->tkern[i].size < most;
-		if (n == most)
+		int k = 0;
+		while (k < most && seen[r][k] == 1)
+			k++;
+		if (k == most)
 			full[nfull++] = r;
 	}
 	if (most < 2 || nfull < 2)

@@ -28,11 +28,12 @@ extern const struct hw_preset hw_presets[];
 const struct hw_host_key hw_host_keys[] = {
 	HOST_KEY(step_us), HOST_KEY(op_us), HOST_KEY(launch_us), HOST_KEY(coll_us), HOST_KEY(bucket_us),
 	HOST_KEY(group_us), HOST_KEY(gemm_us), HOST_KEY(gemm2d_us), HOST_KEY(attn_us), HOST_KEY(norm_us),
-	HOST_KEY(bwd_op_us), HOST_KEY(bwd_gemm_us), HOST_KEY(bwd_gemm2d_us), HOST_KEY(bwd_attn_us), HOST_KEY(accum_us), HOST_KEY(backward_us),
-	HOST_KEY(opt_us), HOST_KEY(graph_us), HOST_KEY(kernel_us), HOST_KEY(kernel2d_us), HOST_KEY(bwd_kernel_us),
-	HOST_KEY(bwd_kernel2d_us), HOST_KEY(subgraph_us), HOST_KEY(bwd_subgraph_us), HOST_KEY(graph2d_us),
-	HOST_KEY(backward2d_us), HOST_KEY(layer_kernels), HOST_KEY(bwd_layer_kernels), HOST_KEY(layer2d_kernels),
-	HOST_KEY(bwd_layer2d_kernels), HOST_KEY(rank_spread), HOST_KEY(drift_lo), HOST_KEY(drift_hi),
+	HOST_KEY(bwd_op_us), HOST_KEY(bwd_gemm_us), HOST_KEY(bwd_gemm2d_us), HOST_KEY(bwd_attn_us), HOST_KEY(accum_us),
+	HOST_KEY(backward_us), HOST_KEY(opt_us), HOST_KEY(graph_us), HOST_KEY(kernel_us), HOST_KEY(kernel2d_us),
+	HOST_KEY(bwd_kernel_us), HOST_KEY(bwd_kernel2d_us), HOST_KEY(subgraph_us), HOST_KEY(bwd_subgraph_us),
+	HOST_KEY(graph2d_us), HOST_KEY(backward2d_us), HOST_KEY(layer_kernels), HOST_KEY(bwd_layer_kernels),
+	HOST_KEY(layer2d_kernels), HOST_KEY(bwd_layer2d_kernels), HOST_KEY(rank_spread), HOST_KEY(drift_lo),
+	HOST_KEY(drift_hi),
 	{ NULL, 0 },
 };
 #undef HOST_KEY
