@@ -447,70 +447,6 @@ static unsigned build_rest(const struct calib *c, const struct cal_base *b, bool
 	return parts;
 }
 
-/* --kernels torch: the host section from the probe's rows (a collective call's enqueue, the eager op classes, a
- * TP collective as a step issues it, the compiled graphs); false without them (the base's host stays). */
-static bool host_from_probe(const struct calib *c, struct hwmodel *hw)
-{
-	double coll_us, op_us, call_us, mf, mb, tp, lo, hi, sf, sb, so;
-	if (!torchkern_coll_us(c, &coll_us, &op_us, &call_us))
-		return false;
-	hw->host.mode[EXEC_EAGER].coll_us = hw->host.mode[EXEC_COMPILED].coll_us = coll_us;
-	char src[640];
-	snprintf(src, sizeof src, "coll_us measured (NCCL all_reduce %.1f - eager op %.1f us); %.200s", call_us, op_us,
-		 hw->host.source[0] ? hw->host.source : "the rest not measured");
-	set_str(hw->host.source, sizeof hw->host.source, src);
-	struct hw_host_cost *e = &hw->host.mode[EXEC_EAGER];
-	if (!torchkern_host(c, e, &mf, &mb)) {  /* the eager op classes */
-		torchkern_compiled_host(c, &hw->host, src, sizeof src);
-		set_str(hw->host.source, sizeof hw->host.source, src);
-		return true;
-	}
-	char mix[128];
-	int n = snprintf(mix, sizeof mix, "mix x%.2f/x%.2f", mf, mb);
-	if (torchkern_step_pieces(c, "eager", &sf, &sb, &so, NULL))  /* torchkern_host applied them */
-		n += snprintf(mix + n, sizeof mix - n, ", in-step x%.2f/x%.2f opt %.0f", sf, sb, so);
-	if (torchkern_mix_spread(c, &lo, &hi)) {
-		snprintf(mix + n, sizeof mix - n, ", rounds x%.2f-%.2f", lo, hi);
-		if (hi > 1.5 * lo)  /* single rounds this far apart: the host drifted while it was measured */
-			diag_warning("calibrate: the host drifted while its probe ran (the mixed-stream ratio x%.2f to x%.2f "
-				     "over its rounds; the median x%.2f is kept): predictions of host-bound steps carry that "
-				     "spread (docs/calibration.md)", lo, hi, mf);
-	}
-	/* the host's drift over the rounds: predict's band (sim/hostband.h). Not from --quick's two rounds: two
-	 * readings seconds apart say little of how far a host moves in minutes (docs/validation.md: the quick
-	 * calibrations' own host-bound rows lay inside such a band 21 times in 74) */
-	double dl, dh;
-	if (strcmp(c->id.mode, "quick") != 0 && torchkern_drift(c, &dl, &dh))
-		for (int m = 0; m < EXEC_N; m++) {
-			hw->host.mode[m].drift_lo = dl;
-			hw->host.mode[m].drift_hi = dh;
-		}
-	double rs;
-	int rranks, rrounds;
-	if (torchkern_rank_spread(c, &rs, &rranks, &rrounds)) {
-		/* the processes of one job on this host differ in speed by this much at one time: a step goes at its
-		 * slowest (hardware/hwmodel.h, rank_spread), in every mode */
-		rs = round(rs * 1e4) / 1e4;
-		for (int m = 0; m < EXEC_N; m++)
-			hw->host.mode[m].rank_spread = rs;
-		size_t k = strlen(mix);
-		snprintf(mix + k, sizeof mix - k, ", ranks %.1f %%", 100 * rs);
-	}
-	if (torchkern_tp_coll(c, &tp)) {
-		/* a collective as a step issues it (Megatron's f/g in a mixed stream), not one all_reduce's tight loop:
-		 * op_us + coll_us is that call on the probe's 1-rank group; a real group's extra (group_us): the base's */
-		e->coll_us = fmax(0, round((tp - e->op_us) * 100) / 100);
-		snprintf(src, sizeof src, "measured: op classes (%s), coll_us = TP call in a block %.1f - op %.1f us; "
-			 "step, bucket, group_us: base", mix, tp, e->op_us);
-	} else {
-		snprintf(src, sizeof src, "measured: eager op classes (%s), coll_us (all_reduce %.1f - op %.1f us); step, "
-			 "bucket, group_us: base", mix, call_us, op_us);
-	}
-	torchkern_compiled_host(c, &hw->host, src, sizeof src);
-	set_str(hw->host.source, sizeof hw->host.source, src);
-	return true;
-}
-
 int calmodel_build(const struct calib *c, const struct calmodel_opts *o, struct calmodel *m)
 {
 	const struct cal_base *b = o->base && o->base->loaded ? o->base : NULL;
@@ -546,7 +482,7 @@ int calmodel_build(const struct calib *c, const struct calmodel_opts *o, struct 
 		m->wo.parts |= HWW_POWER;
 		torchattn_clock_laws(c, &hw->gpu);
 	}
-	if (host_from_probe(c, hw))
+	if (torchkern_host_section(c, hw))
 		m->wo.parts |= HWW_HOST;
 	if (bp) {
 		snprintf(m->base, sizeof m->base, "%s", bp);

@@ -97,5 +97,10 @@ bool torchkern_drift(const struct calib *c, double *lo, double *hi);
  * every rank, the ranks' mean square less the residual one, over the rounds, its square root (0 when the ranks
  * differ no more than the noise). *ranks the ranks, *rounds those rounds. False with fewer than 2 of either. */
 bool torchkern_rank_spread(const struct calib *c, double *spread, int *ranks, int *rounds);
+/* torchkern_host_section: --kernels torch's host section of hw from the probe's rows (a collective call's enqueue,
+ * the eager op classes with their mixed-stream and whole-step ratios, the drift range and the rank spread, a TP
+ * collective as a step issues it, the compiled graphs) over the base's, and its source; false without them (the
+ * base's host stays). */
+bool torchkern_host_section(const struct calib *c, struct hwmodel *hw);
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "calibrate/torchkern.h"
 #include "calibrate/torchkern_internal.h"
+#include "util/diag.h"
 
 /* The us of the probe's host row `name` (host_class_rows), or -1. */
 static double host_row(const struct calib *c, const char *name)
@@ -362,5 +363,83 @@ bool torchkern_compiled_host(const struct calib *c, struct hw_host *host, char *
 	} else {
 		snprintf(src + n, size - n, "; compiled: %s; rest eager", note);
 	}
+	return true;
+}
+
+/* dst = s, cut to the field's size as the reader cuts what it reads */
+static void copy_str(char *dst, size_t size, const char *s)
+{
+	size_t n = strlen(s);
+	if (n >= size)
+		n = size - 1;
+	memmove(dst, s, n);
+	dst[n] = 0;
+}
+
+bool torchkern_host_section(const struct calib *c, struct hwmodel *hw)
+{
+	double coll_us, op_us, call_us, mf, mb, tp, lo, hi, sf, sb, so;
+	if (!torchkern_coll_us(c, &coll_us, &op_us, &call_us))
+		return false;
+	hw->host.mode[EXEC_EAGER].coll_us = hw->host.mode[EXEC_COMPILED].coll_us = coll_us;
+	char src[640];
+	snprintf(src, sizeof src, "coll_us measured (NCCL all_reduce %.1f - eager op %.1f us); %.200s", call_us, op_us,
+		 hw->host.source[0] ? hw->host.source : "the rest not measured");
+	copy_str(hw->host.source, sizeof hw->host.source, src);
+	struct hw_host_cost *e = &hw->host.mode[EXEC_EAGER];
+	if (!torchkern_host(c, e, &mf, &mb)) {  /* the eager op classes */
+		torchkern_compiled_host(c, &hw->host, src, sizeof src);
+		copy_str(hw->host.source, sizeof hw->host.source, src);
+		return true;
+	}
+	char mix[128];
+	int n = snprintf(mix, sizeof mix, "mix x%.2f/x%.2f", mf, mb);
+	if (torchkern_step_pieces(c, "eager", &sf, &sb, &so, NULL))  /* torchkern_host applied them */
+		n += snprintf(mix + n, sizeof mix - n, ", in-step x%.2f/x%.2f opt %.0f", sf, sb, so);
+	if (torchkern_mix_spread(c, &lo, &hi)) {
+		snprintf(mix + n, sizeof mix - n, ", rounds x%.2f-%.2f", lo, hi);
+		if (hi > 1.5 * lo)  /* single rounds this far apart: the host drifted while it was measured */
+			diag_warning("calibrate: the host drifted while its probe ran (the mixed-stream ratio x%.2f to x%.2f "
+				     "over its rounds; the median x%.2f is kept): predictions of host-bound steps carry that "
+				     "spread (docs/calibration.md)", lo, hi, mf);
+	}
+	/* the host's drift over the rounds: predict's band (sim/hostband.h). Not from --quick's two rounds: two
+	 * readings seconds apart say little of how far a host moves in minutes (docs/validation.md: the quick
+	 * calibrations' own host-bound rows lay inside such a band 21 times in 74); without a range of its own the
+	 * host keeps its base's (a preset's: how far the lent hosts lie from their median), said in the source */
+	double dl, dh;
+	bool own_range = strcmp(c->id.mode, "quick") != 0 && torchkern_drift(c, &dl, &dh);
+	if (own_range)
+		for (int m = 0; m < EXEC_N; m++) {
+			hw->host.mode[m].drift_lo = dl;
+			hw->host.mode[m].drift_hi = dh;
+		}
+	double rs;
+	int rranks, rrounds;
+	if (torchkern_rank_spread(c, &rs, &rranks, &rrounds)) {
+		/* the processes of one job on this host differ in speed by this much at one time: a step goes at its
+		 * slowest (hardware/hwmodel.h, rank_spread), in every mode */
+		rs = round(rs * 1e4) / 1e4;
+		for (int m = 0; m < EXEC_N; m++)
+			hw->host.mode[m].rank_spread = rs;
+		size_t k = strlen(mix);
+		snprintf(mix + k, sizeof mix - k, ", ranks %.1f %%", 100 * rs);
+	}
+	if (torchkern_tp_coll(c, &tp)) {
+		/* a collective as a step issues it (Megatron's f/g in a mixed stream), not one all_reduce's tight loop:
+		 * op_us + coll_us is that call on the probe's 1-rank group; a real group's extra (group_us): the base's */
+		e->coll_us = fmax(0, round((tp - e->op_us) * 100) / 100);
+		snprintf(src, sizeof src, "measured: op classes (%s), coll_us = TP call in a block %.1f - op %.1f us; "
+			 "step, bucket, group_us: base", mix, tp, e->op_us);
+	} else {
+		snprintf(src, sizeof src, "measured: eager op classes (%s), coll_us (all_reduce %.1f - op %.1f us); step, "
+			 "bucket, group_us: base", mix, call_us, op_us);
+	}
+	if (!own_range && e->drift_hi > 0) {
+		size_t k = strlen(src);
+		snprintf(src + k, sizeof src - k, "; host range: base x%.3g-x%.3g", e->drift_lo, e->drift_hi);
+	}
+	torchkern_compiled_host(c, &hw->host, src, sizeof src);
+	copy_str(hw->host.source, sizeof hw->host.source, src);
 	return true;
 }

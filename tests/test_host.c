@@ -18,6 +18,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <unistd.h>
+#include "calibrate/base.h"
 #include "calibrate/calib.h"
 #include "calibrate/calmodel.h"
 #include "calibrate/rawio.h"
@@ -374,6 +375,31 @@ static void test_drift_written(void)
 		}
 		calib_model_done(&c, &none, dir);
 	}
+	/* the quick one calibrated on the h200-sxm preset keeps the preset's range (the lent hosts' spread), and its
+	 * host's source says so */
+	struct calib c, none;
+	struct cal_base b = { 0 };
+	calib_init(&c);
+	calib_init(&none);
+	CHECK_INT(base_load(&b, "h200-sxm"), 0);
+	CHECK_INT(rawio_read(&c, raw[1]), 0);
+	char dir[] = "/tmp/test_drift_XXXXXX", path[64];
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof path, "%s/model.yaml", dir);
+	struct calmodel_opts yo = { "test-drift", &b };
+	CHECK_INT(calmodel_write(&c, &yo, path), 0);
+	int err = 0;
+	struct hwmodel *hw = hwmodel_load(path, &err);
+	CHECK(hw != NULL && b.hw != NULL);
+	if (hw && b.hw) {
+		CHECK(b.hw->host.mode[EXEC_EAGER].drift_hi > 1);
+		CHECK_NEAR(hw->host.mode[EXEC_EAGER].drift_lo, b.hw->host.mode[EXEC_EAGER].drift_lo, 0);
+		CHECK_NEAR(hw->host.mode[EXEC_EAGER].drift_hi, b.hw->host.mode[EXEC_EAGER].drift_hi, 0);
+		CHECK(strstr(hw->host.source, "host range: base x0.663-x1.69") != NULL);
+	}
+	hwmodel_free(hw);
+	base_release(&b);
+	calib_model_done(&c, &none, dir);
 }
 
 /* torchkern_step_pieces: two eager stacks with every row (the block's L1 lacks its step_opt: not counted), forward
