@@ -12,15 +12,21 @@ Last, the speedup rows (a row over its one-GPU baseline) of the same pairs and o
 the tables list: how many, how many on the wrong side of 1, how many `validate` marks as the host's to decide
 (speedup_host_side) and how many of the wrong ones are among those.
 
-usage: validate/band_cover.py [--gpusim build/gpusim] [--pairs]
+With --refit-quick, only the quick calibrations (raw identity.csv: mode quick), each refitted by --gpusim
+(`gpusim calibrate --refit` of its raw folder on its preset): what their band is since a quick probe keeps its
+base's host range (docs/validation.md, "A quick calibration's host range"); --gpusim must be built with calibrate.
+
+usage: validate/band_cover.py [--gpusim build/gpusim] [--pairs] [--refit-quick]
 """
 import argparse
 import glob
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from score_tables import MODELS  # noqa: E402
@@ -37,12 +43,43 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--gpusim", default="build/gpusim")
     ap.add_argument("--pairs", action="store_true", help="print every pair, not only the totals")
+    ap.add_argument("--refit-quick", action="store_true", help="the quick calibrations only, refitted by --gpusim")
     a = ap.parse_args()
+    tmp = tempfile.mkdtemp()
+    try:
+        return cover(a, refit_quick(a.gpusim, tmp) if a.refit_quick else None)
+    finally:
+        shutil.rmtree(tmp)
+
+
+def refit_quick(gpusim, tmp):
+    """{committed quick calibration: its refit by gpusim in tmp}"""
+    out = {}
+    for f in sorted(glob.glob("hardware/*-measured.yaml")):
+        ident = f[:-len(".yaml")] + "/identity.csv"
+        if not os.path.exists(ident) or "mode,quick" not in open(ident).read():
+            continue
+        raw = os.path.join(tmp, "raw")
+        shutil.copytree(f[:-len(".yaml")], raw)
+        new = os.path.join(tmp, os.path.basename(f))
+        p = subprocess.run([gpusim, "calibrate", "--refit", raw, "-o", new, "--base",
+                            "h100-dgx" if "h100" in f else "h200-sxm"], capture_output=True, text=True)
+        shutil.rmtree(raw)
+        if p.returncode:
+            sys.exit("band_cover: refit of %s: %s" % (f, p.stderr.strip()))
+        out[f] = new
+    return out
+
+
+def cover(a, swap):
     tot = {"own": [0, 0, 0, 0, []], "held out": [0, 0, 0, 0, []]}
     sides = {"own": [0, 0, 0, 0], "held out": [0, 0, 0, 0], "presets, compositions": [0, 0, 0, 0]}
     for table in sorted(glob.glob("validate/measured-*.csv")):
         for hw in MODELS.get(os.path.basename(table), []):
-            p = subprocess.run([a.gpusim, "validate", table, "--format", "json"] + hw, capture_output=True,
+            if swap is not None and (len(hw) != 2 or hw[1] not in swap):
+                continue
+            run = [hw[0], swap[hw[1]]] if swap is not None else hw
+            p = subprocess.run([a.gpusim, "validate", table, "--format", "json"] + run, capture_output=True,
                                text=True)
             if p.returncode not in (0, 1):
                 sys.exit("band_cover: %s %s: %s" % (table, hw, p.stderr.strip()))
