@@ -354,7 +354,7 @@ static void test_drift(void)
 /* The drift range as calibrate writes it, from two committed raw folders read as --refit reads them: the full
  * calibration of 2 x H200 1128p (mix_fwd 1.42 over rounds 1.00-1.95, mix_bwd 1.14 over 0.93-1.77: drift_lo =
  * min(1.00/1.42, 0.93/1.14) = 0.704, drift_hi = max(1.95/1.42, 1.77/1.14) = max(1.373, 1.553) = 1.553, every
- * mode), and the quick one of 1128r, whose two rounds give no range (calmodel.c, host_from_probe). */
+ * mode), and the quick one of 1128r, whose two rounds give no range (torchkern_host.c, torchkern_host_section). */
 static void test_drift_written(void)
 {
 	static const char *const raw[2] = { "hardware/h200x2-1128p-measured", "hardware/h200x2-1128r-measured" };
