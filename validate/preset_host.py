@@ -8,7 +8,9 @@ host.eager has gemm_us) measured a lent H100 or H200 host with PyTorch 2.11; thi
 the key-wise median of those, per execution mode:
 
   - every time key (step_us, op_us, the op classes, accum_us, backward_us, opt_us, coll_us, the compiled graph and
-    kernel keys) and the kernel counts: the median over the calibrations that measured it;
+    kernel keys) and the kernel counts: the median over the calibrations that measured it; but eager coll_us, the
+    median of the calibrations' TP call (op_us + coll_us, on a 1-rank group) less the median op_us, and group_us,
+    the median of the leases' TP call on a real 2-rank group (TP_GROUP) over that median call;
   - not rank_spread: measured on 2-4 processes of lent cloud hosts (7-47 %), it says how unevenly those hosts ran;
     a preset's cluster of hundreds of dedicated hosts is another matter, and the law that carries a spread to N
     processes (docs/hardware-model.md) is checked only to 4: a preset pays no slowest-process factor;
