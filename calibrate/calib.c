@@ -179,3 +179,12 @@ int cal_gemm_dominating(const struct calib *c, int i)
 	}
 	return best;
 }
+
+void calib_set_str(char *dst, size_t size, const char *s)
+{
+	size_t n = strlen(s);
+	if (n >= size)
+		n = size - 1;
+	memmove(dst, s, n);
+	dst[n] = 0;
+}

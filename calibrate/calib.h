@@ -291,5 +291,7 @@ double calib_attn_flops(const struct cal_attn_pt *a);
 void calib_nccl_version(char *buf, size_t len, int v);
 /* busfactor(op, n) of docs/hardware-model.md: bytes * busfactor / bus bandwidth is the transfer time */
 double cal_busfactor(enum coll_op op, int n);
+/* calib_set_str: dst = s, cut to dst's size as the model reader cuts what it reads (s may overlap dst) */
+void calib_set_str(char *dst, size_t size, const char *s);
 
 #endif

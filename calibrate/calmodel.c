@@ -36,22 +36,12 @@ static double num6(double v)
 	return v == floor(v) && fabs(v) < 1e15 ? v : sig(v, 6);
 }
 
-/* dst = s, cut to the field's size as the reader cuts what it reads */
-static void set_str(char *dst, size_t size, const char *s)
-{
-	size_t n = strlen(s);
-	if (n >= size)
-		n = size - 1;
-	memmove(dst, s, n);
-	dst[n] = 0;
-}
-
 /* src becomes "preset: BASE (src)": a section taken from the base model */
 static void mark_base(char *src, size_t size, const struct cal_base *b)
 {
 	char buf[800];
 	snprintf(buf, sizeof buf, "preset: %.100s (%.600s)", b->name, src);
-	set_str(src, size, buf);
+	calib_set_str(src, size, buf);
 }
 
 static const struct cal_attn_pt *attn_pick(const struct calib *c)
@@ -155,7 +145,7 @@ static void gpu_gemm_table(const struct calib *c, const struct gemmtab *t, struc
 	snprintf(src, sizeof src, "measured: cuBLASLt %s TN, heuristic algo 0, 32 MiB workspace, random data, median of "
 		 "%s; eff of %.1f TFLOP/s (%.200s)%s", cal_dtype_name(t->dt), samples, c->peak_tflops[t->dt],
 		 c->peak_source, t->nmissing ? "; missing points filled from neighbours" : "");
-	set_str(gt->source, sizeof gt->source, src);
+	calib_set_str(gt->source, sizeof gt->source, src);
 }
 
 /* The measured GEMM tables and the analytic model fitted to the bf16 table (else the first), for dtypes without
@@ -252,7 +242,7 @@ static void build_gpu(const struct calib *c, const struct cal_base *b, struct hw
 	char src[512];
 	snprintf(src, sizeof src, "measured: gpusim calibrate on %.100s, %.40s; peaks %.200s", c->id.host, c->id.date,
 		 c->peak_source);
-	set_str(g->source, sizeof g->source, src);
+	calib_set_str(g->source, sizeof g->source, src);
 }
 
 /* NVLinks of one GPU: NVML's count, else the largest count nvidia-smi shows to another GPU */
@@ -310,7 +300,7 @@ static void build_node(const struct calib *c, const struct cal_base *b, struct h
 		snprintf(src + len, size - len, "; gpus: the host's %d, collectives measured on groups of up to %d",
 			 nd->gpus, c->id.ngpus);
 	}
-	set_str(nd->source, sizeof nd->source, src);
+	calib_set_str(nd->source, sizeof nd->source, src);
 }
 
 static void add_lines(struct coll_model *cm, const struct cal_series *s, bool any_n)

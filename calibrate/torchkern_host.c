@@ -366,16 +366,6 @@ bool torchkern_compiled_host(const struct calib *c, struct hw_host *host, char *
 	return true;
 }
 
-/* dst = s, cut to the field's size as the reader cuts what it reads */
-static void copy_str(char *dst, size_t size, const char *s)
-{
-	size_t n = strlen(s);
-	if (n >= size)
-		n = size - 1;
-	memmove(dst, s, n);
-	dst[n] = 0;
-}
-
 bool torchkern_host_section(const struct calib *c, struct hwmodel *hw)
 {
 	double coll_us, op_us, call_us, mf, mb, tp, lo, hi, sf, sb, so;
@@ -385,11 +375,11 @@ bool torchkern_host_section(const struct calib *c, struct hwmodel *hw)
 	char src[640];
 	snprintf(src, sizeof src, "coll_us measured (NCCL all_reduce %.1f - eager op %.1f us); %.200s", call_us, op_us,
 		 hw->host.source[0] ? hw->host.source : "the rest not measured");
-	copy_str(hw->host.source, sizeof hw->host.source, src);
+	calib_set_str(hw->host.source, sizeof hw->host.source, src);
 	struct hw_host_cost *e = &hw->host.mode[EXEC_EAGER];
 	if (!torchkern_host(c, e, &mf, &mb)) {  /* the eager op classes */
 		torchkern_compiled_host(c, &hw->host, src, sizeof src);
-		copy_str(hw->host.source, sizeof hw->host.source, src);
+		calib_set_str(hw->host.source, sizeof hw->host.source, src);
 		return true;
 	}
 	char mix[128];
@@ -440,6 +430,6 @@ bool torchkern_host_section(const struct calib *c, struct hwmodel *hw)
 		snprintf(src + k, sizeof src - k, "; host range: base x%.3g-x%.3g", e->drift_lo, e->drift_hi);
 	}
 	torchkern_compiled_host(c, &hw->host, src, sizeof src);
-	copy_str(hw->host.source, sizeof hw->host.source, src);
+	calib_set_str(hw->host.source, sizeof hw->host.source, src);
 	return true;
 }
