@@ -141,12 +141,26 @@ static double table_eff(const struct gemm_table *t, double m, double n, double k
 	return eff;
 }
 
-/* The analytic model's shape terms: wave quantization of the m x n tiles over the SMs, and k/(k + k_half). */
+/* The analytic model's shape terms: wave quantization of the m x n tiles over the SMs, and k/(k + k_half). A GEMM
+ * whose tiles leave SMs idle has its k split (cuBLAS's split-K, stream-K on Hopper): s slices of k/s make
+ * tiles * s units of work, each as short as k/s. The shape term is the best over the splits: s = 1, and s up to
+ * GEMM_SPLIT_MAX while a slice keeps at least one k block (GEMM_K_BLOCK). Against the 31 committed calibrations'
+ * measured bf16/fp16 tables (GEMMs of 20 us or more; validate/gemm_model.py), the unsplit model was +40 % slow
+ * (median) where there are fewer tiles than SMs; split, +3 % (docs/hardware-model.md, Lookups). */
+#define GEMM_SPLIT_MAX 64
+#define GEMM_K_BLOCK 64	/* k depth of one main-loop stage of a bf16 tensor-core tile (cuBLAS, CUTLASS) */
+
 static double analytic_shape_eff(const struct hw_gpu *g, double m, double n, double k)
 {
 	double tiles = ceil(m / g->gemm_tile_m) * ceil(n / g->gemm_tile_n);
-	double waves = ceil(tiles / g->sm_count);
-	return tiles / (waves * g->sm_count) * k / (k + g->gemm_k_half);
+	double best = 0;
+	for (int s = 1; s <= GEMM_SPLIT_MAX && (s == 1 || k / s >= GEMM_K_BLOCK); s++) {
+		double units = tiles * s, waves = ceil(units / g->sm_count), ks = k / s;
+		double eff = units / (waves * g->sm_count) * ks / (ks + g->gemm_k_half);
+		if (eff > best)
+			best = eff;
+	}
+	return best;
 }
 
 double hwmodel_gemm_eff(const struct hwmodel *hw, enum dtype dt, double m, double n, double k)

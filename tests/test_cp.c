@@ -176,8 +176,9 @@ static void test_all_gather(const struct hwmodel *hw)
 
 /* TP overlap, tp = 2 with SP, seq 256 (T = 256 on both TP ranks, act = T x h x e = 131,072 B), k = 2 chunks.
  * Forward: the all-gather before QKV becomes one hop of the ring (act/2 = 65,536 B: 10 + 0.65536 us) beside the
- * first QKV chunk; QKV is 256 x 384 x 256 (h + 2 kv heads x 64 = 768 outputs / 2): 6 tiles on 4 SMs = 2 waves,
- * eff 0.5 x 6/8 = 0.375, 50,331,648 FLOP / 37.5 TFLOP/s = 1.34217728 us, so a chunk 0.67108864 us. After proj
+ * first QKV chunk; QKV is 256 x 384 x 256 (h + 2 kv heads x 64 = 768 outputs / 2): 6 tiles on 4 SMs, k split
+ * in 2 (12 units in 3 full waves; k_half 0 makes a slice free): eff 0.5, 50,331,648 FLOP / 50 TFLOP/s =
+ * 1.00663296 us; a chunk (128 x 384 x 256, 3 tiles, k split in 4) as much at half the FLOPs, 0.50331648 us. After proj
  * the reduce-scatter: chunk 0, its hop to the owner beside chunk 1, then the sum of the two partial chunks
  * (3 x 65,536 B: 0.196608 us). */
 static void test_tp_overlap(const struct hwmodel *hw)
@@ -193,8 +194,8 @@ static void test_tp_overlap(const struct hwmodel *hw)
 	const struct opcost *hop = op(f, nf, "tp_ag_p2p_attn");
 	CHECK(hop && hop->kind == OPK_SIDE_TP_P2P && hop->bytes == 65536 && hop->hops == 1);
 	CHECK_INT(op_count(f, nf, "qkv"), 2);
-	CHECK_NEAR(op(a, na, "qkv")->s, 1.34217728e-6, 1e-12);
-	CHECK_NEAR(op(f, nf, "qkv")->s, 0.67108864e-6, 1e-12);
+	CHECK_NEAR(op(a, na, "qkv")->s, 1.00663296e-6, 1e-12);
+	CHECK_NEAR(op(f, nf, "qkv")->s, 0.50331648e-6, 1e-12);
 	CHECK_INT(op_count(f, nf, "proj"), 2);
 	CHECK_NEAR(op(f, nf, "tp_rs_sum_attn")->s, 0.196608e-6, 1e-12);
 	CHECK(op(f, nf, "tp_ag_p2p_mlp") && op(f, nf, "tp_rs_p2p_mlp") && op(f, nf, "tp_rs_sum_mlp"));
@@ -212,13 +213,13 @@ static void test_tp_overlap(const struct hwmodel *hw)
 		CHECK(b[i].kind == OPK_COMPUTE || ops_is_side(b[i].kind) || b[i].kind == OPK_SIDE_WAIT);
 
 	/* the step: the TP waits are what each transfer has left beyond the compute beside it; the first, the
-	 * QKV hop: 10.65536 - 0.67108864 = 9.98427136 us */
+	 * QKV hop: 10.65536 - 0.50331648 = 10.15204352 us */
 	struct result r, r0;  /* (on this latency-bound toy the transfers hide little: 10 us each beside ~1 us GEMMs) */
 	CHECK_INT(predict_run(&ov, hw, NULL, &r), 0);
 	CHECK_INT(predict_run(&sp, hw, NULL, &r0), 0);
 	time_side(hw, f, nf, 2);
 	time_side(hw, b, nb, 2);
-	CHECK_NEAR(op(f, nf, "tp_ag_p2p_attn")->s - op(f, nf, "qkv")->s, 9.98427136e-6, 1e-9);
+	CHECK_NEAR(op(f, nf, "tp_ag_p2p_attn")->s - op(f, nf, "qkv")->s, 10.15204352e-6, 1e-9);
 	CHECK_TICKS(r.breakdown_s.tp_comm_exposed, side_exposed(f, nf) + side_exposed(b, nb), 64);
 	/* memory: the userbuffers, ten T x h bf16 buffers: 10 x 131,072 B = 1,310,720 B */
 	CHECK_NEAR(overlap_buffer_bytes(&ov), 1310720, 0);

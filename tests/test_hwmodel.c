@@ -103,6 +103,12 @@ static void test_gemm(void)
 	CHECK_NEAR(hwmodel_gemm_eff(hw, DT_FP32, 256, 384, 256), 0.3, 1e-12);
 	/* 4 tiles fill 4 SMs: 0.8 * 1 * 768/1024 = 0.6 */
 	CHECK_NEAR(hwmodel_gemm_eff(hw, DT_FP32, 256, 256, 768), 0.6, 1e-12);
+	/* 1 tile on 4 SMs with a long k: unsplit 0.8 * 1/4 * 4096/4352 = 0.188; k split in 4 fills the wave with
+	 * slices of 1024: 0.8 * 4/4 * 1024/1280 = 0.64 (2 slices: 0.8 * 2/4 * 2048/2304 = 0.356; 8: 0.8 * 8/8 *
+	 * 512/768 = 0.533) */
+	CHECK_NEAR(hwmodel_gemm_eff(hw, DT_FP32, 128, 128, 4096), 0.64, 1e-12);
+	/* a slice keeps at least one k block of 64: k = 64 is not split, 0.8 * 1/4 * 64/320 = 0.04 */
+	CHECK_NEAR(hwmodel_gemm_eff(hw, DT_FP32, 128, 128, 64), 0.04, 1e-12);
 	hwmodel_free(hw);
 }
 
