@@ -4,6 +4,7 @@
  * Invariant: the lookups read only models that hwload_parse accepted (positive peaks, bandwidths and tile
  * sizes, strictly increasing table axes), so they never divide by zero and always return a finite value. */
 #include <math.h>
+#include <string.h>
 #include <stdbool.h>
 
 #include "hardware/hwmodel.h"
@@ -243,8 +244,46 @@ double coll_steps(enum coll_op op, int n)
 	}
 }
 
+/* NCCL's tree (src/graph/tuning.cc): an all-reduce as a reduce up and a broadcast down a binary tree, 2 log2i(n)
+ * steps (log2i: the floor); its algorithm bandwidth is half the bus bandwidth whatever n (the ring's is
+ * n / 2(n-1)), so a rank's link carries the bytes twice; NCCL scales the tree's bandwidth at medium sizes by its
+ * own correction, by protocol and log2i(bytes / 64) from 64 B to 256 MB (treeCorrectionFactor, copied here). A line
+ * whose algo starts with "tree" is one; tree_ll and tree_ll128 take those protocols' rows, any other tree the
+ * Simple row. NCCL runs no other op as a tree: for them the line does not apply. */
+static const double tree_correction[3][23] = {
+	{ 1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0 },
+	{ 1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0 },
+	{ .9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9 },
+};
+
+static int log2i(double x)
+{
+	int l = 0;
+	while (x >= 2) {
+		x /= 2;
+		l++;
+	}
+	return l;
+}
+
+static double tree_line_us(const struct coll_line *l, enum coll_op op, int n, double bytes)
+{
+	if (op != COLL_ALL_REDUCE)
+		return INFINITY;
+	int proto = strcmp(l->algo, "tree_ll") == 0 ? 0 : strcmp(l->algo, "tree_ll128") == 0 ? 1 : 2;
+	double corr = 1;
+	if (bytes >= 64) {
+		int ls = log2i(bytes / 64);
+		if (ls < 23)
+			corr = tree_correction[proto][ls];
+	}
+	return l->alpha_us + l->step_us * 2.0 * log2i(n) + bytes * 2.0 / (l->bus_gbps * corr * 1e3);
+}
+
 static double line_us(const struct coll_line *l, enum coll_op op, int n, double bytes)
 {
+	if (strncmp(l->algo, "tree", 4) == 0)
+		return tree_line_us(l, op, n, bytes);
 	return l->alpha_us + l->step_us * coll_steps(op, n) + bytes * coll_busfactor(op, n) / (l->bus_gbps * 1e3);
 }
 

@@ -322,6 +322,17 @@ static void test_presets(void)
 	/* 4 GPUs, 1 GiB: no NVLS line for 4; ring Simple 8.4 + 6*3.4 + 2^30*1.5/370e3 */
 	CHECK_NEAR(hwmodel_coll_us(hw, SCOPE_INTRA, COLL_ALL_REDUCE, 4, 1073741824.0),
 		   8.4 + 20.4 + 1073741824.0 * 1.5 / 370e3, 1e-12);
+	/* across 128 nodes, 50 MB: the ring pays 2 x 127 steps (LL: 6.6 + 254 * 2.7 + 5e7 * 254/128 / 24e3 =
+	 * 4826.5 us; Simple 5631.5); NCCL's tree 2 log2(128) = 14 (Simple: 8.4 + 14 * 14, the bytes twice at 44.16 GB/s
+	 * times NCCL's correction 0.7 at log2(5e7/64) = 19: 3439.4 us) */
+	CHECK_NEAR(hwmodel_coll_us(hw, SCOPE_INTER, COLL_ALL_REDUCE, 128, 5e7), 8.4 + 14 * 14.0 + 2 * 5e7 / (44.16e3 * 0.7),
+		   1e-9);
+	/* 3 nodes: log2i(3) = 1, 2 steps; tiny messages take the tree's LL line, 6.8 + 2 * 5 + 8 * 2 / 11.62e3 (ring LL
+	 * 6.6 + 4 * 2.7 = 17.4 plus its bytes) */
+	CHECK_NEAR(hwmodel_coll_us(hw, SCOPE_INTER, COLL_ALL_REDUCE, 3, 8), 16.8 + 16 / 11.62e3, 1e-12);
+	/* the tree is an all-reduce only: an all-gather over 128 nodes is the ring's, LL 6.6 + 127 * 2.7 + ... */
+	CHECK_NEAR(hwmodel_coll_us(hw, SCOPE_INTER, COLL_ALL_GATHER, 128, 8), 6.6 + 127 * 2.7 + 8 * 127.0 / 128 / 24e3,
+		   1e-12);
 	/* the analytic GEMM model reproduces the MAMF point it was derived from, a short run (80.3% at
 	 * 2048x2048x13312), as a sustained rate: divided by the power section's burst_speedup 1.18; the power model
 	 * gives the burst back to a step that leaves the GPU room under its cap */
