@@ -1293,8 +1293,6 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 		c.nbwd = ops_layer_bwd(&c.oc, sc->train.recompute == RECOMPUTE_SELECTIVE, c.bwd);
 		if (sc->train.recompute == RECOMPUTE_OP)
 			c.nrfwd = recompute_op_list(&c.oc, c.fwd, c.nfwd, c.rfwd);
-		c.pass_fwd = bound_sum(c.fwd, c.nfwd);
-		c.pass_bwd = bound_sum(c.bwd, c.nbwd);
 		c.layer_tensors = op_tensors(&c, c.bwd, c.nbwd);
 		c.fwd0_host = c.nfwd > 0 ? c.fwd[0].host : 0;
 		c.bwd0_host = c.nbwd > 0 ? c.bwd[0].host : 0;
@@ -1346,6 +1344,11 @@ int build_programs(const struct scenario *sc, const struct hwmodel *hw, int keep
 		time_tp(&c, c.ebwd, c.nebwd);  /* SP: the all-gather of the embedding output's gradient */
 		time_tp(&c, c.hfwd, c.nhfwd);
 		time_tp(&c, c.hbwd, c.nhbwd);
+		/* a repeated layer's compute-bound seconds as its lists are emitted: after time_tp, whose overlap
+		 * interference lengthens the GEMM chunks beside a TP transfer (a stored list's are counted so, with
+		 * --trace every pass's: the two must agree) */
+		c.pass_fwd = bound_sum(c.fwd, c.nfwd);
+		c.pass_bwd = bound_sum(c.bwd, c.nbwd);
 		stage_graph_calls(&c);
 		program_init(c.prog, 2 * c.m * c.v + tied_exchange(&c), keep_ops);
 		program_reserve(c.prog, STREAM_COMPUTE, compute_instr_estimate(&c));

@@ -18,8 +18,8 @@ num() {  # num KEY FILE: the first JSON number of KEY in FILE
 # kernels, launch: the "compute" of the breakdown), which are the measured GPU's, i.e. exactly the compute that
 # the calibration alone predicts (C_m; its network is wrong, its GPU is not); communication, bubble and node are
 # the preset's. So the step should be the preset's step S_p with its compute C_p scaled by the measured/preset
-# rate ratio C_m/C_p: E = S_p - C_p + C_m. With today's models S_p = 68.058 s, C_p = 54.738 s, C_m = 54.973 s:
-# E = 68.293 s; composed 68.145 s (-0.2 %, the bubble and exposed DP traffic move a little with the compute).
+# rate ratio C_m/C_p: E = S_p - C_p + C_m. With today's models S_p = 66.953 s, C_p = 53.593 s, C_m = 56.086 s:
+# E = 69.447 s; composed 69.314 s (-0.2 %, the bubble and exposed DP traffic move a little with the compute).
 run predict "$scen" --hw h100-dgx --format json
 expect_rc 0 "preset"
 cp "$tmp/out" "$tmp/preset.json"
@@ -28,6 +28,18 @@ expect_rc 0 "calibration alone"
 expect_err "^gpusim: warning: 'h100x1-measured' is a calibration of 1 GPU; 64 GPUs become 64 such nodes .*--hw PRESET --gpu tests/data/h100x1-measured-v1.yaml" "guard rail warning"
 [ "$(grep -c . "$tmp/err")" = 1 ] && ok || fail "the guard rail is one line"
 expect_out '"node_network": "the measuring host \(tests/data/h100x1-measured-v1.yaml\): nodes of 1"' "origin: the host"
+# One GPU measures no interference between a GEMM and a collective (its file keeps 0); composed, the job gets
+# the node's pair, the preset's. C_m is therefore the calibration's compute with that pair: equal to the composed
+# compute but for the interference, which follows the collectives beside the compute (the DGX's NVSwitch and
+# network against nodes of 1): within 0.1 %.
+run presets show h100-dgx
+cs=$(sed -n 's/^  compute_slowdown: \([0-9.]*\).*/\1/p' "$tmp/out")
+ms=$(sed -n 's/^  comm_slowdown: \([0-9.]*\).*/\1/p' "$tmp/out")
+[ -n "$cs" ] && [ -n "$ms" ] && ok || fail "presets show h100-dgx: an overlap pair"
+sed -e "s/^  compute_slowdown: 0\$/  compute_slowdown: $cs/" -e "s/^  comm_slowdown: 0\$/  comm_slowdown: $ms/" \
+	tests/data/h100x1-measured-v1.yaml >"$tmp/alone-pair.yaml"
+run predict "$scen" --hw "$tmp/alone-pair.yaml" --format json
+expect_rc 0 "calibration alone with the preset's overlap pair"
 cp "$tmp/out" "$tmp/alone.json"
 run predict "$scen" --hw h100-dgx --gpu tests/data/h100x1-measured-v1.yaml --format json
 expect_rc 0 "composed"
@@ -42,10 +54,10 @@ verdict=$(awk -v sp="$(num step_time_s "$tmp/preset.json")" -v cp="$(num compute
 	-v c="$(num compute "$tmp/composed.json")" 'BEGIN {
 	e = sp - cp + cm; d = (s - e) / e; if (d < 0) d = -d
 	dc = (c - cm) / cm; if (dc < 0) dc = -dc
-	printf "%s %s expected %.3f got %.3f", (d < 0.05 ? "ok" : "bad"), (dc < 1e-9 ? "ok" : "bad"), e, s }')
+	printf "%s %s expected %.3f got %.3f", (d < 0.05 ? "ok" : "bad"), (dc < 1e-3 ? "ok" : "bad"), e, s }')
 case $verdict in
 "ok ok "*) ok ;;
-*) fail "composed step within 5 % of S_p - C_p + C_m and compute = the calibration's: $verdict" ;;
+*) fail "composed step within 5 % of S_p - C_p + C_m and compute within 0.1 % of the calibration's: $verdict" ;;
 esac
 run predict "$scen" --hw h100-dgx --gpu tests/data/h100x1-measured-v1.yaml
 expect_out "^  gpu from       measured \(tests/data/h100x1-measured-v1.yaml\)" "table: origin"

@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""validate/preset_overlap.py: the Hopper presets' overlap section, from the committed calibrations' measurements.
+
+`overlap.compute_slowdown` and `overlap.comm_slowdown` say how much a GEMM and a collective slow each other while
+they run together (docs/simulation.md, "Overlap interference"): DDP's gradient all-reduce beside the backward, a
+distributed optimizer's gather beside the forward, TP overlap. The presets set both to 0 ("no published
+measurement we trust"). Every `gpusim calibrate` on 2 or more GPUs measures the pair (bf16 8192^3 GEMMs beside
+256 MiB all-reduces on another stream of the same GPUs, against each alone); 21 committed calibrations did, on 4
+lent H100 hosts and 17 H200 hosts, on 2 and 4 NVLink-connected GPUs. This script makes each Hopper preset's pair
+the median of its GPU type's calibrations (h100-dgx and the H100 SXM variants: the H100 ones; h200-sxm: the H200
+ones). Not the A100 and Blackwell presets: no calibration measured those GPUs, and they keep 0.
+
+Nothing here is fitted to a validation table: the inputs are the calibrations' overlap figures only.
+
+usage: validate/preset_overlap.py              print each GPU type's median and the readings
+       validate/preset_overlap.py --write      rewrite the overlap section of the presets in PRESETS
+       validate/preset_overlap.py --check      exit 1 when a preset's overlap section differs from this script's
+       validate/preset_overlap.py --score [--gpusim build/gpusim] [--rows]
+                                               every measured table scored by its GPU's preset twice with the
+                                               same binary: overlap 0 (the presets before) and the median of its
+                                               type's calibrations without the table's own lease's (leave one
+                                               lease out); per table, per layout family, and the DP rows
+"""
+import argparse
+import glob
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+import yaml
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from band_cover import lease  # noqa: E402
+
+PRESETS = {"h100-dgx": "h100", "h100-sxm-94gb": "h100", "h100-sxm-96gb": "h100", "h200-sxm": "h200"}
+KEYS = ("compute_slowdown", "comm_slowdown")
+
+
+def readings(exclude=None):
+    """{gpu type: [(lease, compute_slowdown, comm_slowdown, ranks)]} of the calibrations with an overlap section"""
+    out = {}
+    for f in sorted(glob.glob("hardware/*-measured.yaml")):
+        if lease(f) == exclude:
+            continue
+        with open(f) as fh:
+            d = yaml.safe_load(fh) or {}
+        o = d.get("overlap") or {}
+        if not all(k in o for k in KEYS):
+            continue
+        ranks = ((d.get("meta") or {}).get("overlap") or {}).get("ranks", 0)
+        out.setdefault(lease(f)[:4], []).append((lease(f), o["compute_slowdown"], o["comm_slowdown"], ranks))
+    return out
+
+
+def median_pair(rows):
+    return tuple(round(statistics.median(r[i] for r in rows), 3) for i in (1, 2))
+
+
+def section(gpu, rows):
+    cs, ms = median_pair(rows)
+    n2 = sum(1 for r in rows if r[3] == 2)
+    return ("overlap:                            # how much a GEMM and a collective slow each other when they run "
+            "together\n"
+            "  compute_slowdown: %s  # the median of %d %s calibrations' measured pair "
+            "(validate/preset_overlap.py)\n"
+            "  comm_slowdown: %s\n"
+            '  source: "measured: the median of %d calibrations (%d lent %s hosts on 2 GPUs, %d on 4; 2026-11): bf16 '
+            '8192^3 GEMMs beside 256 MiB all-reduces on another stream, against each alone; compute %s-%s, comm '
+            '%s-%s"\n' % (cs, len(rows), gpu.upper(), ms, len(rows), n2, gpu.upper(), len(rows) - n2,
+                          min(r[1] for r in rows), max(r[1] for r in rows), min(r[2] for r in rows),
+                          max(r[2] for r in rows)))
+
+
+def with_overlap(text, sec):
+    """text of a preset YAML with its overlap section (from 'overlap:' through its 'source:' line) replaced by sec"""
+    i = text.index("\noverlap:") + 1
+    j = text.index("\n", text.index("\n  source:", i) + 1) + 1
+    return text[:i] + sec + text[j:]
+
+
+def preset_text(name, sec):
+    with open("hardware/%s.yaml" % name) as fh:
+        return with_overlap(fh.read(), sec)
+
+
+ZERO = ('overlap:\n  compute_slowdown: 0\n  comm_slowdown: 0\n  source: "preset: interference not modelled (0)"\n')
+
+
+def validate(gpusim, table, hw):
+    p = subprocess.run([gpusim, "validate", table, "--format", "json", "--hw", hw], capture_output=True, text=True)
+    if p.returncode not in (0, 1):
+        sys.exit("preset_overlap: %s --hw %s: %s" % (table, hw, p.stderr.strip()[-400:]))
+    return json.loads(p.stdout)
+
+
+def family(label):
+    """t17-dp2-compiled -> dp; t07-tp2-pp2-1f1b -> tp+pp; m02-single -> single"""
+    parts = label.split("-")[1:]
+    fam = [p.rstrip("0123456789") for p in parts if p.rstrip("0123456789") in ("dp", "tp", "pp", "single")]
+    return "+".join(fam) or "other"
+
+
+def stats(v):
+    a = sorted(abs(x) for x in v)
+    return "%5.1f / %5.1f / %+6.1f %%" % (100 * statistics.median(a), 100 * a[-1], 100 * statistics.median(v))
+
+
+def score(gpusim, show_rows):
+    errs = {"zero": {}, "median": {}}
+    print("%-22s %5s  %-26s  %-26s  %s" % ("table", "rows", "overlap 0: med/max/signed", "median, lease out",
+                                           "pair used"))
+    with tempfile.TemporaryDirectory() as tmp:
+        for table in sorted(glob.glob("validate/measured-*.csv")):
+            gpu = "h100" if "h100" in os.path.basename(table) else "h200"
+            preset = "h100-dgx" if gpu == "h100" else "h200-sxm"
+            rows = readings(exclude=lease(table)).get(gpu, [])
+            got, e = {}, {}
+            for k, sec in (("zero", ZERO), ("median", section(gpu, rows))):
+                path = os.path.join(tmp, "%s-%s-%s.yaml" % (preset, lease(table), k))
+                with open(path, "w") as fh:
+                    fh.write(preset_text(preset, sec))
+                got[k] = validate(gpusim, table, path)
+                e[k] = {r["label"]: r["rel_error"] for r in got[k]["rows"] if "rel_error" in r}
+                for lab, x in e[k].items():
+                    errs[k].setdefault(family(lab), []).append(x)
+            print("%-22s %5d  %-26s  %-26s  %.3f / %.3f" % (
+                lease(table) + ("-compiled" if "compiled" in table else ""), len(e["median"]),
+                stats(e["zero"].values()), stats(e["median"].values()), *median_pair(rows)))
+            if show_rows:
+                for lab in e["median"]:
+                    if abs(e["median"][lab] - e["zero"][lab]) > 0.0005:
+                        print("    %-26s %+6.1f %% -> %+6.1f %%" % (lab, 100 * e["zero"][lab], 100 * e["median"][lab]))
+    print()
+    print("| layout family | rows | overlap 0: median abs / max / signed | median of the type's calibrations, "
+          "lease out |")
+    print("|---|---:|---|---|")
+    for fam in sorted(errs["zero"]):
+        print("| %s | %d | %s | %s |" % (fam, len(errs["zero"][fam]), stats(errs["zero"][fam]),
+                                         stats(errs["median"][fam])))
+    allz = [x for v in errs["zero"].values() for x in v]
+    allm = [x for v in errs["median"].values() for x in v]
+    print("| all | %d | %s | %s |" % (len(allz), stats(allz), stats(allm)))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--write", action="store_true")
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--score", action="store_true")
+    ap.add_argument("--rows", action="store_true")
+    ap.add_argument("--gpusim", default="build/gpusim")
+    a = ap.parse_args()
+    r = readings()
+    if a.score:
+        score(a.gpusim, a.rows)
+        return 0
+    bad = 0
+    for name, gpu in PRESETS.items():
+        sec = section(gpu, r[gpu])
+        path = "hardware/%s.yaml" % name
+        with open(path) as fh:
+            old = fh.read()
+        new = with_overlap(old, sec)
+        if a.write and new != old:
+            with open(path, "w") as fh:
+                fh.write(new)
+            print("wrote %s" % path)
+        elif a.check and new != old:
+            print("%s: overlap section differs from validate/preset_overlap.py's" % path)
+            bad = 1
+    if not (a.write or a.check):
+        for gpu, rows in sorted(r.items()):
+            print("%s: median compute_slowdown %.3f, comm_slowdown %.3f over %d calibrations" % (
+                gpu, *median_pair(rows), len(rows)))
+            for row in rows:
+                print("    %-16s %.3f %.3f  %d ranks" % row)
+    return bad
+
+
+if __name__ == "__main__":
+    sys.exit(main())
