@@ -277,6 +277,18 @@ MODELS = {
                                    ["--hw", "hardware/h200x2-1128p-measured.yaml"],
                                    ["--hw", "hardware/h200x2-1128t-measured.yaml"],
                                    ["--hw", "hardware/h200x1-1128y-measured.yaml"], ["--hw", "h200-sxm"]],
+    # 2 x H200 of 2026-11-28 18:48-18:59 (stop 40): its own full calibration (made with the split-K GEMM model's
+    # code; its tables decide), then 1128za, 1128p, 1128y held out, preset
+    "measured-h200x2-1128zc.csv": [["--hw", "hardware/h200x2-1128zc-measured.yaml"],
+                                   ["--hw", "hardware/h200x2-1128za-measured.yaml"],
+                                   ["--hw", "hardware/h200x2-1128p-measured.yaml"],
+                                   ["--hw", "hardware/h200x1-1128y-measured.yaml"], ["--hw", "h200-sxm"]],
+    # 4 x H200 of 2026-11-28 19:00 (stop 40), a fresh machine calibrated by none: the 4-GPU calibrations 1128k and
+    # 1128a, 1128zc and 1128y held out, preset
+    "measured-h200x4-1128zd.csv": [["--hw", "hardware/h200x4-1128k-measured.yaml"],
+                                   ["--hw", "hardware/h200x4-1128a-measured.yaml"],
+                                   ["--hw", "hardware/h200x2-1128zc-measured.yaml"],
+                                   ["--hw", "hardware/h200x1-1128y-measured.yaml"], ["--hw", "h200-sxm"]],
     # 4 x H200 of 2026-11-28 16:38 (stop 39), a fresh machine calibrated by none: the 4-GPU calibrations 1128k and
     # 1128a, 1128p and 1128y held out, preset
     "measured-h200x4-1128z.csv": [["--hw", "hardware/h200x4-1128k-measured.yaml"],
