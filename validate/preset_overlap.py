@@ -36,6 +36,9 @@ import yaml
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from band_cover import lease  # noqa: E402
 
+# calibrations committed after the presets' pairs were written, kept out of them so that their tables score the
+# presets held out; the next --write that should take them in empties this
+LATER = {"h200x2-1128zc": "stop 40, after the presets' overlap pair"}
 PRESETS = {"h100-dgx": "h100", "h100-sxm-94gb": "h100", "h100-sxm-96gb": "h100", "h200-sxm": "h200"}
 KEYS = ("compute_slowdown", "comm_slowdown")
 
@@ -44,7 +47,7 @@ def readings(exclude=None):
     """{gpu type: [(lease, compute_slowdown, comm_slowdown, ranks)]} of the calibrations with an overlap section"""
     out = {}
     for f in sorted(glob.glob("hardware/*-measured.yaml")):
-        if lease(f) == exclude:
+        if lease(f) == exclude or lease(f) in LATER:
             continue
         with open(f) as fh:
             d = yaml.safe_load(fh) or {}
