@@ -161,6 +161,9 @@ struct hwmodel *hwmodel_compose(const struct hwmodel *cluster, const struct hwmo
 		}
 		hw->overlap_compute_slowdown = measured->overlap_compute_slowdown;
 		hw->overlap_comm_slowdown = measured->overlap_comm_slowdown;
+		hw->overlap_tp_set = measured->overlap_tp_set;
+		hw->overlap_tp_compute_slowdown = measured->overlap_tp_compute_slowdown;
+		hw->overlap_tp_comm_slowdown = measured->overlap_tp_comm_slowdown;
 		snprintf(hw->overlap_source, sizeof hw->overlap_source, "%s", measured->overlap_source);
 		if (grown)
 			snprintf(hw->origin.intra, sizeof hw->origin.intra,

@@ -214,6 +214,9 @@ bool hwmodel_equal(const struct hwmodel *a, const struct hwmodel *b, char *why, 
 		}
 	num(&c, "overlap.compute_slowdown", a->overlap_compute_slowdown, b->overlap_compute_slowdown);
 	num(&c, "overlap.comm_slowdown", a->overlap_comm_slowdown, b->overlap_comm_slowdown);
+	num(&c, "overlap.tp_set", a->overlap_tp_set, b->overlap_tp_set);
+	num(&c, "overlap.tp_compute_slowdown", a->overlap_tp_compute_slowdown, b->overlap_tp_compute_slowdown);
+	num(&c, "overlap.tp_comm_slowdown", a->overlap_tp_comm_slowdown, b->overlap_tp_comm_slowdown);
 	str(&c, "overlap.source", a->overlap_source, b->overlap_source);
 	num(&c, "cost.usd_per_gpu_hour", a->usd_per_gpu_hour, b->usd_per_gpu_hour);
 	str(&c, "cost.source", a->cost_source, b->cost_source);

@@ -87,7 +87,8 @@ static const char *const scope_keys[] = { "all_reduce", "all_gather", "reduce_sc
 static const char *const op_keys[] = { "lines", "tables", "source", NULL };
 static const char *const line_keys[] = { "algo", "n", "alpha_us", "step_us", "bus_gbps", "max_bytes", NULL };
 static const char *const table_keys[] = { "n", "bytes", "time_us", NULL };
-static const char *const overlap_keys[] = { "compute_slowdown", "comm_slowdown", "source", NULL };
+static const char *const overlap_keys[] = { "compute_slowdown", "comm_slowdown", "tp_compute_slowdown",
+					     "tp_comm_slowdown", "source", NULL };
 static const char *const cost_keys[] = { "usd_per_gpu_hour", "source", NULL };
 static const char *const host_keys[] = { "eager", "cuda_graphs", "compiled", "source", NULL };
 enum { HOST_COST_KEYS = 64 };  /* room for hw_host_keys (hardware/hwmodel.c); a key past it loads as unknown */
@@ -297,6 +298,17 @@ static void read_overlap_cost(struct ydoc *d, const struct ynode *root, struct h
 		ydoc_check_keys(d, overlap, overlap_keys);
 		ydoc_double(d, overlap, "compute_slowdown", YD_NONNEG, &hw->overlap_compute_slowdown);
 		ydoc_double(d, overlap, "comm_slowdown", YD_NONNEG, &hw->overlap_comm_slowdown);
+		/* the TP overlap pair: both keys or neither (one alone is an error); a based file without them keeps
+		 * the base's */
+		bool tc = ynode_get(overlap, "tp_compute_slowdown") != NULL, tm = ynode_get(overlap, "tp_comm_slowdown") != NULL;
+		if (tc != tm)
+			ydoc_error(d, overlap, "overlap: tp_compute_slowdown and tp_comm_slowdown go together (give both, or "
+				   "neither to use compute_slowdown and comm_slowdown for TP overlap too)");
+		else if (tc) {
+			hw->overlap_tp_set = true;
+			ydoc_double(d, overlap, "tp_compute_slowdown", YD_NONNEG, &hw->overlap_tp_compute_slowdown);
+			ydoc_double(d, overlap, "tp_comm_slowdown", YD_NONNEG, &hw->overlap_tp_comm_slowdown);
+		}
 	}
 	have = ydoc_map(d, root, "cost", 0, &cost) == 1;
 	if (have || !based)

@@ -332,6 +332,12 @@ double hwmodel_coll_us(const struct hwmodel *hw, enum coll_scope sc, enum coll_o
 	return isfinite(best) ? best : fallback_us(hw, sc, op, n, bytes);
 }
 
+void hwmodel_tp_overlap(const struct hwmodel *hw, double *compute_slowdown, double *comm_slowdown)
+{
+	*compute_slowdown = hw->overlap_tp_set ? hw->overlap_tp_compute_slowdown : hw->overlap_compute_slowdown;
+	*comm_slowdown = hw->overlap_tp_set ? hw->overlap_tp_comm_slowdown : hw->overlap_comm_slowdown;
+}
+
 /* The job's slowest GPU (gpu.power.gpu_rates, measured with every GPU of the host held at its cap together): a
  * synchronous step waits for it at every collective, so each stage runs at its pace. A job of one GPU runs on the
  * calibrated GPU alone (1); one of G GPUs within the measured host on its GPUs 0..G-1, as torchrun places ranks;

@@ -303,6 +303,10 @@ struct hwmodel {
 	struct coll_model coll[SCOPE_N][COLL_NOPS];
 	double overlap_compute_slowdown;  /* compute time *= 1+x while a collective runs beside it */
 	double overlap_comm_slowdown;     /* collective time *= 1+x while compute runs beside it */
+	/* the same for TP communication overlap's transfers (Transformer Engine's userbuffers, sim/overlap.c): their
+	 * own pair where the file gives one (overlap.tp_compute_slowdown, tp_comm_slowdown), else the pair above */
+	bool overlap_tp_set;
+	double overlap_tp_compute_slowdown, overlap_tp_comm_slowdown;
 	char overlap_source[200];
 	double usd_per_gpu_hour;          /* 0 = unknown */
 	char cost_source[128];
@@ -380,6 +384,9 @@ double hwmodel_attn_tflops(const struct hwmodel *hw, enum attn_path p, enum dtyp
 double hwmodel_mem_gbps(const struct hwmodel *hw, double bytes);
 /* hwmodel_gpu_rate: the sustained rate of the slowest of a job's GPUs over the calibrated GPU's (gpu.power.
  * gpu_rates; 1 where not measured, for one GPU, and never above 1): sim/predict.c runs the power cap at it. */
+/* The interference pair of TP communication overlap's transfers beside their GEMM chunks: overlap.tp_* where
+ * the model gives them, else the collective pair. */
+void hwmodel_tp_overlap(const struct hwmodel *hw, double *compute_slowdown, double *comm_slowdown);
 double hwmodel_gpu_rate(const struct hwmodel *hw, int gpus);
 /* hwmodel_kern_us: the time in us of a kernel of a measured family (gpu.kernels, gbps > 0) moving `bytes`, without
  * the gap after it. */

@@ -83,6 +83,10 @@ int hwwrite(FILE *f, const struct hwmodel *hw, const struct hwwrite_opts *o)
 		fputs("overlap:\n", f);
 		hww_kv_num(f, 2, "compute_slowdown", hw->overlap_compute_slowdown);
 		hww_kv_num(f, 2, "comm_slowdown", hw->overlap_comm_slowdown);
+		if (hw->overlap_tp_set) {
+			hww_kv_num(f, 2, "tp_compute_slowdown", hw->overlap_tp_compute_slowdown);
+			hww_kv_num(f, 2, "tp_comm_slowdown", hw->overlap_tp_comm_slowdown);
+		}
 		hww_kv_own_source(f, 2, hw->overlap_source, hw->source);
 	}
 	if (parts & HWW_COST) {

@@ -1238,7 +1238,9 @@ static void time_tp(struct ctx *c, struct opcost *ops, int n)
 		case OPK_SIDE_WAIT:
 			break;
 		}
-	overlap_slowdown(ops, n, c->hw->overlap_compute_slowdown, c->hw->overlap_comm_slowdown);
+	double cs, ms;
+	hwmodel_tp_overlap(c->hw, &cs, &ms);
+	overlap_slowdown(ops, n, cs, ms);
 }
 
 static int count_ar(const struct opcost *ops, int n)

@@ -212,6 +212,36 @@ static void test_ranges(void)
 	free(text);
 }
 
+/* TP overlap's own interference pair: absent, the collective pair; given, its own; the Hopper presets give 0 */
+static void test_tp_overlap(void)
+{
+	int err = 0;
+	double cs, ms;
+	struct hwmodel *hw = hwmodel_load_string("a.yaml", HW_HEAD "overlap: {compute_slowdown: 0.2, comm_slowdown: 0.5}\n",
+						 &err);
+	CHECK(hw != NULL);
+	if (hw) {
+		hwmodel_tp_overlap(hw, &cs, &ms);
+		CHECK(!hw->overlap_tp_set && cs == 0.2 && ms == 0.5);
+		hwmodel_free(hw);
+	}
+	hw = hwmodel_load_string("b.yaml", HW_HEAD "overlap: {compute_slowdown: 0.2, comm_slowdown: 0.5, "
+				 "tp_compute_slowdown: 0.01, tp_comm_slowdown: 0}\n", &err);
+	CHECK(hw != NULL);
+	if (hw) {
+		hwmodel_tp_overlap(hw, &cs, &ms);
+		CHECK(hw->overlap_tp_set && cs == 0.01 && ms == 0);
+		hwmodel_free(hw);
+	}
+	hw = hwmodel_load("h200-sxm", &err);
+	CHECK(hw != NULL);
+	if (hw) {
+		hwmodel_tp_overlap(hw, &cs, &ms);
+		CHECK(hw->overlap_compute_slowdown > 0 && hw->overlap_comm_slowdown > 0 && cs == 0 && ms == 0);
+		hwmodel_free(hw);
+	}
+}
+
 static void test_errors(void)
 {
 	CHECK_STR(bad_hw(replace(HW_HEAD, "schema: gpusim-hw/1", "schema: gpusim-hw/2")),
@@ -247,6 +277,9 @@ static void test_errors(void)
 		  "gpusim: hw.yaml:27:43: collectives.inter.send_recv.tables[0].time_us: has 1 values, bytes has 2\n");
 	CHECK_STR(bad_hw(HW_HEAD "collectives:\n  inter:\n    send_recv: {}\n"),
 		  "gpusim: hw.yaml:25:16: collectives.inter.send_recv: give at least one of lines or tables\n");
+	CHECK_STR(bad_hw(HW_HEAD "overlap: {compute_slowdown: 0.2, comm_slowdown: 0.5, tp_comm_slowdown: 0.1}\n"),
+		  "gpusim: hw.yaml:23:10: overlap: tp_compute_slowdown and tp_comm_slowdown go together (give both, or "
+		  "neither to use compute_slowdown and comm_slowdown for TP overlap too)\n");
 
 	int err = 0;
 	cap_begin();
@@ -911,6 +944,7 @@ int main(void)
 	test_mem();
 	test_coll();
 	test_errors();
+	test_tp_overlap();
 	test_ranges();
 	test_attention();
 	test_presets();

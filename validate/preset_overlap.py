@@ -71,6 +71,10 @@ def section(gpu, rows):
             "  compute_slowdown: %s  # the median of %d %s calibrations' measured pair "
             "(validate/preset_overlap.py)\n"
             "  comm_slowdown: %s\n"
+            "  # TP communication overlap (Transformer Engine's userbuffers: its own kernels, mostly copy engines) is not\n"
+            "  # what the calibrations time (NCCL's all-reduce): not priced, as before (docs/hardware-model.md)\n"
+            "  tp_compute_slowdown: 0\n"
+            "  tp_comm_slowdown: 0\n"
             '  source: "measured: the median of %d calibrations (%d lent %s hosts on 2 GPUs, %d on 4; 2026-11): bf16 '
             '8192^3 GEMMs beside 256 MiB all-reduces on another stream, against each alone; compute %s-%s, comm '
             '%s-%s"\n' % (cs, len(rows), gpu.upper(), ms, len(rows), n2, gpu.upper(), len(rows) - n2,
@@ -90,7 +94,8 @@ def preset_text(name, sec):
         return with_overlap(fh.read(), sec)
 
 
-ZERO = ('overlap:\n  compute_slowdown: 0\n  comm_slowdown: 0\n  source: "preset: interference not modelled (0)"\n')
+ZERO = ('overlap:\n  compute_slowdown: 0\n  comm_slowdown: 0\n  tp_compute_slowdown: 0\n  tp_comm_slowdown: 0\n'
+        '  source: "preset: interference not modelled (0)"\n')
 
 
 def validate(gpusim, table, hw):
