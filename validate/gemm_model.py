@@ -11,7 +11,8 @@ models: `unsplit` (the wave quantization of the m x n tiles alone, gpusim before
 measured) / measured: positive = the model is slow. Points measured under MIN_US (default 20 us) are left out:
 there the timing loop's launch rate, not the GPU, sets the time (the grids' smallest GEMMs all read 6-8 us).
 
-usage: validate/gemm_model.py [MIN_US]      (run from the repository root)
+usage: validate/gemm_model.py [MIN_US [CALIBRATION.yaml ...]]      (run from the repository root; default: every
+       hardware/*-measured.yaml)
 """
 import glob
 import math
@@ -45,7 +46,7 @@ def main():
     min_us = float(sys.argv[1]) if len(sys.argv) > 1 else 20.0
     errs = {"unsplit": [], "split": []}
     files = 0
-    for f in sorted(glob.glob("hardware/*-measured.yaml")):
+    for f in sys.argv[2:] or sorted(glob.glob("hardware/*-measured.yaml")):
         g = yaml.safe_load(open(f))["gpu"]
         if "tables" not in g["gemm"]:
             continue
