@@ -30,8 +30,8 @@ set format x '%g'
 set xlabel 'GPUs'
 set tmargin 2
 set ylabel 'throughput ratio'
-set yrange [0:82.4125]
-set ytics 20
+set yrange [0:92.0321]
+set ytics 50
 set key outside top center horizontal nobox
 plot 1 with lines dt 2 lw 2 lc rgb '#555555' title 'equal', \
      'gpt-small-compare.png.dat' index 2 using 1:2 with linespoints lw 2.5 pt 7 ps 1.3 lc rgb '#333333' title 'h100-dgx / rtx4070ti-super-pcie', \
