@@ -63,9 +63,27 @@ def median_pair(rows):
     return tuple(round(statistics.median(r[i] for r in rows), 3) for i in (1, 2))
 
 
-def section(gpu, rows):
+# Whether --write puts the medians into the presets. Not since stop 40's last commit: a nonzero pair turns off the
+# engine's fused runs (sim/engine.c: a fused run's end cannot move), and a preset's 70b_64gpu went from 7,336 events
+# and 0.6 ms to 339,113 and 18 ms, the plan.md search from 52 to 370 CPU-seconds, for DP rows 3.8 -> 3.2 % (--score).
+# The presets keep 0 with the medians in a comment until interference runs inside fused runs.
+APPLY = False
+
+
+def section(gpu, rows, apply=APPLY):
     cs, ms = median_pair(rows)
     n2 = sum(1 for r in rows if r[3] == 2)
+    if not apply:
+        return ("overlap:                            # how much a GEMM and a collective slow each other when they run "
+                "together\n"
+                "  # measured: the median of %d %s calibrations is %s / %s (validate/preset_overlap.py; DP rows 3.8 -> "
+                "3.2 %% held\n"
+                "  # out), not applied: a nonzero pair turns off the engine's fused runs (30x the time of a "
+                "prediction)\n"
+                "  compute_slowdown: 0\n"
+                "  comm_slowdown: 0\n"
+                '  source: "preset: interference not applied (0); measured by gpusim calibrate (2+ GPUs)"\n'
+                % (len(rows), gpu.upper(), cs, ms))
     return ("overlap:                            # how much a GEMM and a collective slow each other when they run "
             "together\n"
             "  compute_slowdown: %s  # the median of %d %s calibrations' measured pair "
@@ -127,7 +145,7 @@ def score(gpusim, show_rows):
             preset = "h100-dgx" if gpu == "h100" else "h200-sxm"
             rows = readings(exclude=lease(table)).get(gpu, [])
             got, e = {}, {}
-            for k, sec in (("zero", ZERO), ("median", section(gpu, rows))):
+            for k, sec in (("zero", ZERO), ("median", section(gpu, rows, apply=True))):
                 path = os.path.join(tmp, "%s-%s-%s.yaml" % (preset, lease(table), k))
                 with open(path, "w") as fh:
                     fh.write(preset_text(preset, sec))

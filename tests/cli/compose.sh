@@ -18,8 +18,8 @@ num() {  # num KEY FILE: the first JSON number of KEY in FILE
 # kernels, launch: the "compute" of the breakdown), which are the measured GPU's, i.e. exactly the compute that
 # the calibration alone predicts (C_m; its network is wrong, its GPU is not); communication, bubble and node are
 # the preset's. So the step should be the preset's step S_p with its compute C_p scaled by the measured/preset
-# rate ratio C_m/C_p: E = S_p - C_p + C_m. With today's models S_p = 66.953 s, C_p = 53.593 s, C_m = 56.086 s:
-# E = 69.447 s; composed 69.314 s (-0.2 %, the bubble and exposed DP traffic move a little with the compute).
+# rate ratio C_m/C_p: E = S_p - C_p + C_m. With today's models S_p = 66.916 s, C_p = 53.586 s, C_m = 56.072 s:
+# E = 69.402 s; composed 69.265 s (-0.2 %, the bubble and exposed DP traffic move a little with the compute).
 run predict "$scen" --hw h100-dgx --format json
 expect_rc 0 "preset"
 cp "$tmp/out" "$tmp/preset.json"
@@ -29,9 +29,9 @@ expect_err "^gpusim: warning: 'h100x1-measured' is a calibration of 1 GPU; 64 GP
 [ "$(grep -c . "$tmp/err")" = 1 ] && ok || fail "the guard rail is one line"
 expect_out '"node_network": "the measuring host \(tests/data/h100x1-measured-v1.yaml\): nodes of 1"' "origin: the host"
 # One GPU measures no interference between a GEMM and a collective (its file keeps 0); composed, the job gets
-# the node's pair, the preset's. C_m is therefore the calibration's compute with that pair: equal to the composed
-# compute but for the interference, which follows the collectives beside the compute (the DGX's NVSwitch and
-# network against nodes of 1): within 0.1 %.
+# the node's pair, the preset's (0 today: validate/preset_overlap.py). C_m is therefore the calibration's compute
+# with that pair: equal to the composed compute but for the interference, which follows the collectives beside the
+# compute (the DGX's NVSwitch and network against nodes of 1): within 0.1 %.
 run presets show h100-dgx
 cs=$(sed -n 's/^  compute_slowdown: \([0-9.]*\).*/\1/p' "$tmp/out")
 ms=$(sed -n 's/^  comm_slowdown: \([0-9.]*\).*/\1/p' "$tmp/out")
