@@ -8,7 +8,7 @@ SXM5), measured with the batch set so that every sequence length holds 16 K toke
 sequence s and head dimension d, batch x heads bh = (16384 / s) x (2048 / d). A row without `bh` serves every bh
 (hardware/hwlookup.c), yet the kernel's blocks (one per 128 queries and head) fill the SMs unevenly when they are
 few, above all under a causal mask, where a block's work grows with its position: every calibration with
-`--attention torch` times each length at that bh and at 1/4, 1/2 and 2 times it (16 H100 and H200 calibrations),
+`--attention torch` times each length at that bh and at 1/4, 1/2 and 2 times it (23: 9 H100, 14 H200),
 and at 4,096 causal tokens, head dimension 128, an H200 runs 230 TFLOP/s at bh 16 against 326 at 128. This script
 gives each Hopper preset row its bh and adds rows at the other three: the published rate times the median, over
 the GPU type's calibrations, of each one's rate at that bh over its rate at the paper's bh (forward and backward
@@ -33,11 +33,9 @@ usage: validate/preset_attention.py              print the ratios per GPU type
 """
 import argparse
 import glob
-import json
 import os
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 
@@ -45,6 +43,7 @@ import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from band_cover import lease  # noqa: E402
+from preset_overlap import family, print_families, print_moved, stats, validate  # noqa: E402  (the same helpers)
 
 PRESETS = {"h100-dgx": "h100", "h100-sxm-94gb": "h100", "h100-sxm-96gb": "h100", "h200-sxm": "h200"}
 # calibrations committed after the presets' rows were written (kept out; the next --write that should take them in
@@ -58,19 +57,24 @@ def paper_bh(seq, hd):
     return (16384 // seq) * (2048 // hd)
 
 
-def ratios(gpu, exclude=None):
-    """{(hd, causal, seq, bh): (fwd ratio, bwd ratio)}: the median over gpu's calibrations of the rate at bh over
-    the rate at the paper's bh, for every bh a calibration measured besides the paper's"""
-    acc = {}
+def flash_entries(gpu, exclude=None):
+    """the fused (flash) attention entry of each of gpu's calibrations, but exclude's and LATER's"""
     for f in sorted(glob.glob("hardware/%s*-measured.yaml" % gpu)):
         if lease(f) == exclude or lease(f) in LATER:
             continue
         with open(f) as fh:
             a = ((yaml.safe_load(fh) or {}).get("gpu") or {}).get("attention") or {}
         fused = a.get("fused") if isinstance(a, dict) else None
-        if not fused or fused.get("impl") != "flash" or not fused.get("rows"):
-            continue
-        at = {(r["head_dim"], bool(r["causal"]), r["seq"], r.get("bh", 0)): r for r in fused["rows"]}
+        if fused and fused.get("impl") == "flash":
+            yield fused
+
+
+def ratios(gpu, exclude=None):
+    """{(hd, causal, seq, bh): (fwd ratio, bwd ratio)}: the median over gpu's calibrations of the rate at bh over
+    the rate at the paper's bh, for every bh a calibration measured besides the paper's"""
+    acc = {}
+    for fused in flash_entries(gpu, exclude):
+        at = {(r["head_dim"], bool(r["causal"]), r["seq"], r.get("bh", 0)): r for r in fused.get("rows") or []}
         for (hd, causal, seq, bh), r in at.items():
             ref = at.get((hd, causal, seq, paper_bh(seq, hd)))
             if not ref or bh == paper_bh(seq, hd):
@@ -84,13 +88,8 @@ def law(gpu, exclude=None):
     """the median over gpu's calibrations of their flash entry's power law (clock: max; power, clock_exponent,
     clock_anchor), or None"""
     acc = {"power": [], "clock_exponent": [], "clock_anchor": []}
-    for f in sorted(glob.glob("hardware/%s*-measured.yaml" % gpu)):
-        if lease(f) == exclude or lease(f) in LATER:
-            continue
-        with open(f) as fh:
-            a = ((yaml.safe_load(fh) or {}).get("gpu") or {}).get("attention") or {}
-        fused = a.get("fused") if isinstance(a, dict) else None
-        if fused and fused.get("clock") == "max" and all(k in fused for k in acc):
+    for fused in flash_entries(gpu, exclude):
+        if fused.get("clock") == "max" and all(k in fused for k in acc):
             for k in acc:
                 acc[k].append(fused[k])
     return {k: round(statistics.median(v), 3) for k, v in acc.items()} if acc["power"] else None
@@ -143,24 +142,6 @@ def with_rows(text, rat):
     return text[:i] + note + "".join(rows) + text[j:]
 
 
-def validate(gpusim, table, hw):
-    p = subprocess.run([gpusim, "validate", table, "--format", "json", "--hw", hw], capture_output=True, text=True)
-    if p.returncode not in (0, 1):
-        sys.exit("preset_attention: %s --hw %s: %s" % (table, hw, p.stderr.strip()[-400:]))
-    return json.loads(p.stdout)
-
-
-def family(label):
-    parts = label.split("-")[1:]
-    fam = [p.rstrip("0123456789") for p in parts if p.rstrip("0123456789") in ("dp", "tp", "pp", "single")]
-    return "+".join(fam) or "other"
-
-
-def stats(v):
-    a = sorted(abs(x) for x in v)
-    return "%5.1f / %5.1f / %+6.1f %%" % (100 * statistics.median(a), 100 * a[-1], 100 * statistics.median(v))
-
-
 def score(gpusim, show_rows, use_law=False):
     errs = {"published": {}, "bh": {}}
     print("%-22s %5s  %-26s  %-26s" % ("table", "rows", "published rows: med/max/signed", "with bh rows, lease out"))
@@ -185,18 +166,8 @@ def score(gpusim, show_rows, use_law=False):
             print("%-22s %5d  %-26s  %-26s" % (lease(table) + ("-compiled" if "compiled" in table else ""),
                                                 len(e["bh"]), stats(e["published"].values()), stats(e["bh"].values())))
             if show_rows:
-                for lab in e["bh"]:
-                    if abs(e["bh"][lab] - e["published"][lab]) > 0.0005:
-                        print("    %-26s %+6.1f %% -> %+6.1f %%" % (lab, 100 * e["published"][lab], 100 * e["bh"][lab]))
-    print()
-    print("| layout family | rows | published rows (no bh): median abs / max / signed | with the bh rows, lease out |")
-    print("|---|---:|---|---|")
-    for fam in sorted(errs["published"]):
-        print("| %s | %d | %s | %s |" % (fam, len(errs["published"][fam]), stats(errs["published"][fam]),
-                                         stats(errs["bh"][fam])))
-    allp = [x for v in errs["published"].values() for x in v]
-    allb = [x for v in errs["bh"].values() for x in v]
-    print("| all | %d | %s | %s |" % (len(allp), stats(allp), stats(allb)))
+                print_moved(e["published"], e["bh"])
+    print_families(errs["published"], errs["bh"], "published rows (no bh)", "with the bh rows, lease out")
 
 
 def main():

@@ -157,19 +157,27 @@ def score(gpusim, show_rows):
                 lease(table) + ("-compiled" if "compiled" in table else ""), len(e["median"]),
                 stats(e["zero"].values()), stats(e["median"].values()), *median_pair(rows)))
             if show_rows:
-                for lab in e["median"]:
-                    if abs(e["median"][lab] - e["zero"][lab]) > 0.0005:
-                        print("    %-26s %+6.1f %% -> %+6.1f %%" % (lab, 100 * e["zero"][lab], 100 * e["median"][lab]))
+                print_moved(e["zero"], e["median"])
+    print_families(errs["zero"], errs["median"], "overlap 0", "median of the type's calibrations, lease out")
+
+
+def print_moved(a, b):
+    """every row whose error moved between two scorings ({label: error} each)"""
+    for lab in b:
+        if abs(b[lab] - a[lab]) > 0.0005:
+            print("    %-26s %+6.1f %% -> %+6.1f %%" % (lab, 100 * a[lab], 100 * b[lab]))
+
+
+def print_families(a, b, name_a, name_b):
+    """a markdown table of two scorings per layout family ({family: [error]} each) and over all rows"""
     print()
-    print("| layout family | rows | overlap 0: median abs / max / signed | median of the type's calibrations, "
-          "lease out |")
+    print("| layout family | rows | %s: median abs / max / signed | %s |" % (name_a, name_b))
     print("|---|---:|---|---|")
-    for fam in sorted(errs["zero"]):
-        print("| %s | %d | %s | %s |" % (fam, len(errs["zero"][fam]), stats(errs["zero"][fam]),
-                                         stats(errs["median"][fam])))
-    allz = [x for v in errs["zero"].values() for x in v]
-    allm = [x for v in errs["median"].values() for x in v]
-    print("| all | %d | %s | %s |" % (len(allz), stats(allz), stats(allm)))
+    for fam in sorted(a):
+        print("| %s | %d | %s | %s |" % (fam, len(a[fam]), stats(a[fam]), stats(b[fam])))
+    alla = [x for v in a.values() for x in v]
+    allb = [x for v in b.values() for x in v]
+    print("| all | %d | %s | %s |" % (len(alla), stats(alla), stats(allb)))
 
 
 def main():
