@@ -7,9 +7,11 @@ they run together (docs/simulation.md, "Overlap interference"): DDP's gradient a
 distributed optimizer's gather beside the forward, TP overlap. The presets set both to 0 ("no published
 measurement we trust"). Every `gpusim calibrate` on 2 or more GPUs measures the pair (bf16 8192^3 GEMMs beside
 256 MiB all-reduces on another stream of the same GPUs, against each alone); 21 committed calibrations did, on 4
-lent H100 hosts and 17 H200 hosts, on 2 and 4 NVLink-connected GPUs. This script makes each Hopper preset's pair
-the median of its GPU type's calibrations (h100-dgx and the H100 SXM variants: the H100 ones; h200-sxm: the H200
-ones). Not the A100 and Blackwell presets: no calibration measured those GPUs, and they keep 0.
+lent H100 hosts and 17 H200 hosts, on 2 and 4 NVLink-connected GPUs. This script computes each Hopper preset's pair
+as the median of its GPU type's calibrations (h100-dgx and the H100 SXM variants: the H100 ones; h200-sxm: the H200
+ones) and scores it; whether --write applies it or writes 0 with the medians in a comment is APPLY (off since stop
+40: a nonzero pair turns off the engine's fused runs). Not the A100 and Blackwell presets: no calibration measured
+those GPUs.
 
 Nothing here is fitted to a validation table: the inputs are the calibrations' overlap figures only.
 
