@@ -18,8 +18,8 @@
 #include "util/gserr.h"
 #include "util/xalloc.h"
 
-/* EV_SEGMENT: the end of an unfused compute segment when tracing, written to the timeline then, when
- * interference can no longer lengthen it; a kind of its own keeps that test off the untraced path */
+/* EV_SEGMENT: the end of a side stream's own op (program_side_op) when tracing, written to the timeline then; a
+ * kind of its own keeps that test off the untraced path */
 enum { EV_STREAM, EV_COLL_TP, EV_COLL_DP, EV_LINK, EV_SEGMENT, EV_GROUP };
 /* EV_LINK's kind carries, above EV_KIND_BITS, how many more transfers it ends: of ranks r+1, r+2, .. and the same
  * stream, pushed one after another with the same end (start_transfer), so one event stands for that run of events
@@ -74,12 +74,21 @@ struct sim {
 	size_t nwork, capwork, capbatch;
 	long long events;
 	int64_t step_time;
-	int fuse;              /* see run_fused */
-	int group;             /* fused runs of a TP group in step (run_group): fuse, tp_sim > 1, no timeline */
+	int interf;            /* the overlap pair is nonzero: DP collectives and compute runs slow each other */
+	int tp_fuse;           /* TP collectives of one simulated member join runs: tp_sim 1, no interference (with
+	                        * it, runs end at every TP collective, so a run is the same with any tp_sim) */
+	int group;             /* fused runs of a TP group in step (run_group): tp_sim > 1, no timeline, no interference */
+	int64_t *run_comp;     /* per rank: the GPU's compute ticks in its compute stream's current run (its density) */
+	/* with a timeline and interference, a run's slices are held until it ends (a DP collective starting during it
+	 * may lengthen it) and then written stretched to its length: per rank, from run_t0 planned to end at run_t1 */
+	struct trace_span **tbuf;
+	size_t *tlen, *tcap;
+	int64_t *run_t0, *run_t1;
+	int thold;             /* rank + 1 whose run is being computed with its slices held; 0: none */
 	struct tmap_stage *stmap;    /* per stage: the maps of the compute-stream pieces a run crosses whole */
 	struct tmap_stage *gmap;     /* the same for a TP group in step (run_group), whose TP collectives fuse */
 	double work_s;               /* the stages' work, a bound of the step (fx_prepare) */
-	uint32_t seg_ev;       /* event kind that ends an unfused compute segment: EV_STREAM, or EV_SEGMENT */
+	uint32_t seg_ev;       /* event kind that ends a side stream's op: EV_STREAM, or EV_SEGMENT */
 	struct steady *steady;       /* passes taken as translations (sim/steady.h), or NULL where it does not apply */
 	struct steady_view view;     /* its view of the tables above */
 	uint16_t steady_lrep;        /* rank 0's compute-stream loop pass at the last checkpoint */
@@ -94,12 +103,6 @@ static inline int rank_of(const struct sim *s, int st, int d, int t)
 {
 	return (st * s->cfg.dp_sim + d) * s->cfg.tp_sim + t;
 }
-/* A compute instruction's duration in seconds at the stage's clock (sim_config.stage_speed). */
-static inline double seg_s(const struct sim *s, int st, const struct instr *in)
-{
-	return s->cfg.stage_speed ? in->dur / s->cfg.stage_speed[st] : in->dur;
-}
-
 static inline const struct instr *cur(const struct sim *s, int r, int k)
 {
 	return s->pc[(size_t)r * NSTREAMS + k].in;
@@ -183,20 +186,29 @@ struct sim *sim_new(const struct sim_config *cfg)
 	s->link_start = xcalloc(nl, sizeof(int64_t));
 	s->tp_arrived = xcalloc((size_t)cfg->pp * cfg->dp_sim * NSTREAMS, sizeof(int32_t));
 	s->dp_arrived = xcalloc((size_t)cfg->pp * cfg->tp_sim * NSTREAMS, sizeof(int32_t));
-	s->fuse = cfg->compute_slowdown == 0 && cfg->comm_slowdown == 0;
+	s->interf = cfg->compute_slowdown > 0 || cfg->comm_slowdown > 0;
 	s->seg_ev = cfg->trace ? EV_SEGMENT : EV_STREAM;
-	s->group = s->fuse && cfg->tp_sim > 1 && !cfg->trace;
+	s->tp_fuse = cfg->tp_sim == 1 && !s->interf;
+	s->group = cfg->tp_sim > 1 && !cfg->trace && !s->interf;
+	s->run_comp = xcalloc(s->nranks, sizeof(int64_t));
+	if (cfg->trace && s->interf) {
+		s->tbuf = xcalloc(s->nranks, sizeof *s->tbuf);
+		s->tlen = xcalloc(s->nranks, sizeof *s->tlen);
+		s->tcap = xcalloc(s->nranks, sizeof *s->tcap);
+		s->run_t0 = xcalloc(s->nranks, sizeof(int64_t));
+		s->run_t1 = xcalloc(s->nranks, sizeof(int64_t));
+	}
 	s->stmap = xcalloc((size_t)s->cfg.pp, sizeof *s->stmap);
 	if (s->group)
 		s->gmap = xcalloc((size_t)s->cfg.pp, sizeof *s->gmap);
 	eventq_init(&s->q);
-	if (s->fuse && !cfg->trace && cfg->dp_sim == 1 && cfg->tp_sim == 1 && !cfg->every_pass) {
+	if (!cfg->trace && cfg->dp_sim == 1 && cfg->tp_sim == 1 && !cfg->every_pass) {
 		s->view = (struct steady_view){
-			.nranks = s->nranks, .slotwords = s->slotwords, .evwords = s->evwords, .prog_of = s->prog_of,
+			.nranks = s->nranks, .tp_fuse = s->tp_fuse, .slotwords = s->slotwords, .evwords = s->evwords, .prog_of = s->prog_of,
 			.pc = s->pc, .state = s->state, .busy_from = s->busy_from, .busy_until = s->busy_until,
 			.arrive = s->arrive, .block_id = s->block_id, .ev_done = s->ev_done, .mb_done = s->mb_done,
 			.acc = s->acc, .idle_since = s->idle_since, .host_t = s->host_t,
-			.side_t = s->side_t, .block_cat = s->block_cat, .block_slot = s->block_slot,
+			.side_t = s->side_t, .run_comp = s->run_comp, .block_cat = s->block_cat, .block_slot = s->block_slot,
 			.waiting = s->waiting, .link_busy = s->link_busy, .link_nwait = s->link_nwait,
 			.link_wait = s->link_wait, .link_start = s->link_start, .q = &s->q, .events = &s->events,
 		};
@@ -236,6 +248,9 @@ void sim_reset(struct sim *s)
 	s->step_time = 0;
 	s->work_s = 0;
 	s->steady_lrep = 0;
+	memset(s->run_comp, 0, (size_t)s->nranks * sizeof(int64_t));
+	for (int r = 0; s->tlen && r < s->nranks; r++)
+		s->tlen[r] = 0;
 	if (s->steady)
 		steady_reset(s->steady);
 	start(s);
@@ -251,7 +266,10 @@ void sim_free(struct sim *s)
 	free(s->idle_since); free(s->host_t); free(s->side_t); free(s->block_cat); free(s->block_slot); free(s->block_id);
 	free(s->waiting); free(s->link_busy);
 	free(s->link_nwait); free(s->link_wait); free(s->link_start); free(s->tp_arrived);
-	free(s->dp_arrived); free(s->work); free(s->batch);
+	free(s->dp_arrived); free(s->work); free(s->batch); free(s->run_comp);
+	for (int r = 0; s->tbuf && r < s->nranks; r++)
+		free(s->tbuf[r]);
+	free(s->tbuf); free(s->tlen); free(s->tcap); free(s->run_t0); free(s->run_t1);
 	for (int i = 0; s->stmap && i < s->cfg.pp; i++)
 		tmap_stage_release(&s->stmap[i]);
 	for (int i = 0; s->gmap && i < s->cfg.pp; i++)
@@ -350,20 +368,31 @@ static void trace_span(struct sim *s, int r, int track, const struct instr *in, 
 		       double dur)
 {
 	struct trace_span sp = { rank_stage(s, r), rank_d(s, r), rank_t(s, r), track, in, op, t0, dur };
+	if (s->thold == r + 1) {
+		if (s->tlen[r] == s->tcap[r]) {
+			s->tcap[r] = s->tcap[r] ? 2 * s->tcap[r] : 64;
+			s->tbuf[r] = xrealloc(s->tbuf[r], s->tcap[r] * sizeof *s->tbuf[r]);
+		}
+		s->tbuf[r][s->tlen[r]++] = sp;
+		return;
+	}
 	trace_slice(s->cfg.trace, &sp);
 }
 
-/* End of a compute segment of d seconds (dur ticks) that the GPU could start at t, with the host issuing its
- * ops (host_terms); advances host_t. */
-static inline int64_t host_bound_end(struct sim *s, int r, int64_t t, const struct instr *in, double d, int64_t dur)
+/* Write rank r's held slices of the run that was planned from run_t0 to run_t1 and ended at `end`, every one
+ * stretched alike by the interference that lengthened it. */
+static void trace_flush(struct sim *s, int r, int64_t end)
 {
-	if (in->host <= 0)
-		return t + dur;
-	int64_t B, C;
-	tmap_host_terms(d, in, &B, &C);
-	int64_t end = imax(t + dur, s->host_t[r] + B);
-	s->host_t[r] += C;
-	return end;
+	double t0 = tk_s(s->run_t0[r]), plan = tk_s(s->run_t1[r] - s->run_t0[r]), f = 1;
+	if (plan > 0)
+		f = tk_s(end - s->run_t0[r]) / plan;
+	for (size_t i = 0; i < s->tlen[r]; i++) {
+		struct trace_span sp = s->tbuf[r][i];
+		sp.t0_s = t0 + (sp.t0_s - t0) * f;
+		sp.dur_s *= f;
+		trace_slice(s->cfg.trace, &sp);
+	}
+	s->tlen[r] = 0;
 }
 
 static void start_until(struct sim *s, int r, int k, int64_t now, int64_t end, uint32_t kind, uint32_t what)
@@ -400,24 +429,47 @@ static void start_transfer(struct sim *s, int r, int k, const struct instr *in, 
 	s->link_now = now;
 }
 
-/* Interference, as rates: while a DP collective and a compute segment of one GPU run together, the collective
- * runs 1+comm_slowdown and the compute 1+compute_slowdown times slower. A collective starting during a segment
- * lengthens itself by the overlap times comm_slowdown and the segment by the overlap times compute_slowdown;
- * a segment starting during a collective lengthens itself likewise. The segment's pending end event is
- * superseded by a new one (the stale one is skipped when it pops, as Redis reaps cancelled timers). */
-static int64_t coll_interference(struct sim *s, int r, int64_t now, int64_t dur)
+/* Interference, as rates: while a DP collective and compute run together on one GPU, the collective runs
+ * 1+comm_slowdown and the compute 1+compute_slowdown times slower. The compute stream runs in fused runs
+ * (run_fused) that may hold host waits and TP collectives: over its run the GPU computes a fraction rho of the time
+ * (run_comp over the run's length), and what overlaps a collective slows it and is slowed by rho of the overlap.
+ * A collective starting during a run lengthens itself by its overlap with the run's rest times rho comm_slowdown,
+ * and the run by the overlap (the collective's new length) times rho compute_slowdown; a run starting during a
+ * collective lengthens itself likewise (sim/engine.h). The run's pending end event is replaced by a new one
+ * (eventq_drop; in a queue of buckets the stale one is skipped when it pops, as Redis reaps cancelled timers). */
+
+/* Whether rank r's compute stream is in a fused run (not a collective of its own) that ends after now. */
+static int in_run(const struct sim *s, int r, int64_t now)
 {
 	size_t ci = (size_t)r * NSTREAMS + STREAM_COMPUTE;
 	const struct instr *c = cur(s, r, STREAM_COMPUTE);
-	if (s->state[ci] != STEADY_BUSY || !c || c->kind != INS_COMPUTE || s->busy_until[ci] <= now)
+	return s->state[ci] == STEADY_BUSY && c && s->busy_until[ci] > now &&
+	       c->kind != INS_COLL;
+}
+
+/* The fraction of rank r's current run, from busy_from to end, in which its GPU computes. */
+static double run_rho(const struct sim *s, int r, int64_t end)
+{
+	int64_t len = end - s->busy_from[(size_t)r * NSTREAMS + STREAM_COMPUTE];
+	return len > 0 ? fmin((double)s->run_comp[r] / (double)len, 1.0) : 0;
+}
+
+static int64_t coll_interference(struct sim *s, int r, int64_t now, int64_t dur)
+{
+	size_t ci = (size_t)r * NSTREAMS + STREAM_COMPUTE;
+	if (!in_run(s, r, now))
 		return dur;
-	int64_t both = imin(s->busy_until[ci] - now, dur);
-	dur += tk(tk_s(both) * s->cfg.comm_slowdown);
-	int64_t ext = tk(tk_s(imin(s->busy_until[ci] - now, dur)) * s->cfg.compute_slowdown);
+	int64_t end = s->busy_until[ci];
+	double rho = run_rho(s, r, end);
+	int64_t both = imin(end - now, dur);
+	dur += tk(tk_s(both) * rho * s->cfg.comm_slowdown);
+	int64_t ext = tk(tk_s(imin(end - now, dur)) * rho * s->cfg.compute_slowdown);
 	if (ext > 0) {
-		s->busy_until[ci] += ext;
+		eventq_drop(&s->q, end, EV_STREAM, (uint32_t)ci);
+		s->busy_until[ci] = end + ext;
+		s->run_comp[r] += ext;
 		s->acc[(size_t)r * ACC_N + ACC_COMPUTE] += ext;
-		eventq_push(&s->q, s->busy_until[ci], s->seg_ev, (uint32_t)ci);
+		eventq_push(&s->q, end + ext, EV_STREAM, (uint32_t)ci);
 	}
 	return dur;
 }
@@ -426,7 +478,7 @@ static void start_coll(struct sim *s, int r0, int k, const struct instr *in, int
 {
 	int64_t dur = tk(in->dur);
 	int tp = s->cfg.tp_sim, dp = s->cfg.dp_sim;
-	if (in->group == GROUP_DP && (s->cfg.comm_slowdown > 0 || s->cfg.compute_slowdown > 0)) {
+	if (in->group == GROUP_DP && s->interf) {
 		/* members are symmetric: each one's compute stream is in the same state */
 		int64_t d0 = dur;
 		for (int d = 0; d < dp; d++)
@@ -492,14 +544,15 @@ static void trace_segment(struct sim *s, int r, int k, const struct instr *in, i
 	}
 }
 
-/* Fused runs. Without interference (both slowdowns 0) nothing outside a rank's compute stream can change how
- * long its next compute segments, host work (host_t is the compute stream's alone) and single-member TP
- * collectives take, so a run of them inside one micro-batch's forward or backward is one busy interval and one
- * event, applied through sim/tmap's maps: a piece crossed whole (a layer's forward, k times) in one step, with the
- * same result to the tick as instruction by instruction. */
+/* Fused runs. Nothing outside a rank's compute stream but a DP collective (interference) can change how long its
+ * next compute segments, host work (host_t is the compute stream's alone) and single-member TP collectives take,
+ * so a run of them inside one micro-batch's forward or backward is one busy interval and one event, applied
+ * through sim/tmap's maps: a piece crossed whole (a layer's forward, k times) in one step, with the same result to
+ * the tick as instruction by instruction. Interference then stretches the run as a whole (coll_interference): with
+ * it, TP collectives end runs (tp_fuse), so a run is the same whether its TP group is simulated or not. */
 static void fx_prepare(struct sim *s)
 {
-	int tp_fuses = s->cfg.tp_sim == 1, maps = s->fuse && !s->cfg.trace;
+	int tp_fuses = s->tp_fuse, maps = !s->cfg.trace;
 	for (int st = 0; st < s->cfg.pp; st++) {
 		double sp = s->cfg.stage_speed ? s->cfg.stage_speed[st] : 1;
 		tmap_stage_prepare(&s->cfg.progs[st], sp, tp_fuses, maps, &s->stmap[st]);
@@ -602,7 +655,7 @@ static void fused(struct sim *s, int r, int64_t now, int group, struct clocks *o
 	size_t si = (size_t)r * NSTREAMS + STREAM_COMPUTE;
 	int st = rank_stage(s, r);
 	const struct program *p = s->prog_of[r];
-	int tp_fuses = s->cfg.tp_sim == 1 || group;
+	int tp_fuses = s->tp_fuse || group;
 	double sp = s->cfg.stage_speed ? s->cfg.stage_speed[st] : 1;
 	const struct tmap_stage *ts = &(group ? s->gmap : s->stmap)[st];
 	const uint16_t *pmap = ts->map_of;
@@ -657,7 +710,25 @@ static void run_fused(struct sim *s, int r, int64_t now)
 	size_t si = (size_t)r * NSTREAMS + STREAM_COMPUTE;
 	struct clocks c;
 	account_idle(s, r, now);
+	if (s->tbuf)
+		s->thold = r + 1;
 	fused(s, r, now, 0, &c);
+	s->thold = 0;
+	int64_t comp = c.sum[SUM_COMP] + c.sum[SUM_OPT];
+	if (s->tbuf) {
+		s->run_t0[r] = now;
+		s->run_t1[r] = c.t;
+	}
+	if (s->interf && s->cfg.compute_slowdown > 0 && overlapping(s, r, STREAM_DP, now) && c.t > now) {
+		/* a run starting beside a DP collective: slowed over their overlap, where its GPU computes */
+		int64_t len = c.t - now;
+		int64_t ext = tk(tk_s(imin(s->busy_until[(size_t)r * NSTREAMS + STREAM_DP] - now, len)) *
+				 fmin((double)comp / (double)len, 1.0) * s->cfg.compute_slowdown);
+		c.sum[SUM_COMP] += ext;
+		comp += ext;
+		c.t += ext;
+	}
+	s->run_comp[r] = comp;
 	fused_accounts(s, r, now, &c);
 	start_until(s, r, STREAM_COMPUTE, now, c.t, EV_STREAM, (uint32_t)si);
 }
@@ -745,18 +816,6 @@ static void run_compute(struct sim *s, int r, int64_t now)
 		run_fused(s, r, now);
 }
 
-/* Rank r's compute stream waits from now until `until` for its host or side channel (no event when that is not
- * later), the wait counted in account acc; returns whether it waits. */
-static int gpu_waits(struct sim *s, int r, int64_t now, int64_t until, int acc)
-{
-	if (until <= now)
-		return 0;
-	account_idle(s, r, now);
-	s->acc[(size_t)r * ACC_N + acc] += until - now;
-	start_until(s, r, STREAM_COMPUTE, now, until, EV_STREAM, (uint32_t)((size_t)r * NSTREAMS + STREAM_COMPUTE));
-	return 1;
-}
-
 /* Advance stream si (rank r, stream k) from the current time until it is busy, blocked or done. */
 static void run(struct sim *s, uint32_t si, int64_t now)
 {
@@ -771,24 +830,14 @@ static void run(struct sim *s, uint32_t si, int64_t now)
 		}
 		switch (in->kind) {
 		case INS_COMPUTE: {
-			if (s->fuse && k == STREAM_COMPUTE) {
+			if (k == STREAM_COMPUTE) {
 				run_compute(s, r, now);
 				return;
 			}
-			double d = k == STREAM_COMPUTE ? seg_s(s, rank_stage(s, r), in) : in->dur;
-			if (k == STREAM_COMPUTE && s->cfg.compute_slowdown > 0 && overlapping(s, r, STREAM_DP, now))
-				d += fmin(tk_s(s->busy_until[(size_t)r * NSTREAMS + STREAM_DP] - now), d) *
-				     s->cfg.compute_slowdown;
-			int64_t dur = tk(d), end = now + dur;
-			if (k == STREAM_COMPUTE) {
-				account_idle(s, r, now);
-				end = host_bound_end(s, r, now, in, d, dur);
-				s->acc[(size_t)r * ACC_N + (in->cat == CAT_OPTIMIZER ? ACC_OPTIMIZER : ACC_COMPUTE)] += dur;
-				s->acc[(size_t)r * ACC_N + ACC_HOST] += end - (now + dur);
-			}
-			/* traced when it ends (see sim_run): a DP collective starting meanwhile may still lengthen it */
-			s->arrive[si] = end - dur;
-			start_until(s, r, k, now, end, s->seg_ev, si);
+			/* a side stream's own op (program_side_op), traced when it ends (EV_SEGMENT) */
+			int64_t dur = tk(in->dur);
+			s->arrive[si] = now;
+			start_until(s, r, k, now, now + dur, s->seg_ev, si);
 			return;
 		}
 		case INS_RECORD: {
@@ -803,36 +852,16 @@ static void run(struct sim *s, uint32_t si, int64_t now)
 			step_c(s, r, k, c);
 			continue;
 		}
-		case INS_SIDE: {
-			if (s->fuse) {
-				run_compute(s, r, now);
-				return;
-			}
-			int64_t a = tk(in->dur), t0 = imax(s->side_t[r], now);
-			s->side_t[r] = t0 + a;
-			if (s->cfg.trace)
-				trace_instr(s, r, k, TRACK_SIDE, in, t0, a);
-			step_c(s, r, k, c);
-			continue;
-		}
+		case INS_SIDE:
 		case INS_SIDE_WAIT:
-			if (s->fuse) {
-				run_compute(s, r, now);
-				return;
-			}
-			if (gpu_waits(s, r, now, s->side_t[r], ACC_TP))
-				return;
-			step_c(s, r, k, c);
-			continue;
+			run_compute(s, r, now);
+			return;
 		case INS_HOST:
-			if (s->fuse && s->host_t[r] + tk(in->dur) > now) {
+			if (s->host_t[r] + tk(in->dur) > now) {
 				run_compute(s, r, now);  /* the GPU waits for the host: a run from here */
 				return;
 			}
-			/* the host's own work; the GPU waits only when the host is behind it */
-			s->host_t[r] += tk(in->dur);
-			if (gpu_waits(s, r, now, s->host_t[r], ACC_HOST))
-				return;
+			s->host_t[r] += tk(in->dur);  /* the host's own work, done before the GPU gets here */
 			step_c(s, r, k, c);
 			continue;
 		case INS_WAIT: {
@@ -854,7 +883,7 @@ static void run(struct sim *s, uint32_t si, int64_t now)
 			return;
 		}
 		case INS_COLL: {
-			if (s->fuse && k == STREAM_COMPUTE && in->group == GROUP_TP && s->cfg.tp_sim == 1) {
+			if (k == STREAM_COMPUTE && in->group == GROUP_TP && s->tp_fuse) {
 				run_fused(s, r, now);
 				return;
 			}
@@ -959,13 +988,17 @@ static void handle(struct sim *s, const struct event *e)
 	int64_t now = e->t;
 	s->events++;
 	switch (e->kind & EV_KIND_MASK) {
-	case EV_STREAM:
+	case EV_STREAM: {
 		if (s->state[e->what] != STEADY_BUSY || s->busy_until[e->what] != now) {
 			s->events--;  /* superseded by a later end (interference): not an event */
 			break;
 		}
-		finish(s, (int)(e->what / NSTREAMS), (int)(e->what % NSTREAMS), now);
+		int r = (int)(e->what / NSTREAMS), k = (int)(e->what % NSTREAMS);
+		if (s->tbuf && k == STREAM_COMPUTE)
+			trace_flush(s, r, now);
+		finish(s, r, k, now);
 		break;
+	}
 	case EV_SEGMENT: {
 		if (s->state[e->what] != STEADY_BUSY || s->busy_until[e->what] != now) {
 			s->events--;  /* superseded, as above */

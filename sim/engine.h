@@ -15,8 +15,11 @@ struct trace;
 struct sim_config {
 	const struct program *progs;  /* pp programs, not owned; must outlive the sim */
 	int pp, dp_sim, tp_sim;
-	double compute_slowdown;      /* compute segment dur *= 1+x when it starts while the DP stream is busy */
-	double comm_slowdown;         /* DP collective dur *= 1+x when it starts while the compute stream is busy */
+	/* interference (sim/engine.c, coll_interference): while a DP collective and a compute run overlap, the run
+	 * is slowed by compute_slowdown and the collective by comm_slowdown, over the overlap times the fraction of
+	 * the run its GPU computes (not the host waits inside it) */
+	double compute_slowdown;
+	double comm_slowdown;
 	const double *stage_speed;    /* per stage: compute segments run this many times faster (NULL: 1) */
 	const double *stage_vu;       /* per stage: the GEMMs' and the attention's speeds behind stage_speed (2 a
 	                               * stage; attention 0: no law), which the timeline splits a segment by; NULL:

@@ -281,6 +281,19 @@ int eventq_pop_any(struct eventq *q, struct event *out)
 	return 1;
 }
 
+int eventq_drop(struct eventq *q, int64_t t, uint32_t kind, uint32_t what)
+{
+	if (q->big)
+		return 0;
+	for (size_t i = 0; i < q->len; i++)
+		if (q->small[i].t == t && q->small[i].kind == kind && q->small[i].what == what) {
+			q->small[i] = q->small[--q->len];
+			q->smin = small_least(q, q->len);
+			return 1;
+		}
+	return 0;
+}
+
 int eventq_small_events(const struct eventq *q, struct event out[EVENTQ_SMALL])
 {
 	if (q->big)

@@ -104,6 +104,9 @@ static inline struct event *eventq_last(struct eventq *q)
 {
 	return q->big ? &q->nodes[q->buckets[q->last_bucket].tail].e : &q->small[q->len - 1];
 }
+/* Take out the pending event (t, kind, what) while the queue is a plain array: 1, or 0 (nothing taken) when there
+ * is none or the queue holds buckets, where the caller leaves it to be skipped when it pops (a superseded end). */
+int eventq_drop(struct eventq *q, int64_t t, uint32_t kind, uint32_t what);
 /* While the queue is a plain array (at most EVENTQ_SMALL events, never more since eventq_clear): its events in
  * the order eventq_pop would return them, into out[EVENTQ_SMALL], and their number; -1 once it holds buckets. */
 int eventq_small_events(const struct eventq *q, struct event out[EVENTQ_SMALL]);

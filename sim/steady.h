@@ -4,8 +4,8 @@
  * step further, the pending events alike), the next passes run the same, each later by the same length, so they
  * are applied at once instead of simulated. Times are integer ticks, so the result is the same to the tick as
  * simulating them, and a run that never repeats exactly is simply simulated on.
- * Only for one rank per stage (rank r runs stage r's program: dp_sim = tp_sim = 1), fused runs (no interference)
- * and no timeline: the stage clocks' simulations (sim/predict.c), which are most of a prediction's work. */
+ * Only for one rank per stage (rank r runs stage r's program: dp_sim = tp_sim = 1) and no timeline: the stage
+ * clocks' simulations (sim/predict.c), which are most of a prediction's work. */
 #ifndef STEADY_H
 #define STEADY_H
 
@@ -22,6 +22,7 @@ enum steady_stream { STEADY_RUN, STEADY_BUSY, STEADY_BLOCKED, STEADY_DONE };
  * rank*LINK_N link_busy, link_nwait, link_start, and link_wait two per link. */
 struct steady_view {
 	int nranks;
+	int tp_fuse;                 /* TP collectives on the compute stream join its fused runs (engine.c) */
 	size_t evwords, slotwords;
 	const struct program *const *prog_of;
 	struct program_cursor *pc;
@@ -30,6 +31,7 @@ struct steady_view {
 	int32_t *block_id;
 	uint64_t *ev_done, *mb_done;
 	int64_t *acc, *idle_since, *host_t, *side_t;
+	int64_t *run_comp;           /* the compute ticks of each rank's current run (interference reads it) */
 	int16_t *block_cat;
 	int32_t *block_slot;
 	uint16_t *waiting;

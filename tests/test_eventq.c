@@ -50,6 +50,20 @@ int main(void)
 		CHECK_INT(e.what, want[i]);
 	}
 	CHECK(!eventq_pop(&q, &e));
+	/* eventq_drop while small: the pending (t, kind, what) goes, a later push to its new time pops in order; a
+	 * missing one is not found */
+	eventq_push(&q, 40, 1, 7);
+	eventq_push(&q, 20, 0, 8);
+	eventq_push(&q, 10, 0, 9);
+	CHECK_INT(eventq_drop(&q, 40, 0, 7), 0);  /* another kind */
+	CHECK_INT(eventq_drop(&q, 10, 0, 9), 1);
+	eventq_push(&q, 25, 0, 9);
+	unsigned want2[] = { 8, 9, 7 };
+	for (unsigned i = 0; i < 3; i++) {
+		CHECK(eventq_pop(&q, &e));
+		CHECK_INT(e.what, want2[i]);
+	}
+	CHECK(!eventq_pop(&q, &e));
 	/* many events: popped times never decrease */
 	for (unsigned i = 0; i < 10000; i++)
 		eventq_push(&q, (int64_t)((i * 7919u) % 1000), 0, i);
@@ -64,7 +78,10 @@ int main(void)
 	}
 	CHECK(sorted);
 
-	interleaved(&q, 512);  /* the buckets (the queue has held 10,000) */
+	eventq_push(&q, 5, 0, 1);
+	CHECK_INT(eventq_drop(&q, 5, 0, 1), 0);  /* buckets: left to be skipped when it pops */
+	CHECK(eventq_pop(&q, &e) && e.what == 1);
+		interleaved(&q, 512);  /* the buckets (the queue has held 10,000) */
 	eventq_clear(&q);
 	interleaved(&q, EVENTQ_SMALL);  /* never more than EVENTQ_SMALL pending: the small array throughout */
 	eventq_clear(&q);

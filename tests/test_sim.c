@@ -165,7 +165,8 @@ static long check_steady_window(const struct scenario *s, const struct hwmodel *
 	CHECK_INT(build_programs(s, hw, 0, &b), 0);
 	CHECK(s->par.pp <= 8);
 	struct sim_config cfg = { .progs = b.progs, .pp = s->par.pp, .dp_sim = 1, .tp_sim = 1, .stage_speed = speed,
-				  .power_window_s = window_s };
+				  .power_window_s = window_s, .compute_slowdown = hw->overlap_compute_slowdown,
+				  .comm_slowdown = hw->overlap_comm_slowdown };
 	struct sim *fast = sim_new(&cfg);
 	cfg.every_pass = 1;
 	struct sim *ref = sim_new(&cfg);
@@ -284,7 +285,7 @@ static void side_op_by_hand(void)
  * 3 s side transfer A, 1 s compute, a 0.5 s transfer B, 1 s compute, the wait, 0.5 s compute. A runs 1-4 s; B is
  * issued at 2 s but starts when A ends, 4-4.5 s; the third compute ends at 3 s and waits 1.5 s (TP); the last
  * runs 4.5-5 s. Each block: 5 s, 3.5 s of it compute and 1.5 s TP; the next block starts with the channel idle.
- * The same with interference on (compute_slowdown > 0 turns fusion off, nothing runs on the DP stream to slow). */
+ * The same with interference on (nothing runs on the DP stream to slow). */
 static void side_channel_by_hand(int reps, double slowdown)
 {
 	static const char key = 0;
@@ -317,6 +318,49 @@ static void side_channel_by_hand(int reps, double slowdown)
 	CHECK_NEAR(acc[ACC_COMPUTE], 3.5 * reps, TICK_REL);
 	CHECK_NEAR(acc[ACC_TP], 1.5 * reps, TICK_REL);
 	CHECK_NEAR(acc[ACC_HOST] + acc[ACC_BUBBLE], 0, TICK_REL);
+	sim_free(sm);
+	program_release(&p);
+}
+
+/* Interference by hand (sim/engine.c, coll_interference), one rank, compute_slowdown 0.5, comm_slowdown 1:
+ * case 0: 1 s of compute, a record, 4 s of compute; the DP stream waits for the record and runs a 2 s collective.
+ *   At 1 s the run 1-5 s is computing all along (rho 1): the collective overlaps it 2 s, so it takes 2 + 2 x 1 = 4 s
+ *   (1-5 s), and the run is slowed over min(4 s left, 4 s) x 0.5 = 2 s: it ends at 7 s, all compute.
+ * case 1: the same, but a 3 s host op before the 4 s becomes 2 s of compute: the run from 1 s waits for the host
+ *   until 3 s (host_t from 0) and computes 3-5 s, rho 2/4 = 0.5: the collective takes 2 + 2 x 0.5 x 1 = 3 s (1-4
+ *   s), the run min(4, 3) x 0.5 x 0.5 = 0.75 s more: 5.75 s, 3.75 s compute and 2 s host.
+ * case 2: 1 s, a record, 1 s, a record, 3 s of compute; a 4 s collective after the first record. At 1 s the 1-2 s
+ *   run has 1 s left: the collective takes 4 + 1 = 5 s (1-6 s), the run 1 x 0.5 more (ends 2.5 s); the 3 s run
+ *   starts at 2.5 s beside the collective (3.5 s left) and is slowed over min(3.5, 3) x 0.5 = 1.5 s: ends at 7 s. */
+static void interference_by_hand(int c)
+{
+	struct program p;
+	program_init(&p, 0, 0);
+	program_op(&p, NULL, 0, CAT_COMPUTE, 0, 0);
+	program_add_time(&p, 1, 1.0, 0);
+	int ev = program_record(&p, STREAM_COMPUTE);
+	if (c == 1)
+		program_host(&p, 3.0);
+	if (c == 2) {
+		program_op(&p, NULL, 0, CAT_COMPUTE, 0, 0);
+		program_add_time(&p, 1, 1.0, 0);
+		program_record(&p, STREAM_COMPUTE);
+	}
+	program_op(&p, NULL, 0, CAT_COMPUTE, 0, 0);
+	program_add_time(&p, 1, c == 0 ? 4.0 : c == 1 ? 2.0 : 3.0, 0);
+	program_wait(&p, STREAM_DP, ev, CAT_DP);
+	program_coll(&p, STREAM_DP, GROUP_DP, c == 2 ? 4.0 : 2.0, 1e6, CAT_DP, "grads", 0, 0);
+	program_seal(&p);
+	struct sim_config cfg = { .progs = &p, .pp = 1, .dp_sim = 1, .tp_sim = 1, .compute_slowdown = 0.5,
+				  .comm_slowdown = 1.0 };
+	struct sim *sm = sim_new(&cfg);
+	CHECK_INT(sim_run(sm), 0);
+	double acc[ACC_N];
+	sim_rank_breakdown(sm, 0, acc);
+	static const double step[] = { 7.0, 5.75, 7.0 }, comp[] = { 7.0, 3.75, 7.0 }, host[] = { 0, 2.0, 0 };
+	CHECK_NEAR(sim_step_time(sm), step[c], TICK_REL);
+	CHECK_NEAR(acc[ACC_COMPUTE], comp[c], TICK_REL);
+	CHECK_NEAR(acc[ACC_HOST], host[c], TICK_REL);
 	sim_free(sm);
 	program_release(&p);
 }
@@ -466,6 +510,8 @@ int main(void)
 	side_channel_by_hand(1, 0);
 	side_channel_by_hand(3, 0);
 	side_channel_by_hand(3, 0.25);
+	for (int c = 0; c < 3; c++)
+		interference_by_hand(c);
 	struct hwmodel hw;
 	struct scenario s;
 	struct result r, r2;
@@ -663,6 +709,14 @@ int main(void)
 	CHECK_NEAR(r.breakdown_s.compute + r.breakdown_s.tp_comm_exposed + r.breakdown_s.pp_comm_exposed +
 		   r.breakdown_s.dp_comm_exposed + r.breakdown_s.pipeline_bubble + r.breakdown_s.optimizer +
 		   r.breakdown_s.host_wait, r.step_time_s, 1e-9);
+	/* and translated passes give the same to the tick: TP collectives end runs then, and steady's view knows
+	 * (4 layers, 4 stages: a checkpoint falls in a TP collective, whose arrival moves with the pass) */
+	make_sc(&s, 16, 64, 2, 4, 2, SCHED_1F1B, 1);
+	CHECK(check_steady(&s, &hw) > 40);
+	make_sc(&s, 4, 16, 2, 4, 2, SCHED_1F1B, 1);
+	CHECK(check_steady(&s, &hw) > 0);
+	s.par.dp_bucket_bytes = 1e6;
+	check_steady(&s, &hw);
 	hw.overlap_compute_slowdown = hw.overlap_comm_slowdown = 0;
 	/* hostile numbers (issue 16): a job over the task budget stops before it is built, naming --max-tasks (one
 	 * rank, 3 micro-batches x 4 layers x 10 = 120 estimated tasks against a budget of 100); a hardware model whose

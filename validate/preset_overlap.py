@@ -9,8 +9,8 @@ measurement we trust"). Every `gpusim calibrate` on 2 or more GPUs measures the 
 256 MiB all-reduces on another stream of the same GPUs, against each alone); 21 committed calibrations did, on 4
 lent H100 hosts and 17 H200 hosts, on 2 and 4 NVLink-connected GPUs. This script computes each Hopper preset's pair
 as the median of its GPU type's calibrations (h100-dgx and the H100 SXM variants: the H100 ones; h200-sxm: the H200
-ones) and scores it; whether --write applies it or writes 0 with the medians in a comment is APPLY (off since stop
-40: a nonzero pair turns off the engine's fused runs). Not the A100 and Blackwell presets: no calibration measured
+ones) and scores it; whether --write applies it or writes 0 with the medians in a comment is APPLY (off in stop 40,
+when a nonzero pair turned off the engine's fused runs; on since stop 41). Not the A100 and Blackwell presets: no calibration measured
 those GPUs.
 
 Nothing here is fitted to a validation table: the inputs are the calibrations' overlap figures only.
@@ -65,11 +65,10 @@ def median_pair(rows):
     return tuple(round(statistics.median(r[i] for r in rows), 3) for i in (1, 2))
 
 
-# Whether --write puts the medians into the presets. Not since stop 40's last commit: a nonzero pair turns off the
-# engine's fused runs (sim/engine.c: a fused run's end cannot move), and a preset's 70b_64gpu went from 7,336 events
-# and 0.6 ms to 339,113 and 18 ms, the plan.md search from 52 to 370 CPU-seconds, for DP rows 3.8 -> 3.2 % (--score).
-# The presets keep 0 with the medians in a comment until interference runs inside fused runs.
-APPLY = False
+# Whether --write puts the medians into the presets. Off for stop 40's last commits: a nonzero pair turned off the
+# engine's fused runs then (a preset's 70b_64gpu 0.6 -> 18 ms, the plan.md search 52 -> 370 CPU-seconds). Since
+# stop 41 interference runs inside fused runs (sim/engine.c), and the presets carry the medians.
+APPLY = True
 
 
 def section(gpu, rows, apply=APPLY):
