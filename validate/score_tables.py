@@ -283,6 +283,12 @@ MODELS = {
                                    ["--hw", "hardware/h200x2-1128za-measured.yaml"],
                                    ["--hw", "hardware/h200x2-1128p-measured.yaml"],
                                    ["--hw", "hardware/h200x1-1128y-measured.yaml"], ["--hw", "h200-sxm"]],
+    # 2 x H200 of 2026-11-28 21:41-21:53 (stop 41): its own full calibration, then 1128zc, 1128p, 1128y held out,
+    # preset (the presets' overlap pair, host and attention are computed without it)
+    "measured-h200x2-1128ze.csv": [["--hw", "hardware/h200x2-1128ze-measured.yaml"],
+                                   ["--hw", "hardware/h200x2-1128zc-measured.yaml"],
+                                   ["--hw", "hardware/h200x2-1128p-measured.yaml"],
+                                   ["--hw", "hardware/h200x1-1128y-measured.yaml"], ["--hw", "h200-sxm"]],
     # 4 x H200 of 2026-11-28 19:00 (stop 40), a fresh machine calibrated by none: the 4-GPU calibrations 1128k and
     # 1128a, 1128zc and 1128y held out, preset
     "measured-h200x4-1128zd.csv": [["--hw", "hardware/h200x4-1128k-measured.yaml"],
