@@ -43,7 +43,8 @@ import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from band_cover import lease  # noqa: E402
-from preset_overlap import family, print_families, print_moved, stats, validate  # noqa: E402  (the same helpers)
+from preset_overlap import (family, print_families, print_moved, rewrite_presets, stats,  # noqa: E402
+                            validate)  # (the same helpers)
 
 PRESETS = {"h100-dgx": "h100", "h100-sxm-94gb": "h100", "h100-sxm-96gb": "h100", "h200-sxm": "h200"}
 # calibrations committed after the presets' rows were written (kept out; the next --write that should take them in
@@ -184,21 +185,9 @@ def main():
     if a.score:
         score(a.gpusim, a.rows, a.law)
         return 0
-    bad = 0
     if a.write or a.check:
-        for name, gpu in PRESETS.items():
-            path = "hardware/%s.yaml" % name
-            with open(path) as fh:
-                old = fh.read()
-            new = with_rows(old, ratios(gpu))
-            if a.write and new != old:
-                with open(path, "w") as fh:
-                    fh.write(new)
-                print("wrote %s" % path)
-            elif a.check and new != old:
-                print("%s: fused rows differ from validate/preset_attention.py's" % path)
-                bad = 1
-        return bad
+        return rewrite_presets(PRESETS, lambda gpu, old: with_rows(old, ratios(gpu)), a.write, a.check,
+                               "the fused rows")
     for gpu in ("h100", "h200"):
         for (hd, c, s, bh), (rf, rb, n) in sorted(ratios(gpu).items()):
             print("%s hd %3d %-6s seq %5d bh %4d (paper %4d): fwd x%.3f bwd x%.3f over %d" % (

@@ -33,11 +33,11 @@ import statistics
 import sys
 import tempfile
 
-import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from band_cover import lease  # noqa: E402
-from preset_overlap import family, print_families, print_moved, stats, validate  # noqa: E402,F401
+from preset_overlap import (calibrations, family, print_families, print_moved, rewrite_presets,  # noqa: E402
+                            stats, validate)
 
 # calibrations committed after the presets' tables were written, kept out of them so that their tables score the
 # presets held out; the next --write that should take them in empties this
@@ -66,16 +66,12 @@ def table_us(t, b):
 def readings(exclude=None):
     """{gpu type: {(op, n): [(lease, table)]}} of the calibrations' intra-node tables"""
     out = {}
-    for f in sorted(glob.glob("hardware/*-measured.yaml")):
-        if lease(f) == exclude or lease(f) in LATER:
-            continue
-        with open(f) as fh:
-            d = yaml.safe_load(fh) or {}
+    for name, d in calibrations(exclude, LATER):
         intra = (d.get("collectives") or {}).get("intra") or {}
         for op in OPS:
             for t in (intra.get(op) or {}).get("tables") or []:
                 if 2 <= t["n"] <= 4:
-                    out.setdefault(lease(f)[:4], {}).setdefault((op, t["n"]), []).append((lease(f), t))
+                    out.setdefault(name[:4], {}).setdefault((op, t["n"]), []).append((name, t))
     return out
 
 
@@ -193,20 +189,8 @@ def main():
         show(a.gpusim)
         return 0
     r = readings()
-    bad = 0
-    for name, gpu in PRESETS.items():
-        path = "hardware/%s.yaml" % name
-        with open(path) as fh:
-            old = fh.read()
-        new = with_tables(old, r.get(gpu, {}))
-        if a.write and new != old:
-            with open(path, "w") as fh:
-                fh.write(new)
-            print("wrote %s" % path)
-        elif a.check and new != old:
-            print("%s: collective tables differ from validate/preset_coll.py's" % path)
-            bad = 1
-    return bad
+    return rewrite_presets(PRESETS, lambda gpu, old: with_tables(old, r.get(gpu, {})), a.write, a.check,
+                           "the collective tables")
 
 
 if __name__ == "__main__":

@@ -46,19 +46,43 @@ PRESETS = {"h100-dgx": "h100", "h100-sxm-94gb": "h100", "h100-sxm-96gb": "h100",
 KEYS = ("compute_slowdown", "comm_slowdown")
 
 
+def calibrations(exclude, later):
+    """(lease, parsed YAML) of every committed calibration but the excluded lease's and those in later"""
+    for f in sorted(glob.glob("hardware/*-measured.yaml")):
+        if lease(f) == exclude or lease(f) in later:
+            continue
+        with open(f) as fh:
+            yield lease(f), yaml.safe_load(fh) or {}
+
+
+def rewrite_presets(presets, new_text, write, check, what):
+    """for each preset name -> GPU type: new_text(gpu, old text) -> new text; --write writes those that differ,
+    --check says which do (returns 1 then)"""
+    bad = 0
+    for name, gpu in presets.items():
+        path = "hardware/%s.yaml" % name
+        with open(path) as fh:
+            old = fh.read()
+        new = new_text(gpu, old)
+        if write and new != old:
+            with open(path, "w") as fh:
+                fh.write(new)
+            print("wrote %s" % path)
+        elif check and new != old:
+            print("%s: %s differ from %s's" % (path, what, sys.argv[0]))
+            bad = 1
+    return bad
+
+
 def readings(exclude=None):
     """{gpu type: [(lease, compute_slowdown, comm_slowdown, ranks)]} of the calibrations with an overlap section"""
     out = {}
-    for f in sorted(glob.glob("hardware/*-measured.yaml")):
-        if lease(f) == exclude or lease(f) in LATER:
-            continue
-        with open(f) as fh:
-            d = yaml.safe_load(fh) or {}
+    for name, d in calibrations(exclude, LATER):
         o = d.get("overlap") or {}
         if not all(k in o for k in KEYS):
             continue
         ranks = ((d.get("meta") or {}).get("overlap") or {}).get("ranks", 0)
-        out.setdefault(lease(f)[:4], []).append((lease(f), o["compute_slowdown"], o["comm_slowdown"], ranks))
+        out.setdefault(name[:4], []).append((name, o["compute_slowdown"], o["comm_slowdown"], ranks))
     return out
 
 
@@ -194,20 +218,8 @@ def main():
     if a.score:
         score(a.gpusim, a.rows)
         return 0
-    bad = 0
-    for name, gpu in PRESETS.items():
-        sec = section(gpu, r[gpu])
-        path = "hardware/%s.yaml" % name
-        with open(path) as fh:
-            old = fh.read()
-        new = with_overlap(old, sec)
-        if a.write and new != old:
-            with open(path, "w") as fh:
-                fh.write(new)
-            print("wrote %s" % path)
-        elif a.check and new != old:
-            print("%s: overlap section differs from validate/preset_overlap.py's" % path)
-            bad = 1
+    bad = rewrite_presets(PRESETS, lambda gpu, old: with_overlap(old, section(gpu, r[gpu])), a.write, a.check,
+                          "the overlap section")
     if not (a.write or a.check):
         for gpu, rows in sorted(r.items()):
             print("%s: median compute_slowdown %.3f, comm_slowdown %.3f over %d calibrations" % (
