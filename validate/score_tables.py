@@ -257,6 +257,11 @@ MODELS = {
                                   ["--hw", "hardware/h200x2-1128p-measured.yaml"],
                                   ["--hw", "hardware/h200x1-1128y-measured.yaml"],
                                   ["--hw", "h200-sxm"]],
+    # 1 x H200 of 2026-11-28 22:20 (stop 41), a fresh machine calibrated by none: 1128ze, 1128y, 1128p held out,
+    # preset
+    "measured-h200x1-1128zf.csv": [["--hw", "hardware/h200x2-1128ze-measured.yaml"],
+                                   ["--hw", "hardware/h200x1-1128y-measured.yaml"],
+                                   ["--hw", "hardware/h200x2-1128p-measured.yaml"], ["--hw", "h200-sxm"]],
     # 1 x H200 of 2026-11-28 15:13 (stop 38), measured on the lease of hardware/h200x1-1128y-measured.yaml (its full
     # calibration with the step rows, the same call before): its own, then 1128s, 1128t and 1128p held out, preset
     "measured-h200x1-1128y.csv": [["--hw", "hardware/h200x1-1128y-measured.yaml"],
