@@ -75,15 +75,21 @@ struct sim {
 	long long events;
 	int64_t step_time;
 	int interf;            /* the overlap pair is nonzero: DP collectives and compute runs slow each other */
-	int tp_fuse;           /* TP collectives of one simulated member join runs: tp_sim 1, no interference (with
-	                        * it, runs end at every TP collective, so a run is the same with any tp_sim) */
-	int group;             /* fused runs of a TP group in step (run_group): tp_sim > 1, no timeline, no interference */
+	int tp_fuse;           /* TP collectives of one simulated member join runs (tp_sim 1) */
+	int group;             /* fused runs of a TP group in step (run_group), whose TP collectives join them as with
+	                        * tp_sim 1: tp_sim > 1 */
 	int64_t *run_comp;     /* per rank: the GPU's compute ticks in its compute stream's current run (its density) */
-	/* with a timeline and interference, a run's slices are held until it ends (a DP collective starting during it
-	 * may lengthen it) and then written stretched to its length: per rank, from run_t0 planned to end at run_t1 */
+	uint8_t *running;      /* per rank: its compute stream is in a fused run (1: its own, 2: its TP group's) */
+	/* per TP group (run_group): the last DP collective start that lengthened the group's run, when (gx_now), of
+	 * what length (gx_in) and the length it got (gx_out): the same collective of the group's other TP ranks
+	 * starts then too (the members are in step) and must not lengthen the run again */
+	int64_t *gx_now, *gx_in, *gx_out;
+	int32_t *grun;         /* per TP group: the member its current run was computed for */
+	/* with a timeline and interference or TP groups, a run's slices are held until it ends (a DP collective
+	 * starting during it may lengthen it; a TP group's run stands for every member) and then written (trace_flush) */
 	struct trace_span **tbuf;
 	size_t *tlen, *tcap;
-	int64_t *run_t0, *run_t1;
+	int64_t *run_c0;       /* the compute ticks the run was planned with */
 	int thold;             /* rank + 1 whose run is being computed with its slices held; 0: none */
 	struct tmap_stage *stmap;    /* per stage: the maps of the compute-stream pieces a run crosses whole */
 	struct tmap_stage *gmap;     /* the same for a TP group in step (run_group), whose TP collectives fuse */
@@ -188,15 +194,24 @@ struct sim *sim_new(const struct sim_config *cfg)
 	s->dp_arrived = xcalloc((size_t)cfg->pp * cfg->tp_sim * NSTREAMS, sizeof(int32_t));
 	s->interf = cfg->compute_slowdown > 0 || cfg->comm_slowdown > 0;
 	s->seg_ev = cfg->trace ? EV_SEGMENT : EV_STREAM;
-	s->tp_fuse = cfg->tp_sim == 1 && !s->interf;
-	s->group = cfg->tp_sim > 1 && !cfg->trace && !s->interf;
+	s->tp_fuse = cfg->tp_sim == 1;
+	s->group = cfg->tp_sim > 1;
 	s->run_comp = xcalloc(s->nranks, sizeof(int64_t));
-	if (cfg->trace && s->interf) {
+	s->running = xcalloc(s->nranks, 1);
+	if (s->group) {
+		size_t ng = (size_t)s->nranks / cfg->tp_sim;
+		s->gx_now = xmalloc(ng * sizeof(int64_t));
+		s->gx_in = xcalloc(ng, sizeof(int64_t));
+		s->gx_out = xcalloc(ng, sizeof(int64_t));
+		s->grun = xcalloc(ng, sizeof(int32_t));
+		for (size_t g = 0; g < ng; g++)
+			s->gx_now[g] = -1;
+	}
+	if (cfg->trace && (s->interf || s->group)) {
 		s->tbuf = xcalloc(s->nranks, sizeof *s->tbuf);
 		s->tlen = xcalloc(s->nranks, sizeof *s->tlen);
 		s->tcap = xcalloc(s->nranks, sizeof *s->tcap);
-		s->run_t0 = xcalloc(s->nranks, sizeof(int64_t));
-		s->run_t1 = xcalloc(s->nranks, sizeof(int64_t));
+		s->run_c0 = xcalloc(s->nranks, sizeof(int64_t));
 	}
 	s->stmap = xcalloc((size_t)s->cfg.pp, sizeof *s->stmap);
 	if (s->group)
@@ -249,6 +264,9 @@ void sim_reset(struct sim *s)
 	s->work_s = 0;
 	s->steady_lrep = 0;
 	memset(s->run_comp, 0, (size_t)s->nranks * sizeof(int64_t));
+	memset(s->running, 0, (size_t)s->nranks);
+	for (int g = 0; s->gx_now && g < s->nranks / s->cfg.tp_sim; g++)
+		s->gx_now[g] = -1;
 	for (int r = 0; s->tlen && r < s->nranks; r++)
 		s->tlen[r] = 0;
 	if (s->steady)
@@ -266,10 +284,11 @@ void sim_free(struct sim *s)
 	free(s->idle_since); free(s->host_t); free(s->side_t); free(s->block_cat); free(s->block_slot); free(s->block_id);
 	free(s->waiting); free(s->link_busy);
 	free(s->link_nwait); free(s->link_wait); free(s->link_start); free(s->tp_arrived);
-	free(s->dp_arrived); free(s->work); free(s->batch); free(s->run_comp);
+	free(s->dp_arrived); free(s->work); free(s->batch); free(s->run_comp); free(s->running);
+	free(s->gx_now); free(s->gx_in); free(s->gx_out); free(s->grun);
 	for (int r = 0; s->tbuf && r < s->nranks; r++)
 		free(s->tbuf[r]);
-	free(s->tbuf); free(s->tlen); free(s->tcap); free(s->run_t0); free(s->run_t1);
+	free(s->tbuf); free(s->tlen); free(s->tcap); free(s->run_c0);
 	for (int i = 0; s->stmap && i < s->cfg.pp; i++)
 		tmap_stage_release(&s->stmap[i]);
 	for (int i = 0; s->gmap && i < s->cfg.pp; i++)
@@ -379,19 +398,58 @@ static void trace_span(struct sim *s, int r, int track, const struct instr *in, 
 	trace_slice(s->cfg.trace, &sp);
 }
 
-/* Write rank r's held slices of the run that was planned from run_t0 to run_t1 and ended at `end`, every one
- * stretched alike by the interference that lengthened it. */
-static void trace_flush(struct sim *s, int r, int64_t end)
+/* Write rank r's held slices of the run that was planned with run_c0 ticks of compute and ended with run_comp[r]:
+ * interference lengthened its compute slices alike (by run_comp / run_c0), and
+ * every slice moves by the compute lengthening before it, so the TP and host parts keep their lengths and the
+ * compute slices sum to the compute the accounts hold. A TP group's run (running 2) was computed for r and stands
+ * for every member: each gets the slices. */
+static void trace_flush(struct sim *s, int r)
 {
-	double t0 = tk_s(s->run_t0[r]), plan = tk_s(s->run_t1[r] - s->run_t0[r]), f = 1;
-	if (plan > 0)
-		f = tk_s(end - s->run_t0[r]) / plan;
-	for (size_t i = 0; i < s->tlen[r]; i++) {
-		struct trace_span sp = s->tbuf[r][i];
-		sp.t0_s = t0 + (sp.t0_s - t0) * f;
-		sp.dur_s *= f;
-		trace_slice(s->cfg.trace, &sp);
+	size_t n = s->tlen[r];
+	struct trace_span *b = s->tbuf[r];
+	double f = s->run_c0[r] > 0 ? (double)s->run_comp[r] / (double)s->run_c0[r] - 1 : 0;
+	if (f > 0) {
+		/* the compute slices' starts and the compute before each (they are in time order) */
+		size_t m = 0;
+		for (size_t i = 0; i < n; i++)
+			m += b[i].track == STREAM_COMPUTE && b[i].in->kind == INS_COMPUTE;
+		double *a = xmalloc((m + 1) * sizeof *a), *pre = xmalloc((m + 1) * sizeof *pre), *d = xmalloc((m + 1) * sizeof *d);
+		m = 0;
+		for (size_t i = 0; i < n; i++)
+			if (b[i].track == STREAM_COMPUTE && b[i].in->kind == INS_COMPUTE) {
+				a[m] = b[i].t0_s;
+				d[m] = b[i].dur_s;
+				pre[m] = m ? pre[m - 1] + d[m - 1] : 0;
+				m++;
+			}
+		for (size_t i = 0; i < n; i++) {
+			double t[2] = { b[i].t0_s, b[i].t0_s + b[i].dur_s };
+			for (int e = 0; e < 2; e++) {  /* t -> t + f * (compute before t) */
+				size_t lo = 0, hi = m;
+				while (lo < hi) {
+					size_t mid = (lo + hi) / 2;
+					if (a[mid] <= t[e])
+						lo = mid + 1;
+					else
+						hi = mid;
+				}
+				double c = lo ? pre[lo - 1] + fmin(fmax(t[e] - a[lo - 1], 0), d[lo - 1]) : 0;
+				t[e] += f * c;
+			}
+			b[i].t0_s = t[0];
+			b[i].dur_s = t[1] - t[0];
+		}
+		free(a);
+		free(pre);
+		free(d);
 	}
+	int r0 = s->running[r] == 2 ? r - rank_t(s, r) : r, k = s->running[r] == 2 ? s->cfg.tp_sim : 1;
+	for (int q = r0; q < r0 + k; q++)
+		for (size_t i = 0; i < n; i++) {
+			struct trace_span sp = b[i];
+			sp.tp = rank_t(s, q);
+			trace_slice(s->cfg.trace, &sp);
+		}
 	s->tlen[r] = 0;
 }
 
@@ -442,9 +500,7 @@ static void start_transfer(struct sim *s, int r, int k, const struct instr *in, 
 static int in_run(const struct sim *s, int r, int64_t now)
 {
 	size_t ci = (size_t)r * NSTREAMS + STREAM_COMPUTE;
-	const struct instr *c = cur(s, r, STREAM_COMPUTE);
-	return s->state[ci] == STEADY_BUSY && c && s->busy_until[ci] > now &&
-	       c->kind != INS_COLL;
+	return s->running[r] && s->state[ci] == STEADY_BUSY && s->busy_until[ci] > now;
 }
 
 /* The fraction of rank r's current run, from busy_from to end, in which its GPU computes. */
@@ -459,17 +515,31 @@ static int64_t coll_interference(struct sim *s, int r, int64_t now, int64_t dur)
 	size_t ci = (size_t)r * NSTREAMS + STREAM_COMPUTE;
 	if (!in_run(s, r, now))
 		return dur;
-	int64_t end = s->busy_until[ci];
+	int grp = s->running[r] == 2, tp = s->cfg.tp_sim, r0 = grp ? r - rank_t(s, r) : r, g = r0 / tp;
+	if (grp && s->gx_now[g] == now && s->gx_in[g] == dur)
+		return s->gx_out[g];  /* this collective of another TP rank of the group lengthened the run already */
+	int64_t end = s->busy_until[ci], d0 = dur;
 	double rho = run_rho(s, r, end);
 	int64_t both = imin(end - now, dur);
 	dur += tk(tk_s(both) * rho * s->cfg.comm_slowdown);
 	int64_t ext = tk(tk_s(imin(end - now, dur)) * rho * s->cfg.compute_slowdown);
 	if (ext > 0) {
-		eventq_drop(&s->q, end, EV_STREAM, (uint32_t)ci);
-		s->busy_until[ci] = end + ext;
-		s->run_comp[r] += ext;
-		s->acc[(size_t)r * ACC_N + ACC_COMPUTE] += ext;
-		eventq_push(&s->q, end + ext, EV_STREAM, (uint32_t)ci);
+		for (int q = r0; q < r0 + (grp ? tp : 1); q++) {
+			s->busy_until[(size_t)q * NSTREAMS + STREAM_COMPUTE] = end + ext;
+			s->run_comp[q] += ext;
+			s->acc[(size_t)q * ACC_N + ACC_COMPUTE] += ext;
+		}
+		if (grp) {
+			eventq_push(&s->q, end + ext, EV_GROUP, (uint32_t)g);
+		} else {
+			eventq_drop(&s->q, end, EV_STREAM, (uint32_t)ci);
+			eventq_push(&s->q, end + ext, EV_STREAM, (uint32_t)ci);
+		}
+	}
+	if (grp) {
+		s->gx_now[g] = now;
+		s->gx_in[g] = d0;
+		s->gx_out[g] = dur;
 	}
 	return dur;
 }
@@ -548,8 +618,9 @@ static void trace_segment(struct sim *s, int r, int k, const struct instr *in, i
  * next compute segments, host work (host_t is the compute stream's alone) and single-member TP collectives take,
  * so a run of them inside one micro-batch's forward or backward is one busy interval and one event, applied
  * through sim/tmap's maps: a piece crossed whole (a layer's forward, k times) in one step, with the same result to
- * the tick as instruction by instruction. Interference then stretches the run as a whole (coll_interference): with
- * it, TP collectives end runs (tp_fuse), so a run is the same whether its TP group is simulated or not. */
+ * the tick as instruction by instruction. Interference then stretches the run as a whole (coll_interference). A
+ * TP group simulated member by member runs the same runs, TP collectives inside, while its members are in step
+ * (run_group), so a run is the same whether its group is simulated or not. */
 static void fx_prepare(struct sim *s)
 {
 	int tp_fuses = s->tp_fuse, maps = !s->cfg.trace;
@@ -705,6 +776,26 @@ static void fused(struct sim *s, int r, int64_t now, int group, struct clocks *o
 	*out = c;
 }
 
+/* The start of a fused run of rank r from now (c from fused(), its trace held when tracing with interference or
+ * for a TP group): the run's planned span for its timeline, and the interference of a DP collective already
+ * running beside it (coll_interference's comment): slowed over their overlap, where its GPU computes. Returns the
+ * run's compute ticks, the slowing included. */
+static int64_t run_start(struct sim *s, int r, int64_t now, struct clocks *c)
+{
+	int64_t comp = c->sum[SUM_COMP] + c->sum[SUM_OPT];
+	if (s->tbuf)
+		s->run_c0[r] = comp;
+	if (s->interf && s->cfg.compute_slowdown > 0 && overlapping(s, r, STREAM_DP, now) && c->t > now) {
+		int64_t len = c->t - now;
+		int64_t ext = tk(tk_s(imin(s->busy_until[(size_t)r * NSTREAMS + STREAM_DP] - now, len)) *
+				 fmin((double)comp / (double)len, 1.0) * s->cfg.compute_slowdown);
+		c->sum[SUM_COMP] += ext;
+		comp += ext;
+		c->t += ext;
+	}
+	return comp;
+}
+
 static void run_fused(struct sim *s, int r, int64_t now)
 {
 	size_t si = (size_t)r * NSTREAMS + STREAM_COMPUTE;
@@ -714,21 +805,8 @@ static void run_fused(struct sim *s, int r, int64_t now)
 		s->thold = r + 1;
 	fused(s, r, now, 0, &c);
 	s->thold = 0;
-	int64_t comp = c.sum[SUM_COMP] + c.sum[SUM_OPT];
-	if (s->tbuf) {
-		s->run_t0[r] = now;
-		s->run_t1[r] = c.t;
-	}
-	if (s->interf && s->cfg.compute_slowdown > 0 && overlapping(s, r, STREAM_DP, now) && c.t > now) {
-		/* a run starting beside a DP collective: slowed over their overlap, where its GPU computes */
-		int64_t len = c.t - now;
-		int64_t ext = tk(tk_s(imin(s->busy_until[(size_t)r * NSTREAMS + STREAM_DP] - now, len)) *
-				 fmin((double)comp / (double)len, 1.0) * s->cfg.compute_slowdown);
-		c.sum[SUM_COMP] += ext;
-		comp += ext;
-		c.t += ext;
-	}
-	s->run_comp[r] = comp;
+	s->run_comp[r] = run_start(s, r, now, &c);
+	s->running[r] = 1;
 	fused_accounts(s, r, now, &c);
 	start_until(s, r, STREAM_COMPUTE, now, c.t, EV_STREAM, (uint32_t)si);
 }
@@ -769,7 +847,11 @@ static void run_group(struct sim *s, int r, int64_t now)
 	for (int q = r0; q < r0 + tp; q++)
 		if (s->idle_since[q] != now || s->block_cat[q] >= 0)  /* else nothing to account: woken now */
 			account_idle(s, q, now);
+	if (s->tbuf)
+		s->thold = r + 1;
 	fused(s, r, now, 1, &c);
+	s->thold = 0;
+	int64_t comp = run_start(s, r, now, &c);
 	size_t i = (size_t)r * NSTREAMS + STREAM_COMPUTE;
 	for (int q = r0; q < r0 + tp; q++) {
 		size_t j = (size_t)q * NSTREAMS + STREAM_COMPUTE;
@@ -782,7 +864,10 @@ static void run_group(struct sim *s, int r, int64_t now)
 		s->state[j] = STEADY_BUSY;
 		s->busy_from[j] = now;
 		s->busy_until[j] = c.t;
+		s->run_comp[q] = comp;
+		s->running[q] = 2;
 	}
+	s->grun[r0 / tp] = r;  /* whose slices stand for the group's (trace_flush) */
 	eventq_push(&s->q, c.t, EV_GROUP, (uint32_t)(r0 / tp));
 }
 
@@ -927,8 +1012,10 @@ static void run(struct sim *s, uint32_t si, int64_t now)
 
 static inline void finish(struct sim *s, int r, int k, int64_t now)
 {
-	if (k == STREAM_COMPUTE)
+	if (k == STREAM_COMPUTE) {
 		s->idle_since[r] = now;
+		s->running[r] = 0;
+	}
 	step(s, r, k);
 	make_runnable(s, r, k);
 }
@@ -995,7 +1082,7 @@ static void handle(struct sim *s, const struct event *e)
 		}
 		int r = (int)(e->what / NSTREAMS), k = (int)(e->what % NSTREAMS);
 		if (s->tbuf && k == STREAM_COMPUTE)
-			trace_flush(s, r, now);
+			trace_flush(s, r);
 		finish(s, r, k, now);
 		break;
 	}
@@ -1014,10 +1101,19 @@ static void handle(struct sim *s, const struct event *e)
 	case EV_COLL_DP:
 		coll_done(s, e);
 		break;
-	case EV_GROUP:  /* a TP group's fused run (run_group) */
-		for (int q = (int)e->what * s->cfg.tp_sim; q < ((int)e->what + 1) * s->cfg.tp_sim; q++)
+	case EV_GROUP: {  /* a TP group's fused run (run_group) */
+		int r0 = (int)e->what * s->cfg.tp_sim;
+		size_t i0 = (size_t)r0 * NSTREAMS + STREAM_COMPUTE;
+		if (s->state[i0] != STEADY_BUSY || s->busy_until[i0] != now) {
+			s->events--;  /* superseded by a later end (interference): not an event */
+			break;
+		}
+		if (s->tbuf)
+			trace_flush(s, s->grun[e->what]);
+		for (int q = r0; q < r0 + s->cfg.tp_sim; q++)
 			finish(s, q, STREAM_COMPUTE, now);
 		break;
+	}
 	case EV_LINK: {
 		int r = (int)(e->what / NSTREAMS), k = (int)(e->what % NSTREAMS), more = (int)(e->kind >> EV_KIND_BITS);
 		s->events += more;

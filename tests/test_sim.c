@@ -709,8 +709,8 @@ int main(void)
 	CHECK_NEAR(r.breakdown_s.compute + r.breakdown_s.tp_comm_exposed + r.breakdown_s.pp_comm_exposed +
 		   r.breakdown_s.dp_comm_exposed + r.breakdown_s.pipeline_bubble + r.breakdown_s.optimizer +
 		   r.breakdown_s.host_wait, r.step_time_s, 1e-9);
-	/* and translated passes give the same to the tick: TP collectives end runs then, and steady's view knows
-	 * (4 layers, 4 stages: a checkpoint falls in a TP collective, whose arrival moves with the pass) */
+	/* and translated passes give the same to the tick (4 layers, 4 stages: checkpoints fall inside runs that a
+	 * DP collective lengthened) */
 	make_sc(&s, 16, 64, 2, 4, 2, SCHED_1F1B, 1);
 	CHECK(check_steady(&s, &hw) > 40);
 	make_sc(&s, 4, 16, 2, 4, 2, SCHED_1F1B, 1);
