@@ -623,7 +623,12 @@ static void trace_segment(struct sim *s, int r, int k, const struct instr *in, i
  * (run_group), so a run is the same whether its group is simulated or not. */
 static void fx_prepare(struct sim *s)
 {
-	int tp_fuses = s->tp_fuse, maps = !s->cfg.trace;
+	/* a step whose stored work is out of scale (inf or NaN from a hardware model without a rate the step needs)
+	 * gets no maps, whose ticks could not hold it: sim_run refuses it before anything runs */
+	double w = 0;
+	for (int st = 0; st < s->cfg.pp; st++)
+		w += s->cfg.progs[st].work_s + s->cfg.progs[st].coll_s;
+	int tp_fuses = s->tp_fuse, maps = !s->cfg.trace && w < 0x1p21;
 	for (int st = 0; st < s->cfg.pp; st++) {
 		double sp = s->cfg.stage_speed ? s->cfg.stage_speed[st] : 1;
 		tmap_stage_prepare(&s->cfg.progs[st], sp, tp_fuses, maps, &s->stmap[st]);
@@ -631,6 +636,8 @@ static void fx_prepare(struct sim *s)
 			tmap_stage_prepare(&s->cfg.progs[st], sp, 1, maps, &s->gmap[st]);
 		s->work_s += s->stmap[st].work_s * (1 + s->cfg.compute_slowdown) * (1 + s->cfg.comm_slowdown);
 	}
+	if (!(w < 0x1p21))
+		s->work_s = w;
 }
 
 /* The clocks of a fused run: GPU, host and side channel, and the ticks it adds to each account. */
