@@ -252,6 +252,23 @@ static void window_by_hand(void)
 	}
 }
 
+/* A step whose work is not a number (a hardware model without a rate the step needs gives inf or NaN op times):
+ * sim_run refuses it as out of scale, and no time of it is converted to ticks before (the maps of its fused runs
+ * are not built: converting a NaN was undefined behaviour, which CI's fuzz build found under UBSan). */
+static void nan_work_refused(double d)
+{
+	struct program p;
+	program_init(&p, 0, 0);
+	program_op(&p, NULL, 0, CAT_COMPUTE, 0, 0);
+	program_add_time(&p, 1, d, 0);
+	program_seal(&p);
+	struct sim_config cfg = { .progs = &p, .pp = 1, .dp_sim = 1, .tp_sim = 1 };
+	struct sim *sm = sim_new(&cfg);
+	CHECK(sim_run(sm) != 0);
+	sim_free(sm);
+	program_release(&p);
+}
+
 /* A program by hand on one rank: 1 s of compute, then a 2 s copy on STREAM_COPY that waits for it, then compute
  * that waits for the copy, 0.5 s: the step is 1 + 2 + 0.5 = 3.5 s, 1.5 s of it compute and the 2 s wait on the
  * copy counted as its category's (CAT_PP here: pipeline communication). */
@@ -512,6 +529,9 @@ int main(void)
 	side_channel_by_hand(3, 0.25);
 	for (int c = 0; c < 3; c++)
 		interference_by_hand(c);
+	fprintf(stderr, "(two errors about the step's work being out of scale are expected next)\n");
+	nan_work_refused(INFINITY);
+	nan_work_refused(NAN);
 	struct hwmodel hw;
 	struct scenario s;
 	struct result r, r2;
