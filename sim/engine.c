@@ -75,7 +75,6 @@ struct sim {
 	long long events;
 	int64_t step_time;
 	int interf;            /* the overlap pair is nonzero: DP collectives and compute runs slow each other */
-	int tp_fuse;           /* TP collectives of one simulated member join runs (tp_sim 1) */
 	int group;             /* fused runs of a TP group in step (run_group), whose TP collectives join them as with
 	                        * tp_sim 1: tp_sim > 1 */
 	int64_t *run_comp;     /* per rank: the GPU's compute ticks in its compute stream's current run (its density) */
@@ -194,7 +193,6 @@ struct sim *sim_new(const struct sim_config *cfg)
 	s->dp_arrived = xcalloc((size_t)cfg->pp * cfg->tp_sim * NSTREAMS, sizeof(int32_t));
 	s->interf = cfg->compute_slowdown > 0 || cfg->comm_slowdown > 0;
 	s->seg_ev = cfg->trace ? EV_SEGMENT : EV_STREAM;
-	s->tp_fuse = cfg->tp_sim == 1;
 	s->group = cfg->tp_sim > 1;
 	s->run_comp = xcalloc(s->nranks, sizeof(int64_t));
 	s->running = xcalloc(s->nranks, 1);
@@ -219,7 +217,7 @@ struct sim *sim_new(const struct sim_config *cfg)
 	eventq_init(&s->q);
 	if (!cfg->trace && cfg->dp_sim == 1 && cfg->tp_sim == 1 && !cfg->every_pass) {
 		s->view = (struct steady_view){
-			.nranks = s->nranks, .tp_fuse = s->tp_fuse, .slotwords = s->slotwords, .evwords = s->evwords, .prog_of = s->prog_of,
+			.nranks = s->nranks, .slotwords = s->slotwords, .evwords = s->evwords, .prog_of = s->prog_of,
 			.pc = s->pc, .state = s->state, .busy_from = s->busy_from, .busy_until = s->busy_until,
 			.arrive = s->arrive, .block_id = s->block_id, .ev_done = s->ev_done, .mb_done = s->mb_done,
 			.acc = s->acc, .idle_since = s->idle_since, .host_t = s->host_t,
@@ -628,7 +626,7 @@ static void fx_prepare(struct sim *s)
 	double w = 0;
 	for (int st = 0; st < s->cfg.pp; st++)
 		w += s->cfg.progs[st].work_s + s->cfg.progs[st].coll_s;
-	int tp_fuses = s->tp_fuse, maps = !s->cfg.trace && w < 0x1p21;
+	int tp_fuses = s->cfg.tp_sim == 1, maps = !s->cfg.trace && w < 0x1p21;
 	for (int st = 0; st < s->cfg.pp; st++) {
 		double sp = s->cfg.stage_speed ? s->cfg.stage_speed[st] : 1;
 		tmap_stage_prepare(&s->cfg.progs[st], sp, tp_fuses, maps, &s->stmap[st]);
@@ -733,7 +731,7 @@ static void fused(struct sim *s, int r, int64_t now, int group, struct clocks *o
 	size_t si = (size_t)r * NSTREAMS + STREAM_COMPUTE;
 	int st = rank_stage(s, r);
 	const struct program *p = s->prog_of[r];
-	int tp_fuses = s->tp_fuse || group;
+	int tp_fuses = s->cfg.tp_sim == 1 || group;
 	double sp = s->cfg.stage_speed ? s->cfg.stage_speed[st] : 1;
 	const struct tmap_stage *ts = &(group ? s->gmap : s->stmap)[st];
 	const uint16_t *pmap = ts->map_of;
@@ -975,7 +973,7 @@ static void run(struct sim *s, uint32_t si, int64_t now)
 			return;
 		}
 		case INS_COLL: {
-			if (k == STREAM_COMPUTE && in->group == GROUP_TP && s->tp_fuse) {
+			if (k == STREAM_COMPUTE && in->group == GROUP_TP && s->cfg.tp_sim == 1) {
 				run_fused(s, r, now);
 				return;
 			}

@@ -49,9 +49,9 @@ static size_t n_links(const struct steady_view *v) { return (size_t)v->nranks * 
 #define TABLES(X, v)                                                                                           \
 	X(pc, n_streams(v)) X(state, n_streams(v)) X(busy_from, n_streams(v)) X(busy_until, n_streams(v))     \
 	X(arrive, n_streams(v)) X(block_id, n_streams(v)) X(acc, n_ranks(v) * ACC_N) X(idle_since, n_ranks(v)) \
-	X(host_t, n_ranks(v)) X(side_t, n_ranks(v)) X(run_comp, n_ranks(v)) X(block_cat, n_ranks(v)) X(block_slot, n_ranks(v))        \
-	X(waiting, n_ranks(v)) X(link_busy, n_links(v)) X(link_nwait, n_links(v)) X(link_wait, 2 * n_links(v)) \
-	X(link_start, n_links(v))
+	X(host_t, n_ranks(v)) X(side_t, n_ranks(v)) X(run_comp, n_ranks(v)) X(block_cat, n_ranks(v))           \
+	X(block_slot, n_ranks(v)) X(waiting, n_ranks(v)) X(link_busy, n_links(v)) X(link_nwait, n_links(v))   \
+	X(link_wait, 2 * n_links(v)) X(link_start, n_links(v))
 #define FULL_TABLES(X, v) X(ev_done, n_ranks(v) * (v)->evwords + 1) X(mb_done, n_ranks(v) * (v)->slotwords + 1)
 /* a table's bytes in a snapshot's buffer, 8-aligned; its place there; its copy from the view */
 #define TABLE_BYTES(field, n) + (((n) * sizeof *st->a.field + 7) & ~(size_t)7)
@@ -184,11 +184,10 @@ static inline int bit(const uint64_t *w, long x)
 }
 
 /* Whether a stream at instruction in (stream k) waits in a collective, timed from its arrival (engine.c's
- * arrive): a TP collective on the compute stream is part of a fused run instead where TP collectives fuse (one
- * member, no interference: the view's tp_fuse). */
-static int in_collective(const struct steady_view *v, const struct instr *in, int k)
+ * arrive): a TP collective on the compute stream is part of a fused run instead (one member). */
+static int in_collective(const struct instr *in, int k)
 {
-	return in->kind == INS_COLL && !(v->tp_fuse && k == STREAM_COMPUTE && in->group == GROUP_TP);
+	return in->kind == INS_COLL && !(k == STREAM_COMPUTE && in->group == GROUP_TP);
 }
 
 /* The streams: how each moved, their times dt later; the most passes their spans and loops leave, 0 if not a
@@ -219,7 +218,7 @@ static long streams_moved(struct steady *st, const struct steady_view *v, int64_
 			if (v->state[i] == STEADY_BUSY &&
 			    (v->busy_from[i] != st->a.busy_from[i] + dt || v->busy_until[i] != st->a.busy_until[i] + dt))
 				return 0;
-			if (in_collective(v, b->in, k) && v->arrive[i] != st->a.arrive[i] + dt)
+			if (in_collective(b->in, k) && v->arrive[i] != st->a.arrive[i] + dt)
 				return 0;
 		}
 	return moved ? kmax : 0;
@@ -371,7 +370,7 @@ static int64_t apply(const struct steady *st, const struct steady_view *v, long 
 			v->busy_from[i] += T;
 			v->busy_until[i] += T;
 		}
-		if (in_collective(v, c->in, (int)(i % NSTREAMS)))
+		if (in_collective(c->in, (int)(i % NSTREAMS)))
 			v->arrive[i] += T;
 		if (v->state[i] == STEADY_BLOCKED)
 			v->block_id[i] += (int32_t)k * (v->block_id[i] - st->a.block_id[i]);

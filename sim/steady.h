@@ -22,7 +22,6 @@ enum steady_stream { STEADY_RUN, STEADY_BUSY, STEADY_BLOCKED, STEADY_DONE };
  * rank*LINK_N link_busy, link_nwait, link_start, and link_wait two per link. */
 struct steady_view {
 	int nranks;
-	int tp_fuse;                 /* TP collectives on the compute stream join its fused runs (engine.c) */
 	size_t evwords, slotwords;
 	const struct program *const *prog_of;
 	struct program_cursor *pc;

@@ -31,20 +31,17 @@ usage: validate/preset_attention.py              print the ratios per GPU type
                                                  rows alone (no bh) and with the bh rows computed without the
                                                  table's own lease's calibration (leave one lease out)
 """
-import argparse
 import glob
 import os
 import re
 import statistics
 import sys
-import tempfile
 
 import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from band_cover import lease  # noqa: E402
-from preset_overlap import (family, print_families, print_moved, rewrite_presets, stats,  # noqa: E402
-                            validate)  # (the same helpers)
+from preset_overlap import preset_args, rewrite_presets, score_two  # noqa: E402  (the same helpers)
 
 PRESETS = {"h100-dgx": "h100", "h100-sxm-94gb": "h100", "h100-sxm-96gb": "h100", "h200-sxm": "h200"}
 # calibrations committed after the presets' rows were written (kept out; the next --write that should take them in
@@ -145,42 +142,22 @@ def with_rows(text, rat):
 
 
 def score(gpusim, show_rows, use_law=False):
-    errs = {"published": {}, "bh": {}}
-    print("%-22s %5s  %-26s  %-26s" % ("table", "rows", "published rows: med/max/signed", "with bh rows, lease out"))
-    with tempfile.TemporaryDirectory() as tmp:
-        for table in sorted(glob.glob("validate/measured-*.csv")):
-            gpu = "h100" if "h100" in os.path.basename(table) else "h200"
-            preset = "h100-dgx" if gpu == "h100" else "h200-sxm"
-            with open("hardware/%s.yaml" % preset) as fh:
-                text = fh.read()
-            e = {}
-            for k, rat in (("published", None), ("bh", ratios(gpu, exclude=lease(table)))):
-                path = os.path.join(tmp, "%s-%s-%s.yaml" % (preset, lease(table), k))
-                t = with_rows(text, rat)
-                if use_law and rat is not None:
-                    t = with_law(t, law(gpu, exclude=lease(table)))
-                with open(path, "w") as fh:
-                    fh.write(t)
-                d = validate(gpusim, table, path)
-                e[k] = {r["label"]: r["rel_error"] for r in d["rows"] if "rel_error" in r}
-                for lab, x in e[k].items():
-                    errs[k].setdefault(family(lab), []).append(x)
-            print("%-22s %5d  %-26s  %-26s" % (lease(table) + ("-compiled" if "compiled" in table else ""),
-                                                len(e["bh"]), stats(e["published"].values()), stats(e["bh"].values())))
-            if show_rows:
-                print_moved(e["published"], e["bh"])
-    print_families(errs["published"], errs["bh"], "published rows (no bh)", "with the bh rows, lease out")
+    def texts(table, gpu, preset):
+        with open("hardware/%s.yaml" % preset) as fh:
+            text = fh.read()
+        t = with_rows(text, ratios(gpu, exclude=lease(table)))
+        if use_law:
+            t = with_law(t, law(gpu, exclude=lease(table)))
+        return with_rows(text, None), t
+    score_two(gpusim, sorted(glob.glob("validate/measured-*.csv")), texts,
+              ("published rows: med/max/signed", "with bh rows, lease out"),
+              ("published rows (no bh)", "with the bh rows, lease out"), show_rows)
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--write", action="store_true")
-    ap.add_argument("--check", action="store_true")
-    ap.add_argument("--score", action="store_true")
-    ap.add_argument("--rows", action="store_true")
+    ap = preset_args(__doc__)
     ap.add_argument("--law", action="store_true", help="with --score: the bh rows at the maximum clock under the "
                     "median power law of the type's calibrations")
-    ap.add_argument("--gpusim", default="build/gpusim")
     a = ap.parse_args()
     if a.score:
         score(a.gpusim, a.rows, a.law)

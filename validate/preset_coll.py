@@ -5,9 +5,9 @@ calibrations' measured tables.
 
 A preset prices an intra-node collective with NCCL's cost model (docs/hardware-model.md, Collectives): lines of
 NCCL's tuning.cc latencies and the bus bandwidth nccl-tests publishes for 8 GPUs of an HGX node (ring Simple 370
-GB/s). On a group of 2 that is 16-23 % faster than every H200 calibration measured between 1 MiB and 1 GiB
-(17 calibrations of 2-GPU groups on lent HGX H200 nodes, NV18 between every pair, within 3 % of one another at
-16 MiB): the 8-GPU figure does not carry over to small groups. Every `gpusim calibrate` on 2 or more GPUs times each
+GB/s). On a group of 2 that is 0.77-0.90 of the H200 calibrations' median time between 1 MiB and 1 GiB (18
+calibrations of 2-GPU groups on lent HGX H200 nodes, NV18 between every pair, within 7 % of one another at 16
+MiB; this script prints both): the 8-GPU figure does not carry over to small groups. Every `gpusim calibrate` on 2 or more GPUs times each
 collective on groups of 2 up to its GPU count from 8 B to 1 or 4 GiB (collectives.intra.<op>.tables). This script
 gives each Hopper preset, for each collective and each group size 2-4 that its GPU type's calibrations measured, a
 table: at every power of two from 8 B to 4 GiB the median over those calibrations of their time, each calibration's
@@ -25,19 +25,18 @@ usage: validate/preset_coll.py              print each GPU type's tables against
                                             median of its type's calibrations without the table's own lease's
                                             (leave one lease out); per table and per layout family
 """
-import argparse
 import glob
 import math
 import os
 import statistics
 import sys
-import tempfile
+
+import yaml
 
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from band_cover import lease  # noqa: E402
-from preset_overlap import (calibrations, family, print_families, print_moved, rewrite_presets,  # noqa: E402
-                            stats, validate)
+from preset_overlap import calibrations, preset_args, rewrite_presets, score_two  # noqa: E402
 
 # calibrations committed after the presets' tables were written, kept out of them so that their tables score the
 # presets held out; the next --write that should take them in empties this
@@ -132,61 +131,55 @@ def preset_text(name, rd):
 
 
 def score(gpusim, show_rows):
-    errs = {"lines": {}, "median": {}}
-    print("%-22s %5s  %-26s  %-26s" % ("table", "rows", "lines: med/max/signed", "tables, lease out"))
-    with tempfile.TemporaryDirectory() as tmp:
-        for table in sorted(glob.glob("validate/measured-h*x[24]*.csv")):
-            gpu = "h100" if "h100" in os.path.basename(table) else "h200"
-            preset = "h100-dgx" if gpu == "h100" else "h200-sxm"
-            rd = readings(exclude=lease(table)).get(gpu, {})
-            e = {}
-            for k, r in (("lines", None), ("median", rd)):
-                path = os.path.join(tmp, "%s-%s-%s.yaml" % (preset, lease(table), k))
-                with open(path, "w") as fh:
-                    fh.write(preset_text(preset, r))
-                got = validate(gpusim, table, path)
-                e[k] = {x["label"]: x["rel_error"] for x in got["rows"] if "rel_error" in x}
-                for lab, x in e[k].items():
-                    errs[k].setdefault(family(lab), []).append(x)
-            print("%-22s %5d  %-26s  %-26s" % (lease(table) + ("-compiled" if "compiled" in table else ""),
-                                              len(e["median"]), stats(e["lines"].values()),
-                                              stats(e["median"].values())))
-            if show_rows:
-                print_moved(e["lines"], e["median"])
-    print_families(errs["lines"], errs["median"], "the preset's lines", "tables: median of the type's calibrations, lease out")
+    def texts(table, gpu, preset):
+        return preset_text(preset, None), preset_text(preset, readings(exclude=lease(table)).get(gpu, {}))
+    score_two(gpusim, sorted(glob.glob("validate/measured-h*x[24]*.csv")), texts,
+              ("lines: med/max/signed", "tables, lease out"),
+              ("the preset's lines", "tables: median of the type's calibrations, lease out"), show_rows)
 
 
-def show(gpusim):
-    """each GPU type's all-reduce table against its preset's lines at a few sizes"""
+# busfactor and steps of NCCL's ring, as hardware/hwlookup.c prices a line (coll_busfactor, coll_steps)
+def ring_factors(op, n):
+    bus = {"all_reduce": 2.0 * (n - 1) / n, "send_recv": 1.0, "broadcast": 1.0}.get(op, (n - 1) / n)
+    steps = {"all_reduce": 2.0 * (n - 1), "send_recv": 1.0}.get(op, n - 1.0)
+    return bus, steps
+
+
+def lines_us(lines, op, n, b):
+    """the fastest of a preset's intra-node lines that applies (no tree lines inside a node), as hwmodel_coll_us
+    prices a collective without a table: alpha + steps * step + bytes * busfactor / bus"""
+    bus, steps = ring_factors(op, n)
+    return min(l["alpha_us"] + l["step_us"] * steps + b * bus / (l["bus_gbps"] * 1e3) for l in lines
+               if l.get("n", 0) in (0, n) and (not l.get("max_bytes") or b <= l["max_bytes"]))
+
+
+def show():
+    """each GPU type's all-reduce and send/recv tables against its preset's lines (the tables taken out) at a few
+    sizes: docs/validation.md's comparison"""
     rd = readings()
     for gpu, name in (("h100", "h100-dgx"), ("h200", "h200-sxm")):
-        for n in (2, 4):
-            rows = rd.get(gpu, {}).get(("all_reduce", n))
+        intra = yaml.safe_load(preset_text(name, None))["collectives"]["intra"]
+        for op, n in (("all_reduce", 2), ("all_reduce", 4), ("send_recv", 2)):
+            rows = rd.get(gpu, {}).get((op, n))
             if not rows:
                 continue
             bs, ts, ns = median_table(rows)
-            print("%s all_reduce n=%d: median of %d calibrations (%s)" % (gpu, n, max(ns),
-                                                                         ", ".join(r[0] for r in rows)))
+            print("%s %s n=%d: median of %d calibrations (%s)" % (gpu, op, n, max(ns), ", ".join(r[0] for r in rows)))
             for b, t in zip(bs, ts):
-                if b in (2 ** 20, 2 ** 24, 2 ** 28, 2 ** 30):
-                    v = [table_us(x, b) for _, x in rows]
-                    v = [x for x in v if x is not None]
-                    print("    %10d B  %9.1f us  (calibrations %.1f-%.1f)" % (b, t, min(v), max(v)))
+                if b in (2 ** 20, 2 ** 22, 2 ** 24, 2 ** 26, 2 ** 28, 2 ** 30):
+                    v = [x for x in (table_us(x, b) for _, x in rows) if x is not None]
+                    line = lines_us(intra[op]["lines"], op, n, b)
+                    print("    %10d B  %9.1f us  (calibrations %.1f-%.1f)  %s's lines %.1f us (x%.2f)" % (
+                        b, t, min(v), max(v), name, line, t / line))
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--write", action="store_true")
-    ap.add_argument("--check", action="store_true")
-    ap.add_argument("--score", action="store_true")
-    ap.add_argument("--rows", action="store_true")
-    ap.add_argument("--gpusim", default="build/gpusim")
-    a = ap.parse_args()
+    a = preset_args(__doc__).parse_args()
     if a.score:
         score(a.gpusim, a.rows)
         return 0
     if not (a.write or a.check):
-        show(a.gpusim)
+        show()
         return 0
     r = readings()
     return rewrite_presets(PRESETS, lambda gpu, old: with_tables(old, r.get(gpu, {})), a.write, a.check,

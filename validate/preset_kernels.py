@@ -23,17 +23,14 @@ usage: validate/preset_kernels.py              print each GPU type's medians and
                                                type's calibrations without the table's own lease's (leave one lease
                                                out); per table and per layout family
 """
-import argparse
 import glob
 import os
 import statistics
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from band_cover import lease  # noqa: E402
-from preset_overlap import (calibrations, family, print_families, print_moved, rewrite_presets,  # noqa: E402
-                            stats, validate)
+from preset_overlap import calibrations, preset_args, rewrite_presets, score_two  # noqa: E402
 
 # calibrations committed after the presets' kernels were written, kept out of them so that their tables score the
 # presets held out; the next --write that should take them in empties this
@@ -117,38 +114,15 @@ def preset_text(name, gpu, rows):
 
 
 def score(gpusim, show_rows):
-    errs = {"none": {}, "median": {}}
-    print("%-22s %5s  %-26s  %-26s" % ("table", "rows", "no kernels: med/max/signed", "median, lease out"))
-    with tempfile.TemporaryDirectory() as tmp:
-        for table in sorted(glob.glob("validate/measured-h*.csv")):
-            gpu = "h100" if "h100" in os.path.basename(table) else "h200"
-            preset = "h100-dgx" if gpu == "h100" else "h200-sxm"
-            rows = readings(exclude=lease(table)).get(gpu, [])
-            e = {}
-            for k, r in (("none", None), ("median", rows)):
-                path = os.path.join(tmp, "%s-%s-%s.yaml" % (preset, lease(table), k))
-                with open(path, "w") as fh:
-                    fh.write(preset_text(preset, gpu, r))
-                got = validate(gpusim, table, path)
-                e[k] = {x["label"]: x["rel_error"] for x in got["rows"] if "rel_error" in x}
-                for lab, x in e[k].items():
-                    errs[k].setdefault(family(lab), []).append(x)
-            print("%-22s %5d  %-26s  %-26s" % (lease(table) + ("-compiled" if "compiled" in table else ""),
-                                              len(e["median"]), stats(e["none"].values()),
-                                              stats(e["median"].values())))
-            if show_rows:
-                print_moved(e["none"], e["median"])
-    print_families(errs["none"], errs["median"], "no kernels (copy rate)", "the type's median kernels, lease out")
+    def texts(table, gpu, preset):
+        return preset_text(preset, gpu, None), preset_text(preset, gpu, readings(exclude=lease(table)).get(gpu, []))
+    score_two(gpusim, sorted(glob.glob("validate/measured-h*.csv")), texts,
+              ("no kernels: med/max/signed", "median, lease out"),
+              ("no kernels (copy rate)", "the type's median kernels, lease out"), show_rows)
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--write", action="store_true")
-    ap.add_argument("--check", action="store_true")
-    ap.add_argument("--score", action="store_true")
-    ap.add_argument("--rows", action="store_true")
-    ap.add_argument("--gpusim", default="build/gpusim")
-    a = ap.parse_args()
+    a = preset_args(__doc__).parse_args()
     if a.score:
         score(a.gpusim, a.rows)
         return 0

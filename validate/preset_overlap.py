@@ -161,30 +161,52 @@ def stats(v):
     return "%5.1f / %5.1f / %+6.1f %%" % (100 * statistics.median(a), 100 * a[-1], 100 * statistics.median(v))
 
 
-def score(gpusim, show_rows):
-    errs = {"zero": {}, "median": {}}
-    print("%-22s %5s  %-26s  %-26s  %s" % ("table", "rows", "overlap 0: med/max/signed", "median, lease out",
-                                           "pair used"))
+def score_two(gpusim, tables, texts, heads, families, show_rows, note=None):
+    """every table scored by its GPU's preset twice with the same binary: texts(table, gpu, preset) gives the two
+    preset YAML texts (before, after); heads: the per-table columns' names, families: the family table's; note(table,
+    gpu): an extra column. Prints per table (median |error| / max / signed median) and per layout family."""
+    errs = ({}, {})
+    print("%-22s %5s  %-26s  %-26s" % ("table", "rows", heads[0], heads[1]))
     with tempfile.TemporaryDirectory() as tmp:
-        for table in sorted(glob.glob("validate/measured-*.csv")):
+        for table in tables:
             gpu = "h100" if "h100" in os.path.basename(table) else "h200"
             preset = "h100-dgx" if gpu == "h100" else "h200-sxm"
-            rows = readings(exclude=lease(table)).get(gpu, [])
-            got, e = {}, {}
-            for k, sec in (("zero", ZERO), ("median", section(gpu, rows, apply=True))):
-                path = os.path.join(tmp, "%s-%s-%s.yaml" % (preset, lease(table), k))
+            e = []
+            for k, text in enumerate(texts(table, gpu, preset)):
+                path = os.path.join(tmp, "%s-%s-%d.yaml" % (preset, lease(table), k))
                 with open(path, "w") as fh:
-                    fh.write(preset_text(preset, sec))
-                got[k] = validate(gpusim, table, path)
-                e[k] = {r["label"]: r["rel_error"] for r in got[k]["rows"] if "rel_error" in r}
+                    fh.write(text)
+                got = validate(gpusim, table, path)
+                e.append({r["label"]: r["rel_error"] for r in got["rows"] if "rel_error" in r})
                 for lab, x in e[k].items():
                     errs[k].setdefault(family(lab), []).append(x)
-            print("%-22s %5d  %-26s  %-26s  %.3f / %.3f" % (
-                lease(table) + ("-compiled" if "compiled" in table else ""), len(e["median"]),
-                stats(e["zero"].values()), stats(e["median"].values()), *median_pair(rows)))
+            print("%-22s %5d  %-26s  %-26s%s" % (lease(table) + ("-compiled" if "compiled" in table else ""),
+                                                len(e[1]), stats(e[0].values()), stats(e[1].values()),
+                                                "  " + note(table, gpu) if note else ""))
             if show_rows:
-                print_moved(e["zero"], e["median"])
-    print_families(errs["zero"], errs["median"], "overlap 0", "median of the type's calibrations, lease out")
+                print_moved(e[0], e[1])
+    print_families(errs[0], errs[1], *families)
+
+
+def preset_args(doc):
+    """the preset scripts' common options: --write, --check, --score [--rows] [--gpusim]"""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    for opt in ("--write", "--check", "--score", "--rows"):
+        ap.add_argument(opt, action="store_true")
+    ap.add_argument("--gpusim", default="build/gpusim")
+    return ap
+
+
+def score(gpusim, show_rows):
+    def texts(table, gpu, preset):
+        rows = readings(exclude=lease(table)).get(gpu, [])
+        return preset_text(preset, ZERO), preset_text(preset, section(gpu, rows, apply=True))
+
+    def note(table, gpu):
+        return "pair used %.3f / %.3f" % median_pair(readings(exclude=lease(table)).get(gpu, []))
+    score_two(gpusim, sorted(glob.glob("validate/measured-*.csv")), texts,
+              ("overlap 0: med/max/signed", "median, lease out"),
+              ("overlap 0", "median of the type's calibrations, lease out"), show_rows, note)
 
 
 def print_moved(a, b):
@@ -207,13 +229,7 @@ def print_families(a, b, name_a, name_b):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--write", action="store_true")
-    ap.add_argument("--check", action="store_true")
-    ap.add_argument("--score", action="store_true")
-    ap.add_argument("--rows", action="store_true")
-    ap.add_argument("--gpusim", default="build/gpusim")
-    a = ap.parse_args()
+    a = preset_args(__doc__).parse_args()
     r = readings()
     if a.score:
         score(a.gpusim, a.rows)
