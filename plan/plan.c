@@ -12,6 +12,7 @@
 #include "sim/comm.h"
 #include "sim/hostband.h"
 #include "sim/fp8.h"
+#include "sim/gradcomp.h"
 #include "sim/memory.h"
 #include "sim/moe.h"
 #include "sim/ops.h"
@@ -550,13 +551,16 @@ double plan_memory_lower_bound(const struct scenario *s)
 
 /* One micro-batch's work over the layers of one pipeline stage on one TP rank, at the sustained rates: the
  * compute-bound ops (GEMMs, attention cores) and the rest of the compute ops, forward and backward (with what
- * recompute reruns), and the collectives that block the compute stream. Embedding, head, loss and optimizer
- * are left out: they only add work (see plan_time_lower_bound for why leaving work out keeps a lower bound). */
+ * recompute reruns), and the collectives that block the compute stream; apart, the output head and loss that
+ * the last stage runs besides. Embedding and optimizer are left out: they only add work (see
+ * plan_time_lower_bound for why leaving work out keeps a lower bound). */
 struct unit_work {
 	double fc, fm, bc, bm;   /* compute-bound and other compute seconds, forward and backward */
 	double tf, tb;           /* TP and expert collectives, forward and backward */
 	double f1, b1;           /* a transformer layer's forward and backward compute (without a rerun forward) */
 	double tf1, tb1;         /* its collectives' waits, forward and backward */
+	double hc, hm, ht;       /* the last stage's head and loss, forward and backward: compute-bound and other
+	                          * compute, collectives (once per micro-batch, in its last model chunk) */
 };
 
 /* A layer's collective as the first stage's groups time it (groups starting at rank 0 cross the fewest node
@@ -645,6 +649,10 @@ static void stage_unit(const struct scenario *s, const struct hwmodel *hw, struc
 			add_ops(s, hw, rr, recompute_op_list(&oc, fw, nf, rr), &u->bc, &u->bm, &u->tb);
 		}
 		u->f1 = u->fc + u->fm, u->b1 = u->bc + u->bm, u->tf1 = u->tf, u->tb1 = u->tb;
+		if (s->model.vocab > 0) {
+			add_ops(s, hw, fw, ops_head_fwd(&oc, fw), &u->hc, &u->hm, &u->ht);
+			add_ops(s, hw, bw, ops_head_bwd(&oc, bw), &u->hc, &u->hm, &u->ht);
+		}
 		/* the fewest layers a stage holds: every stage's units are at least this long */
 		double layers = scenario_uneven_split(s) ? scenario_min_chunk_layers(s) : (double)s->model.layers / s->par.pp;
 		u->fc *= layers, u->fm *= layers, u->bc *= layers, u->bm *= layers, u->tf *= layers, u->tb *= layers;
@@ -750,6 +758,52 @@ static double offload_reload_waits(const struct scenario *s, const struct hwmode
 	return (double)scenario_num_microbatches(s) * v * back * fmax(0, t_copy - work - coll);
 }
 
+/* The last stage's DP stream (sim/build.c): the least time of the collectives it runs, one after another, at
+ * their times before any slowing. ZeRO-3 gathers every layer of a chunk in each forward unit and again in each
+ * backward unit (unless the forward's are kept), and reduce-scatters each layer's gradients after its backward:
+ * each of those collectives has the layer's size, so it is timed as the program times it, for the layers
+ * without the embedding or head riding along (two of each micro-batch's left out: only the model's first and
+ * last layer carry them). The other layouts reduce the
+ * gradients in buckets (all-reduce, or reduce-scatter with ZeRO 1/2) and ZeRO 1/2 gathers the updated
+ * parameters: their sizes depend on the buckets, so they are counted at the floor of their total
+ * (comm_coll_floor_s, which no split beats), a model's routed experts' gradients over their own group. Left out
+ * (0, which keeps it a lower bound): dense layer lists, a reduce dtype or compression hook's own collectives,
+ * HSDP's replica all-reduce, the embedding and head. */
+static double dp_stream_lower_bound(const struct scenario *s, const struct hwmodel *hw)
+{
+	const struct parallel_cfg *p = &s->par;
+	int rdp = scenario_grad_ranks(s);
+	if (rdp < 2 || s->model.type != MODEL_TRANSFORMER)
+		return 0;
+	int v = p->schedule == SCHED_INTERLEAVED ? p->virtual_stages : 1, gpn = hw->node.gpus;
+	int Lv = scenario_uneven_split(s) ? scenario_min_chunk_layers(s) : s->model.layers / (p->pp * v);
+	int base = p->tp * rdp * (p->pp - 1);
+	struct group_shape shard = comm_shape(gpn, base, p->tp, scenario_shard_group(s));
+	bool moe = s->model.moe.experts > 0;
+	double pl = moe ? moe_layer_params_local(s, 0) : scenario_params_per_layer(s) / p->tp;
+	double ex = moe ? moe_expert_params_local(s) : 0, m = scenario_num_microbatches(s);
+	double gather = pl * fp8_param_gather_bytes_per_param(s), grads = pl * dtype_bytes(s->train.grad_dtype);
+	bool gc = gradcomp_on(s);
+	if (p->zero == 3) {
+		double ag = comm_coll_s(hw, COLL_ALL_GATHER, gather, shard);
+		double rs = gc ? 0 : comm_coll_s(hw, COLL_REDUCE_SCATTER, grads, shard);
+		return m * fmax(0, (double)v * Lv - 2) * (ag * (p->keep_after_forward ? 1 : 2) + rs);
+	}
+	double layers = (double)v * Lv, t = 0;
+	if (!gc) {
+		/* the routed experts' gradients over their own group, in the reduce dtype; the rest over DP */
+		double rest = layers * (pl - ex) * dtype_bytes(s->train.grad_dtype);
+		enum coll_op op = p->zero >= 1 ? COLL_REDUCE_SCATTER : COLL_ALL_REDUCE;
+		t += comm_coll_floor_s(hw, op, rest, p->zero >= 1 ? shard : comm_shape(gpn, base, p->tp, rdp));
+		if (ex > 0)
+			t += comm_coll_floor_s(hw, op, layers * ex * dtype_bytes(p->grad_reduce_dtype),
+					       comm_shape(gpn, base, p->ep * scenario_etp(s), moe_edp(s)));
+	}
+	if (p->zero >= 1)
+		t += comm_coll_floor_s(hw, COLL_ALL_GATHER, layers * gather, shard);
+	return t;
+}
+
 /* plan_time_lower_bound with the schedule's facts given */
 static double time_lower_bound(const struct scenario *s, const struct hwmodel *hw, const struct sched_facts *f)
 {
@@ -777,7 +831,9 @@ static double time_lower_bound(const struct scenario *s, const struct hwmodel *h
 		double intra = comm_p2p_s(hw, bytes, 1), inter = comm_p2p_s(hw, bytes, 0);
 		waits += m * (2 * v - 1) * (intra < inter ? intra : inter);
 	}
-	double Wc = m * (u.fc + u.bc), Wm = m * (u.fm + u.bm);
+	/* the last stage's own work: its m units and its head and loss */
+	double Wc = m * (u.fc + u.bc + u.hc), Wm = m * (u.fm + u.bm + u.hm);
+	waits += m * u.ht;
 	/* The last stage's own compute. Without a power model: Wc + Wm. With one (sim/predict.c, stage_target) the
 	 * stage runs its compute-bound work at a clock v set by its power budget: v^(x-1) - 1/v = R, R = ((1-mem) Wm
 	 * + (1-comm) Tc + (1-idle) Ti) / ((1-idle) Wc), and T = Wc/v + Wm + Tc + Ti. T grows with each of Wc, Wm,
@@ -787,15 +843,30 @@ static double time_lower_bound(const struct scenario *s, const struct hwmodel *h
 	 * still. Otherwise the compute is counted at burst_speedup. */
 	const double x = g->power_exponent, tol = 1e-6;  /* tol: the clock iteration stops at changes of 1e-6 */
 	double one_idle = 1 - g->power_idle_frac, w = fmax(1 - g->power_comm_frac, one_idle);
+	/* The DP stream beside it (dp_stream_lower_bound: D, its collectives one after another within the step):
+	 * the step is at least D, and with the overlap pair (sim/engine.c) what of D does not lie beside the
+	 * stage's waits lies beside its compute and slows it. Over a fused run of length len, computing c of it,
+	 * a collective overlapping o of it lengthens it by cs c/len o >= cs (o - (len - c)) (o <= len), and a run
+	 * lengthened by e before is still so (c and len grow alike); once a run has grown by cs c it has paid
+	 * cs/(1+cs) of whatever overlaps it beyond its waits. Outside runs the stream does not compute. So the
+	 * stage's time beyond its compute is at least N + k max(0, D - N), N its waits and idle (at least the
+	 * waits counted), k = cs/(1+cs). With the power model the compute time falls as N grows, at most by
+	 * w/(x one_idle) of it (d(Wc/v)/dN = -w/(one_idle ((x-1) v^x + 1)), v >= 1), so T(N) is linear-bounded
+	 * between N = waits and N = D and its least value is at one end: the rate min(k, 1 - that) times D -
+	 * waits. Each tick rounding (half a tick) is covered by the 1e-6 relative and 1e-9 s taken off. */
+	double D = dp_stream_lower_bound(s, hw) * (1 - 1e-6), cs = hw->overlap_compute_slowdown;
+	double k = cs > 0 ? cs / (1 + cs) : 0;
 	if (burst > 1 && Wc > 0 && x > 1 && w < x * one_idle && 1 - g->power_mem_frac < x * one_idle) {
 		if (1 - g->power_mem_frac <= w)
 			waits += offload_reload_waits(s, hw, &u, 1);
 		double R = ((1 - g->power_mem_frac) * Wm + w * waits) / (one_idle * Wc);
 		double clock = fmin(clock_for(g, R) * (1 + tol), burst);
-		return fmax(Wc / clock + Wm + waits, copies);
+		double slow = fmax(0, fmin(k, 1 - w / (x * one_idle)) * (D - waits) - 1e-9);
+		return fmax(fmax(Wc / clock + Wm + waits + slow, copies), D);
 	}
 	waits += offload_reload_waits(s, hw, &u, burst);
-	return fmax((Wc + Wm) / burst + waits, copies);
+	double slow = fmax(0, k * (D - waits) - 1e-9);
+	return fmax(fmax((Wc + Wm) / burst + waits + slow, copies), D);
 }
 
 double plan_time_lower_bound(const struct scenario *s, const struct hwmodel *hw)

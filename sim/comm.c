@@ -71,6 +71,28 @@ double comm_coll_s(const struct hwmodel *hw, enum coll_op op, double bytes, stru
 	return us * 1e-6;
 }
 
+/* inter_us's floor in seconds */
+static double net_floor_s(const struct hwmodel *hw, enum coll_op op, int n, double bytes)
+{
+	return n < 2 ? 0 : bytes * coll_busfactor(op, n) / (comm_net_share_gbps(hw) * 1e9);
+}
+
+double comm_coll_floor_s(const struct hwmodel *hw, enum coll_op op, double bytes, struct group_shape g)
+{
+	if (g.n < 2 || g.nodes == 1 || !(comm_net_share_gbps(hw) > 0))
+		return 0;
+	if (g.per_node == 1)
+		return net_floor_s(hw, op, g.n, bytes);
+	switch (op) {
+	case COLL_ALL_REDUCE:
+	case COLL_REDUCE_SCATTER:
+	case COLL_ALL_GATHER:
+		return net_floor_s(hw, op, g.nodes, bytes / g.per_node);
+	default:
+		return net_floor_s(hw, op, g.n, bytes);
+	}
+}
+
 double comm_p2p_s(const struct hwmodel *hw, double bytes, int same_node)
 {
 	if (same_node)

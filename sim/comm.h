@@ -19,6 +19,10 @@ struct group_shape {
 struct group_shape comm_shape(int gpus_per_node, int base, int stride, int n);
 /* Seconds for one collective of bytes (nccl-tests convention) over the group; 0 for a group of one. */
 double comm_coll_s(const struct hwmodel *hw, enum coll_op op, double bytes, struct group_shape g);
+/* The least seconds comm_coll_s gives for bytes over the group, linear in bytes: the part that crosses the
+ * network at the GPU's share of it (0 for a group inside one node). The sum over collectives of any sizes is
+ * the floor of their total, so it bounds a stream of buckets whatever their split (plan/plan.c). */
+double comm_coll_floor_s(const struct hwmodel *hw, enum coll_op op, double bytes, struct group_shape g);
 /* Seconds to send bytes to one peer, inside a node or across nodes. */
 double comm_p2p_s(const struct hwmodel *hw, double bytes, int same_node);
 /* Per-GPU network bandwidth (GB/s) when every GPU of a node uses the network at once. */

@@ -53,5 +53,23 @@ int main(void)
 	hw.net.nics = 8;
 	CHECK_NEAR(comm_p2p_s(&hw, 1e8, 1), 3e-6 + 1e8 / 300e9, 1e-12);
 	CHECK_NEAR(comm_p2p_s(&hw, 1e8, 0), 10e-6 + 1e8 / 40e9, 1e-12);
+
+	/* the floor (comm_coll_floor_s): the network part at the GPU's share, 50 GB/s here (8 NICs, 8 GPUs), linear in
+	 * the bytes. One GPU per node over 4: 2*3/4 S / 50 GB/s for an all-reduce; 4 GPUs on each of 2 nodes: the
+	 * cross-node all-reduce of S/4 over 2, 2*1/2 (S/4) / 50 GB/s; inside a node: 0. Never above the time. */
+	CHECK_NEAR(comm_coll_floor_s(&hw, COLL_ALL_REDUCE, S, comm_shape(8, 0, 8, 4)), 2.0 * 3 / 4 * S / 50e9, 1e-15);
+	CHECK_NEAR(comm_coll_floor_s(&hw, COLL_ALL_REDUCE, S, comm_shape(8, 0, 2, 8)), 1.0 * (S / 4) / 50e9, 1e-15);
+	CHECK_NEAR(comm_coll_floor_s(&hw, COLL_ALL_GATHER, S, comm_shape(8, 0, 2, 8)), 0.5 * (S / 4) / 50e9, 1e-15);
+	CHECK_NEAR(comm_coll_floor_s(&hw, COLL_ALL_REDUCE, S, comm_shape(8, 0, 1, 8)), 0, 0);
+	CHECK_NEAR(comm_coll_floor_s(&hw, COLL_ALL_REDUCE, S, comm_shape(8, 0, 1, 1)), 0, 0);
+	CHECK_NEAR(comm_coll_floor_s(&hw, COLL_REDUCE_SCATTER, 3 * S, comm_shape(8, 0, 8, 4)),
+		   3 * comm_coll_floor_s(&hw, COLL_REDUCE_SCATTER, S, comm_shape(8, 0, 8, 4)), 1e-15);
+	for (int op = 0; op < COLL_NOPS; op++)
+		for (double b = 8; b < 8e9; b *= 3.7)
+			for (int st = 1; st <= 8; st *= 2) {
+				struct group_shape gs = comm_shape(8, 0, st, 8);
+				CHECK(comm_coll_floor_s(&hw, (enum coll_op)op, b, gs) <=
+				      comm_coll_s(&hw, (enum coll_op)op, b, gs) * (1 + 1e-12));
+			}
 	return check_result();
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include "tests/check.h"
 #include "plan/plan.h"
+#include "sim/comm.h"
 #include "sim/memory.h"
 #include "sim/predict.h"
 #include "util/gserr.h"
@@ -193,6 +194,7 @@ static void check_sound(const struct plan_result *pr, const struct hwmodel *hw, 
 
 static int node_gpus;  /* > 0: the hardware's GPUs per node, for a search with several nodes */
 static double host_gbps;  /* > 0: the GPU's host link in GB/s (a slow one: offloaded layouts bound by their copies) */
+static double nic_gbps;  /* > 0: the network's per-NIC rate in GB/s (a slow one: DP collectives outlast the compute) */
 
 static void compare(const char *flash, int gpus, double memory_bytes, int K)
 {
@@ -207,6 +209,8 @@ static void compare(const char *flash, int gpus, double memory_bytes, int K)
 		hw->node.gpus = node_gpus;
 	if (host_gbps > 0)
 		hw->node.host_gbps = host_gbps;
+	if (nic_gbps > 0)
+		hw->net.nic_gbps = nic_gbps;
 	enum { MAX_FOUND = 8192 };  /* the fastest 4096 at least are exact (K is far smaller) */
 	struct found *all = calloc(MAX_FOUND, sizeof *all);
 	int n = exhaustive(&s, hw, gpus, all, MAX_FOUND);
@@ -347,6 +351,51 @@ static void test_offload_bound(void)
 	hwmodel_free(hw);
 }
 
+/* The DP stream in the time bound, by hand: ZeRO-3 on 4 GPUs of 4 nodes over a 1 GB/s network (the overlap pair
+ * of h100-dgx on). Each of the 4 micro-batches gathers the 4 layers twice and reduce-scatters them once; two
+ * carry the embedding or the head, so the bound counts 4 * (4 - 2) * (2 AG + RS) of one layer's parameters
+ * (12 h^2 and two norms of h at h = 256: 786,944), bf16 gathers, gradients in their dtype. A ring over 4 moves 3/4 of the
+ * bytes: 1.18 ms a bf16 layer at 1 GB/s at least. The step is at least that; with the pair, compute beside it
+ * adds cs/(1+cs) of what does not lie beside the waits. */
+static void test_dp_stream_bound(void)
+{
+	struct scenario s;
+	struct hwmodel *hw = NULL;
+	CHECK_INT(load("true", &s, &hw), 0);
+	if (!hw)
+		return;
+	hw->node.gpus = 1;
+	hw->net.nic_gbps = 1;
+	s.par.gpus = 4, s.par.dp = 4, s.par.zero = 3;
+	double pl = 12.0 * 256 * 256 + 2 * 256, gb = dtype_bytes(s.train.grad_dtype);
+	CHECK_NEAR(scenario_params_per_layer(&s), pl, 1e-9);
+	CHECK_NEAR(comm_net_share_gbps(hw), 1, 1e-12);  /* one GPU a node: the NIC's whole rate */
+	struct group_shape g = comm_shape(1, 0, 1, 4);
+	double ag = comm_coll_s(hw, COLL_ALL_GATHER, 2 * pl, g), rs = comm_coll_s(hw, COLL_REDUCE_SCATTER, gb * pl, g);
+	CHECK(ag >= 0.75 * 2 * pl / 1e9 * (1 - 1e-12));  /* the floor itself: the preset's own line is for its 50 GB/s */
+	double D = 4 * 2 * (2 * ag + rs);
+	double lb = plan_time_lower_bound(&s, hw);
+	struct result r;
+	CHECK_INT(predict_run(&s, hw, NULL, &r), 0);
+	CHECK(lb >= D * (1 - 1e-5));
+	CHECK(lb <= r.step_time_s);
+	printf("dp stream bound: %.6g s of ZeRO-3 collectives, bound %.6g s, simulated %.6g s\n", D, lb, r.step_time_s);
+	/* ZeRO-1 on the same: the gradients' reduce-scatter and the parameters' gather at the network's floor, the
+	 * 4 layers' bytes in one: 3/4 of them each way at 1 GB/s */
+	s.par.zero = 1;
+	double floor = comm_coll_floor_s(hw, COLL_REDUCE_SCATTER, 4 * gb * pl, g) +
+		       comm_coll_floor_s(hw, COLL_ALL_GATHER, 4 * 2 * pl, g);
+	CHECK_NEAR(floor, 0.75 * 4 * (gb + 2) * pl / 1e9, 1e-12);
+	CHECK(comm_coll_s(hw, COLL_REDUCE_SCATTER, 4 * gb * pl, g) >=
+	      comm_coll_floor_s(hw, COLL_REDUCE_SCATTER, 4 * gb * pl, g) * (1 - 1e-12));
+	lb = plan_time_lower_bound(&s, hw);
+	CHECK_INT(predict_run(&s, hw, NULL, &r), 0);
+	CHECK(lb >= floor * (1 - 1e-5));
+	CHECK(lb <= r.step_time_s);
+	printf("dp stream bound, ZeRO-1: floor %.6g s, bound %.6g s, simulated %.6g s\n", floor, lb, r.step_time_s);
+	hwmodel_free(hw);
+}
+
 int main(void)
 {
 	compare("true", 4, 0, 5);
@@ -377,7 +426,15 @@ int main(void)
 	compare("true", 4, 0, 8);
 	yaml_of = small_yaml;
 	host_gbps = 0;
+	/* one GPU a node on a 1 GB/s network: DP collectives (ZeRO-3's above all) outlast the compute, and with the
+	 * overlap pair they slow it; the bound counts both */
+	node_gpus = 1;
+	nic_gbps = 1;
+	compare("true", 4, 0, 8);
+	node_gpus = 0;
+	nic_gbps = 0;
 	test_offload_bound();
+	test_dp_stream_bound();
 	test_nothing_fits();
 	test_cost();
 	test_describe();
