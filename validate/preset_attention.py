@@ -47,7 +47,8 @@ PRESETS = {"h100-dgx": "h100", "h100-sxm-94gb": "h100", "h100-sxm-96gb": "h100",
 # calibrations committed after the presets' rows were written (kept out; the next --write that should take them in
 # empties this)
 LATER = {"h200x2-1128zc": "stop 40, after the presets' rows: its table scores them held out",
-         "h200x2-1128ze": "stop 41, after the presets' rows: its table scores them held out"}
+         "h200x2-1128ze": "stop 41, after the presets' rows: its table scores them held out",
+         "h200x1-1129a": "stop 42, after the presets' rows: its table scores them held out"}
 ROW = re.compile(r"^        - \{head_dim: (\d+), causal: (true|false), seq: (\d+)(?:, bh: (\d+))?, fwd_tflops: ([0-9.]+), "
                  r"bwd_tflops: ([0-9.]+)\}\n", re.M)
 

@@ -65,6 +65,7 @@ LATER = {
     "h200x2-1128za": "stop 39, after the presets' host: its table scores the preset held out",
     "h200x2-1128zc": "stop 40, after the presets' host: its table scores the preset held out",
     "h200x2-1128ze": "stop 41, after the presets' host: its table scores the preset held out",
+    "h200x1-1129a": "stop 42, after the presets' host: its table scores the preset held out",
 }
 # the TP-block probes on a real 2-rank group (validate/runner/mp_profile.py --tp-block, step 2 of every
 # validate/runner/lease-run.sh call) and the lease (table) each ran on: `host,tp_coll`, one tensor-parallel all-reduce

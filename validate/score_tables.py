@@ -259,6 +259,11 @@ MODELS = {
                                   ["--hw", "h200-sxm"]],
     # 1 x H200 of 2026-11-28 22:20 (stop 41), a fresh machine calibrated by none: 1128ze, 1128y, 1128p held out,
     # preset
+    # 1 x H200 of 2026-11-29 00:18-00:27 (stop 42): its own full calibration (calibrate/device-cal.sh), then the rows
+    # on the same lease (validate/runner/lease-run.sh GPUS=1); then 1128zf's neighbours held out, the preset
+    "measured-h200x1-1129a.csv": [["--hw", "hardware/h200x1-1129a-measured.yaml"],
+                                  ["--hw", "hardware/h200x2-1128ze-measured.yaml"],
+                                  ["--hw", "hardware/h200x1-1128y-measured.yaml"], ["--hw", "h200-sxm"]],
     "measured-h200x1-1128zf.csv": [["--hw", "hardware/h200x2-1128ze-measured.yaml"],
                                    ["--hw", "hardware/h200x1-1128y-measured.yaml"],
                                    ["--hw", "hardware/h200x2-1128p-measured.yaml"], ["--hw", "h200-sxm"]],
