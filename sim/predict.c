@@ -478,6 +478,13 @@ static void fill_timing(const struct scenario *sc, const struct hwmodel *hw, con
 	out->simulated_ranks = sim_nranks(s);
 }
 
+/* x (> 0, finite) to n significant digits */
+static double round_sig(double x, int n)
+{
+	double e = pow(10, n - 1 - (int)floor(log10(x)));
+	return round(x * e) / e;
+}
+
 /* The worst stage's memory, and where the hardware model's parts came from. */
 static void fill_memory_origin(const struct scenario *sc, const struct hwmodel *hw, const struct build *b,
 			       struct result *out)
@@ -570,8 +577,9 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 		if (chip < 1)
 			out->gpu_rate = chip;
 		if (vu && vu[1] > 0) {  /* the attention law ran: the step's GEMMs and attention at their own speeds */
-			out->clock_gemm = vu[0];
-			out->clock_attn = vu[1];
+			/* 9 digits (fixed point to 1e-6): --trace sums their work in another order (cli/repeat.sh) */
+			out->clock_gemm = round_sig(vu[0], 9);
+			out->clock_attn = round_sig(vu[1], 9);
 		}
 	}
 	bool over = trace && trace_over(trace);
