@@ -30,7 +30,7 @@ set format x '%g'
 set xlabel 'GPUs'
 set tmargin 2
 set ylabel 'throughput ratio'
-set yrange [0:85.4791]
+set yrange [0:86.6394]
 set ytics 50
 set key outside top center horizontal nobox
 plot 1 with lines dt 2 lw 2 lc rgb '#555555' title 'equal', \
