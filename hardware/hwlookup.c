@@ -33,12 +33,43 @@ static void axis_locate(const double *a, int n, double x, int *i, double *w)
 	*w = (log2(x) - log2(a[j])) / (log2(a[j + 1]) - log2(a[j]));
 }
 
+/* The rate of the rows of (hd, causal) at sequence s, interpolated in bh among them (sorted by bh, in row order
+ * where equal); the last by bh where bh is 0 or the rows have none. */
+static double seq_rate(const struct hw_attn *a, int hd, bool causal, double s, bool backward, double bh)
+{
+	double b[HW_ATTN_ROWS], v[HW_ATTN_ROWS];
+	int nb = 0;
+	for (int j = 0; j < a->nrows; j++) {
+		const struct attn_row *q = &a->row[j];
+		if (q->head_dim != hd || q->causal != causal || q->seq != s)
+			continue;
+		int at = nb++;
+		while (at > 0 && b[at - 1] > q->bh) {
+			b[at] = b[at - 1];
+			v[at] = v[at - 1];
+			at--;
+		}
+		b[at] = q->bh;
+		v[at] = backward ? q->bwd_tflops : q->fwd_tflops;
+	}
+	double x = v[nb - 1];
+	if (bh > 0 && b[0] > 0) {
+		int ib;
+		double wb;
+		axis_locate(b, nb, bh, &ib, &wb);
+		x = v[ib] + wb * (v[ib + (wb > 0)] - v[ib]);
+	}
+	return x;
+}
+
 /* The rate at (seq, bh) from the rows of head dimension hd and mask causal, or -1 when there are none: at each
  * seq measured, the rate at bh log2-interpolated between its rows' bh (clamped; bh <= 0 or rows without bh: the
- * row of the largest bh), then log2-interpolated between the seqs (clamped). */
+ * row of the largest bh), then log2-interpolated between the seqs (clamped); only the two seqs around seq are
+ * evaluated (seq_rate). */
 static double attn_rate(const struct hw_attn *a, int hd, bool causal, double seq, bool backward, double bh)
 {
-	double seqs[HW_ATTN_ROWS], rate[HW_ATTN_ROWS];
+	/* the distinct sequence lengths of (hd, causal), sorted */
+	double seqs[HW_ATTN_ROWS];
 	int ns = 0;
 	for (int i = 0; i < a->nrows; i++) {
 		const struct attn_row *r = &a->row[i];
@@ -48,36 +79,10 @@ static double attn_rate(const struct hw_attn *a, int hd, bool causal, double seq
 		while (k < ns && seqs[k] < r->seq)
 			k++;
 		if (k < ns && seqs[k] == r->seq)
-			continue;  /* this seq is done */
-		/* the rows of this seq, sorted by bh */
-		double b[HW_ATTN_ROWS], v[HW_ATTN_ROWS];
-		int nb = 0;
-		for (int j = i; j < a->nrows; j++) {
-			const struct attn_row *q = &a->row[j];
-			if (q->head_dim != hd || q->causal != causal || q->seq != r->seq)
-				continue;
-			int at = nb++;
-			while (at > 0 && b[at - 1] > q->bh) {
-				b[at] = b[at - 1];
-				v[at] = v[at - 1];
-				at--;
-			}
-			b[at] = q->bh;
-			v[at] = backward ? q->bwd_tflops : q->fwd_tflops;
-		}
-		double x = v[nb - 1];
-		if (bh > 0 && b[0] > 0) {
-			int ib;
-			double wb;
-			axis_locate(b, nb, bh, &ib, &wb);
-			x = v[ib] + wb * (v[ib + (wb > 0)] - v[ib]);
-		}
-		for (int m = ns; m > k; m--) {
+			continue;
+		for (int m = ns; m > k; m--)
 			seqs[m] = seqs[m - 1];
-			rate[m] = rate[m - 1];
-		}
 		seqs[k] = r->seq;
-		rate[k] = x;
 		ns++;
 	}
 	if (ns == 0)
@@ -85,7 +90,9 @@ static double attn_rate(const struct hw_attn *a, int hd, bool causal, double seq
 	int i;
 	double w;
 	axis_locate(seqs, ns, seq, &i, &w);
-	return rate[i] + w * (rate[i + (w > 0)] - rate[i]);
+	double lo = seq_rate(a, hd, causal, seqs[i], backward, bh);
+	double hi = w > 0 ? seq_rate(a, hd, causal, seqs[i + 1], backward, bh) : lo;
+	return lo + w * (hi - lo);
 }
 
 double hwmodel_attn_tflops(const struct hwmodel *hw, enum attn_path p, enum dtype dt, double seq, int hd, bool causal,
@@ -103,12 +110,15 @@ double hwmodel_attn_tflops_bh(const struct hwmodel *hw, enum attn_path p, enum d
 	double scale = a->burst && !a->max_clock ? 1 / hw->gpu.burst_speedup : 1;
 	if (a->nrows == 0)
 		return scale * (backward ? a->bwd_eff : a->fwd_eff) * hw->gpu.peak_tflops[dt];
-	/* the nearest head dimension (log distance; the smaller on a tie) */
+	/* the nearest head dimension (log distance, i.e. the ratio's distance from 1 either way; the smaller on a
+	 * tie) */
 	int best = a->row[0].head_dim;
-	for (int i = 1; i < a->nrows; i++) {
-		double dn = fabs(log2((double)a->row[i].head_dim / hd)), db = fabs(log2((double)best / hd));
-		if (dn < db || (dn == db && a->row[i].head_dim < best))
-			best = a->row[i].head_dim;
+	double db = best > hd ? (double)best / hd : (double)hd / best;
+	for (int i = 1; i < a->nrows && db > 1; i++) {
+		int h = a->row[i].head_dim;
+		double dn = h > hd ? (double)h / hd : (double)hd / h;
+		if (dn < db || (dn == db && h < best))
+			best = h, db = dn;
 	}
 	double r = attn_rate(a, best, causal, seq, backward, bh);
 	if (r > 0)
@@ -157,6 +167,8 @@ static double analytic_shape_eff(const struct hw_gpu *g, double m, double n, dou
 	double best = 0;
 	for (int s = 1; s <= GEMM_SPLIT_MAX && (s == 1 || k / s >= GEMM_K_BLOCK); s++) {
 		double units = tiles * s, waves = ceil(units / g->sm_count), ks = k / s;
+		if (ks / (ks + g->gemm_k_half) <= best)
+			break;  /* the wave term is at most 1 and the k term falls with s: no later split does better */
 		double eff = units / (waves * g->sm_count) * ks / (ks + g->gemm_k_half);
 		if (eff > best)
 			best = eff;
