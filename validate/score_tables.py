@@ -261,6 +261,10 @@ MODELS = {
     # preset
     # 1 x H200 of 2026-11-29 00:18-00:27 (stop 42): its own full calibration (calibrate/device-cal.sh), then the rows
     # on the same lease (validate/runner/lease-run.sh GPUS=1); then 1128zf's neighbours held out, the preset
+    # 1 x H200 of 2026-11-29 01:15 (stop 42), no calibration of its own: measured after the presets' compute medians
+    # were written (blind), then scored: the calibrations of 1129a (a lease of the same day), 1128y, the preset
+    "measured-h200x1-1129b.csv": [["--hw", "hardware/h200x1-1129a-measured.yaml"],
+                                  ["--hw", "hardware/h200x1-1128y-measured.yaml"], ["--hw", "h200-sxm"]],
     "measured-h200x1-1129a.csv": [["--hw", "hardware/h200x1-1129a-measured.yaml"],
                                   ["--hw", "hardware/h200x2-1128ze-measured.yaml"],
                                   ["--hw", "hardware/h200x1-1128y-measured.yaml"], ["--hw", "h200-sxm"]],
