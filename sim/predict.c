@@ -578,8 +578,8 @@ int predict_run(const struct scenario *sc, const struct hwmodel *hw, const struc
 			out->gpu_rate = chip;
 		if (vu && vu[1] > 0) {  /* the attention law ran: the step's GEMMs and attention at their own speeds */
 			/* 9 digits (fixed point to 1e-6): --trace sums their work in another order (cli/repeat.sh) */
-			out->clock_gemm = round_sig(vu[0], 9);
-			out->clock_attn = round_sig(vu[1], 9);
+			out->clock_gemm = vu[0] > 0 && isfinite(vu[0]) ? round_sig(vu[0], 9) : vu[0];
+			out->clock_attn = isfinite(vu[1]) ? round_sig(vu[1], 9) : vu[1];
 		}
 	}
 	bool over = trace && trace_over(trace);
