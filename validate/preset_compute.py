@@ -184,7 +184,7 @@ def power_medians(gpu, exclude=None):
     for name, d in calibrations(exclude, LATER):
         p = (d.get("gpu") or {}).get("power") or {}
         if name[:4] == gpu:
-            for k in ("exponent", "memory_bound"):
+            for k in ("exponent", "memory_bound", "window_ms"):
                 if k in p:
                     v.setdefault(k, []).append(p[k])
     return {k: (round(statistics.median(x), 3), len(x)) for k, x in v.items()}
@@ -197,16 +197,20 @@ def with_power(text, gpu, exclude=None):
     while text.startswith("\n    ", e) or text.startswith("\n\n", e):
         e = text.index("\n  ", e + 1)
     sec = text[g:e]
-    what = {"exponent": "the power phase's fitted exponent", "memory_bound": "a held copy kernel's draw over the cap"}
+    what = {"exponent": "the power phase's fitted exponent", "memory_bound": "a held copy kernel's draw over the cap",
+            "window_ms": "the limiter's time constant, from the idle-gap bursts"}
     for k, (v, c) in power_medians(gpu, exclude).items():
         line = "    %s: %g" % (k, v)
+        if "\n    %s: " % k not in sec:  # a key the preset did not have: after memory_bound
+            sec = re.sub(r"(\n    memory_bound: [^\n]*)", "\\1\n    %s: 0" % k, sec)
         sec = re.sub(r"\n    %s: [^\n]*" % k, "\n%s%s# measured: the median of %d %s calibrations' (%s; "
                      "validate/preset_compute.py)" % (line, " " * max(1, 36 - len(line)), c, gpu.upper(), what[k]), sec)
     n = max((c for _, c in power_medians(gpu, exclude).values()), default=0)
     m = re.search(r'\n    source: "([^"]*)"', sec)
     if m and n:
-        src = re.sub(r"; exponent(,| and) memory_bound.*$", "", m.group(1))
-        sec = sec[:m.start(1)] + src + "; exponent and memory_bound: the median of %d calibrations" % n + sec[m.end(1):]
+        src = re.sub(r"; exponent(,| and) memory_bound.*$", "", m.group(1))  # the previous suffix
+        sec = sec[:m.start(1)] + src + "; exponent, memory_bound and window_ms: the medians of the calibrations" + \
+            sec[m.end(1):]
     return text[:g] + sec + text[e:]
 
 

@@ -3,10 +3,10 @@
 # Edit freely, then run in this folder:  gnuplot timeline-70b.png.gp
 set terminal pngcairo size 1600,250 font 'sans,12' noenhanced
 set output 'timeline-70b.png'
-set title 'llama2-70b-64gpu on h100-dgx: one training step, 65.46 s'."\n".'dp 2 x tp 8 x pp 4, 1f1b, 512 micro-batches; stage 0, the critical one (GPU dp 0, tp 0)'
+set title 'llama2-70b-64gpu on h100-dgx: one training step, 65.57 s'."\n".'dp 2 x tp 8 x pp 4, 1f1b, 512 micro-batches; stage 0, the critical one (GPU dp 0, tp 0)'
 set xlabel 'simulated time (s)'
 set yrange [3.5:-0.5]
-set xrange [0:65.7865]
+set xrange [0:65.899]
 set ytics nomirror scale 0
 set xtics nomirror out
 set grid xtics lc rgb '#dddddd'
