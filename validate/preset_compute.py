@@ -31,11 +31,16 @@ usage: validate/preset_compute.py              print each GPU type's calibration
        validate/preset_compute.py --model      the analytic GEMM model against every full table, by waves
        validate/preset_compute.py --write      rewrite the presets in PRESETS
        validate/preset_compute.py --check      exit 1 when a preset differs from this script's
-       validate/preset_compute.py --score [--gpusim build/gpusim] [--rows]
+       validate/preset_compute.py --score [--gpusim build/gpusim] [--rows] [--parts gemm,attention,power,window]
                                                every measured table scored by its GPU's preset twice with the same
-                                               binary: the preset as written without these medians (the model, the
-                                               published rows, the estimates), and with the medians of its type's
-                                               calibrations without the table's own lease's (leave one lease out)
+                                               binary: the preset before this script wrote it (BEFORE_REV: the model,
+                                               the published rows, the estimates), and with the medians (those of
+                                               --parts, default all) of its type's calibrations without the table's
+                                               own lease's (leave one lease out)
+       validate/preset_compute.py --held       the GEMM tables against the power phase's 20-s held rates
+       validate/preset_compute.py --swap CALIBRATION TABLE [--gpusim G]
+                                               TABLE's signed median per family with the preset as written, with one
+                                               section of CALIBRATION merged in at a time, and without clock boost
 """
 import glob
 import math
@@ -179,19 +184,25 @@ def with_attention(text, gpu, exclude=None):
     return text[:i] + attention_block(gpu, exclude) + text[j:]
 
 
-def power_medians(gpu, exclude=None):
+POWER_KEYS = ("exponent", "memory_bound", "window_ms")
+# the parts --parts may pick (--score): the GEMM tables, the flash attention, the power law's exponent and
+# memory-bound draw, its limiter window
+PARTS = ("gemm", "attention", "power", "window")
+
+
+def power_medians(gpu, exclude=None, keys=POWER_KEYS):
     v = {}
     for name, d in calibrations(exclude, LATER):
         p = (d.get("gpu") or {}).get("power") or {}
         if name[:4] == gpu:
-            for k in ("exponent", "memory_bound", "window_ms"):
+            for k in keys:
                 if k in p:
                     v.setdefault(k, []).append(p[k])
     return {k: (round(statistics.median(x), 3), len(x)) for k, x in v.items()}
 
 
-def with_power(text, gpu, exclude=None):
-    """text with gpu.power's exponent and memory_bound the medians"""
+def with_power(text, gpu, exclude=None, keys=POWER_KEYS):
+    """text with gpu.power's keys (exponent, memory_bound, window_ms) the medians"""
     g = text.index("\n  power:\n")
     e = text.index("\n  ", g + 10)
     while text.startswith("\n    ", e) or text.startswith("\n\n", e):
@@ -199,28 +210,29 @@ def with_power(text, gpu, exclude=None):
     sec = text[g:e]
     what = {"exponent": "the power phase's fitted exponent", "memory_bound": "a held copy kernel's draw over the cap",
             "window_ms": "the limiter's time constant, from the idle-gap bursts"}
-    for k, (v, c) in power_medians(gpu, exclude).items():
+    med = power_medians(gpu, exclude, keys)
+    for k, (v, c) in med.items():
         line = "    %s: %g" % (k, v)
         if "\n    %s: " % k not in sec:  # a key the preset did not have: after memory_bound
             sec = re.sub(r"(\n    memory_bound: [^\n]*)", "\\1\n    %s: 0" % k, sec)
         sec = re.sub(r"\n    %s: [^\n]*" % k, "\n%s%s# measured: the median of %d %s calibrations' (%s; "
                      "validate/preset_compute.py)" % (line, " " * max(1, 36 - len(line)), c, gpu.upper(), what[k]), sec)
-    n = max((c for _, c in power_medians(gpu, exclude).values()), default=0)
     m = re.search(r'\n    source: "([^"]*)"', sec)
-    if m and n:
+    if m and med and keys == POWER_KEYS:
         src = re.sub(r"; exponent(,| and) memory_bound.*$", "", m.group(1))  # the previous suffix
         sec = sec[:m.start(1)] + src + "; exponent, memory_bound and window_ms: the medians of the calibrations" + \
             sec[m.end(1):]
     return text[:g] + sec + text[e:]
 
 
-def with_compute(text, gpu, exclude=None):
-    return with_power(with_attention(with_tables(text, gpu, readings(exclude).get(gpu)), gpu, exclude), gpu, exclude)
-
-
-def preset_text(name, gpu, rows):
-    with open("hardware/%s.yaml" % name) as fh:
-        return with_tables(fh.read(), gpu, rows)
+def with_compute(text, gpu, exclude=None, parts=PARTS):
+    """text with the medians of the parts asked for (all of them: what --write writes)"""
+    if "gemm" in parts:
+        text = with_tables(text, gpu, readings(exclude).get(gpu))
+    if "attention" in parts:
+        text = with_attention(text, gpu, exclude)
+    keys = (("exponent", "memory_bound") if "power" in parts else ()) + (("window_ms",) if "window" in parts else ())
+    return with_power(text, gpu, exclude, keys) if keys else text
 
 
 def before_text(name):
@@ -255,10 +267,93 @@ def model_vs_tables():
               (preset, w, len(v), 100 * statistics.median(v), 100 * v[len(v) // 10], 100 * v[9 * len(v) // 10]))
 
 
-def score(gpusim, show_rows):
+def held_vs_tables():
+    """each calibration's GEMM table, and its type's median table, against the power phase's 20-s held rates at
+    the same shapes (meta.sustained.rates: table / held - 1), and the cool first seconds over the held rate"""
+    med = {gpu: median_table(rows)[:4] for gpu, rows in readings().items()}
+
+    def at(t, m, n, k):
+        if m in t[0] and n in t[1] and k in t[2]:
+            return t[3][(t[0].index(m) * len(t[1]) + t[1].index(n)) * len(t[2]) + t[2].index(k)]
+        return None
+    res = {}
+    for name, d in calibrations(None, {}):
+        gpu, g = name[:4], d.get("gpu") or {}
+        own = [t for t in (g.get("gemm") or {}).get("tables") or () if t.get("dtype") == "bf16"]
+        own = (own[0]["m"], own[0]["n"], own[0]["k"], own[0]["eff"]) if own else None
+        for r in ((d.get("meta") or {}).get("sustained") or {}).get("rates") or ():
+            if r.get("dtype") != "bf16" or gpu not in med:
+                continue
+            held = r["sustained_tflops"] / g["peak_tflops"]["bf16"]
+            for what, t in (("own table", own), ("the median table", med[gpu])):
+                e = at(t, r["m"], r["n"], r["k"]) if t else None
+                if e:
+                    res.setdefault((gpu, what), []).append(e / held - 1)
+            if own:
+                res.setdefault((gpu, "cool first seconds"), []).append(r["peak_tflops"] / r["sustained_tflops"] - 1)
+    for (gpu, what), v in sorted(res.items()):
+        v.sort()
+        print("%s %-19s over the 20-s held rate: median %+.1f %% of %d (shape, calibration) pairs, %+.1f..%+.1f" %
+              (gpu, what, 100 * statistics.median(v), len(v), 100 * v[0], 100 * v[-1]))
+
+
+def swap(gpusim, cal, table):
+    """table's signed median error by family with the GPU type's preset as written, then with one section of the
+    calibration cal merged into it at a time, then without the clock boost (burst_speedup 1)"""
+    import copy
+    import csv
+    import io
+    import tempfile
+    c = yaml.safe_load(open(cal))
+    gpu = ((c.get("gpu") or {}).get("name") or "").lower()
+    preset = "h100-dgx" if "h100" in gpu else "h200-sxm"
+    with open("hardware/%s.yaml" % preset) as fh:
+        base = yaml.safe_load(fh)
+
+    def merge(a, b):
+        if isinstance(a, dict) and isinstance(b, dict):
+            return {**a, **{k: merge(a.get(k), v) if k in a else v for k, v in b.items()}}
+        return b
+
+    def fams(doc):
+        with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as fh:
+            fh.write(yaml.safe_dump(doc))
+        p = subprocess.run([os.path.abspath(gpusim), "validate", os.path.basename(table), "--hw", fh.name,
+                            "--format", "csv"], cwd=os.path.dirname(table) or ".", capture_output=True, text=True)
+        os.unlink(fh.name)
+        out = {}
+        for r in csv.DictReader(io.StringIO(p.stdout)):
+            if r.get("rel_error"):
+                out.setdefault(r["family"], []).append(float(r["rel_error"]))
+        return {f: 100 * statistics.median(v) for f, v in out.items()}
+    variants = [(preset, base)]
+    for path in (("gpu", "gemm"), ("gpu", "attention"), ("gpu", "power"), ("gpu", "kernels"), ("collectives",),
+                 ("overlap",), ("host",)):
+        src = c
+        for k in path:
+            src = src.get(k) if isinstance(src, dict) else None
+        if src is None:
+            continue
+        doc = copy.deepcopy(base)
+        tgt = doc
+        for k in path[:-1]:
+            tgt = tgt[k]
+        tgt[path[-1]] = merge(tgt.get(path[-1]), src)
+        variants.append(("+ its " + ".".join(path), doc))
+    doc = copy.deepcopy(base)
+    doc["gpu"]["power"]["burst_speedup"] = 1.0
+    variants.append(("burst_speedup 1", doc))
+    rows = [(name, fams(doc)) for name, doc in variants]
+    keys = sorted({f for _, r in rows for f in r})
+    print("%-26s %s" % ("signed median %", " ".join("%9s" % f[:9] for f in keys)))
+    for name, r in rows:
+        print("%-26s %s" % (name, " ".join("%+9.1f" % r[f] if f in r else "%9s" % "-" for f in keys)))
+
+
+def score(gpusim, show_rows, parts=PARTS):
     def texts(table, gpu, preset):
         old = before_text(preset)
-        return old, with_compute(old, gpu, exclude=lease(table))
+        return old, with_compute(old, gpu, exclude=lease(table), parts=parts)
     score_two(gpusim, sorted(glob.glob("validate/measured-h*.csv")), texts,
               ("before: med/max/signed", "medians, lease out"),
               ("before (model, published, estimates)", "the type's medians, lease out"), show_rows)
@@ -267,12 +362,25 @@ def score(gpusim, show_rows):
 def main():
     p = preset_args(__doc__)
     p.add_argument("--model", action="store_true", help="the presets' analytic model against the tables")
+    p.add_argument("--parts", default=",".join(PARTS), help="with --score: the medians to apply (of %s)" % ",".join(PARTS))
+    p.add_argument("--held", action="store_true", help="the GEMM tables against the power phase's held rates")
+    p.add_argument("--swap", nargs=2, metavar=("CALIBRATION", "TABLE"),
+                   help="TABLE's families with the preset, then one section of CALIBRATION in it at a time")
     a = p.parse_args()
     if a.score:
-        score(a.gpusim, a.rows)
+        parts = tuple(x for x in a.parts.split(",") if x)
+        if not parts or any(x not in PARTS for x in parts):
+            p.error("--parts: a comma list of %s" % ", ".join(PARTS))
+        score(a.gpusim, a.rows, parts)
         return 0
     if a.model:
         model_vs_tables()
+        return 0
+    if a.held:
+        held_vs_tables()
+        return 0
+    if a.swap:
+        swap(a.gpusim, *a.swap)
         return 0
     r = readings()
     if a.write or a.check:
