@@ -263,6 +263,10 @@ MODELS = {
     # on the same lease (validate/runner/lease-run.sh GPUS=1); then 1128zf's neighbours held out, the preset
     # 1 x H200 of 2026-11-29 01:15 (stop 42), no calibration of its own: measured after the presets' compute medians
     # were written (blind), then scored: the calibrations of 1129a (a lease of the same day), 1128y, the preset
+    # 1 x H200 of 2026-11-29 02:20 (stop 43), no calibration of its own, blind to every model (measured after
+    # 7facc7f, the last change to the presets, and scored after): 1129a, 1128y, the preset
+    "measured-h200x1-1129c.csv": [["--hw", "hardware/h200x1-1129a-measured.yaml"],
+                                  ["--hw", "hardware/h200x1-1128y-measured.yaml"], ["--hw", "h200-sxm"]],
     "measured-h200x1-1129b.csv": [["--hw", "hardware/h200x1-1129a-measured.yaml"],
                                   ["--hw", "hardware/h200x1-1128y-measured.yaml"], ["--hw", "h200-sxm"]],
     "measured-h200x1-1129a.csv": [["--hw", "hardware/h200x1-1129a-measured.yaml"],
