@@ -33,15 +33,15 @@ static void axis_locate(const double *a, int n, double x, int *i, double *w)
 	*w = (log2(x) - log2(a[j])) / (log2(a[j + 1]) - log2(a[j]));
 }
 
-/* The rate of the rows of (hd, causal) at sequence s, interpolated in bh among them (sorted by bh, in row order
- * where equal); the last by bh where bh is 0 or the rows have none. */
-static double seq_rate(const struct hw_attn *a, int hd, bool causal, double s, bool backward, double bh)
+/* The rate of rows r[0..n-1] (those of one head dimension and mask, in row order) at sequence s, interpolated in
+ * bh among them (sorted by bh, in row order where equal); the last by bh where bh is 0 or the rows have none. */
+static double seq_rate(const struct attn_row *const *r, int n, double s, bool backward, double bh)
 {
 	double b[HW_ATTN_ROWS], v[HW_ATTN_ROWS];
 	int nb = 0;
-	for (int j = 0; j < a->nrows; j++) {
-		const struct attn_row *q = &a->row[j];
-		if (q->head_dim != hd || q->causal != causal || q->seq != s)
+	for (int j = 0; j < n; j++) {
+		const struct attn_row *q = r[j];
+		if (q->seq != s)
 			continue;
 		int at = nb++;
 		while (at > 0 && b[at - 1] > q->bh) {
@@ -65,16 +65,18 @@ static double seq_rate(const struct hw_attn *a, int hd, bool causal, double s, b
 /* The rate at (seq, bh) from the rows of head dimension hd and mask causal, or -1 when there are none: at each
  * seq measured, the rate at bh log2-interpolated between its rows' bh (clamped; bh <= 0 or rows without bh: the
  * row of the largest bh), then log2-interpolated between the seqs (clamped); only the two seqs around seq are
- * evaluated (seq_rate). */
+ * evaluated (seq_rate), over the rows of (hd, causal) gathered once. */
 static double attn_rate(const struct hw_attn *a, int hd, bool causal, double seq, bool backward, double bh)
 {
-	/* the distinct sequence lengths of (hd, causal), sorted */
+	/* the rows of (hd, causal) in row order, and their distinct sequence lengths, sorted */
+	const struct attn_row *rows[HW_ATTN_ROWS];
 	double seqs[HW_ATTN_ROWS];
-	int ns = 0;
+	int nr = 0, ns = 0;
 	for (int i = 0; i < a->nrows; i++) {
 		const struct attn_row *r = &a->row[i];
 		if (r->head_dim != hd || r->causal != causal)
 			continue;
+		rows[nr++] = r;
 		int k = 0;
 		while (k < ns && seqs[k] < r->seq)
 			k++;
@@ -90,8 +92,8 @@ static double attn_rate(const struct hw_attn *a, int hd, bool causal, double seq
 	int i;
 	double w;
 	axis_locate(seqs, ns, seq, &i, &w);
-	double lo = seq_rate(a, hd, causal, seqs[i], backward, bh);
-	double hi = w > 0 ? seq_rate(a, hd, causal, seqs[i + 1], backward, bh) : lo;
+	double lo = seq_rate(rows, nr, seqs[i], backward, bh);
+	double hi = w > 0 ? seq_rate(rows, nr, seqs[i + 1], backward, bh) : lo;
 	return lo + w * (hi - lo);
 }
 
@@ -116,6 +118,8 @@ double hwmodel_attn_tflops_bh(const struct hwmodel *hw, enum attn_path p, enum d
 	double db = best > hd ? (double)best / hd : (double)hd / best;
 	for (int i = 1; i < a->nrows && db > 1; i++) {
 		int h = a->row[i].head_dim;
+		if (h == best)  /* the rows come in runs of one head dimension: no new candidate */
+			continue;
 		double dn = h > hd ? (double)h / hd : (double)hd / h;
 		if (dn < db || (dn == db && h < best))
 			best = h, db = dn;

@@ -59,8 +59,10 @@ struct opctx {
 	const struct scenario *sc;
 	int tp;
 	double tokens;       /* micro_batch * seq / cp (scenario_rank_tokens) */
-	double host_k;       /* ops_host_rank_factor(hw, sc), computed once by the builder; 0: computed per call */
+	double host_k;       /* ops_host_rank_factor(hw, sc), computed once by the builder; 0: computed per call;
+			      * OPS_NO_HOST: every op's host time left 0 (the planner's time bound counts none) */
 };
+#define OPS_NO_HOST (-1.0)
 
 /* An op list's capacity: TP overlap splits four GEMMs in up to OVERLAP_MAX_CHUNKS chunks with a transfer and a
  * wait each, the CP ring runs up to 64 steps of four ops (forward, and backward with its recomputed forward) */

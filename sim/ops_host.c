@@ -13,8 +13,9 @@ double ops_max_normal(int n)
 		return 0;
 	/* E[max] = integral of x n phi(x) Phi(x)^(n-1) dx, by the midpoint rule over [-9, 9 + sqrt(2 ln n)] in steps of
 	 * 0.1 (the integrand is smooth and below 1e-17 outside; the rule converges fast on it: the same to 1e-7 as with
-	 * steps of 0.001 from n = 2 to 100,000): 1/sqrt(pi) = 0.5641896 for n = 2. About 190 points; the builder and
-	 * the planner call it once a scenario (struct opctx.host_k), tests' contexts once an op list */
+	 * steps of 0.001 from n = 2 to 100,000): 1/sqrt(pi) = 0.5641896 for n = 2. About 190 points; the builder calls
+	 * it once a scenario (struct opctx.host_k; the planner's bound prices no host), tests' contexts once an op
+	 * list */
 	const double sqrt_2pi = 2.5066282746310002;
 	double hi = 9 + sqrt(2 * log((double)n)), dx = 0.1, sum = 0;
 	for (double x = -9 + dx / 2; x < hi; x += dx) {
@@ -102,6 +103,11 @@ int ops_grad_tensors(const struct opctx *c, const char *name)
 
 int ops_price_host(const struct opctx *c, struct opcost *out, int from, int n, int bwd)
 {
+	if (c->host_k == OPS_NO_HOST) {
+		for (int i = from; i < n; i++)
+			out[i].host = 0;
+		return n;
+	}
 	const struct hw_host_cost *h = &c->hw->host.mode[c->sc->train.exec];
 	double ov = c->sc->train.host_us_per_op;
 	double k = (c->host_k > 0 ? c->host_k : ops_host_rank_factor(c->hw, c->sc)) * 1e-6;
@@ -136,6 +142,8 @@ int ops_price_host(const struct opctx *c, struct opcost *out, int from, int n, i
 int ops_price_layer_host(const struct opctx *c, struct opcost *out, int n, int bwd)
 {
 	n = ops_price_host(c, out, 0, n, bwd);
+	if (c->host_k == OPS_NO_HOST)
+		return n;
 	const struct hw_host_cost *h = &c->hw->host.mode[c->sc->train.exec];
 	bool d2 = c->sc->model.type != MODEL_TRANSFORMER;
 	double kpl = bwd ? (d2 ? h->bwd_layer2d_kernels : h->bwd_layer_kernels)
