@@ -46,7 +46,8 @@ static void help(void)
 	      "  peak_mem_bytes           torch.cuda.max_memory_allocated: scored against the predicted memory\n"
 	      "Other columns are ignored. validate/runner/torch_step.py writes such a file from real training steps.\n"
 	      "With a calibration that measured its host's drift, a host-bound row also gets its step on a host as\n"
-	      "fast and as slow as that (band_lo, band_hi): the summary counts the measurements inside, and a\n"
+	      "fast and as slow as that (band_lo, band_hi): the summary counts the measurements inside, gives\n"
+	      "median and max |error| of the host-bound rows and of the rest ('bound host', 'bound gpu'), and a\n"
 	      "speedup whose side of 1 differs on the fast and the slow host is marked '(host decides)'.\n"
 	      "\n"
 	      "options:\n"
@@ -162,17 +163,31 @@ static double shown(const struct score_table *t, double v)
 }
 
 #define MAX_GROUPS 64
-static const char *const by_name[] = { "family", "device", "role" };
+static const char *const by_name[] = { "family", "device", "role", "bound" };
+
+/* Whether the summary has groups by `by`: a column that names any (family, device, role), or, by bound, rows of
+ * which some have a host drift band and so split into host- and GPU-bound */
+static bool has_groups(const struct score_table *t, enum score_by by, const struct score_group *g, int ng)
+{
+	if (by == SCORE_BY_BOUND) {
+		for (int i = 0; i < t->n; i++)
+			if (t->rows[i].predicted_ok && t->rows[i].band_hi > 0)
+				return true;
+		return false;
+	}
+	return !(ng == 1 && !g[0].key[0]);
+}
 
 /* Median and max |error| per family, per device and per role, when the CSV gives more than one of a kind or any
- * tag at all; and the peak-memory errors. prefix "" for the table, "# " for csv. */
+ * tag at all, and per bound (host or GPU) when the host bounds any row; and the peak-memory errors. prefix "" for
+ * the table, "# " for csv. */
 static void write_groups(FILE *f, const struct score_table *t, const struct score_summary *s, const char *prefix)
 {
 	struct score_group g[MAX_GROUPS];
-	for (int by = SCORE_BY_FAMILY; by <= SCORE_BY_ROLE; by++) {
+	for (int by = SCORE_BY_FAMILY; by <= SCORE_BY_BOUND; by++) {
 		int ng = score_groups(t, (enum score_by)by, g, MAX_GROUPS);
-		if (ng == 1 && !g[0].key[0])
-			continue;  /* no such column */
+		if (!has_groups(t, (enum score_by)by, g, ng))
+			continue;  /* no such column, or no row the host bounds */
 		for (int i = 0; i < ng; i++)
 			if (g[i].rows > 0)
 				fprintf(f, "%s%s %-24s %3d rows: median |error| %5.1f%%, max %5.1f%% (%s)\n", prefix,
@@ -311,13 +326,13 @@ static void json_row(struct jsonw *w, const struct score_table *t, const struct 
 	}
 }
 
-/* The summary's groups (by family, device, role) where the table names any. */
+/* The summary's groups (by family, device, role) where the table names any, by bound where the host bounds a row. */
 static void json_groups(struct jsonw *w, const struct score_table *t)
 {
-	for (int by = SCORE_BY_FAMILY; by <= SCORE_BY_ROLE; by++) {
+	for (int by = SCORE_BY_FAMILY; by <= SCORE_BY_BOUND; by++) {
 		struct score_group g[MAX_GROUPS];
 		int ng = score_groups(t, (enum score_by)by, g, MAX_GROUPS);
-		if (ng == 1 && !g[0].key[0])
+		if (!has_groups(t, (enum score_by)by, g, ng))
 			continue;
 		char key[16];
 		snprintf(key, sizeof key, "by_%s", by_name[by]);

@@ -204,7 +204,7 @@ static void test_bad_csv(void)
 	score_table_release(&t);
 }
 
-/* role, family (from mode), device and peak memory: four rows, errors +10 %, -20 %, +4 %, -2 % */
+/* role, family (from mode), device, bound and peak memory: four rows, errors +10 %, -20 %, +4 %, -2 % */
 static void test_groups(void)
 {
 	char a[16], b[16];
@@ -225,9 +225,19 @@ static void test_groups(void)
 		score_set_prediction(&t, i, pred[i], pred[i]);
 		score_set_memory(&t, i, mem[i]);
 	}
+	score_set_band(&t, 1, 0.7, 1.2);  /* b and d: host-bound */
+	score_set_band(&t, 3, 0.9, 1.3);
 	struct score_summary s;
 	score_summarize(&t, &s);
 	struct score_group g[8];
+	/* bound: gpu {a 10 %, c 4 %} median 7 %, host {b 20 %, d 2 %} median 11 %, max 20 % (b) */
+	CHECK_INT(score_groups(&t, SCORE_BY_BOUND, g, 8), 2);
+	CHECK_STR(g[0].key, "gpu");
+	CHECK_NEAR(g[0].median_abs_err, 0.07, 1e-9);
+	CHECK_STR(g[1].key, "host");
+	CHECK_NEAR(g[1].median_abs_err, 0.11, 1e-9);
+	CHECK_NEAR(g[1].max_abs_err, 0.20, 1e-9);
+	CHECK_INT(g[1].worst, 1);
 	/* families: single {10 %, 2 %} median 6 %, dp {20 %, 4 %} median 12 % */
 	CHECK_INT(score_groups(&t, SCORE_BY_FAMILY, g, 8), 2);
 	CHECK_STR(g[0].key, "single");

@@ -415,6 +415,8 @@ void score_summarize(struct score_table *t, struct score_summary *sum)
 
 static const char *group_key(const struct score_row *r, enum score_by by)
 {
+	if (by == SCORE_BY_BOUND)
+		return r->band_hi > 0 ? "host" : "gpu";
 	return by == SCORE_BY_FAMILY ? r->family : by == SCORE_BY_DEVICE ? r->device : r->role;
 }
 

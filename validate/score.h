@@ -86,8 +86,9 @@ struct score_summary {
 	int mem_worst;
 };
 
-/* The step-time errors of the predicted rows whose family (SCORE_BY_FAMILY), device or role is key. */
-enum score_by { SCORE_BY_FAMILY, SCORE_BY_DEVICE, SCORE_BY_ROLE };
+/* The step-time errors of the predicted rows whose family (SCORE_BY_FAMILY), device, role or bound is key; the
+ * bound is "host" for a row with a host drift band (its host bounds it: score_set_band), else "gpu". */
+enum score_by { SCORE_BY_FAMILY, SCORE_BY_DEVICE, SCORE_BY_ROLE, SCORE_BY_BOUND };
 struct score_group {
 	char key[64];
 	int rows;
