@@ -118,7 +118,7 @@ double hwmodel_attn_tflops_bh(const struct hwmodel *hw, enum attn_path p, enum d
 	double db = best > hd ? (double)best / hd : (double)hd / best;
 	for (int i = 1; i < a->nrows && db > 1; i++) {
 		int h = a->row[i].head_dim;
-		if (h == best)  /* the rows come in runs of one head dimension: no new candidate */
+		if (h == best)  /* a row of the head dimension held changes nothing (most rows repeat it) */
 			continue;
 		double dn = h > hd ? (double)h / hd : (double)hd / h;
 		if (dn < db || (dn == db && h < best))
