@@ -182,6 +182,20 @@ def main():
                 print("  %-34s %s%s%s" % (kind, stats(err[k]),
                                           "  speedups wrong %d of %d (%d marked the host's)" % (s[1], s[0], s[2]) if s else "",
                                           "  worst %+.1f %% (%s %s)" % (100 * w[0], w[1], w[2]) if w else ""))
+    k = ("preset, held out", "gpu"), ("preset, held out", "host")
+    s = [sum(sign[x][i] for x in k) for i in range(3)]
+    print("all rows, preset held out          %s  speedups wrong %d of %d (%d marked the host's)"
+          % (stats(err[k[0]] + err[k[1]]), s[1], s[0], s[2]))
+    # how far a host-bound row's measurements spread over the leases of its GPU type (rows on 8 leases or more)
+    spread = sorted((max(by.values()) / min(by.values()), gpu, lab, len(by), min(by.values()), max(by.values()))
+                    for (gpu, lab), by in meas.items() if len(by) >= 8 and
+                    any(bound_of[(b, lab)] == "host" for b in by))
+    if spread:
+        print("host-bound rows measured on 8 leases or more: %d (row, GPU type) pairs, max/min x%.2f to x%.2f, "
+              "%d of them x1.5 or more; the widest:" % (len(spread), spread[0][0], spread[-1][0],
+                                                        sum(x[0] >= 1.5 for x in spread)))
+        for x in spread[-3:][::-1] + [x for x in spread if x[2] == "t04-single"]:
+            print("  %-22s %s  %2d leases  %.4f to %.4f s (x%.2f)" % (x[2], x[1].upper(), x[3], x[4], x[5], x[0]))
     if a.over is not None:
         print("\nGPU-bound rows beyond %g %%: model, table, row, error" % a.over)
         for o in sorted(over):
